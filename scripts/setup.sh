@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages Locus needs to build, test and benchmark.
+# Idempotent: does nothing when everything is already present.
+set -e
+PKGS="build-essential cmake clang libclang-rt-14-dev pkg-config python3 \
+      libmpich-dev mpich libopenmpi-dev openmpi-bin procps util-linux iproute2"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "setup: installing$missing"
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi

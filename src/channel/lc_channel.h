@@ -1,0 +1,129 @@
+/*
+ * lc_channel.h — what every channel (transport) offers the pt2pt engine.
+ *
+ * A channel moves *packets*: a 24-byte header plus a payload of at most
+ * `max_payload` bytes, in FIFO order per (sender, receiver) pair.  On top
+ * of that the pt2pt engine builds its eager and rendezvous protocols.  A
+ * channel may also offer `pull`: a single copy from the peer's memory
+ * (CMA for shm peers, memcpy for self).
+ *
+ * Incoming packets are handed to one handler that the pt2pt engine
+ * registers at start-up (a downward dependency: channels never call the
+ * engine by name).
+ *
+ * Ops tables are filled with designated initializers; an operation a
+ * channel cannot do points at an explicit "unsupported" function.
+ */
+#ifndef LC_CHANNEL_H
+#define LC_CHANNEL_H
+
+#include "util/lc_list.h"
+#include "util/lc_util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Packet kinds of the pt2pt protocols. */
+typedef enum lc_pkt_kind {
+    LC_PKT_EAGER = 1, /* header + whole message */
+    LC_PKT_RTS,       /* request to send: lc_pkt_rts_t, the data stays with the sender */
+    LC_PKT_CTS,       /* clear to send (two-copy pipeline): lc_pkt_ctl_t */
+    LC_PKT_DATA,      /* pipeline fragment: lc_pkt_data_t + bytes */
+    LC_PKT_FIN,       /* receiver pulled the data: sender may complete (lc_pkt_ctl_t) */
+    LC_PKT_ACK,       /* synchronous eager message was matched (lc_pkt_ctl_t) */
+} lc_pkt_kind_t;
+
+#define LC_PKT_FLAG_SYNC 0x1 /* sender waits for ACK (MPI_Ssend) */
+
+typedef struct lc_pkt_hdr {
+    uint8_t kind;    /* lc_pkt_kind_t */
+    uint8_t flags;
+    uint16_t reserved;
+    uint32_t len;    /* payload bytes that follow this header */
+    int32_t tag;
+    uint32_t ctx;    /* context id of the communicator */
+    int32_t src;     /* sender's rank in that communicator */
+    uint32_t sreq;   /* EAGER with LC_PKT_FLAG_SYNC: sender's request, echoed in ACK */
+} lc_pkt_hdr_t;      /* 24 bytes: with the ring's 8-byte sequence, a 32-byte cell header */
+
+/* Requests are named on the wire by their index in the owner's request
+ * pool (never a pointer: the peer only echoes it back). */
+typedef struct lc_pkt_rts {
+    uint64_t size;   /* whole message */
+    uint64_t addr;   /* sender's buffer, for pull */
+    uint32_t sreq;   /* sender's request, echoed in CTS/FIN */
+    uint32_t reserved;
+} lc_pkt_rts_t;
+
+typedef struct lc_pkt_ctl {
+    uint32_t sreq;
+    uint32_t rreq;   /* CTS: receiver's request, echoed in DATA */
+} lc_pkt_ctl_t;
+
+typedef struct lc_pkt_data {
+    uint32_t rreq;
+    uint32_t reserved;
+    uint64_t offset;
+} lc_pkt_data_t;
+
+typedef enum lc_channel_kind {
+    LC_CHANNEL_SELF = 0,
+    LC_CHANNEL_SHM,
+    LC_CHANNEL_NONE,  /* unreachable: no channel proved usable */
+} lc_channel_kind_t;
+
+struct lc_peer;
+
+typedef struct lc_channel_ops {
+    const char *name;
+    /* Send one packet made of hdr + (pre, prelen) + (data, datalen).
+     * LC_OK, or LC_AGAIN when the channel has no room right now. */
+    int (*try_send)(struct lc_peer *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                    const void *data, size_t datalen);
+    /* Copy len bytes at the peer's address `remote` into `local`.
+     * LC_OK, or LC_ERROR (message logged). */
+    int (*pull)(struct lc_peer *peer, void *local, uint64_t remote, size_t len);
+} lc_channel_ops_t;
+
+/* Per-peer state, indexed by world rank.  Filled once at wire-up by the
+ * coordinator (src/coord), then read on every message. */
+typedef struct lc_peer {
+    const lc_channel_ops_t *ops;
+    lc_channel_kind_t kind;
+    int world_rank;
+    bool can_pull;          /* ops->pull proven to work for this peer */
+    pid_t pid;
+    char reason[256];       /* why this channel was chosen (SHOW_CHANNELS) */
+
+    /* shm: the ring in the peer's segment that this process writes to. */
+    char *tx_cells;
+    uint64_t tx_pos;
+    uint64_t tx_mask;
+    uint32_t tx_cell_size;
+    /* shm: the ring in this process's segment that the peer writes to. */
+    char *rx_cells;
+    uint64_t rx_pos;
+
+    /* Outgoing work that found the channel full, in FIFO order (the pt2pt
+     * engine owns the entries).  Non-empty => new messages queue too, so
+     * that MPI's non-overtaking order holds. */
+    lc_list_t pending;
+} lc_peer_t;
+
+typedef void (*lc_channel_recv_func_t)(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+
+/* The engine's packet handler: set once at start-up. */
+extern lc_channel_recv_func_t lc_channel_recv_handler;
+
+/* Largest payload one packet may carry on this peer's channel. */
+size_t lc_channel_max_payload(const lc_peer_t *peer);
+
+extern const lc_channel_ops_t lc_channel_self_ops;
+extern const lc_channel_ops_t lc_channel_shm_ops;
+
+/* Explicit "not supported" implementations for ops tables. */
+int lc_channel_pull_unsupported(lc_peer_t *peer, void *local, uint64_t remote, size_t len);
+
+#endif

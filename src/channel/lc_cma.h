@@ -1,0 +1,28 @@
+/*
+ * lc_cma.h — single-copy transfers with Cross Memory Attach
+ * (process_vm_readv).  Works only when the peer's PID is visible in our
+ * PID namespace and ptrace access is allowed; the start-up probe proves
+ * both by reading a cookie out of the peer before CMA is ever relied on.
+ */
+#ifndef LC_CMA_H
+#define LC_CMA_H
+
+#include "channel/lc_channel.h"
+
+/* Allow any process of ours to read us (Yama ptrace_scope=1 would
+ * otherwise forbid non-descendants).  Called once before the probe. */
+void lc_cma_allow_peers(void);
+
+/* The cookie peers read; its address and value are published in the
+ * identity record. */
+uint64_t lc_cma_cookie_value(void);
+uint64_t lc_cma_cookie_addr(void);
+
+/* Read `cookie` at `addr` in process `pid`: 1 if it matches, 0 if not
+ * (why says what failed). */
+int lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t whylen);
+
+/* The ops-table pull: process_vm_readv loop until len bytes arrived. */
+int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, size_t len);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * lc_shm.h — shared-memory rings between the processes of one host.
+ *
+ * Every process owns one segment holding one single-producer/single-
+ * consumer ring per local sender.  A ring is an array of fixed-size cells;
+ * each cell starts with a 64-bit sequence number that carries both
+ * ownership and ordering (the scheme of Vyukov's bounded queue):
+ *
+ *   seq == pos            cell is free for the sender's write number pos
+ *   seq == pos + 1        cell holds packet number pos for the receiver
+ *   seq == pos + ncells   receiver released it: free for write pos + ncells
+ *
+ * Sender and receiver positions live in private memory (lc_peer_t), so the
+ * only cache lines that move between the two cores are the cells
+ * themselves; an 8-byte message is one line (8 B seq + 24 B header +
+ * payload from byte 32).  No lock, no system call, no allocation.
+ */
+#ifndef LC_SHM_H
+#define LC_SHM_H
+
+#include "channel/lc_channel.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define LC_SHM_CELL_HDR 32 /* sequence + packet header */
+
+typedef struct lc_shm_cell {
+    _Atomic uint64_t seq;
+    lc_pkt_hdr_t hdr;
+    /* payload follows at offset LC_SHM_CELL_HDR */
+} lc_shm_cell_t;
+
+_Static_assert(sizeof(lc_shm_cell_t) == LC_SHM_CELL_HDR, "cell header must be 32 bytes");
+
+static inline lc_shm_cell_t *lc_shm_cell(char *cells, uint64_t pos, uint64_t mask, uint32_t cell_size)
+{
+    return (lc_shm_cell_t *)(cells + (pos & mask) * cell_size);
+}
+
+/* Fast path of a send: one packet into the peer's ring, or LC_AGAIN when
+ * the ring is full.  The caller guarantees prelen + datalen fits a cell. */
+LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                              const void *data, size_t datalen)
+{
+    uint64_t pos = peer->tx_pos;
+    lc_shm_cell_t *cell = lc_shm_cell(peer->tx_cells, pos, peer->tx_mask, peer->tx_cell_size);
+    /* Acquire: the receiver's reads of this cell's previous contents
+     * happened before it released the cell to us. */
+    if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos) return LC_AGAIN;
+    cell->hdr = *hdr;
+    cell->hdr.len = (uint32_t)(prelen + datalen);
+    char *payload = (char *)cell + LC_SHM_CELL_HDR;
+    if (prelen) memcpy(payload, pre, prelen);
+    if (datalen) memcpy(payload + prelen, data, datalen);
+    /* Release: header and payload are visible before the receiver sees
+     * the new sequence number. */
+    atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
+    peer->tx_pos = pos + 1;
+    return LC_OK;
+}
+
+/* Segment of this process: rings for `nsenders` local senders. */
+typedef struct lc_shm_segment {
+    char name[256];     /* shm_open name, "/locus-<kvsname>-<rank>" */
+    void *base;
+    size_t size;
+    uint32_t cell_size, ncells, nrings;
+    int unlinked;
+} lc_shm_segment_t;
+
+/* Create and initialise this process's segment (all cells free).
+ * Returns 0, or -1 after logging why (and what to do). */
+int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
+                          uint32_t cell_size, uint32_t ncells);
+/* Map a peer's segment read-write.  Returns 0, or -1 with errno-like
+ * reason in `why` (not logged: the caller decides whether it matters). */
+int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, char *why, size_t whylen);
+/* Remove the name (mappings stay valid).  Idempotent. */
+void lc_shm_segment_unlink(lc_shm_segment_t *seg);
+void lc_shm_segment_detach(lc_shm_segment_t *seg);
+/* Start of ring `index` (the sender's local index) inside a segment. */
+char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index);
+
+/* Peers whose rings this process polls (set up by the coordinator). */
+void lc_shm_set_rx_peers(lc_peer_t **peers, int n, uint32_t ncells, uint32_t cell_size);
+/* Hand every waiting packet (at most a bounded batch per peer) to the
+ * engine's handler.  Returns the number of packets handled. */
+int lc_shm_poll(void);
+
+#endif

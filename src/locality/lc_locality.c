@@ -1,0 +1,90 @@
+/* lc_locality.c — identity records. */
+#include "locality/lc_locality.h"
+
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint64_t lc_ns_inode(const char *name)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+    return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+void lc_identity_self(lc_identity_t *id)
+{
+    memset(id, 0, sizeof(*id));
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(id->boot_id, sizeof(id->boot_id), f)) id->boot_id[0] = 0;
+        fclose(f);
+        id->boot_id[strcspn(id->boot_id, "\n")] = 0;
+    }
+    if (!id->boot_id[0]) snprintf(id->boot_id, sizeof(id->boot_id), "unknown");
+    if (gethostname(id->host, sizeof(id->host)) != 0) snprintf(id->host, sizeof(id->host), "unknown");
+    id->host[sizeof(id->host) - 1] = 0;
+    id->pid = getpid();
+    id->uid = geteuid();
+    id->ns_ipc = lc_ns_inode("ipc");
+    id->ns_pid = lc_ns_inode("pid");
+    id->ns_net = lc_ns_inode("net");
+    id->ns_uts = lc_ns_inode("uts");
+    id->ns_mnt = lc_ns_inode("mnt");
+    id->ns_user = lc_ns_inode("user");
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        for (int c = 0; c < 64 * LC_CPUSET_WORDS && c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set)) id->cpus[c / 64] |= 1ull << (c % 64);
+    } else {
+        id->cpus[0] = 1;
+    }
+}
+
+/* Comma-separated: PMI-1 values may not contain spaces. */
+void lc_identity_format(const lc_identity_t *id, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "%s,%s,%d,%u,%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64
+             ",%" PRIx64 ",%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64,
+             id->boot_id, id->host, (int)id->pid, (unsigned)id->uid, id->ns_ipc, id->ns_pid, id->ns_net,
+             id->ns_uts, id->ns_mnt, id->ns_user, id->cookie_addr, id->cookie, id->cpus[0], id->cpus[1],
+             id->cpus[2], id->cpus[3]);
+}
+
+int lc_identity_parse(const char *text, lc_identity_t *id)
+{
+    memset(id, 0, sizeof(*id));
+    int pid;
+    unsigned uid;
+    int n = sscanf(text,
+                   "%39[^,],%63[^,],%d,%u,%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64
+                   ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ":%" SCNx64 ":%" SCNx64 ":%" SCNx64,
+                   id->boot_id, id->host, &pid, &uid, &id->ns_ipc, &id->ns_pid, &id->ns_net, &id->ns_uts,
+                   &id->ns_mnt, &id->ns_user, &id->cookie_addr, &id->cookie, &id->cpus[0], &id->cpus[1],
+                   &id->cpus[2], &id->cpus[3]);
+    if (n != 16) return -1;
+    id->pid = (pid_t)pid;
+    id->uid = (uid_t)uid;
+    return 0;
+}
+
+bool lc_identity_same_kernel(const lc_identity_t *a, const lc_identity_t *b)
+{
+    return !strcmp(a->boot_id, b->boot_id) && a->uid == b->uid;
+}
+
+int lc_locality_union_cores(const lc_identity_t *ids, const int *which, int n)
+{
+    uint64_t u[LC_CPUSET_WORDS] = { 0 };
+    for (int i = 0; i < n; i++)
+        for (int w = 0; w < LC_CPUSET_WORDS; w++) u[w] |= ids[which[i]].cpus[w];
+    int count = 0;
+    for (int w = 0; w < LC_CPUSET_WORDS; w++) count += __builtin_popcountll(u[w]);
+    return count ? count : 1;
+}

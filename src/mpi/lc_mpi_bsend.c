@@ -1,0 +1,147 @@
+/*
+ * lc_mpi_bsend.c — buffered sends: Buffer_attach/detach, Bsend, Ibsend.
+ *
+ * The message is copied into the attached buffer and sent from there by
+ * an internal request; the user's call returns at once.  Each message
+ * occupies its size plus MPI_BSEND_OVERHEAD bytes of the buffer, as users
+ * are told to reserve.  Space is reclaimed when the internal sends
+ * complete (checked at each Bsend and at detach).
+ */
+#include "mpi/lc_mpi_request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lc_bsend_block {
+    size_t offset, len;     /* within the attached buffer, overhead included */
+    lc_request_t *req;
+} lc_bsend_block_t;
+
+static char *lc_bsend_base;
+static size_t lc_bsend_size;
+static lc_bsend_block_t *lc_bsend_blocks; /* sorted by offset */
+static int lc_bsend_nblocks, lc_bsend_cap;
+
+static void lc_bsend_reap(void)
+{
+    int j = 0;
+    for (int i = 0; i < lc_bsend_nblocks; i++) {
+        if (lc_bsend_blocks[i].req->complete) lc_request_release(lc_bsend_blocks[i].req);
+        else lc_bsend_blocks[j++] = lc_bsend_blocks[i];
+    }
+    lc_bsend_nblocks = j;
+}
+
+/* First fit; returns the index the new block must take, or -1. */
+static int lc_bsend_find(size_t len, size_t *offset_p)
+{
+    size_t at = 0;
+    for (int i = 0; i <= lc_bsend_nblocks; i++) {
+        size_t end = i < lc_bsend_nblocks ? lc_bsend_blocks[i].offset : lc_bsend_size;
+        if (end >= at && end - at >= len) {
+            *offset_p = at;
+            return i;
+        }
+        if (i < lc_bsend_nblocks) at = lc_bsend_blocks[i].offset + lc_bsend_blocks[i].len;
+    }
+    return -1;
+}
+
+static int lc_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, const char *func)
+{
+    lc_comm_t *c = NULL;
+    int rc = lc_check_comm(comm, &c);
+    if (!rc) rc = lc_check_count(count);
+    if (!rc) rc = lc_check_dtype(dt);
+    if (!rc) rc = lc_check_rank(c, dest, false);
+    if (!rc) rc = lc_check_tag(tag, false);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    if (rc) return lc_mpi_error(c, func, rc);
+    if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+
+    size_t bytes = lc_bytes(count, dt);
+    size_t len = (bytes + MPI_BSEND_OVERHEAD + 15) & ~(size_t)15;
+    size_t offset = 0;
+    lc_bsend_reap();
+    int at = lc_bsend_find(len, &offset);
+    if (at < 0) { /* give completed sends a chance to finish */
+        lc_progress();
+        lc_bsend_reap();
+        at = lc_bsend_find(len, &offset);
+    }
+    if (at < 0)
+        return lc_mpi_error(c, func,
+                            lc_error(MPI_ERR_BUFFER,
+                                     "no room in the attached buffer for a %zu-byte message (%s; each message needs its "
+                                     "size + MPI_BSEND_OVERHEAD = %d bytes): attach a larger buffer with MPI_Buffer_attach",
+                                     bytes, lc_bsend_base ? "buffer full" : "no buffer attached", MPI_BSEND_OVERHEAD));
+    if (lc_bsend_nblocks == lc_bsend_cap) {
+        int cap = lc_bsend_cap ? 2 * lc_bsend_cap : 16;
+        lc_bsend_block_t *b = realloc(lc_bsend_blocks, sizeof(*b) * (size_t)cap);
+        if (!b) return lc_mpi_error(c, func, lc_error(MPI_ERR_NO_MEM, "out of memory"));
+        lc_bsend_blocks = b;
+        lc_bsend_cap = cap;
+    }
+    char *copy = lc_bsend_base + offset;
+    if (bytes) memcpy(copy, buf, bytes);
+    lc_request_t *req;
+    rc = lc_pt2pt_isend(copy, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
+    if (rc) return lc_mpi_error(c, func, rc);
+    memmove(&lc_bsend_blocks[at + 1], &lc_bsend_blocks[at], sizeof(*lc_bsend_blocks) * (size_t)(lc_bsend_nblocks - at));
+    lc_bsend_blocks[at] = (lc_bsend_block_t){ offset, len, req };
+    lc_bsend_nblocks++;
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
+}
+LC_MPI_ALIAS(Bsend);
+
+LC_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    if (!request) return lc_mpi_error(NULL, "MPI_Ibsend", lc_error(MPI_ERR_REQUEST, "request is NULL"));
+    int rc = lc_bsend(buf, count, datatype, dest, tag, comm, "MPI_Ibsend");
+    if (rc) return rc;
+    /* The data is in the attached buffer: the user's request is done. */
+    lc_request_t *req = lc_mpi_request_done();
+    if (!req) return lc_mpi_error(NULL, "MPI_Ibsend", lc_error(MPI_ERR_NO_MEM, "out of requests"));
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Ibsend);
+
+LC_API int PMPI_Buffer_attach(void *buffer, int size)
+{
+    int rc = lc_check_initialized();
+    if (!rc && size < 0) rc = lc_error(MPI_ERR_ARG, "buffer size %d is negative", size);
+    if (!rc && !buffer && size > 0) rc = lc_error(MPI_ERR_BUFFER, "buffer is NULL");
+    if (!rc && lc_bsend_base)
+        rc = lc_error(MPI_ERR_BUFFER, "a buffer is already attached: detach it first with MPI_Buffer_detach");
+    if (rc) return lc_mpi_error(NULL, "MPI_Buffer_attach", rc);
+    lc_bsend_base = buffer;
+    lc_bsend_size = (size_t)size;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Buffer_attach);
+
+LC_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    int rc = lc_check_initialized();
+    if (!rc && (!buffer_addr || !size)) rc = lc_error(MPI_ERR_ARG, "buffer_addr or size is NULL");
+    if (rc) return lc_mpi_error(NULL, "MPI_Buffer_detach", rc);
+    /* Detach blocks until every buffered message has left the buffer. */
+    for (int i = 0; i < lc_bsend_nblocks; i++) lc_pt2pt_wait(lc_bsend_blocks[i].req);
+    lc_bsend_reap();
+    *(void **)buffer_addr = lc_bsend_base;
+    *size = (int)lc_bsend_size;
+    lc_bsend_base = NULL;
+    lc_bsend_size = 0;
+    free(lc_bsend_blocks);
+    lc_bsend_blocks = NULL;
+    lc_bsend_cap = 0;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Buffer_detach);

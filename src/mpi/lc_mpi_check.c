@@ -1,0 +1,102 @@
+/*
+ * lc_mpi_check.c — argument checks and the error-handler dispatch shared
+ * by every MPI function.
+ */
+#include "mpi/lc_mpi.h"
+#include "coll/lc_op.h"
+#include "pmi/lc_pmi.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+int lc_mpi_state;
+
+int lc_mpi_error(lc_comm_t *comm, const char *func, int code)
+{
+    if (!comm) comm = lc_comm_builtin[0];
+    MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (eh == MPI_ERRORS_RETURN) return code;
+    char text[MPI_MAX_ERROR_STRING];
+    lc_error_string(code, text, sizeof(text));
+    lc_log_error("%s: %s", func, text);
+    if (eh == MPI_ERRORS_ABORT && comm && comm != lc_comm_builtin[0])
+        lc_log_error("MPI_ERRORS_ABORT on communicator %#x: aborting the job", (unsigned)comm->handle);
+    int exit_code = lc_error_class_of(code);
+    char msg[MPI_MAX_ERROR_STRING + 64];
+    snprintf(msg, sizeof(msg), "%s: %s", func, text);
+    if (lc_mpi_state == LC_MPI_STATE_INIT) lc_pmi_abort(exit_code, msg);
+    _exit(exit_code ? exit_code : 1);
+}
+
+int lc_check_initialized(void)
+{
+    if (lc_likely(lc_mpi_state == LC_MPI_STATE_INIT)) return MPI_SUCCESS;
+    if (lc_mpi_state == LC_MPI_STATE_NONE)
+        return lc_error(MPI_ERR_OTHER, "MPI is not initialized: call MPI_Init first");
+    return lc_error(MPI_ERR_OTHER, "MPI has been finalized: no MPI call is allowed after MPI_Finalize");
+}
+
+int lc_check_comm(MPI_Comm handle, lc_comm_t **comm_p)
+{
+    int rc = lc_check_initialized();
+    if (lc_unlikely(rc)) return rc;
+    lc_comm_t *c = lc_comm_lookup(handle);
+    if (lc_unlikely(!c)) {
+        if (handle == MPI_COMM_NULL)
+            return lc_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+        return lc_error(MPI_ERR_COMM, "%#x is not a valid communicator (freed, or not a communicator)",
+                        (unsigned)handle);
+    }
+    *comm_p = c;
+    return MPI_SUCCESS;
+}
+
+int lc_check_count(int count)
+{
+    if (lc_unlikely(count < 0)) return lc_error(MPI_ERR_COUNT, "count %d is negative", count);
+    return MPI_SUCCESS;
+}
+
+int lc_check_dtype(MPI_Datatype dt)
+{
+    if (lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
+    if (dt == MPI_DATATYPE_NULL) return lc_error(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
+    return lc_error(MPI_ERR_TYPE,
+                    "%#x is not a datatype Locus supports (only predefined datatypes are implemented)",
+                    (unsigned)dt);
+}
+
+int lc_check_buf(const void *buf, int count, MPI_Datatype dt)
+{
+    if (lc_unlikely(buf == NULL && count > 0 && lc_dtype_size(dt) > 0))
+        return lc_error(MPI_ERR_BUFFER, "buffer is NULL but count is %d", count);
+    return MPI_SUCCESS;
+}
+
+int lc_check_rank(const lc_comm_t *comm, int rank, bool any_ok)
+{
+    if (lc_likely(rank >= 0 && rank < comm->size)) return MPI_SUCCESS;
+    if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_RANK, "rank %d is out of range for a communicator of size %d", rank,
+                    comm->size);
+}
+
+int lc_check_tag(int tag, bool any_ok)
+{
+    if (lc_likely(tag >= 0 && tag <= LC_TAG_UB)) return MPI_SUCCESS;
+    if (any_ok && tag == MPI_ANY_TAG) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_TAG, "tag %d is invalid: tags go from 0 to MPI_TAG_UB (%d)%s", tag, LC_TAG_UB,
+                    any_ok ? " or are MPI_ANY_TAG" : "");
+}
+
+int lc_check_root(const lc_comm_t *comm, int root)
+{
+    if (lc_likely(root >= 0 && root < comm->size)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_ROOT, "root %d is out of range for a communicator of size %d", root,
+                    comm->size);
+}
+
+int lc_check_op(MPI_Op op, MPI_Datatype dt)
+{
+    return lc_op_check(op, dt);
+}

@@ -1,0 +1,193 @@
+/*
+ * lc_mpi_init.c — start-up and shut-down: MPI_Init(_thread), MPI_Finalize,
+ * MPI_Abort and the environment queries.
+ */
+#include "mpi/lc_mpi.h"
+#include "coll/lc_coll.h"
+#include "coord/lc_coord.h"
+#include "lc_config.h"
+#include "mpi/lc_mpi_comm.h"
+#include "pmi/lc_pmi.h"
+#include "util/lc_params.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Locus keeps no per-thread state and takes no locks, so any thread may
+ * call MPI as long as calls are serialized by the application. */
+#define LC_THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+
+static int lc_thread_level = MPI_THREAD_SINGLE;
+static pthread_t lc_main_thread;
+
+static int lc_init(int required, int *provided)
+{
+    if (lc_mpi_state != LC_MPI_STATE_NONE) {
+        int code = lc_error(MPI_ERR_OTHER, lc_mpi_state == LC_MPI_STATE_INIT
+                                               ? "MPI is already initialized: call MPI_Init only once"
+                                               : "MPI cannot be initialized again after MPI_Finalize");
+        return lc_mpi_error(NULL, "MPI_Init", code);
+    }
+    lc_params_load();
+    lc_pmi_info_t info;
+    if (lc_pmi_init(&info) != 0) lc_fatal("cannot contact the launcher (PMI); start the program with mpiexec");
+    lc_log_rank = info.rank;
+    lc_world.rank = info.rank;
+    lc_world.size = info.size;
+    snprintf(lc_world.kvsname, sizeof(lc_world.kvsname), "%s", info.kvsname);
+
+    lc_pt2pt_init();
+    if (lc_coord_wireup() != 0) {
+        lc_pmi_abort(1, "wire-up failed");
+        _exit(1);
+    }
+    if (lc_mpi_comm_init_builtin() != 0) {
+        lc_pmi_abort(1, "out of memory creating MPI_COMM_WORLD");
+        _exit(1);
+    }
+    lc_coll_init();
+    lc_main_thread = pthread_self();
+    lc_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                    : required > LC_THREAD_LEVEL_MAX ? LC_THREAD_LEVEL_MAX : required;
+    if (provided) *provided = lc_thread_level;
+    lc_mpi_state = LC_MPI_STATE_INIT;
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return lc_init(MPI_THREAD_SINGLE, NULL);
+}
+LC_MPI_ALIAS(Init);
+
+LC_API int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (!provided) return lc_mpi_error(NULL, "MPI_Init_thread", lc_error(MPI_ERR_ARG, "provided is NULL"));
+    return lc_init(required, provided);
+}
+LC_MPI_ALIAS(Init_thread);
+
+LC_API int PMPI_Finalize(void)
+{
+    int rc = lc_check_initialized();
+    if (rc) return lc_mpi_error(NULL, "MPI_Finalize", rc);
+    /* No peer may still be writing into our rings when we unmap them:
+     * after this barrier every rank has finished communicating. */
+    lc_coll_barrier(lc_comm_builtin[0]);
+    int leftover = lc_pt2pt_fini();
+    if (leftover && getenv("LOCUS_DEBUG"))
+        lc_log_warn("%d unreceived messages discarded at MPI_Finalize", leftover);
+    lc_pmi_finalize();
+    lc_mpi_comm_fini();
+    lc_coord_teardown();
+    lc_request_pool_fini();
+    lc_mpi_state = LC_MPI_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Finalize);
+
+LC_API int PMPI_Initialized(int *flag)
+{
+    if (!flag) return lc_mpi_error(NULL, "MPI_Initialized", lc_error(MPI_ERR_ARG, "flag is NULL"));
+    *flag = lc_mpi_state != LC_MPI_STATE_NONE;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Initialized);
+
+LC_API int PMPI_Finalized(int *flag)
+{
+    if (!flag) return lc_mpi_error(NULL, "MPI_Finalized", lc_error(MPI_ERR_ARG, "flag is NULL"));
+    *flag = lc_mpi_state == LC_MPI_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Finalized);
+
+LC_API int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[256];
+    snprintf(msg, sizeof(msg), "MPI_Abort(comm=%#x, errorcode=%d) called by rank %d", (unsigned)comm, errorcode,
+             lc_world.rank);
+    lc_log_error("%s", msg);
+    if (lc_mpi_state == LC_MPI_STATE_INIT) lc_pmi_abort(errorcode, msg);
+    _exit(errorcode & 0xff ? errorcode & 0xff : 1);
+}
+LC_MPI_ALIAS(Abort);
+
+LC_API int PMPI_Query_thread(int *provided)
+{
+    int rc = lc_check_initialized();
+    if (rc) return lc_mpi_error(NULL, "MPI_Query_thread", rc);
+    if (!provided) return lc_mpi_error(NULL, "MPI_Query_thread", lc_error(MPI_ERR_ARG, "provided is NULL"));
+    *provided = lc_thread_level;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Query_thread);
+
+LC_API int PMPI_Is_thread_main(int *flag)
+{
+    int rc = lc_check_initialized();
+    if (rc) return lc_mpi_error(NULL, "MPI_Is_thread_main", rc);
+    if (!flag) return lc_mpi_error(NULL, "MPI_Is_thread_main", lc_error(MPI_ERR_ARG, "flag is NULL"));
+    *flag = pthread_equal(pthread_self(), lc_main_thread);
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Is_thread_main);
+
+LC_API int PMPI_Get_version(int *version, int *subversion)
+{
+    if (!version || !subversion)
+        return lc_mpi_error(NULL, "MPI_Get_version", lc_error(MPI_ERR_ARG, "version or subversion is NULL"));
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Get_version);
+
+LC_API int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen)
+        return lc_mpi_error(NULL, "MPI_Get_library_version", lc_error(MPI_ERR_ARG, "version or resultlen is NULL"));
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "Locus MPI %s (MPI %d.%d, MPICH ABI; %s build, %s)", LOCUS_VERSION, MPI_VERSION,
+                     MPI_SUBVERSION, LOCUS_BUILD_TYPE, LOCUS_C_COMPILER);
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Get_library_version);
+
+LC_API int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!name || !resultlen)
+        return lc_mpi_error(NULL, "MPI_Get_processor_name", lc_error(MPI_ERR_ARG, "name or resultlen is NULL"));
+    char host[MPI_MAX_PROCESSOR_NAME];
+    if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
+    host[sizeof(host) - 1] = 0;
+    int n = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
+    *resultlen = n < MPI_MAX_PROCESSOR_NAME ? n : MPI_MAX_PROCESSOR_NAME - 1;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Get_processor_name);
+
+LC_API double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+LC_MPI_ALIAS(Wtime);
+
+LC_API double PMPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+LC_MPI_ALIAS(Wtick);

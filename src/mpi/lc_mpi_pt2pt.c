@@ -1,0 +1,375 @@
+/*
+ * lc_mpi_pt2pt.c — MPI point-to-point functions: argument checks, then
+ * the pt2pt engine (all sizes in bytes: every datatype is predefined and
+ * contiguous).
+ */
+#include "mpi/lc_mpi_request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Checks shared by every send-like call.  *comm_p is NULL when the
+ * communicator itself is bad. */
+static inline int lc_check_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                lc_comm_t **comm_p)
+{
+    *comm_p = NULL;
+    int rc = lc_check_comm(comm, comm_p);
+    if (!rc) rc = lc_check_count(count);
+    if (!rc) rc = lc_check_dtype(dt);
+    if (!rc) rc = lc_check_rank(*comm_p, dest, false);
+    if (!rc) rc = lc_check_tag(tag, false);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    return rc;
+}
+
+static inline int lc_check_recv(const void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                                lc_comm_t **comm_p)
+{
+    *comm_p = NULL;
+    int rc = lc_check_comm(comm, comm_p);
+    if (!rc) rc = lc_check_count(count);
+    if (!rc) rc = lc_check_dtype(dt);
+    if (!rc) rc = lc_check_rank(*comm_p, source, true);
+    if (!rc) rc = lc_check_tag(tag, true);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    return rc;
+}
+
+static int lc_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   lc_send_mode_t mode, const char *func)
+{
+    lc_comm_t *c;
+    int rc = lc_check_send(buf, count, dt, dest, tag, comm, &c);
+    if (lc_likely(!rc)) rc = lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode);
+    return lc_unlikely(rc) ? lc_mpi_error(c, func, rc) : MPI_SUCCESS;
+}
+
+static int lc_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    lc_send_mode_t mode, MPI_Request *request, const char *func)
+{
+    lc_comm_t *c;
+    int rc = lc_check_send(buf, count, dt, dest, tag, comm, &c);
+    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
+    lc_request_t *req;
+    if (!rc) rc = lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req);
+    if (rc) return lc_mpi_error(c, func, rc);
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_send(buf, count, datatype, dest, tag, comm, LC_MODE_STANDARD, "MPI_Send");
+}
+LC_MPI_ALIAS(Send);
+
+LC_API int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_send(buf, count, datatype, dest, tag, comm, LC_MODE_SYNC, "MPI_Ssend");
+}
+LC_MPI_ALIAS(Ssend);
+
+LC_API int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_send(buf, count, datatype, dest, tag, comm, LC_MODE_READY, "MPI_Rsend");
+}
+LC_MPI_ALIAS(Rsend);
+
+LC_API int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    return lc_isend(buf, count, datatype, dest, tag, comm, LC_MODE_STANDARD, request, "MPI_Isend");
+}
+LC_MPI_ALIAS(Isend);
+
+LC_API int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return lc_isend(buf, count, datatype, dest, tag, comm, LC_MODE_SYNC, request, "MPI_Issend");
+}
+LC_MPI_ALIAS(Issend);
+
+LC_API int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return lc_isend(buf, count, datatype, dest, tag, comm, LC_MODE_READY, request, "MPI_Irsend");
+}
+LC_MPI_ALIAS(Irsend);
+
+LC_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Status *status)
+{
+    lc_comm_t *c;
+    int rc = lc_check_recv(buf, count, datatype, source, tag, comm, &c);
+    if (lc_likely(!rc)) rc = lc_pt2pt_recv(buf, lc_bytes(count, datatype), source, tag, c, LC_CTX_PT2PT, status);
+    return lc_unlikely(rc) ? lc_mpi_error(c, "MPI_Recv", rc) : MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Recv);
+
+LC_API int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    lc_comm_t *c;
+    int rc = lc_check_recv(buf, count, datatype, source, tag, comm, &c);
+    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
+    lc_request_t *req;
+    if (!rc) rc = lc_pt2pt_irecv(buf, lc_bytes(count, datatype), source, tag, c, LC_CTX_PT2PT, &req);
+    if (rc) return lc_mpi_error(c, "MPI_Irecv", rc);
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Irecv);
+
+LC_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status *status)
+{
+    lc_comm_t *c;
+    int rc = lc_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c);
+    if (!rc) rc = lc_check_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, &c);
+    lc_request_t *rreq, *sreq;
+    if (!rc) rc = lc_pt2pt_irecv(recvbuf, lc_bytes(recvcount, recvtype), source, recvtag, c, LC_CTX_PT2PT, &rreq);
+    if (rc) return lc_mpi_error(c, "MPI_Sendrecv", rc);
+    rc = lc_pt2pt_isend(sendbuf, lc_bytes(sendcount, sendtype), dest, sendtag, c, LC_CTX_PT2PT, LC_MODE_STANDARD,
+                        &sreq);
+    if (rc) return lc_mpi_error(c, "MPI_Sendrecv", rc);
+    int serr = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
+    int rerr = lc_pt2pt_wait_release(rreq, status);
+    rc = rerr ? rerr : serr;
+    return rc ? lc_mpi_error(c, "MPI_Sendrecv", rc) : MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Sendrecv);
+
+LC_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                 int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    lc_comm_t *c;
+    int rc = lc_check_send(buf, count, datatype, dest, sendtag, comm, &c);
+    if (!rc) rc = lc_check_recv(buf, count, datatype, source, recvtag, comm, &c);
+    if (rc) return lc_mpi_error(c, "MPI_Sendrecv_replace", rc);
+    size_t bytes = lc_bytes(count, datatype);
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return lc_mpi_error(c, "MPI_Sendrecv_replace",
+                            lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte staging buffer", bytes));
+    memcpy(copy, buf, bytes);
+    lc_request_t *rreq, *sreq;
+    rc = lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq);
+    if (!rc) {
+        rc = lc_pt2pt_isend(copy, bytes, dest, sendtag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
+        if (!rc) rc = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
+        int rerr = lc_pt2pt_wait_release(rreq, status);
+        if (rerr) rc = rerr;
+    }
+    free(copy);
+    return rc ? lc_mpi_error(c, "MPI_Sendrecv_replace", rc) : MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Sendrecv_replace);
+
+/* ---- probes and matched receives --------------------------------------- */
+
+static int lc_check_probe(int source, int tag, MPI_Comm comm, lc_comm_t **comm_p)
+{
+    *comm_p = NULL;
+    int rc = lc_check_comm(comm, comm_p);
+    if (!rc) rc = lc_check_rank(*comm_p, source, true);
+    if (!rc) rc = lc_check_tag(tag, true);
+    return rc;
+}
+
+static void lc_status_proc_null(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE) lc_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+}
+
+LC_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    lc_comm_t *c;
+    int rc = lc_check_probe(source, tag, comm, &c);
+    if (!rc && !flag) rc = lc_error(MPI_ERR_ARG, "flag is NULL");
+    if (rc) return lc_mpi_error(c, "MPI_Iprobe", rc);
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        lc_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    lc_pt2pt_iprobe(source, tag, c, flag, status, NULL);
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Iprobe);
+
+LC_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    lc_comm_t *c;
+    int rc = lc_check_probe(source, tag, comm, &c);
+    if (rc) return lc_mpi_error(c, "MPI_Probe", rc);
+    if (source == MPI_PROC_NULL) {
+        lc_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    for (int flag = 0;;) {
+        lc_pt2pt_iprobe(source, tag, c, &flag, status, NULL);
+        if (flag) return MPI_SUCCESS;
+        lc_progress_idle();
+    }
+}
+LC_MPI_ALIAS(Probe);
+
+LC_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    lc_comm_t *c;
+    int rc = lc_check_probe(source, tag, comm, &c);
+    if (!rc && (!flag || !message)) rc = lc_error(MPI_ERR_ARG, "flag or message is NULL");
+    if (rc) return lc_mpi_error(c, "MPI_Improbe", rc);
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        lc_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    lc_request_t *msg = NULL;
+    lc_pt2pt_iprobe(source, tag, c, flag, status, &msg);
+    if (*flag) *message = (MPI_Message)lc_request_handle(msg);
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Improbe);
+
+LC_API int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    for (int flag = 0;;) {
+        int rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        if (rc || flag) return rc;
+        lc_progress_idle();
+    }
+}
+LC_MPI_ALIAS(Mprobe);
+
+/* Resolve a message handle: 1 = MPI_MESSAGE_NO_PROC, 0 = *msg_p set. */
+static int lc_check_message(MPI_Message *message, lc_request_t **msg_p, int *rc_p)
+{
+    *rc_p = MPI_SUCCESS;
+    if (!message) {
+        *rc_p = lc_error(MPI_ERR_ARG, "message is NULL");
+        return 0;
+    }
+    if (*message == MPI_MESSAGE_NO_PROC) return 1;
+    lc_request_t *msg = lc_request_lookup((MPI_Request)*message);
+    if (!msg || msg->kind != LC_REQ_MESSAGE)
+        *rc_p = lc_error(MPI_ERR_REQUEST, "%#x is not a message from MPI_Mprobe/MPI_Improbe (already received?)",
+                         (unsigned)*message);
+    *msg_p = msg;
+    return 0;
+}
+
+LC_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    lc_request_t *msg = NULL, *req;
+    int rc;
+    int no_proc = lc_check_message(message, &msg, &rc);
+    if (!rc) rc = lc_check_count(count);
+    if (!rc) rc = lc_check_dtype(datatype);
+    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
+    if (rc) return lc_mpi_error(msg ? msg->comm : NULL, "MPI_Imrecv", rc);
+    if (no_proc) {
+        req = lc_mpi_request_done();
+        if (!req) return lc_mpi_error(NULL, "MPI_Imrecv", lc_error(MPI_ERR_NO_MEM, "out of requests"));
+        req->st_source = MPI_PROC_NULL;
+    } else {
+        lc_comm_t *c = msg->comm;
+        rc = lc_pt2pt_imrecv(buf, lc_bytes(count, datatype), msg, &req);
+        if (rc) return lc_mpi_error(c, "MPI_Imrecv", rc);
+    }
+    *message = MPI_MESSAGE_NULL;
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Imrecv);
+
+LC_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    MPI_Request req;
+    int rc = PMPI_Imrecv(buf, count, datatype, message, &req);
+    if (rc) return rc;
+    return PMPI_Wait(&req, status);
+}
+LC_MPI_ALIAS(Mrecv);
+
+/* ---- persistent requests ---------------------------------------------------- */
+
+static int lc_persistent(lc_req_kind_t kind, void *buf, int count, MPI_Datatype dt, int rank, int tag,
+                         MPI_Comm comm, lc_send_mode_t mode, MPI_Request *request, const char *func)
+{
+    lc_comm_t *c;
+    int rc = kind == LC_REQ_PSEND ? lc_check_send(buf, count, dt, rank, tag, comm, &c)
+                                  : lc_check_recv(buf, count, dt, rank, tag, comm, &c);
+    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
+    lc_request_t *req = NULL;
+    if (!rc && !(req = lc_request_alloc(kind))) rc = lc_error(MPI_ERR_NO_MEM, "out of requests");
+    if (rc) return lc_mpi_error(c, func, rc);
+    req->buf = buf;
+    req->bytes = lc_bytes(count, dt);
+    req->rank = rank;
+    req->tag = tag;
+    req->comm = c;
+    req->mode = (uint8_t)mode;
+    req->dtype = dt;
+    req->count = count;
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    return lc_persistent(LC_REQ_PSEND, (void *)buf, count, datatype, dest, tag, comm, LC_MODE_STANDARD, request,
+                         "MPI_Send_init");
+}
+LC_MPI_ALIAS(Send_init);
+
+LC_API int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    return lc_persistent(LC_REQ_PRECV, buf, count, datatype, source, tag, comm, LC_MODE_STANDARD, request,
+                         "MPI_Recv_init");
+}
+LC_MPI_ALIAS(Recv_init);
+
+/* ---- status queries ---------------------------------------------------------- */
+
+static int lc_status_count(const MPI_Status *status, MPI_Datatype dt, int *count, const char *func)
+{
+    int rc = lc_check_dtype(dt);
+    if (!rc && (!status || status == MPI_STATUS_IGNORE || !count))
+        rc = lc_error(MPI_ERR_ARG, "status or count is NULL/MPI_STATUS_IGNORE");
+    if (rc) return lc_mpi_error(NULL, func, rc);
+    uint64_t bytes = (uint32_t)status->count_lo | ((uint64_t)((unsigned)status->count_hi_and_cancelled >> 1) << 32);
+    size_t size = lc_dtype_size(dt);
+    if (size == 0) *count = 0;
+    else if (bytes % size || bytes / size > 0x7fffffff) *count = MPI_UNDEFINED;
+    else *count = (int)(bytes / size);
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return lc_status_count(status, datatype, count, "MPI_Get_count");
+}
+LC_MPI_ALIAS(Get_count);
+
+/* For predefined datatypes, elements and count are the same thing. */
+LC_API int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return lc_status_count(status, datatype, count, "MPI_Get_elements");
+}
+LC_MPI_ALIAS(Get_elements);
+
+LC_API int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    int rc = lc_check_dtype(datatype);
+    if (!rc && !size) rc = lc_error(MPI_ERR_ARG, "size is NULL");
+    if (rc) return lc_mpi_error(NULL, "MPI_Type_size", rc);
+    *size = (int)lc_dtype_size(datatype);
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Type_size);

@@ -1,0 +1,17 @@
+/* lc_mpi_request.h — user-visible request handles (API layer). */
+#ifndef LC_MPI_REQUEST_H
+#define LC_MPI_REQUEST_H
+
+#include "mpi/lc_mpi.h"
+
+/* Return a new request to the user (handle). */
+static inline void lc_mpi_request_out(lc_request_t *req, MPI_Request *handle)
+{
+    *handle = lc_request_handle(req);
+}
+
+/* A request that is already complete with an empty status (Ibsend,
+ * operations on MPI_PROC_NULL handled in the API layer). */
+lc_request_t *lc_mpi_request_done(void);
+
+#endif

@@ -1,0 +1,85 @@
+/* lc_comm.c — communicator objects and their handle table. */
+#include "pt2pt/lc_comm.h"
+#include "coord/lc_world.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LC_COMM_DYNAMIC_KIND 0x84000000u
+#define LC_COMM_INDEX_MASK 0x03ffffffu
+
+lc_comm_t *lc_comm_builtin[2];
+static lc_comm_t **lc_comm_table;   /* dynamic communicators by index */
+static int lc_comm_table_len;
+
+lc_comm_t *lc_comm_create(int slot, int rank, int size, const int *world_ranks, MPI_Comm builtin_handle)
+{
+    lc_comm_t *c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    c->world_ranks = malloc(sizeof(int) * (size_t)size);
+    c->peers = malloc(sizeof(lc_peer_t *) * (size_t)size);
+    if (!c->world_ranks || !c->peers) goto err;
+    memcpy(c->world_ranks, world_ranks, sizeof(int) * (size_t)size);
+    for (int i = 0; i < size; i++) c->peers[i] = &lc_world.peers[world_ranks[i]];
+    c->rank = rank;
+    c->size = size;
+    c->context_slot = slot;
+    c->ctx = (uint32_t)slot << 1;
+    c->errhandler = MPI_ERRORS_ARE_FATAL;
+
+    if (builtin_handle != MPI_COMM_NULL) {
+        c->handle = builtin_handle;
+        lc_comm_builtin[(unsigned)builtin_handle & 1] = c;
+        return c;
+    }
+    int idx = 0;
+    while (idx < lc_comm_table_len && lc_comm_table[idx]) idx++;
+    if (idx == lc_comm_table_len) {
+        int n = lc_comm_table_len ? 2 * lc_comm_table_len : 16;
+        lc_comm_t **t = realloc(lc_comm_table, sizeof(*t) * (size_t)n);
+        if (!t) goto err;
+        memset(t + lc_comm_table_len, 0, sizeof(*t) * (size_t)(n - lc_comm_table_len));
+        lc_comm_table = t;
+        lc_comm_table_len = n;
+    }
+    lc_comm_table[idx] = c;
+    c->handle = (MPI_Comm)(LC_COMM_DYNAMIC_KIND | (unsigned)idx);
+    return c;
+err:
+    free(c->world_ranks);
+    free(c->peers);
+    free(c);
+    return NULL;
+}
+
+void lc_comm_destroy(lc_comm_t *c)
+{
+    unsigned h = (unsigned)c->handle;
+    if ((h & ~LC_COMM_INDEX_MASK) == LC_COMM_DYNAMIC_KIND)
+        lc_comm_table[h & LC_COMM_INDEX_MASK] = NULL;
+    else
+        lc_comm_builtin[h & 1] = NULL;
+    free(c->world_ranks);
+    free(c->peers);
+    free(c);
+}
+
+lc_comm_t *lc_comm_lookup_slow(MPI_Comm handle)
+{
+    unsigned h = (unsigned)handle;
+    if (h == 0x44000000u || h == 0x44000001u) return lc_comm_builtin[h & 1];
+    if ((h & ~LC_COMM_INDEX_MASK) != LC_COMM_DYNAMIC_KIND) return NULL;
+    unsigned idx = h & LC_COMM_INDEX_MASK;
+    return idx < (unsigned)lc_comm_table_len ? lc_comm_table[idx] : NULL;
+}
+
+void lc_comm_destroy_all(void)
+{
+    for (int i = 0; i < lc_comm_table_len; i++)
+        if (lc_comm_table[i]) lc_comm_destroy(lc_comm_table[i]);
+    free(lc_comm_table);
+    lc_comm_table = NULL;
+    lc_comm_table_len = 0;
+    for (int i = 0; i < 2; i++)
+        if (lc_comm_builtin[i]) lc_comm_destroy(lc_comm_builtin[i]);
+}

@@ -1,0 +1,76 @@
+/*
+ * lc_progress.c — the progress engine and waiting.
+ *
+ * One pass polls the shared-memory rings (incoming packets go to the
+ * handler below) and pushes pending sends.  Waiting spins on passes while
+ * every rank has a core; when ranks outnumber usable cores, a fruitless
+ * pass yields the CPU so that the rank we wait for can run.
+ */
+#include "channel/lc_shm.h"
+#include "pt2pt/lc_pt2pt_impl.h"
+
+#include <sched.h>
+
+
+
+static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    if (lc_likely(hdr->kind <= LC_PKT_RTS))
+        lc_pt2pt_on_message(from, hdr, payload);
+    else
+        lc_pt2pt_on_ctl(from, hdr, payload);
+}
+
+void lc_pt2pt_init(void)
+{
+    lc_channel_recv_handler = lc_pt2pt_on_packet;
+}
+
+int lc_progress(void)
+{
+    int events = lc_shm_poll();
+    if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
+    return events;
+}
+
+void lc_progress_idle(void)
+{
+    if (lc_world.yield_when_idle)
+        sched_yield();
+    else
+        lc_cpu_relax();
+}
+
+void lc_pt2pt_wait(lc_request_t *req)
+{
+    while (!req->complete)
+        if (!lc_progress()) lc_progress_idle();
+}
+
+int lc_pt2pt_wait_release(lc_request_t *req, MPI_Status *status)
+{
+    lc_pt2pt_wait(req);
+    int err = req->st_error;
+    if (status != MPI_STATUS_IGNORE) lc_request_status(req, status);
+    lc_request_release(req);
+    return err;
+}
+
+int lc_pt2pt_waitall_release(int n, lc_request_t **reqs)
+{
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int e = lc_pt2pt_wait_release(reqs[i], MPI_STATUS_IGNORE);
+        if (e != MPI_SUCCESS && err == MPI_SUCCESS) err = e;
+    }
+    return err;
+}
+
+int lc_pt2pt_start(lc_request_t *preq)
+{
+    if (preq->kind == LC_REQ_PSEND)
+        return lc_pt2pt_isend(preq->buf, preq->bytes, preq->rank, preq->tag, preq->comm, LC_CTX_PT2PT,
+                              (lc_send_mode_t)preq->mode, &preq->active);
+    return lc_pt2pt_irecv(preq->buf, preq->bytes, preq->rank, preq->tag, preq->comm, LC_CTX_PT2PT,
+                          &preq->active);
+}

@@ -1,0 +1,67 @@
+/*
+ * lc_pt2pt.h — the point-to-point engine: matching, protocols, progress.
+ *
+ * Protocols (all sizes in bytes; messages of predefined datatypes are
+ * contiguous):
+ *  - eager (size <= lc_world.eager_limit): one EAGER packet carries the
+ *    message; the send completes as soon as it is in the ring.  MPI_Ssend
+ *    sets LC_PKT_FLAG_SYNC and completes on the receiver's ACK.
+ *  - rendezvous: an RTS names the sender's buffer.  When the receive is
+ *    matched, the receiver either pulls the data in one copy (CMA, or
+ *    memcpy for self) and answers FIN, or answers CTS and the sender
+ *    pipelines DATA packets through the ring (two copies).
+ * Matching follows MPI: per (context, source) packets are matched in
+ * arrival order, which is send order since each channel is FIFO.
+ *
+ * Functions return MPI error codes.  `ctx_kind` selects the user
+ * (LC_CTX_PT2PT) or collective (LC_CTX_COLL) context of the communicator.
+ */
+#ifndef LC_PT2PT_H
+#define LC_PT2PT_H
+
+#include "pt2pt/lc_comm.h"
+#include "pt2pt/lc_request.h"
+#include "coord/lc_world.h"
+
+/* Register the packet handler with the channels. */
+void lc_pt2pt_init(void);
+/* Free unexpected messages left at MPI_Finalize (and count them). */
+int lc_pt2pt_fini(void);
+
+int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                   lc_send_mode_t mode, lc_request_t **req_p);
+/* Blocking send; small standard sends take an allocation-free path. */
+int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                  lc_send_mode_t mode);
+int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                   lc_request_t **req_p);
+/* Blocking receive; status may be MPI_STATUS_IGNORE. Returns the status
+ * error (MPI_ERR_TRUNCATE) if any. */
+int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                  MPI_Status *status);
+
+/* Look for a matching unexpected message.  With `msg_p` set, a match is
+ * dequeued into a LC_REQ_MESSAGE request (Mprobe). */
+void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
+                     lc_request_t **msg_p);
+/* Receive a message dequeued by Mprobe; `msg` is consumed. */
+int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p);
+
+/* Cancel a posted receive that has not matched yet; others complete normally. */
+void lc_pt2pt_cancel(lc_request_t *req);
+
+/* Start a new instance of a persistent request. */
+int lc_pt2pt_start(lc_request_t *preq);
+
+/* One pass over the channels and pending sends: number of events. */
+int lc_progress(void);
+/* Called between fruitless progress passes: yields the CPU when ranks
+ * outnumber cores (or LOCUS_POLL=yield). */
+void lc_progress_idle(void);
+/* Drive progress until the request completes (does not release it). */
+void lc_pt2pt_wait(lc_request_t *req);
+/* Wait, copy the status out, release: for internal (collective) requests. */
+int lc_pt2pt_wait_release(lc_request_t *req, MPI_Status *status);
+int lc_pt2pt_waitall_release(int n, lc_request_t **reqs);
+
+#endif

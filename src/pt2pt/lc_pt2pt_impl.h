@@ -1,0 +1,48 @@
+/*
+ * lc_pt2pt_impl.h — shared between the engine's own files only.
+ */
+#ifndef LC_PT2PT_IMPL_H
+#define LC_PT2PT_IMPL_H
+
+#include "pt2pt/lc_pt2pt.h"
+
+/* A control packet (CTS/FIN/ACK) that found the ring full. */
+typedef struct lc_ctl_pending {
+    lc_pending_t pend;
+    lc_pkt_hdr_t hdr;
+    lc_pkt_ctl_t ctl;
+} lc_ctl_pending_t;
+
+/* An arrived message no receive matched yet. */
+typedef struct lc_unexp {
+    lc_list_t link;
+    lc_peer_t *from;
+    uint32_t ctx;
+    int src, tag;
+    uint8_t kind;      /* LC_PKT_EAGER or LC_PKT_RTS */
+    uint8_t flags;
+    uint32_t sreq;     /* SYNC eager or RTS: sender's request */
+    size_t size;
+    uint64_t addr;     /* RTS */
+    char data[];       /* EAGER payload */
+} lc_unexp_t;
+
+/* Number of peers with a non-empty pending queue (progress skips the
+ * scan when zero). */
+extern int lc_pt2pt_pending_peers;
+
+/* Send a control packet now or queue it behind the peer's pending work. */
+void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint32_t rreq);
+/* Append a send request to the peer's pending queue. */
+void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
+/* Push what the peer's pending queue holds while the ring has room. */
+int lc_pt2pt_drain_pending(void);
+/* Handle CTS / FIN / ACK (sender side) and DATA (receiver side). */
+void lc_pt2pt_on_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+
+/* Match an arrived EAGER/RTS against the posted queue, else queue it. */
+void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+/* Deliver a matched message described by `u` (unexpected entry) into req. */
+void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u);
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * lc_pt2pt_match.c — the receive side: posted and unexpected queues,
+ * matching, and delivery of eager and rendezvous messages.
+ *
+ * Both queues are FIFO lists: a message matches the oldest posted receive
+ * that accepts it, and a receive takes the oldest unexpected message it
+ * accepts — which, with FIFO channels, is MPI's non-overtaking rule.
+ */
+#include "pt2pt/lc_pt2pt_impl.h"
+#include "util/lc_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static lc_list_t lc_posted = { &lc_posted, &lc_posted };
+static lc_list_t lc_unexpected = { &lc_unexpected, &lc_unexpected };
+
+static inline bool lc_matches(uint32_t want_ctx, int want_src, int want_tag, uint32_t ctx, int src, int tag)
+{
+    return ctx == want_ctx && (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+static inline uint32_t lc_req_ctx(const lc_request_t *req)
+{
+    return req->comm->ctx + req->ctx_kind;
+}
+
+/* The one delivery routine: `data` is the eager payload (EAGER) and
+ * `addr` the sender's buffer (RTS). */
+static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags,
+                       uint32_t sreq, size_t size, uint64_t addr, const void *data)
+{
+    req->peer = from;
+    req->st_source = src;
+    req->st_tag = tag;
+    req->msg_size = size;
+    size_t n = size;
+    if (lc_unlikely(size > req->bytes)) {
+        n = req->bytes;
+        req->st_error = lc_error(MPI_ERR_TRUNCATE,
+                                 "message of %zu bytes from rank %d (tag %d) is larger than the receive "
+                                 "buffer (%zu bytes); post a larger receive",
+                                 size, src, tag, req->bytes);
+    }
+    req->st_bytes = n;
+
+    if (kind == LC_PKT_EAGER) {
+        if (n) memcpy(req->buf, data, n);
+        if (flags & LC_PKT_FLAG_SYNC) lc_pt2pt_send_ctl(from, LC_PKT_ACK, sreq, 0);
+        lc_request_complete(req);
+        return;
+    }
+    /* Rendezvous: pull in one copy where the channel proved it can, else
+     * ask the sender to pipeline the data through the ring. */
+    if (from->can_pull && (size >= lc_world.cma_threshold || from->kind == LC_CHANNEL_SELF)) {
+        if (n && from->ops->pull(from, req->buf, addr, n) != LC_OK)
+            req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
+        lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
+        lc_request_complete(req);
+        return;
+    }
+    req->state = LC_ST_RECV_DATA;
+    req->offset = 0;
+    lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, req->index);
+}
+
+void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
+{
+    lc_deliver(req, u->from, u->src, u->tag, u->kind, u->flags, u->sreq, u->size, u->addr, u->data);
+}
+
+void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_list_for_each(it, &lc_posted) {
+        lc_request_t *req = lc_container_of(it, lc_request_t, pend.link);
+        if (!lc_matches(lc_req_ctx(req), req->rank, req->tag, hdr->ctx, hdr->src, hdr->tag)) continue;
+        lc_list_remove(it);
+        if (hdr->kind == LC_PKT_EAGER) {
+            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0,
+                       payload);
+        } else {
+            lc_pkt_rts_t rts;
+            memcpy(&rts, payload, sizeof(rts));
+            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_RTS, 0, rts.sreq, rts.size, rts.addr, NULL);
+        }
+        return;
+    }
+    /* Unexpected: keep a copy of an eager payload (the ring cell is
+     * reused as soon as we return). */
+    size_t datalen = hdr->kind == LC_PKT_EAGER ? hdr->len : 0;
+    lc_unexp_t *u = malloc(sizeof(*u) + datalen);
+    if (!u)
+        lc_fatal("out of memory queueing an unexpected message of %zu bytes from rank %d", datalen,
+                 from->world_rank);
+    u->from = from;
+    u->ctx = hdr->ctx;
+    u->src = hdr->src;
+    u->tag = hdr->tag;
+    u->kind = hdr->kind;
+    u->flags = hdr->flags;
+    if (hdr->kind == LC_PKT_EAGER) {
+        u->sreq = hdr->sreq;
+        u->size = hdr->len;
+        u->addr = 0;
+        if (datalen) memcpy(u->data, payload, datalen);
+    } else {
+        lc_pkt_rts_t rts;
+        memcpy(&rts, payload, sizeof(rts));
+        u->sreq = rts.sreq;
+        u->size = rts.size;
+        u->addr = rts.addr;
+    }
+    lc_list_push_back(&lc_unexpected, &u->link);
+}
+
+static lc_unexp_t *lc_find_unexpected(uint32_t ctx, int src, int tag)
+{
+    lc_list_for_each(it, &lc_unexpected) {
+        lc_unexp_t *u = lc_container_of(it, lc_unexp_t, link);
+        if (lc_matches(ctx, src, tag, u->ctx, u->src, u->tag)) return u;
+    }
+    return NULL;
+}
+
+int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                   lc_request_t **req_p)
+{
+    lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
+    req->buf = buf;
+    req->bytes = bytes;
+    req->rank = source;
+    req->tag = tag;
+    req->comm = comm;
+    req->ctx_kind = (uint8_t)ctx_kind;
+    *req_p = req;
+    if (source == MPI_PROC_NULL) {
+        req->st_source = MPI_PROC_NULL;
+        req->st_tag = MPI_ANY_TAG;
+        lc_request_complete(req);
+        return MPI_SUCCESS;
+    }
+    lc_unexp_t *u = lc_find_unexpected(lc_req_ctx(req), source, tag);
+    if (u) {
+        lc_list_remove(&u->link);
+        lc_pt2pt_deliver_unexp(req, u);
+        free(u);
+        return MPI_SUCCESS;
+    }
+    req->state = LC_ST_POSTED;
+    lc_list_push_back(&lc_posted, &req->pend.link);
+    return MPI_SUCCESS;
+}
+
+int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                  MPI_Status *status)
+{
+    lc_request_t *req;
+    int rc = lc_pt2pt_irecv(buf, bytes, source, tag, comm, ctx_kind, &req);
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_pt2pt_wait_release(req, status);
+}
+
+void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
+                     lc_request_t **msg_p)
+{
+    lc_progress();
+    lc_unexp_t *u = lc_find_unexpected(comm->ctx + LC_CTX_PT2PT, source, tag);
+    *flag = u != NULL;
+    if (!u) return;
+    if (status != MPI_STATUS_IGNORE) lc_status_set(status, u->src, u->tag, MPI_SUCCESS, u->size, 0);
+    if (msg_p) {
+        lc_request_t *msg = lc_request_alloc(LC_REQ_MESSAGE);
+        if (!msg) lc_fatal("out of memory allocating an MPI_Message");
+        lc_list_remove(&u->link);
+        msg->msg = u;
+        msg->comm = comm;
+        *msg_p = msg;
+    }
+}
+
+int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p)
+{
+    lc_unexp_t *u = msg->msg;
+    lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
+    req->buf = buf;
+    req->bytes = bytes;
+    req->rank = u->src;
+    req->tag = u->tag;
+    req->comm = msg->comm;
+    lc_request_release(msg);
+    *req_p = req;
+    lc_pt2pt_deliver_unexp(req, u);
+    free(u);
+    return MPI_SUCCESS;
+}
+
+void lc_pt2pt_cancel(lc_request_t *req)
+{
+    if (req->kind == LC_REQ_PRECV || req->kind == LC_REQ_PSEND) req = req->active;
+    if (!req || req->kind != LC_REQ_RECV || req->state != LC_ST_POSTED) return;
+    lc_list_remove(&req->pend.link);
+    req->cancelled = 1;
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    lc_request_complete(req);
+}
+
+int lc_pt2pt_fini(void)
+{
+    int n = 0;
+    lc_list_for_each(it, &lc_unexpected) {
+        lc_list_remove(it);
+        free(lc_container_of(it, lc_unexp_t, link));
+        n++;
+    }
+    return n;
+}

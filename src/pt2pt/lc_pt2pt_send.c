@@ -1,0 +1,213 @@
+/*
+ * lc_pt2pt_send.c — the send side: eager and rendezvous packets, the
+ * per-peer pending queues, and the control packets (CTS/FIN/ACK/DATA).
+ */
+#include "channel/lc_shm.h"
+#include "pt2pt/lc_pt2pt_impl.h"
+#include "util/lc_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int lc_pt2pt_pending_peers;
+
+LC_INLINE int lc_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                          const void *data, size_t datalen)
+{
+    if (lc_likely(peer->kind == LC_CHANNEL_SHM))
+        return lc_shm_try_send(peer, hdr, pre, prelen, data, datalen);
+    return peer->ops->try_send(peer, hdr, pre, prelen, data, datalen);
+}
+
+void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p)
+{
+    if (lc_list_empty(&peer->pending)) lc_pt2pt_pending_peers++;
+    lc_list_push_back(&peer->pending, &p->link);
+}
+
+void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint32_t rreq)
+{
+    lc_pkt_hdr_t hdr = { .kind = (uint8_t)kind };
+    lc_pkt_ctl_t ctl = { .sreq = sreq, .rreq = rreq };
+    if (lc_list_empty(&peer->pending) && lc_try_send(peer, &hdr, &ctl, sizeof(ctl), NULL, 0) == LC_OK)
+        return;
+    lc_ctl_pending_t *c = malloc(sizeof(*c));
+    if (!c) lc_fatal("out of memory queueing a control packet for rank %d", peer->world_rank);
+    c->pend.is_ctl = 1;
+    c->hdr = hdr;
+    c->ctl = ctl;
+    lc_pt2pt_enqueue(peer, &c->pend);
+}
+
+/* The first packet of a send: the whole message (eager) or an RTS.  The
+ * state is set *before* the packet goes out: on the self channel the
+ * answer (ACK, FIN) is handled before try_send returns. */
+static int lc_send_first_packet(lc_request_t *req)
+{
+    lc_pkt_hdr_t hdr = {
+        .kind = LC_PKT_EAGER,
+        .tag = req->tag,
+        .ctx = req->comm->ctx + req->ctx_kind,
+        .src = req->comm->rank,
+    };
+    if (req->bytes <= lc_world.eager_limit) {
+        int sync = req->mode == LC_MODE_SYNC;
+        if (sync) {
+            hdr.flags = LC_PKT_FLAG_SYNC;
+            hdr.sreq = req->index;
+            req->state = LC_ST_WAIT_ACK;
+        }
+        if (lc_try_send(req->peer, &hdr, NULL, 0, req->buf, req->bytes) != LC_OK) {
+            req->state = LC_ST_EAGER_QUEUED;
+            return LC_AGAIN;
+        }
+        if (!sync) lc_request_complete(req);
+        return LC_OK;
+    }
+    hdr.kind = LC_PKT_RTS;
+    lc_pkt_rts_t rts = { .size = req->bytes, .addr = (uint64_t)(uintptr_t)req->buf, .sreq = req->index };
+    req->state = LC_ST_WAIT_RNDV;
+    if (lc_try_send(req->peer, &hdr, &rts, sizeof(rts), NULL, 0) != LC_OK) {
+        req->state = LC_ST_RTS_QUEUED;
+        return LC_AGAIN;
+    }
+    return LC_OK;
+}
+
+/* Two-copy pipeline after CTS: DATA packets while the ring has room. */
+static int lc_send_stream(lc_request_t *req)
+{
+    const char *buf = req->buf;
+    while (req->offset < req->bytes) {
+        size_t n = req->bytes - req->offset;
+        if (n > lc_world.pipeline_chunk) n = lc_world.pipeline_chunk;
+        lc_pkt_hdr_t hdr = { .kind = LC_PKT_DATA };
+        lc_pkt_data_t d = { .rreq = req->remote, .offset = req->offset };
+        if (lc_try_send(req->peer, &hdr, &d, sizeof(d), buf + req->offset, n) != LC_OK) return LC_AGAIN;
+        req->offset += n;
+    }
+    lc_request_complete(req);
+    return LC_OK;
+}
+
+static int lc_drain_peer(lc_peer_t *peer)
+{
+    int events = 0;
+    while (!lc_list_empty(&peer->pending)) {
+        lc_list_t *first = peer->pending.next;
+        lc_pending_t *p = lc_container_of(first, lc_pending_t, link);
+        if (p->is_ctl) {
+            lc_ctl_pending_t *c = (lc_ctl_pending_t *)p;
+            if (lc_try_send(peer, &c->hdr, &c->ctl, sizeof(c->ctl), NULL, 0) != LC_OK) break;
+            lc_list_remove(first);
+            free(c);
+        } else {
+            lc_request_t *req = lc_container_of(p, lc_request_t, pend);
+            int rc = req->state == LC_ST_STREAMING ? lc_send_stream(req) : lc_send_first_packet(req);
+            if (rc != LC_OK) break;
+            lc_list_remove(first);
+        }
+        events++;
+    }
+    if (lc_list_empty(&peer->pending)) lc_pt2pt_pending_peers--;
+    return events;
+}
+
+int lc_pt2pt_drain_pending(void)
+{
+    int events = 0;
+    for (int i = 0; i < lc_world.size && lc_pt2pt_pending_peers; i++) {
+        lc_peer_t *peer = &lc_world.peers[i];
+        if (!lc_list_empty(&peer->pending)) events += lc_drain_peer(peer);
+    }
+    return events;
+}
+
+static lc_request_t *lc_send_request(lc_peer_t *from, uint32_t index)
+{
+    lc_request_t *req = lc_request_at(index);
+    if (!req || (req->kind != LC_REQ_SEND && req->kind != LC_REQ_RECV))
+        lc_fatal("protocol error: rank %d named request %u, which is not in flight", from->world_rank,
+                 index);
+    return req;
+}
+
+void lc_pt2pt_on_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    if (hdr->kind == LC_PKT_DATA) {
+        lc_pkt_data_t d;
+        memcpy(&d, payload, sizeof(d));
+        lc_request_t *req = lc_send_request(from, d.rreq);
+        size_t n = hdr->len - sizeof(d);
+        /* A truncated receive still consumes every fragment. */
+        if (d.offset < req->bytes) {
+            size_t copy = req->bytes - d.offset < n ? req->bytes - d.offset : n;
+            memcpy((char *)req->buf + d.offset, (const char *)payload + sizeof(d), copy);
+        }
+        req->offset += n;
+        if (req->offset >= req->msg_size) lc_request_complete(req);
+        return;
+    }
+    lc_pkt_ctl_t ctl;
+    memcpy(&ctl, payload, sizeof(ctl));
+    lc_request_t *req = lc_send_request(from, ctl.sreq);
+    switch (hdr->kind) {
+    case LC_PKT_FIN:
+    case LC_PKT_ACK:
+        lc_request_complete(req);
+        break;
+    case LC_PKT_CTS:
+        req->remote = ctl.rreq;
+        req->offset = 0;
+        req->state = LC_ST_STREAMING;
+        if (!lc_list_empty(&from->pending) || lc_send_stream(req) != LC_OK) lc_pt2pt_enqueue(from, &req->pend);
+        break;
+    default:
+        lc_fatal("protocol error: packet kind %d from rank %d", hdr->kind, from->world_rank);
+    }
+}
+
+int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                   lc_send_mode_t mode, lc_request_t **req_p)
+{
+    lc_request_t *req = lc_request_alloc(LC_REQ_SEND);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a send request");
+    req->buf = (void *)buf;
+    req->bytes = bytes;
+    req->rank = dest;
+    req->tag = tag;
+    req->comm = comm;
+    req->ctx_kind = (uint8_t)ctx_kind;
+    req->mode = (uint8_t)mode;
+    *req_p = req;
+    if (dest == MPI_PROC_NULL) {
+        lc_request_complete(req);
+        return MPI_SUCCESS;
+    }
+    req->peer = comm->peers[dest];
+    if (!lc_list_empty(&req->peer->pending) || lc_send_first_packet(req) != LC_OK)
+        lc_pt2pt_enqueue(req->peer, &req->pend);
+    return MPI_SUCCESS;
+}
+
+int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                  lc_send_mode_t mode)
+{
+    /* Fast path: a small standard send straight into the ring. */
+    if (lc_likely(bytes <= lc_world.eager_limit && mode != LC_MODE_SYNC && dest >= 0)) {
+        lc_peer_t *peer = comm->peers[dest];
+        if (lc_likely(lc_list_empty(&peer->pending))) {
+            lc_pkt_hdr_t hdr = {
+                .kind = LC_PKT_EAGER,
+                .tag = tag,
+                .ctx = comm->ctx + (uint32_t)ctx_kind,
+                .src = comm->rank,
+            };
+            if (lc_likely(lc_try_send(peer, &hdr, NULL, 0, buf, bytes) == LC_OK)) return MPI_SUCCESS;
+        }
+    }
+    lc_request_t *req;
+    int rc = lc_pt2pt_isend(buf, bytes, dest, tag, comm, ctx_kind, mode, &req);
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_pt2pt_wait_release(req, MPI_STATUS_IGNORE);
+}

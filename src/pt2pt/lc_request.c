@@ -1,0 +1,111 @@
+/* lc_request.c — the request pool. */
+#include "pt2pt/lc_request.h"
+#include "util/lc_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LC_REQ_BLOCK_SHIFT 10
+#define LC_REQ_BLOCK (1u << LC_REQ_BLOCK_SHIFT)
+#define LC_REQ_MAX_BLOCKS (LC_REQUEST_INDEX_MASK / LC_REQ_BLOCK)
+
+static lc_request_t **lc_req_blocks;
+static uint32_t lc_req_nblocks;
+static uint32_t *lc_req_free;      /* stack of free indices */
+static uint32_t lc_req_nfree;
+
+static int lc_request_grow(void)
+{
+    if (lc_req_nblocks >= LC_REQ_MAX_BLOCKS) return -1;
+    lc_request_t **blocks = realloc(lc_req_blocks, sizeof(*blocks) * (lc_req_nblocks + 1));
+    if (!blocks) return -1;
+    lc_req_blocks = blocks;
+    lc_request_t *blk = calloc(LC_REQ_BLOCK, sizeof(lc_request_t));
+    uint32_t *fr = realloc(lc_req_free, sizeof(uint32_t) * (lc_req_nblocks + 1) * LC_REQ_BLOCK);
+    if (!blk || !fr) {
+        free(blk);
+        if (fr) lc_req_free = fr;
+        return -1;
+    }
+    lc_req_free = fr;
+    lc_req_blocks[lc_req_nblocks] = blk;
+    uint32_t base = lc_req_nblocks * LC_REQ_BLOCK;
+    /* Push in reverse so low indices come out first; index 0 never does. */
+    for (uint32_t i = LC_REQ_BLOCK; i-- > 0;) {
+        blk[i].index = base + i;
+        if (base + i) lc_req_free[lc_req_nfree++] = base + i;
+    }
+    lc_req_nblocks++;
+    return 0;
+}
+
+lc_request_t *lc_request_at(uint32_t index)
+{
+    uint32_t b = index >> LC_REQ_BLOCK_SHIFT;
+    if (b >= lc_req_nblocks) return NULL;
+    lc_request_t *r = &lc_req_blocks[b][index & (LC_REQ_BLOCK - 1)];
+    return r->in_use ? r : NULL;
+}
+
+lc_request_t *lc_request_lookup(MPI_Request handle)
+{
+    unsigned h = (unsigned)handle;
+    if ((h & ~LC_REQUEST_INDEX_MASK) != LC_REQUEST_KIND) return NULL;
+    return lc_request_at(h & LC_REQUEST_INDEX_MASK);
+}
+
+lc_request_t *lc_request_alloc(lc_req_kind_t kind)
+{
+    if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) return NULL;
+    uint32_t idx = lc_req_free[--lc_req_nfree];
+    lc_request_t *r = &lc_req_blocks[idx >> LC_REQ_BLOCK_SHIFT][idx & (LC_REQ_BLOCK - 1)];
+    memset(r, 0, sizeof(*r));
+    r->index = idx;
+    r->kind = (uint8_t)kind;
+    r->in_use = 1;
+    lc_list_init(&r->pend.link);
+    return r;
+}
+
+void lc_request_release(lc_request_t *req)
+{
+    req->in_use = 0;
+    lc_req_free[lc_req_nfree++] = req->index;
+}
+
+void lc_request_complete(lc_request_t *req)
+{
+    req->state = LC_ST_DONE;
+    req->complete = 1;
+    if (req->user_freed) lc_request_release(req);
+}
+
+void lc_status_set(MPI_Status *status, int source, int tag, int error, size_t bytes, int cancelled)
+{
+    status->MPI_SOURCE = source;
+    status->MPI_TAG = tag;
+    status->MPI_ERROR = error;
+    status->count_lo = (int)(uint32_t)bytes;
+    /* MPICH layout: high count bits above bit 0, which is the cancel flag. */
+    status->count_hi_and_cancelled = (int)(((uint64_t)bytes >> 32) << 1) | (cancelled ? 1 : 0);
+}
+
+void lc_status_empty(MPI_Status *status)
+{
+    lc_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+}
+
+void lc_request_status(const lc_request_t *req, MPI_Status *status)
+{
+    lc_status_set(status, req->st_source, req->st_tag, req->st_error, req->st_bytes, req->cancelled);
+}
+
+void lc_request_pool_fini(void)
+{
+    for (uint32_t b = 0; b < lc_req_nblocks; b++) free(lc_req_blocks[b]);
+    free(lc_req_blocks);
+    free(lc_req_free);
+    lc_req_blocks = NULL;
+    lc_req_free = NULL;
+    lc_req_nblocks = lc_req_nfree = 0;
+}

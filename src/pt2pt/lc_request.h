@@ -1,0 +1,114 @@
+/*
+ * lc_request.h — requests: one object for every operation in flight.
+ *
+ * Requests live in a pool of fixed blocks (stable addresses, no malloc on
+ * the message path once warm).  The MPI handle is 0xac000000 | index, as
+ * MPICH encodes requests; the same index names the request on the wire.
+ * Index 0 is never used.
+ */
+#ifndef LC_REQUEST_H
+#define LC_REQUEST_H
+
+#include "pt2pt/lc_comm.h"
+#include "util/lc_list.h"
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum lc_req_kind {
+    LC_REQ_SEND = 1,
+    LC_REQ_RECV,
+    LC_REQ_PSEND,     /* persistent send (MPI_Send_init): `active` is its instance */
+    LC_REQ_PRECV,     /* persistent receive */
+    LC_REQ_MESSAGE,   /* MPI_Message from Mprobe: holds the dequeued message */
+    LC_REQ_DONE,      /* generalized "already complete" (Ibsend, PROC_NULL) */
+} lc_req_kind_t;
+
+typedef enum lc_send_mode {
+    LC_MODE_STANDARD = 0,
+    LC_MODE_SYNC,
+    LC_MODE_READY,
+    LC_MODE_BUFFERED,
+} lc_send_mode_t;
+
+/* Where a send or receive stands in its protocol. */
+typedef enum lc_req_state {
+    LC_ST_NEW = 0,
+    LC_ST_EAGER_QUEUED,   /* send: eager packet waits for ring space */
+    LC_ST_RTS_QUEUED,     /* send: RTS waits for ring space */
+    LC_ST_WAIT_ACK,       /* send: sync eager sent, waits for ACK */
+    LC_ST_WAIT_RNDV,      /* send: RTS sent, waits for FIN or CTS */
+    LC_ST_STREAMING,      /* send: CTS received, DATA packets being pushed */
+    LC_ST_POSTED,         /* recv: in the posted queue */
+    LC_ST_RECV_DATA,      /* recv: matched an RTS, waits for DATA packets */
+    LC_ST_DONE,
+} lc_req_state_t;
+
+/* An entry of a peer's pending queue: a request (send) or a control
+ * packet that found the ring full. */
+typedef struct lc_pending {
+    lc_list_t link;
+    uint8_t is_ctl;
+} lc_pending_t;
+
+typedef struct lc_request {
+    lc_pending_t pend;       /* posted queue (recv) or peer pending queue (send) */
+    uint32_t index;
+    uint8_t kind;            /* lc_req_kind_t */
+    uint8_t state;           /* lc_req_state_t */
+    uint8_t mode;            /* lc_send_mode_t */
+    uint8_t user_freed;      /* MPI_Request_free'd before completion */
+    uint8_t in_use;
+    uint8_t cancelled;
+    uint8_t ctx_kind;        /* LC_CTX_PT2PT / LC_CTX_COLL */
+    volatile int complete;
+
+    /* operation */
+    void *buf;
+    size_t bytes;            /* send: message size; recv: buffer capacity */
+    int rank;                /* comm rank of dest (send) or source (recv; may be ANY) */
+    int tag;
+    lc_comm_t *comm;
+    lc_peer_t *peer;         /* send, or recv after matching */
+    MPI_Datatype dtype;      /* persistent restart and Get_count */
+    int count;
+
+    /* protocol */
+    size_t offset;           /* pipeline: bytes pushed (send) or arrived (recv) */
+    size_t msg_size;         /* recv: size of the matched message */
+    uint32_t remote;         /* send: receiver's request index (pipeline) */
+    struct lc_request *active;  /* persistent: the running instance */
+    void *bsend_block;       /* buffered send: copy in the attached buffer */
+    void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */
+
+    /* status */
+    int st_source, st_tag, st_error;
+    size_t st_bytes;
+} lc_request_t;
+
+#define LC_REQUEST_KIND 0xac000000u
+#define LC_REQUEST_INDEX_MASK 0x03ffffffu
+
+lc_request_t *lc_request_alloc(lc_req_kind_t kind);
+void lc_request_release(lc_request_t *req);
+lc_request_t *lc_request_at(uint32_t index);       /* NULL if not in use */
+lc_request_t *lc_request_lookup(MPI_Request handle); /* NULL if invalid */
+
+static inline MPI_Request lc_request_handle(const lc_request_t *req)
+{
+    return (MPI_Request)(LC_REQUEST_KIND | req->index);
+}
+
+/* Mark complete; a request the user already freed is released here. */
+void lc_request_complete(lc_request_t *req);
+
+/* Fill an MPI_Status (MPICH layout) from a completed request. */
+void lc_request_status(const lc_request_t *req, MPI_Status *status);
+void lc_status_set(MPI_Status *status, int source, int tag, int error, size_t bytes, int cancelled);
+void lc_status_empty(MPI_Status *status);
+
+void lc_request_pool_fini(void);
+
+#endif

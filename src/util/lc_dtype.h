@@ -1,0 +1,53 @@
+/*
+ * lc_dtype.h — predefined datatypes (the only ones Locus has so far).
+ *
+ * MPICH encodes the size of a builtin datatype in bits 8..15 of the
+ * handle; the pair types used by MINLOC/MAXLOC are "direct" handles whose
+ * sizes come from a small table.  All predefined types are contiguous.
+ */
+#ifndef LC_DTYPE_H
+#define LC_DTYPE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum lc_dtype_class {
+    LC_DT_INVALID = 0,
+    LC_DT_SIGNED,    /* C signed integers */
+    LC_DT_UNSIGNED,  /* C unsigned integers, wchar, char */
+    LC_DT_FLOAT,     /* float, double, long double and Fortran reals */
+    LC_DT_COMPLEX,
+    LC_DT_LOGICAL,   /* C bool, Fortran logical */
+    LC_DT_BYTE,      /* byte, packed: no arithmetic */
+    LC_DT_PAIR,      /* value+index pairs for MINLOC/MAXLOC */
+    LC_DT_MARKER,    /* MPI_LB/MPI_UB: not usable for communication */
+} lc_dtype_class_t;
+
+typedef struct lc_dtype_info {
+    MPI_Datatype handle;
+    const char *name;
+    lc_dtype_class_t cls;
+    unsigned size;
+} lc_dtype_info_t;
+
+/* Table lookup; NULL if `dt` is not a predefined datatype Locus knows. */
+const lc_dtype_info_t *lc_dtype_lookup(MPI_Datatype dt);
+
+/* Size in bytes; 0 for an invalid type. Fast path for builtin handles. */
+static inline size_t lc_dtype_size(MPI_Datatype dt)
+{
+    unsigned h = (unsigned)dt;
+    if ((h & 0xfc000000u) == 0x4c000000u) return (h >> 8) & 0xff;
+    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
+    return info ? info->size : 0;
+}
+
+/* A datatype that may be used to communicate. */
+static inline bool lc_dtype_valid(MPI_Datatype dt)
+{
+    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
+    return info && info->cls != LC_DT_MARKER;
+}
+
+#endif

@@ -1,0 +1,54 @@
+/* lc_log.c — diagnostics to stderr, prefixed with the world rank. */
+#include "util/lc_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int lc_log_rank = -1;
+
+static void lc_log_vprint(const char *kind, const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof(line), "locus[%d]: %s", lc_log_rank, kind);
+    if (n < 0) return;
+    vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    /* One write per line so that the launcher never splits it. */
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+void lc_log_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lc_log_vprint("error: ", fmt, ap);
+    va_end(ap);
+}
+
+void lc_log_warn(const char *fmt, ...)
+{
+    if (getenv("LOCUS_QUIET")) return;
+    va_list ap;
+    va_start(ap, fmt);
+    lc_log_vprint("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void lc_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lc_log_vprint("fatal: ", fmt, ap);
+    va_end(ap);
+    _exit(1);
+}
+
+double lc_time_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,153 @@
+/* lc_params.c — the parameter table and its parser. */
+#include "util/lc_params.h"
+#include "util/lc_util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+lc_params_t lc_params;
+
+#define LC_P(field) offsetof(lc_params_t, field)
+const lc_param_desc_t lc_param_table[] = {
+    { "EAGER_LIMIT", LC_PARAM_SIZE, LC_P(eager_limit), "8000", NULL,
+      "Messages up to this size are copied into the receiver's ring and the send completes at once; "
+      "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 32-byte header." },
+    { "SHM_CELL_SIZE", LC_PARAM_SIZE, LC_P(shm_cell_size), "8k", NULL,
+      "Size of one cell of a shared-memory ring (a multiple of 64)." },
+    { "SHM_RING_CELLS", LC_PARAM_INT, LC_P(shm_ring_cells), "32", NULL,
+      "Cells per (sender, receiver) ring; a power of two. Memory per rank: ranks x cells x cell size." },
+    { "CMA", LC_PARAM_BOOL, LC_P(cma), "1", NULL,
+      "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works." },
+    { "CMA_THRESHOLD", LC_PARAM_SIZE, LC_P(cma_threshold), "16k", NULL,
+      "Rendezvous messages at least this large are pulled with CMA; smaller ones use the two-copy pipeline." },
+    { "PIPELINE_CHUNK", LC_PARAM_SIZE, LC_P(pipeline_chunk), "0", NULL,
+      "Fragment size of the two-copy rendezvous pipeline; 0 = one full cell." },
+    { "POLL", LC_PARAM_ENUM, LC_P(poll_mode), "auto", "auto|spin|yield",
+      "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
+      "host outnumber the cores they may run on." },
+    { "SPIN_COUNT", LC_PARAM_INT, LC_P(spin_count), "1", NULL,
+      "In yield mode, polls of the progress engine between two sched_yield calls." },
+    { "SHOW_CHANNELS", LC_PARAM_BOOL, LC_P(show_channels), "0", NULL,
+      "Rank 0 prints the peers x channel matrix and why each channel was chosen." },
+};
+const size_t lc_param_count = LC_ARRAY_SIZE(lc_param_table);
+
+static const char *lc_param_type_name(lc_param_type_t t)
+{
+    switch (t) {
+    case LC_PARAM_SIZE: return "size";
+    case LC_PARAM_INT: return "int";
+    case LC_PARAM_BOOL: return "bool";
+    case LC_PARAM_ENUM: return "enum";
+    }
+    return "?";
+}
+
+static int lc_param_parse(const lc_param_desc_t *d, const char *text, void *field)
+{
+    char *end;
+    switch (d->type) {
+    case LC_PARAM_SIZE: {
+        errno = 0;
+        unsigned long long v = strtoull(text, &end, 0);
+        if (errno || end == text) return -1;
+        switch (tolower((unsigned char)*end)) {
+        case 'k': v <<= 10; end++; break;
+        case 'm': v <<= 20; end++; break;
+        case 'g': v <<= 30; end++; break;
+        default: break;
+        }
+        if (tolower((unsigned char)*end) == 'b') end++; /* "8kb" */
+        if (*end) return -1;
+        *(size_t *)field = (size_t)v;
+        return 0;
+    }
+    case LC_PARAM_INT: {
+        errno = 0;
+        long v = strtol(text, &end, 0);
+        if (errno || end == text || *end) return -1;
+        *(long *)field = v;
+        return 0;
+    }
+    case LC_PARAM_BOOL: {
+        static const char *yes[] = { "1", "yes", "on", "true", "y" };
+        static const char *no[] = { "0", "no", "off", "false", "n" };
+        for (size_t i = 0; i < LC_ARRAY_SIZE(yes); i++) {
+            if (!strcasecmp(text, yes[i])) { *(int *)field = 1; return 0; }
+            if (!strcasecmp(text, no[i])) { *(int *)field = 0; return 0; }
+        }
+        return -1;
+    }
+    case LC_PARAM_ENUM: {
+        int idx = 0;
+        size_t len = strlen(text);
+        for (const char *c = d->choices; *c; idx++) {
+            const char *bar = strchr(c, '|');
+            size_t clen = bar ? (size_t)(bar - c) : strlen(c);
+            if (clen == len && !strncasecmp(c, text, len)) { *(int *)field = idx; return 0; }
+            if (!bar) break;
+            c = bar + 1;
+        }
+        return -1;
+    }
+    }
+    return -1;
+}
+
+int lc_params_load(void)
+{
+    int rc = 0;
+    for (size_t i = 0; i < lc_param_count; i++) {
+        const lc_param_desc_t *d = &lc_param_table[i];
+        void *field = (char *)&lc_params + d->offset;
+        if (lc_param_parse(d, d->default_value, field) != 0)
+            lc_fatal("internal: bad default for LOCUS_%s", d->name);
+        char env[96];
+        snprintf(env, sizeof(env), "LOCUS_%s", d->name);
+        const char *text = getenv(env);
+        if (text && lc_param_parse(d, text, field) != 0) {
+            lc_log_error("%s=\"%s\" is not a valid %s%s%s; using the default %s", env, text,
+                         lc_param_type_name(d->type), d->choices ? " (one of " : "",
+                         d->choices ? d->choices : "", d->default_value);
+            lc_param_parse(d, d->default_value, field);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static void lc_param_format(const lc_param_desc_t *d, char *buf, size_t len)
+{
+    const void *field = (const char *)&lc_params + d->offset;
+    switch (d->type) {
+    case LC_PARAM_SIZE: snprintf(buf, len, "%zu", *(const size_t *)field); break;
+    case LC_PARAM_INT: snprintf(buf, len, "%ld", *(const long *)field); break;
+    case LC_PARAM_BOOL: snprintf(buf, len, "%s", *(const int *)field ? "1" : "0"); break;
+    case LC_PARAM_ENUM: {
+        int idx = *(const int *)field;
+        const char *c = d->choices;
+        for (int i = 0; i < idx && c; i++) {
+            c = strchr(c, '|');
+            if (c) c++;
+        }
+        size_t clen = c ? strcspn(c, "|") : 0;
+        snprintf(buf, len, "%.*s", (int)clen, c ? c : "");
+        break;
+    }
+    }
+}
+
+void lc_params_print(FILE *out)
+{
+    for (size_t i = 0; i < lc_param_count; i++) {
+        const lc_param_desc_t *d = &lc_param_table[i];
+        char value[64];
+        lc_param_format(d, value, sizeof(value));
+        fprintf(out, "LOCUS_%s (%s%s%s) = %s  [default %s]\n    %s\n", d->name,
+                lc_param_type_name(d->type), d->choices ? ": " : "", d->choices ? d->choices : "",
+                value, d->default_value, d->help);
+    }
+}

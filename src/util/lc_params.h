@@ -1,0 +1,60 @@
+/*
+ * lc_params.h — every tunable of Locus, declared once.
+ *
+ * The table in lc_params.c gives each parameter its name, type, default
+ * and help text.  The environment variable is LOCUS_<NAME>; the values are
+ * read once at MPI_Init into `lc_params`, and `locus-info --params` prints
+ * the table, so a default is never stated twice.
+ */
+#ifndef LC_PARAMS_H
+#define LC_PARAMS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum lc_param_type {
+    LC_PARAM_SIZE,    /* byte count; accepts suffixes k, m, g (binary) */
+    LC_PARAM_INT,
+    LC_PARAM_BOOL,    /* 0/1, yes/no, on/off, true/false */
+    LC_PARAM_ENUM,    /* one of the words in `choices` (stored as index) */
+} lc_param_type_t;
+
+typedef enum lc_poll_mode {
+    LC_POLL_AUTO = 0, /* spin while ranks <= usable cores, else yield */
+    LC_POLL_SPIN = 1,
+    LC_POLL_YIELD = 2,
+} lc_poll_mode_t;
+
+typedef struct lc_params {
+    size_t eager_limit;       /* largest message sent eagerly (one shm cell) */
+    size_t shm_cell_size;     /* bytes per shared-memory ring cell */
+    long   shm_ring_cells;    /* cells per (sender, receiver) ring */
+    size_t cma_threshold;     /* rendezvous messages at least this big use CMA */
+    int    cma;               /* allow CMA single copy at all */
+    size_t pipeline_chunk;    /* fragment size of the two-copy pipeline */
+    int    poll_mode;         /* lc_poll_mode_t */
+    long   spin_count;        /* polls before a yield in yield mode */
+    int    show_channels;     /* rank 0 prints the peer x channel matrix */
+} lc_params_t;
+
+extern lc_params_t lc_params;
+
+typedef struct lc_param_desc {
+    const char *name;          /* without the LOCUS_ prefix */
+    lc_param_type_t type;
+    size_t offset;             /* into lc_params_t */
+    const char *default_value; /* as the user would write it */
+    const char *choices;       /* LC_PARAM_ENUM: "a|b|c" */
+    const char *help;
+} lc_param_desc_t;
+
+extern const lc_param_desc_t lc_param_table[];
+extern const size_t lc_param_count;
+
+/* Read defaults, then LOCUS_* from the environment.  Returns 0, or -1
+ * after printing which variable has a bad value and what it accepts. */
+int lc_params_load(void);
+/* Print the table (name, type, current value, default, help) to `out`. */
+void lc_params_print(FILE *out);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * lc_util.h — small helpers shared by every layer: branch hints, cache-line
+ * alignment, container_of, diagnostics.
+ */
+#ifndef LC_UTIL_H
+#define LC_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LC_CACHELINE 64
+#define lc_likely(x)   __builtin_expect(!!(x), 1)
+#define lc_unlikely(x) __builtin_expect(!!(x), 0)
+#define LC_ALIGNED(n)  __attribute__((aligned(n)))
+#define LC_INLINE      static inline __attribute__((always_inline))
+#define LC_NOINLINE    __attribute__((noinline))
+#define LC_EXPORT      __attribute__((visibility("default")))
+#define LC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define lc_container_of(ptr, type, member) \
+    ((type *)((char *)(ptr) - offsetof(type, member)))
+#define LC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Spin-wait hint to the CPU (lets the sibling hyperthread run). */
+static inline void lc_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Internal status codes of the layers below the MPI API.  Layers that
+ * produce MPI-visible errors return MPI error codes instead. */
+enum {
+    LC_OK = 0,
+    LC_AGAIN = -11,     /* no resource right now: retry after progress */
+    LC_ERROR = -1,
+};
+
+/* The world rank used in diagnostics; -1 before MPI_Init knows it. */
+extern int lc_log_rank;
+
+/* Print "locus[rank]: message" to stderr.  Used for errors the user must
+ * see; the message should say what happened and what to do. */
+void lc_log_error(const char *fmt, ...) LC_PRINTF(1, 2);
+/* Print a warning (same format) unless LOCUS_QUIET is set. */
+void lc_log_warn(const char *fmt, ...) LC_PRINTF(1, 2);
+/* Print the message and _exit(1) without MPI cleanup: for states the
+ * library cannot recover from (corrupted shared memory, lost launcher). */
+void lc_fatal(const char *fmt, ...) LC_PRINTF(1, 2) __attribute__((noreturn));
+
+/* Monotonic clock in seconds. */
+double lc_time_now(void);
+
+#endif

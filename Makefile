@@ -1,0 +1,48 @@
+# Locus MPI — convenience targets around CMake.  See README.md.
+#   make            set up the machine (Debian packages) and build into build/
+#   make run        build, then run a real 4-rank MPI job on this host
+#   make test       the whole test suite: plain build, then ASan+UBSan build
+#   make install PREFIX=/opt/locus
+#   make bench [QUICK=1]   Locus side by side with MPICH and Open MPI
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+PREFIX     ?= /usr/local
+JOBS       ?= 2
+NP         ?= 4
+
+.PHONY: all setup build run test test-plain test-asan install bench clean
+
+all: build
+
+setup:
+	@sh scripts/setup.sh
+
+build: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	@mkdir -p $(BUILD)/examples
+	$(BUILD)/bin/mpicc -O2 -o $(BUILD)/examples/ring examples/ring.c
+	LOCUS_SHOW_CHANNELS=1 $(BUILD)/bin/mpiexec -n $(NP) $(BUILD)/examples/ring
+
+test: test-plain test-asan
+
+test-plain: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j$(JOBS)
+
+test-asan: setup
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOCUS_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure --timeout 300 -j$(JOBS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+bench: build
+	python3 bench/compare.py $(if $(QUICK),--quick,)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,60 @@
+/* PMI client: how a Locus process learns its rank, size and job name and
+ * exchanges small key/value records with its peers at MPI_Init.
+ *
+ * Speaks the PMI-1 wire protocol (lc_pmi_wire.h) to whatever launched the
+ * process:
+ *   - PMI_FD=n (+ PMI_RANK, PMI_SIZE): an inherited connected socket, as
+ *     MPICH's hydra and Locus's own mpiexec give it;
+ *   - PMI_PORT=host:port (+ PMI_ID): connect by TCP first and introduce
+ *     ourselves with `cmd=initack pmiid=N`, as hydra's -pmi-port does;
+ *   - neither: a singleton (rank 0 of 1, kvsname "single<pid>"); puts and
+ *     gets are served from a table in this process.
+ *
+ * Calls are blocking and not thread-safe: the library calls them from
+ * MPI_Init/MPI_Finalize/MPI_Abort only.  All functions return 0 on success
+ * and -1 on error, after printing one line saying why on stderr.
+ *
+ * Limits: keys shorter than LC_PMI_KEY_MAX (64) characters, values shorter
+ * than LC_PMI_VALUE_MAX (1024), neither containing spaces or newlines
+ * (PMI-1 cannot carry them); keys also no '=' or ';'.
+ */
+#ifndef LC_PMI_H
+#define LC_PMI_H
+
+#include <stddef.h>
+
+#include "pmi/lc_pmi_wire.h"
+
+typedef struct lc_pmi_info {
+    int  rank;
+    int  size;
+    int  appnum;    /* 0 for the first (only) executable; -1 if unknown */
+    int  singleton; /* 1: started without a launcher */
+    char kvsname[LC_PMI_KVSNAME_MAX];
+} lc_pmi_info_t;
+
+/* Connect to the launcher (or become a singleton) and fill *info_p. */
+int lc_pmi_init(lc_pmi_info_t *info_p);
+
+/* Publish key=value for every rank of the job (visible after the next
+ * lc_pmi_fence).  Putting a key twice replaces its value. */
+int lc_pmi_put(const char *key, const char *value);
+
+/* Commit this rank's puts and wait for every rank: afterwards every
+ * rank's puts made before its fence are visible to lc_pmi_get. */
+int lc_pmi_fence(void);
+
+/* Fetch the value another rank put.  src_rank is a hint (PMI-1 has one
+ * flat key space and ignores it).  A missing key is an error (-1).
+ * `len` is the size of `value`; a longer value is an error. */
+int lc_pmi_get(int src_rank, const char *key, char *value, size_t len);
+
+/* Tell the launcher this job aborts with exit_code (msg may be NULL).
+ * Returns; the caller then _exit()s.  The launcher ends the other ranks. */
+int lc_pmi_abort(int exit_code, const char *msg);
+
+/* Tell the launcher this rank leaves cleanly, and close the connection.
+ * A rank that exits without it is treated as failed by the launcher. */
+int lc_pmi_finalize(void);
+
+#endif /* LC_PMI_H */

@@ -1,0 +1,210 @@
+/* A PMI client program for the launcher tests: uses only src/pmi (not MPI),
+ * so it tests mpiexec (and our client against other launchers) on its own.
+ *
+ *   pmi_probe kvs                   put/fence/get across all ranks, check values
+ *   pmi_probe crash  RANK SIGNAL    RANK raises SIGNAL after a fence; others wait
+ *   pmi_probe exit   RANK CODE      RANK exits with CODE after a fence; others wait
+ *   pmi_probe abort  RANK CODE      RANK aborts through PMI; others wait
+ *   pmi_probe nofinalize RANK       RANK exits 0 without PMI finalize; others wait
+ *                                   (these four print "FAIL_AT <wall clock ms>" first)
+ *   pmi_probe shm    [crash]        rank 0 creates /dev/shm/locus-<kvsname>-probe,
+ *                                   prints "SHM <path>", then all wait (or rank 0
+ *                                   crashes with SIGKILL)
+ *   pmi_probe wait                  init, fence, print "READY", sleep until killed
+ *   pmi_probe stdin                 rank 0 reports bytes and checksum of its
+ *                                   stdin; others check theirs is empty
+ *   pmi_probe lines N               every rank prints N long numbered lines
+ *
+ * "Others wait" means they enter a second fence the failed rank never
+ * reaches: only the launcher can end such a job.  Exit 0 = checks passed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmi/lc_pmi.h"
+
+static lc_pmi_info_t info;
+
+#define CHECK(cond, ...)                                                                        \
+    do {                                                                                        \
+        if (!(cond)) {                                                                          \
+            fprintf(stderr, "pmi_probe rank %d: check failed: %s: ", info.rank, #cond);        \
+            fprintf(stderr, __VA_ARGS__);                                                       \
+            fputc('\n', stderr);                                                                \
+            exit(2);                                                                            \
+        }                                                                                       \
+    } while (0)
+
+static void probe_value(int rank, const char *kvsname, char *buf, size_t len)
+{
+    /* Rank 0's value is the longest PMI allows (1023 characters), to test
+     * the limit end to end; the others are short.  '=' inside a value is
+     * legal on the wire and must survive. */
+    int n = snprintf(buf, len, "v%d=%s", rank, kvsname);
+
+    if (rank == 0) {
+        for (size_t i = (size_t)n; i < LC_PMI_VALUE_MAX - 1; i++)
+            buf[i] = (char)('a' + i % 26);
+        buf[LC_PMI_VALUE_MAX - 1] = '\0';
+    }
+}
+
+static int probe_kvs(void)
+{
+    char key[LC_PMI_KEY_MAX], value[LC_PMI_VALUE_MAX], want[LC_PMI_VALUE_MAX];
+
+    snprintf(key, sizeof(key), "probe-key-%d", info.rank);
+    probe_value(info.rank, info.kvsname, value, sizeof(value));
+    CHECK(lc_pmi_put(key, value) == 0, "put %s", key);
+    /* Replacing a value before the fence: the last put wins. */
+    snprintf(key, sizeof(key), "probe-dup-%d", info.rank);
+    CHECK(lc_pmi_put(key, "old") == 0, "put %s", key);
+    CHECK(lc_pmi_put(key, "new") == 0, "put %s again", key);
+    CHECK(lc_pmi_fence() == 0, "fence");
+    snprintf(key, sizeof(key), "probe-dup-%d", (info.rank + 1) % info.size);
+    CHECK(lc_pmi_get(0, key, value, sizeof(value)) == 0 && strcmp(value, "new") == 0, "%s", key);
+    for (int r = 0; r < info.size; r++) {
+        snprintf(key, sizeof(key), "probe-key-%d", r);
+        CHECK(lc_pmi_get(r, key, value, sizeof(value)) == 0, "get %s", key);
+        probe_value(r, info.kvsname, want, sizeof(want));
+        CHECK(strcmp(value, want) == 0, "value of %s is '%.40s...'", key, value);
+    }
+    /* A missing key is reported as such, not as garbage. */
+    CHECK(lc_pmi_get(0, "probe-no-such-key", value, sizeof(value)) != 0, "missing key found");
+    if (info.rank == 0) { /* error cases print a line each: once is enough */
+        /* A value too long for the caller's buffer is refused. */
+        CHECK(lc_pmi_get(0, "probe-key-0", value, 16) != 0, "short buffer accepted");
+        /* Values PMI-1 cannot carry are refused before they reach the wire. */
+        CHECK(lc_pmi_put("probe-space", "a b") != 0, "value with space accepted");
+        CHECK(lc_pmi_put("bad key", "x") != 0, "key with space accepted");
+    }
+    CHECK(lc_pmi_fence() == 0, "second fence");
+    printf("rank %d/%d kvs ok kvsname=%s appnum=%d\n", info.rank, info.size, info.kvsname, info.appnum);
+    return 0;
+}
+
+/* Sleep until killed, but never outlive the launcher: if it is gone (we
+ * were re-parented), a failed test must not leave us behind. */
+static void sleep_while_launcher_lives(void)
+{
+    pid_t parent = getppid();
+
+    while (getppid() == parent)
+        usleep(100 * 1000);
+    exit(6);
+}
+
+static void wait_forever(void)
+{
+    /* The second fence never completes when a rank failed; it returns
+     * (with an error) only if the launcher closes the connection. */
+    lc_pmi_fence();
+    sleep_while_launcher_lives();
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "kvs";
+    int arg1 = argc > 2 ? atoi(argv[2]) : 0, arg2 = argc > 3 ? atoi(argv[3]) : 0;
+    int rc = 0;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (lc_pmi_init(&info) != 0)
+        return 3;
+
+    if (strcmp(mode, "kvs") == 0) {
+        rc = probe_kvs();
+    } else if (strcmp(mode, "crash") == 0 || strcmp(mode, "exit") == 0 || strcmp(mode, "abort") == 0 ||
+               strcmp(mode, "nofinalize") == 0) {
+        CHECK(lc_pmi_fence() == 0, "fence");
+        if (info.rank == arg1) {
+            struct timespec ts;
+
+            /* When the failure happens (wall clock, ms), so the test can
+             * time how long the launcher takes to end the job. */
+            clock_gettime(CLOCK_REALTIME, &ts);
+            printf("FAIL_AT %lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+            fflush(stdout);
+            if (mode[0] == 'c')
+                raise(arg2);
+            if (mode[0] == 'e')
+                exit(arg2);
+            if (mode[0] == 'a') {
+                lc_pmi_abort(arg2, "probe abort: rank gives up");
+                _exit(arg2);
+            }
+            exit(0); /* nofinalize */
+        }
+        wait_forever();
+    } else if (strcmp(mode, "shm") == 0) {
+        if (info.rank == 0) {
+            char path[512];
+            int fd;
+
+            snprintf(path, sizeof(path), "/dev/shm/locus-%s-probe", info.kvsname);
+            fd = open(path, O_CREAT | O_RDWR, 0600);
+            CHECK(fd >= 0, "create %s: %s", path, strerror(errno));
+            close(fd);
+            printf("SHM %s\n", path);
+        }
+        CHECK(lc_pmi_fence() == 0, "fence");
+        if (argc > 2 && strcmp(argv[2], "crash") == 0 && info.rank == 0) {
+            struct timespec ts;
+
+            clock_gettime(CLOCK_REALTIME, &ts);
+            printf("FAIL_AT %lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        if (argc > 2 && strcmp(argv[2], "crash") == 0)
+            wait_forever();
+        /* else: a normal end that leaves the object behind */
+    } else if (strcmp(mode, "wait") == 0) {
+        CHECK(lc_pmi_fence() == 0, "fence");
+        printf("READY %d\n", info.rank);
+        sleep_while_launcher_lives();
+    } else if (strcmp(mode, "stdin") == 0) {
+        unsigned long bytes = 0, sum = 0;
+        unsigned char buf[4096];
+        ssize_t n;
+
+        while ((n = read(0, buf, sizeof(buf))) > 0) {
+            bytes += (unsigned long)n;
+            for (ssize_t i = 0; i < n; i++)
+                sum = (sum * 31 + buf[i]) % 1000000007ul;
+        }
+        CHECK(n == 0, "read stdin: %s", strerror(errno));
+        if (info.rank == 0)
+            printf("STDIN rank 0 bytes %lu sum %lu\n", bytes, sum);
+        else
+            CHECK(bytes == 0, "rank %d read %lu bytes of stdin", info.rank, bytes);
+        CHECK(lc_pmi_fence() == 0, "fence");
+    } else if (strcmp(mode, "lines") == 0) {
+        char line[3000];
+
+        for (int i = 0; i < arg1; i++) {
+            int n = snprintf(line, sizeof(line), "LINE rank=%d i=%d ", info.rank, i);
+            /* Long lines, written in several pieces, still arrive whole. */
+            for (int k = n; k < 2000; k++)
+                line[k] = (char)('A' + (info.rank + k) % 26);
+            line[2000] = '\0';
+            fwrite(line, 1, 1000, stdout);
+            fflush(stdout);
+            fputs(line + 1000, stdout);
+            fputs(" END\n", stdout);
+            fflush(stdout);
+        }
+        CHECK(lc_pmi_fence() == 0, "fence");
+    } else {
+        fprintf(stderr, "pmi_probe: unknown mode '%s'\n", mode);
+        rc = 2;
+    }
+    if (lc_pmi_finalize() != 0)
+        return 4;
+    return rc;
+}

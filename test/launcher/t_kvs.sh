@@ -1,0 +1,20 @@
+#!/bin/sh
+# put/fence/get across ranks through mpiexec's PMI-1 server; one kvsname
+# per job, of the form lc<pid>x<8 hex digits>, different for two jobs.
+. "$(dirname "$0")/lib.sh"
+for n in 1 4; do
+    run "$MPIEXEC" -n "$n" "$PMI_PROBE" kvs
+    expect_rc 0
+    expect_lines "kvs ok kvsname=lc[0-9]*x[0-9a-f]\{8\} appnum=0\$" "$n" "$T/out"
+    [ "$(sed 's/.*kvsname=//' "$T/out" | sort -u | wc -l)" -eq 1 ] || fail "ranks disagree on kvsname"
+    for r in $(seq 0 $((n - 1))); do expect_out "^rank $r/$n kvs ok"; done
+done
+first=$(sed -n 's/.*kvsname=\([^ ]*\).*/\1/p' "$T/out" | head -1)
+run "$MPIEXEC" -np 2 "$PMI_PROBE" kvs
+expect_rc 0
+grep -q "$first" "$T/out" && fail "two jobs got the same kvsname $first"
+# mpirun is the same program
+run "$(dirname "$MPIEXEC")/mpirun" -n 2 "$PMI_PROBE" kvs
+expect_rc 0
+expect_lines "kvs ok" 2 "$T/out"
+echo "PASS"

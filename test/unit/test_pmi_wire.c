@@ -1,0 +1,238 @@
+/* Unit test of the PMI wire protocol (src/pmi/lc_pmi_wire.c): parsing and
+ * formatting of PMI-1 lines and PMI-2 length-prefixed messages, their
+ * escapes, limits and malformed inputs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pmi/lc_pmi_wire.h"
+
+static int failures;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                        \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                                    \
+    do {                                                                                   \
+        const char *a_ = (a), *b_ = (b);                                                   \
+        if (a_ == NULL || strcmp(a_, b_) != 0) {                                           \
+            fprintf(stderr, "%s:%d: '%s' is '%s', expected '%s'\n", __FILE__, __LINE__, #a, \
+                    a_ ? a_ : "(null)", b_);                                               \
+            failures++;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+static lc_pmi_msg_t msg;
+
+static int parse1(const char *s)
+{
+    return lc_pmi1_parse(s, strlen(s), &msg);
+}
+
+static int parse2(const char *s)
+{
+    return lc_pmi2_parse(s, strlen(s), &msg);
+}
+
+static void test_pmi1_parse(void)
+{
+    long v = 0;
+
+    CHECK(parse1("cmd=put kvsname=lc1x2 key=k value=v\n") == 0);
+    CHECK(msg.nattrs == 4);
+    CHECK_STR(lc_pmi_msg_cmd(&msg), "put");
+    CHECK_STR(lc_pmi_msg_get(&msg, "kvsname"), "lc1x2");
+    CHECK_STR(lc_pmi_msg_get(&msg, "key"), "k");
+    CHECK_STR(lc_pmi_msg_get(&msg, "value"), "v");
+    CHECK(lc_pmi_msg_get(&msg, "nope") == NULL);
+
+    /* Several spaces, no newline, '\r\n', '=' inside a value, empty value. */
+    CHECK(parse1("  cmd=get_result   rc=0 value=a=b=c empty=\r\n") == 0);
+    CHECK(msg.nattrs == 4);
+    CHECK_STR(lc_pmi_msg_get(&msg, "value"), "a=b=c");
+    CHECK_STR(lc_pmi_msg_get(&msg, "empty"), "");
+    CHECK(lc_pmi_msg_get_int(&msg, "rc", &v) == 0 && v == 0);
+
+    CHECK(parse1("cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024 rc=-1") == 0);
+    CHECK(lc_pmi_msg_get_int(&msg, "vallen_max", &v) == 0 && v == 1024);
+    CHECK(lc_pmi_msg_get_int(&msg, "rc", &v) == 0 && v == -1);
+    CHECK(lc_pmi_msg_get_int(&msg, "cmd", &v) != 0); /* not a number */
+    CHECK(lc_pmi_msg_get_int(&msg, "absent", &v) != 0);
+
+    /* mcmd counts as the command (PMI-1 spawn). */
+    CHECK(parse1("mcmd=spawn\n") == 0);
+    CHECK_STR(lc_pmi_msg_cmd(&msg), "spawn");
+
+    /* Abort messages are free text to the end of the line. */
+    CHECK(parse1("cmd=abort exitcode=5 message=it broke: x=1 at  rank 3  \n") == 0);
+    CHECK_STR(lc_pmi_msg_get(&msg, "message"), "it broke: x=1 at  rank 3");
+    CHECK(lc_pmi_msg_get_int(&msg, "exitcode", &v) == 0 && v == 5);
+    CHECK(parse1("cmd=abort error_msg=a b") == 0);
+    CHECK_STR(lc_pmi_msg_get(&msg, "error_msg"), "a b");
+
+    /* Empty line: no attributes, no command. */
+    CHECK(parse1("\n") == 0 && msg.nattrs == 0);
+    CHECK_STR(lc_pmi_msg_cmd(&msg), "");
+
+    /* Malformed. */
+    CHECK(parse1("cmd=put garbage\n") != 0);
+    CHECK(parse1("=v\n") != 0);
+    CHECK(parse1("cmd=a\nkey=b\n") != 0); /* two lines */
+}
+
+static void test_pmi1_parse_limits(void)
+{
+    char line[LC_PMI_WIRE_MAX + 64];
+    size_t n = 0;
+
+    /* LC_PMI_ATTRS_MAX attributes parse; one more does not. */
+    for (int i = 0; i < LC_PMI_ATTRS_MAX; i++)
+        n += (size_t)snprintf(line + n, sizeof(line) - n, "k%d=%d ", i, i);
+    CHECK(lc_pmi1_parse(line, n, &msg) == 0 && msg.nattrs == LC_PMI_ATTRS_MAX);
+    snprintf(line + n, sizeof(line) - n, "extra=1");
+    CHECK(lc_pmi1_parse(line, strlen(line), &msg) != 0);
+
+    /* A line of LC_PMI_WIRE_MAX bytes parses; a longer one does not. */
+    memset(line, 'x', sizeof(line));
+    memcpy(line, "cmd=put value=", 14);
+    CHECK(lc_pmi1_parse(line, LC_PMI_WIRE_MAX, &msg) == 0);
+    CHECK(strlen(lc_pmi_msg_get(&msg, "value")) == LC_PMI_WIRE_MAX - 14);
+    CHECK(lc_pmi1_parse(line, LC_PMI_WIRE_MAX + 1, &msg) != 0);
+}
+
+static void test_pmi1_format(void)
+{
+    char buf[256];
+    lc_pmi_fmt_t f;
+
+    lc_pmi_fmt_init(&f, 1, buf, sizeof(buf));
+    lc_pmi_fmt_add(&f, "cmd", "put");
+    lc_pmi_fmt_add(&f, "key", "k");
+    lc_pmi_fmt_add(&f, "value", "a=b;c");
+    lc_pmi_fmt_add_int(&f, "n", -42);
+    CHECK(lc_pmi_fmt_finish(&f) == (ssize_t)strlen("cmd=put key=k value=a=b;c n=-42\n"));
+    CHECK_STR(buf, "cmd=put key=k value=a=b;c n=-42\n");
+
+    /* Round trip. */
+    CHECK(parse1(buf) == 0);
+    CHECK_STR(lc_pmi_msg_get(&msg, "value"), "a=b;c");
+
+    /* Free text may hold spaces, nothing may hold a newline. */
+    lc_pmi_fmt_init(&f, 1, buf, sizeof(buf));
+    lc_pmi_fmt_add(&f, "cmd", "abort");
+    lc_pmi_fmt_add(&f, "message", "two words");
+    CHECK(lc_pmi_fmt_finish(&f) > 0);
+    CHECK(parse1(buf) == 0);
+    CHECK_STR(lc_pmi_msg_get(&msg, "message"), "two words");
+
+    lc_pmi_fmt_init(&f, 1, buf, sizeof(buf));
+    lc_pmi_fmt_add(&f, "value", "two words");
+    CHECK(lc_pmi_fmt_finish(&f) == -1);
+    lc_pmi_fmt_init(&f, 1, buf, sizeof(buf));
+    lc_pmi_fmt_add(&f, "message", "line\nbreak");
+    CHECK(lc_pmi_fmt_finish(&f) == -1);
+    lc_pmi_fmt_init(&f, 1, buf, sizeof(buf));
+    lc_pmi_fmt_add(&f, "bad key", "v");
+    CHECK(lc_pmi_fmt_finish(&f) == -1);
+    lc_pmi_fmt_init(&f, 1, buf, sizeof(buf));
+    lc_pmi_fmt_add(&f, "", "v");
+    CHECK(lc_pmi_fmt_finish(&f) == -1);
+
+    /* Exactly full buffer: "k=v\n" + NUL needs 5 bytes. */
+    lc_pmi_fmt_init(&f, 1, buf, 5);
+    lc_pmi_fmt_add(&f, "k", "v");
+    CHECK(lc_pmi_fmt_finish(&f) == 4);
+    CHECK_STR(buf, "k=v\n");
+    lc_pmi_fmt_init(&f, 1, buf, 4);
+    lc_pmi_fmt_add(&f, "k", "v");
+    CHECK(lc_pmi_fmt_finish(&f) == -1);
+}
+
+static void test_pmi2(void)
+{
+    char buf[256];
+    lc_pmi_fmt_t f;
+    ssize_t n;
+
+    CHECK(parse2("cmd=kvs-put;key=k;value=v;") == 0);
+    CHECK(msg.nattrs == 3);
+    CHECK_STR(lc_pmi_msg_cmd(&msg), "kvs-put");
+    CHECK_STR(lc_pmi_msg_get(&msg, "value"), "v");
+
+    /* ";;" is a literal ';'; '=' and spaces are plain characters. */
+    CHECK(parse2("cmd=x;value=a;;b;;;;c=d e;empty=;") == 0);
+    CHECK_STR(lc_pmi_msg_get(&msg, "value"), "a;b;;c=d e");
+    CHECK_STR(lc_pmi_msg_get(&msg, "empty"), "");
+
+    /* Malformed: no final ';', no '=', empty key. */
+    CHECK(parse2("cmd=x;key=v") != 0);
+    CHECK(parse2("cmd=x;keyonly;") != 0);
+    CHECK(parse2("=v;") != 0);
+    CHECK(parse2("cmd=x;value=a;;") != 0); /* escaped ';' then nothing */
+
+    /* Format with escapes and the length prefix. */
+    lc_pmi_fmt_init(&f, 2, buf, sizeof(buf));
+    lc_pmi_fmt_add(&f, "cmd", "kvs-put");
+    lc_pmi_fmt_add(&f, "value", "a;b");
+    n = lc_pmi_fmt_finish(&f);
+    CHECK_STR(buf, "23    cmd=kvs-put;value=a;;b;");
+    CHECK(n == 6 + 23);
+    CHECK(lc_pmi2_prefix_decode(buf) == 23);
+    CHECK(lc_pmi2_parse(buf + 6, (size_t)n - 6, &msg) == 0);
+    CHECK_STR(lc_pmi_msg_get(&msg, "value"), "a;b");
+
+    /* Prefix forms accepted (left or right aligned) and refused. */
+    CHECK(lc_pmi2_prefix_decode("000034") == 34);
+    CHECK(lc_pmi2_prefix_decode("    34") == 34);
+    CHECK(lc_pmi2_prefix_decode("34    ") == 34);
+    CHECK(lc_pmi2_prefix_decode("      ") == -1);
+    CHECK(lc_pmi2_prefix_decode("3 4   ") == -1);
+    CHECK(lc_pmi2_prefix_decode("12x456") == -1);
+    CHECK(lc_pmi2_prefix_decode("999999") == -1); /* above LC_PMI_WIRE_MAX */
+}
+
+static void test_validators(void)
+{
+    char key[LC_PMI_KEY_MAX + 1], value[LC_PMI_VALUE_MAX + 1];
+
+    CHECK(lc_pmi_key_is_valid("locus-bc-3"));
+    CHECK(!lc_pmi_key_is_valid(""));
+    CHECK(!lc_pmi_key_is_valid("a=b"));
+    CHECK(!lc_pmi_key_is_valid("a;b"));
+    CHECK(!lc_pmi_key_is_valid("a b"));
+    memset(key, 'k', sizeof(key));
+    key[LC_PMI_KEY_MAX - 1] = '\0';
+    CHECK(lc_pmi_key_is_valid(key)); /* 63 characters */
+    key[LC_PMI_KEY_MAX - 1] = 'k';
+    key[LC_PMI_KEY_MAX] = '\0';
+    CHECK(!lc_pmi_key_is_valid(key)); /* 64 */
+
+    memset(value, 'v', sizeof(value));
+    value[LC_PMI_VALUE_MAX - 1] = '\0';
+    CHECK(lc_pmi1_value_is_valid(value)); /* 1023 */
+    value[LC_PMI_VALUE_MAX - 1] = 'v';
+    value[LC_PMI_VALUE_MAX] = '\0';
+    CHECK(!lc_pmi1_value_is_valid(value)); /* 1024 */
+    CHECK(lc_pmi1_value_is_valid("a=b;c"));
+    CHECK(!lc_pmi1_value_is_valid("a b"));
+    CHECK(!lc_pmi1_value_is_valid("a\nb"));
+}
+
+int main(void)
+{
+    test_pmi1_parse();
+    test_pmi1_parse_limits();
+    test_pmi1_format();
+    test_pmi2();
+    test_validators();
+    if (failures != 0) {
+        fprintf(stderr, "test_pmi_wire: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_pmi_wire: all checks passed\n");
+    return 0;
+}

@@ -1,0 +1,175 @@
+/* What happens to the job when its processes exit, abort or are signalled.
+ *
+ * The first failure decides the exit code and is reported in one line;
+ * then every remaining rank gets SIGTERM, and SIGKILL if it is still
+ * there MPIEXEC_KILL_GRACE_MS later, so the whole job is gone within two
+ * seconds of the failure.  Failures that happen while the job is already
+ * ending (most often the ranks we just killed) are not reported again.
+ *
+ * Failures: a rank killed by a signal (code 128+S), a rank exiting
+ * non-zero (its code), a PMI abort (its code), a rank that initialized
+ * PMI and exited without PMI finalize (1: its peers would wait for it
+ * forever), a PMI protocol violation (1), SIGINT/SIGTERM/SIGHUP to
+ * mpiexec (128+S). */
+#include "mpiexec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void mpiexec_fate_set_code(mpiexec_job_t *job, int code)
+{
+    if (!job->exit_code_set) {
+        job->exit_code = code;
+        job->exit_code_set = 1;
+    }
+}
+
+static void mpiexec_fate_signal_all(mpiexec_job_t *job, int sig)
+{
+    for (int i = 0; i < job->size; i++) {
+        mpiexec_rank_t *r = &job->ranks[i];
+
+        /* Unreaped, so the pid (= process group id) cannot be reused. */
+        if (r->running && kill(-r->pid, sig) != 0 && errno == ESRCH)
+            kill(r->pid, sig); /* not yet a group leader (just forked) */
+    }
+}
+
+void mpiexec_fate_end_job(mpiexec_job_t *job, int code)
+{
+    mpiexec_fate_set_code(job, code);
+    if (job->ending)
+        return;
+    job->ending = 1;
+    mpiexec_fate_signal_all(job, SIGTERM);
+    mpiexec_deadline(&job->kill_at, MPIEXEC_KILL_GRACE_MS);
+}
+
+/* Called from the event loop: escalate to SIGKILL when the grace ends. */
+void mpiexec_fate_tick(mpiexec_job_t *job)
+{
+    if (job->ending && !job->killed_hard && job->nrunning > 0 && mpiexec_ms_until(&job->kill_at) == 0) {
+        job->killed_hard = 1;
+        mpiexec_fate_signal_all(job, SIGKILL);
+    }
+}
+
+void mpiexec_fate_abort(mpiexec_job_t *job, mpiexec_rank_t *r, long code, const char *msg)
+{
+    int exit_code = (int)(code & 0xff);
+
+    /* A non-zero code that truncates to 0 must still report failure. */
+    if (exit_code == 0 && code != 0)
+        exit_code = 1;
+    if (!job->ending)
+        mpiexec_say("rank %d (pid %ld) called MPI_Abort (exit code %ld)%s%s; ending the job", r->rank,
+                    (long)r->pid, code, msg != NULL && msg[0] ? ": " : "", msg != NULL ? msg : "");
+    r->pmi_finalized = 1; /* its exit is expected now; do not report it again */
+    mpiexec_fate_end_job(job, exit_code);
+}
+
+void mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *what)
+{
+    if (!job->ending)
+        mpiexec_say("rank %d (pid %ld) %s; ending the job", r->rank, (long)r->pid, what);
+    mpiexec_pmi_close(job, r);
+    mpiexec_fate_end_job(job, 1);
+}
+
+void mpiexec_fate_signal(mpiexec_job_t *job, int sig)
+{
+    if (job->ending) {
+        /* Second request (impatient Ctrl-C): no more grace. */
+        if (!job->killed_hard) {
+            job->killed_hard = 1;
+            mpiexec_fate_signal_all(job, SIGKILL);
+        }
+        return;
+    }
+    mpiexec_say("received signal %d (%s); forwarding it to all ranks and ending the job", sig,
+                strsignal(sig));
+    mpiexec_fate_set_code(job, 128 + sig);
+    job->ending = 1;
+    mpiexec_fate_signal_all(job, sig);
+    mpiexec_deadline(&job->kill_at, MPIEXEC_KILL_GRACE_MS);
+}
+
+static void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
+{
+    /* Whatever it said before dying comes first. */
+    if (r->pmi_fd >= 0)
+        mpiexec_pmi_readable(job, r);
+    mpiexec_io_drain(job, &r->out);
+    mpiexec_io_drain(job, &r->err);
+    if (r->rank == 0)
+        mpiexec_io_stdin_close(job);
+
+    r->running = 0;
+    job->nrunning--;
+    if (r->pmi_fd >= 0)
+        mpiexec_pmi_close(job, r);
+
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+
+        if (!job->ending)
+            mpiexec_say("rank %d (pid %ld) killed by signal %d (%s); ending the job", r->rank,
+                        (long)r->pid, sig, strsignal(sig));
+        mpiexec_fate_end_job(job, 128 + sig);
+    } else if (WEXITSTATUS(status) != 0) {
+        if (!job->ending)
+            mpiexec_say("rank %d (pid %ld) exited with code %d; ending the job", r->rank,
+                        (long)r->pid, WEXITSTATUS(status));
+        mpiexec_fate_end_job(job, WEXITSTATUS(status));
+    } else if (r->pmi_inited && !r->pmi_finalized) {
+        if (!job->ending)
+            mpiexec_say("rank %d (pid %ld) exited without finalizing PMI (MPI_Finalize not "
+                        "called?); ending the job", r->rank, (long)r->pid);
+        mpiexec_fate_end_job(job, 1);
+    }
+}
+
+/* Collect every exited child (called after SIGCHLD). */
+void mpiexec_fate_reap(mpiexec_job_t *job)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+
+        if (pid < 0 && errno == EINTR)
+            continue;
+        if (pid <= 0)
+            return;
+        for (int i = 0; i < job->size; i++) {
+            if (job->ranks[i].running && job->ranks[i].pid == pid) {
+                mpiexec_fate_rank_exited(job, &job->ranks[i], status);
+                break;
+            }
+        }
+    }
+}
+
+/* The library names every shared-memory object of a job
+ * /dev/shm/locus-<kvsname>-...; whatever a crashed job left is removed. */
+void mpiexec_fate_cleanup_shm(const mpiexec_job_t *job)
+{
+    char prefix[128];
+    size_t plen;
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+
+    if (d == NULL)
+        return;
+    plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", job->kvsname);
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, plen) == 0 && unlinkat(dirfd(d), e->d_name, 0) != 0 &&
+            errno != ENOENT)
+            mpiexec_say("cannot remove /dev/shm/%s: %m", e->d_name);
+    }
+    closedir(d);
+}

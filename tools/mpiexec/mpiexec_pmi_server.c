@@ -1,0 +1,407 @@
+/* PMI server: answers each rank's PMI-1 or PMI-2 requests on its socket.
+ *
+ * Every connection starts in PMI-1 framing; the client's first line
+ * `cmd=init pmi_version=V` picks the framing for the rest of the
+ * connection (V=2 switches to length-prefixed PMI-2), as hydra does.
+ *
+ * The key space is one table per job.  A put is stored at once, and a
+ * barrier (PMI-1 barrier_in, PMI-2 kvs-fence) releases nobody until every
+ * rank has entered it, so after it every put made before it is visible.
+ * Both versions share one barrier count, so a job may mix clients.
+ *
+ * Replies are a few hundred bytes at most and a well-behaved client reads
+ * each before its next request, so a reply always fits the socket buffer;
+ * one that does not is a protocol violation that ends the job. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Built once per job: (vector,(first node, node count, ranks per node)).
+ * MPICH reads it to learn that all ranks share this node. */
+static void mpiexec_pmi_process_mapping(const mpiexec_job_t *job, char *buf, size_t len)
+{
+    snprintf(buf, len, "(vector,(0,1,%d))", job->size);
+}
+
+static void mpiexec_pmi_send(mpiexec_job_t *job, mpiexec_rank_t *r, lc_pmi_fmt_t *fmt)
+{
+    ssize_t len = lc_pmi_fmt_finish(fmt);
+    size_t off = 0;
+
+    if (r->pmi_fd < 0)
+        return;
+    if (len < 0) {
+        /* Only a value we were given can make this fail, e.g. a PMI-1 get
+         * of a value put through PMI-2 with a space in it. */
+        mpiexec_say("cannot encode a PMI reply for rank %d; ending the job", r->rank);
+        mpiexec_fate_end_job(job, 1);
+        return;
+    }
+    while (off < (size_t)len) {
+        ssize_t n = send(r->pmi_fd, fmt->buf + off, (size_t)len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                mpiexec_fate_protocol_error(job, r, "does not read its PMI replies");
+            /* EPIPE/ECONNRESET: the rank is dying; its exit tells the rest. */
+            mpiexec_pmi_close(job, r);
+            return;
+        }
+        off += (size_t)n;
+    }
+}
+
+void mpiexec_pmi_close(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    if (r->pmi_fd < 0)
+        return;
+    close(r->pmi_fd);
+    r->pmi_fd = -1;
+    if (r->in_barrier) {
+        r->in_barrier = 0;
+        job->nbarrier--;
+    }
+}
+
+/* Start a reply in the connection's framing. */
+static void mpiexec_pmi_reply(const mpiexec_rank_t *r, lc_pmi_fmt_t *fmt, char *buf, size_t cap,
+                              const char *cmd)
+{
+    lc_pmi_fmt_init(fmt, r->pmi_version == 2 ? 2 : 1, buf, cap);
+    lc_pmi_fmt_add(fmt, "cmd", cmd);
+}
+
+/* A rank entered the barrier; release everyone once all are in. */
+static void mpiexec_pmi_barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    char buf[128];
+    lc_pmi_fmt_t fmt;
+
+    if (r->in_barrier) {
+        mpiexec_fate_protocol_error(job, r, "entered the PMI barrier twice");
+        return;
+    }
+    r->in_barrier = 1;
+    if (++job->nbarrier < job->size)
+        return;
+    for (int i = 0; i < job->size; i++) {
+        mpiexec_rank_t *p = &job->ranks[i];
+
+        if (!p->in_barrier)
+            continue;
+        p->in_barrier = 0;
+        mpiexec_pmi_reply(p, &fmt, buf, sizeof(buf), p->pmi_version == 2 ? "kvs-fence-response" : "barrier_out");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+        mpiexec_pmi_send(job, p, &fmt);
+    }
+    job->nbarrier = 0;
+}
+
+/* Reasons are single words: PMI-1 values cannot carry spaces. */
+static int mpiexec_pmi_put(mpiexec_kvs_t *kvs, const char *key, const char *value,
+                           const char **why_p)
+{
+    if (key == NULL || value == NULL) {
+        *why_p = "missing_key_or_value";
+        return -1;
+    }
+    if (!lc_pmi_key_is_valid(key)) {
+        *why_p = "invalid_key";
+        return -1;
+    }
+    if (strlen(value) >= LC_PMI_VALUE_MAX) {
+        *why_p = "value_too_long";
+        return -1;
+    }
+    if (mpiexec_kvs_put(kvs, key, value) != 0) {
+        *why_p = "out_of_memory";
+        return -1;
+    }
+    return 0;
+}
+
+/* Keys the launcher defines itself; looked up after the job's own puts. */
+static const char *mpiexec_pmi_job_attr(const mpiexec_job_t *job, const char *key, char *buf, size_t len)
+{
+    if (strcmp(key, "PMI_process_mapping") == 0) {
+        mpiexec_pmi_process_mapping(job, buf, len);
+        return buf;
+    }
+    if (strcmp(key, "universeSize") == 0) {
+        snprintf(buf, len, "%d", job->size);
+        return buf;
+    }
+    return NULL;
+}
+
+static void mpiexec_pmi_handle_init(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_pmi_msg_t *msg)
+{
+    char buf[256];
+    lc_pmi_fmt_t fmt;
+    long version = 0;
+
+    /* The reply to init is always PMI-1 framed, whatever was asked. */
+    lc_pmi_fmt_init(&fmt, 1, buf, sizeof(buf));
+    lc_pmi_fmt_add(&fmt, "cmd", "response_to_init");
+    lc_pmi_msg_get_int(msg, "pmi_version", &version);
+    if (version == 1 || version == 2) {
+        lc_pmi_fmt_add_int(&fmt, "pmi_version", version);
+        lc_pmi_fmt_add(&fmt, "pmi_subversion", version == 1 ? "1" : "0");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+        r->pmi_version = (int)version;
+        r->pmi_inited = 1;
+    } else {
+        lc_pmi_fmt_add(&fmt, "pmi_version", "1");
+        lc_pmi_fmt_add(&fmt, "pmi_subversion", "1");
+        lc_pmi_fmt_add(&fmt, "rc", "-1");
+        mpiexec_say("rank %d asked for PMI version %ld; this mpiexec serves 1 and 2", r->rank, version);
+    }
+    mpiexec_pmi_send(job, r, &fmt);
+}
+
+static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_pmi_msg_t *msg)
+{
+    const char *cmd = lc_pmi_msg_cmd(msg), *why = NULL;
+    char buf[LC_PMI_WIRE_MAX + 2], attr[64];
+    lc_pmi_fmt_t fmt;
+
+    if (strcmp(cmd, "get_maxes") == 0) {
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "maxes");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+        lc_pmi_fmt_add_int(&fmt, "kvsname_max", LC_PMI_KVSNAME_MAX);
+        lc_pmi_fmt_add_int(&fmt, "keylen_max", LC_PMI_KEY_MAX);
+        lc_pmi_fmt_add_int(&fmt, "vallen_max", LC_PMI_VALUE_MAX);
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "appnum");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+        lc_pmi_fmt_add(&fmt, "appnum", "0");
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "my_kvsname");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+        lc_pmi_fmt_add(&fmt, "kvsname", job->kvsname);
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "universe_size");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+        lc_pmi_fmt_add_int(&fmt, "size", job->size);
+    } else if (strcmp(cmd, "put") == 0) {
+        const char *kvsname = lc_pmi_msg_get(msg, "kvsname");
+        int rc;
+
+        if (kvsname != NULL && strcmp(kvsname, job->kvsname) != 0) {
+            rc = -1;
+            why = "unknown_kvsname";
+        } else {
+            rc = mpiexec_pmi_put(job->kvs, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
+        }
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "put_result");
+        lc_pmi_fmt_add(&fmt, "rc", rc == 0 ? "0" : "-1");
+        lc_pmi_fmt_add(&fmt, "msg", rc == 0 ? "success" : why);
+    } else if (strcmp(cmd, "get") == 0) {
+        const char *kvsname = lc_pmi_msg_get(msg, "kvsname"), *key = lc_pmi_msg_get(msg, "key");
+        const char *value = NULL;
+
+        if (key != NULL && (kvsname == NULL || strcmp(kvsname, job->kvsname) == 0)) {
+            value = mpiexec_kvs_get(job->kvs, key);
+            if (value == NULL)
+                value = mpiexec_pmi_job_attr(job, key, attr, sizeof(attr));
+        }
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "get_result");
+        if (value != NULL && !lc_pmi1_value_is_valid(value)) {
+            /* Put by a PMI-2 client with a space in it: PMI-1 cannot say it. */
+            lc_pmi_fmt_add(&fmt, "rc", "-1");
+            lc_pmi_fmt_add(&fmt, "msg", "value_not_representable_in_PMI-1");
+        } else if (value != NULL) {
+            lc_pmi_fmt_add(&fmt, "rc", "0");
+            lc_pmi_fmt_add(&fmt, "msg", "success");
+            lc_pmi_fmt_add(&fmt, "value", value);
+        } else {
+            lc_pmi_fmt_add(&fmt, "rc", "-1");
+            lc_pmi_fmt_add(&fmt, "msg", "key_not_found");
+        }
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        mpiexec_pmi_barrier_enter(job, r);
+        return;
+    } else if (strcmp(cmd, "finalize") == 0) {
+        r->pmi_finalized = 1;
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "finalize_ack");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+    } else if (strcmp(cmd, "abort") == 0) {
+        long code = 1;
+        const char *text = lc_pmi_msg_get(msg, "message");
+
+        if (text == NULL)
+            text = lc_pmi_msg_get(msg, "error_msg");
+        lc_pmi_msg_get_int(msg, "exitcode", &code);
+        mpiexec_fate_abort(job, r, code, text);
+        return; /* no reply: the job ends */
+    } else {
+        /* Name the command in a reply the client cannot mistake for the
+         * one it waits for, so it fails at once instead of hanging. */
+        mpiexec_say("rank %d sent an unsupported PMI-1 command '%s'", r->rank, cmd);
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "unsupported_command");
+        lc_pmi_fmt_add(&fmt, "rc", "-1");
+    }
+    mpiexec_pmi_send(job, r, &fmt);
+}
+
+static void mpiexec_pmi2_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_pmi_msg_t *msg)
+{
+    const char *cmd = lc_pmi_msg_cmd(msg), *why = NULL;
+    char buf[LC_PMI_WIRE_MAX + 8], attr[64], name[64];
+    lc_pmi_fmt_t fmt;
+
+    if (strcmp(cmd, "fullinit") == 0) {
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "fullinit-response");
+        lc_pmi_fmt_add(&fmt, "pmi-version", "2");
+        lc_pmi_fmt_add(&fmt, "pmi-subversion", "0");
+        lc_pmi_fmt_add_int(&fmt, "rank", r->rank);
+        lc_pmi_fmt_add_int(&fmt, "size", job->size);
+        lc_pmi_fmt_add(&fmt, "appnum", "0");
+        lc_pmi_fmt_add(&fmt, "debugged", "FALSE");
+        lc_pmi_fmt_add(&fmt, "pmiverbose", "FALSE");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+    } else if (strcmp(cmd, "job-getid") == 0) {
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "job-getid-response");
+        lc_pmi_fmt_add(&fmt, "jobid", job->kvsname);
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+    } else if (strcmp(cmd, "kvs-put") == 0 || strcmp(cmd, "info-putnodeattr") == 0) {
+        int node = cmd[0] == 'i';
+        int rc = mpiexec_pmi_put(node ? job->node_attrs : job->kvs, lc_pmi_msg_get(msg, "key"),
+                                 lc_pmi_msg_get(msg, "value"), &why);
+
+        snprintf(name, sizeof(name), "%s-response", cmd);
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), name);
+        lc_pmi_fmt_add(&fmt, "rc", rc == 0 ? "0" : "-1");
+        if (rc != 0)
+            lc_pmi_fmt_add(&fmt, "errmsg", why);
+    } else if (strcmp(cmd, "kvs-fence") == 0) {
+        mpiexec_pmi_barrier_enter(job, r);
+        return;
+    } else if (strcmp(cmd, "kvs-get") == 0 || strcmp(cmd, "info-getjobattr") == 0 ||
+               strcmp(cmd, "info-getnodeattr") == 0) {
+        const char *key = lc_pmi_msg_get(msg, "key"), *jobid = lc_pmi_msg_get(msg, "jobid");
+        const char *value = NULL;
+
+        if (key != NULL && (jobid == NULL || strcmp(jobid, job->kvsname) == 0)) {
+            if (strcmp(cmd, "info-getnodeattr") == 0) {
+                /* wait=TRUE is answered at once too: found=FALSE if absent. */
+                value = mpiexec_kvs_get(job->node_attrs, key);
+            } else {
+                if (cmd[0] == 'k')
+                    value = mpiexec_kvs_get(job->kvs, key);
+                if (value == NULL)
+                    value = mpiexec_pmi_job_attr(job, key, attr, sizeof(attr));
+            }
+        }
+        snprintf(name, sizeof(name), "%s-response", cmd);
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), name);
+        lc_pmi_fmt_add(&fmt, "found", value != NULL ? "TRUE" : "FALSE");
+        if (value != NULL)
+            lc_pmi_fmt_add(&fmt, "value", value);
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+    } else if (strcmp(cmd, "finalize") == 0) {
+        r->pmi_finalized = 1;
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "finalize-response");
+        lc_pmi_fmt_add(&fmt, "rc", "0");
+    } else if (strcmp(cmd, "abort") == 0) {
+        long code = 1;
+        const char *text = lc_pmi_msg_get(msg, "msg");
+
+        if (text == NULL)
+            text = lc_pmi_msg_get(msg, "message");
+        lc_pmi_msg_get_int(msg, "exitcode", &code);
+        mpiexec_fate_abort(job, r, code, text);
+        return;
+    } else {
+        mpiexec_say("rank %d sent an unsupported PMI-2 command '%s'", r->rank, cmd);
+        snprintf(name, sizeof(name), "%.40s-response", cmd[0] ? cmd : "unknown");
+        mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), name);
+        lc_pmi_fmt_add(&fmt, "rc", "-1");
+        lc_pmi_fmt_add(&fmt, "errmsg", "unsupported command");
+    }
+    mpiexec_pmi_send(job, r, &fmt);
+}
+
+/* Take every complete message out of r->pmi_in.  Returns -1 after a
+ * protocol error (connection closed). */
+static int mpiexec_pmi_dispatch(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    static lc_pmi_msg_t msg; /* 5 KiB; single-threaded, not reentrant */
+
+    while (r->pmi_fd >= 0 && r->pmi_len > 0) {
+        size_t used;
+
+        if (r->pmi_version != 2) {
+            char *nl = memchr(r->pmi_in, '\n', r->pmi_len);
+
+            if (nl == NULL)
+                break;
+            used = (size_t)(nl - r->pmi_in) + 1;
+            if (lc_pmi1_parse(r->pmi_in, used, &msg) != 0) {
+                mpiexec_fate_protocol_error(job, r, "sent a malformed PMI-1 message");
+                return -1;
+            }
+            /* Commands before init are answered in PMI-1, as a PMI-1 client
+             * that skipped init (hydra tolerates it) expects. */
+            if (strcmp(lc_pmi_msg_cmd(&msg), "init") == 0)
+                mpiexec_pmi_handle_init(job, r, &msg);
+            else
+                mpiexec_pmi1_handle(job, r, &msg);
+        } else {
+            ssize_t body;
+
+            if (r->pmi_len < LC_PMI2_PREFIX_LEN)
+                break;
+            body = lc_pmi2_prefix_decode(r->pmi_in);
+            if (body < 0) {
+                mpiexec_fate_protocol_error(job, r, "sent a malformed PMI-2 length prefix");
+                return -1;
+            }
+            if (r->pmi_len < LC_PMI2_PREFIX_LEN + (size_t)body)
+                break;
+            used = LC_PMI2_PREFIX_LEN + (size_t)body;
+            if (lc_pmi2_parse(r->pmi_in + LC_PMI2_PREFIX_LEN, (size_t)body, &msg) != 0) {
+                mpiexec_fate_protocol_error(job, r, "sent a malformed PMI-2 message");
+                return -1;
+            }
+            mpiexec_pmi2_handle(job, r, &msg);
+        }
+        /* Handlers may have closed the connection (and reset pmi_len). */
+        if (r->pmi_fd < 0)
+            return -1;
+        memmove(r->pmi_in, r->pmi_in + used, r->pmi_len - used);
+        r->pmi_len -= used;
+    }
+    if (r->pmi_fd >= 0 && r->pmi_len >= sizeof(r->pmi_in) - 1) {
+        mpiexec_fate_protocol_error(job, r, "sent a PMI message longer than allowed");
+        return -1;
+    }
+    return 0;
+}
+
+/* Read what the socket holds (until EAGAIN or EOF) and answer it. */
+void mpiexec_pmi_readable(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    while (r->pmi_fd >= 0) {
+        ssize_t n = read(r->pmi_fd, r->pmi_in + r->pmi_len, sizeof(r->pmi_in) - 1 - r->pmi_len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            /* EOF (or reset): the rank closed the connection or died.  Its
+             * exit status, reaped separately, decides what it means. */
+            mpiexec_pmi_close(job, r);
+            return;
+        }
+        r->pmi_len += (size_t)n;
+        if (mpiexec_pmi_dispatch(job, r) != 0)
+            return;
+    }
+}

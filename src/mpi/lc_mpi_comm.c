@@ -11,6 +11,7 @@
 #include "coll/lc_coll.h"
 #include "mpi/lc_mpi_comm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

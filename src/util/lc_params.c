@@ -109,9 +109,9 @@ int lc_params_load(void)
         snprintf(env, sizeof(env), "LOCUS_%s", d->name);
         const char *text = getenv(env);
         if (text && lc_param_parse(d, text, field) != 0) {
-            lc_log_error("%s=\"%s\" is not a valid %s%s%s; using the default %s", env, text,
+            lc_log_error("%s=\"%s\" is not a valid %s%s%s%s; using the default %s", env, text,
                          lc_param_type_name(d->type), d->choices ? " (one of " : "",
-                         d->choices ? d->choices : "", d->default_value);
+                         d->choices ? d->choices : "", d->choices ? ")" : "", d->default_value);
             lc_param_parse(d, d->default_value, field);
             rc = -1;
         }

@@ -15,6 +15,8 @@
 #include "locality/lc_locality.h"
 #include "util/lc_params.h"
 
+#include <mpi.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

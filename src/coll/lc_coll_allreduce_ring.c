@@ -1,0 +1,25 @@
+/*
+ * lc_coll_allreduce_ring.c — allreduce of long vectors: ring
+ * reduce-scatter, then ring allgather of the reduced blocks.
+ *
+ * Each rank sends and receives 2 * (p-1)/p of the vector, whatever p,
+ * and does 1/p of the arithmetic.  Each element is reduced on one rank
+ * only and then copied, so all ranks get identical bits.
+ */
+#include "coll/lc_coll_impl.h"
+
+int lc_coll_allreduce_ring(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
+                           lc_comm_t *comm)
+{
+    int rc;
+    size_t esize = lc_dtype_size(dt);
+    if (sbuf != MPI_IN_PLACE && count) memcpy(rbuf, sbuf, count * esize);
+    if (comm->size == 1) return MPI_SUCCESS;
+    lc_coll_layout_t lay;
+    rc = lc_coll_layout_split(&lay, comm->size, count, esize);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = lc_coll_ring_reduce_scatter(rbuf, &lay, dt, op, LC_TAG_ALLREDUCE, comm);
+    if (rc == MPI_SUCCESS) rc = lc_coll_ring_allgather(rbuf, &lay, LC_TAG_ALLREDUCE, comm);
+    lc_coll_layout_free(&lay);
+    return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * lc_coll_reduce_scatter_ring.c — reduce_scatter around the ring: p-1
+ * steps, each moving one block, so each rank sends and receives about
+ * the vector length once and reduces only 1/p of it.  The choice for
+ * long vectors.
+ */
+#include "coll/lc_coll_impl.h"
+
+#include <stdlib.h>
+
+int lc_coll_reduce_scatter_ring(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                                lc_comm_t *comm)
+{
+    int p = comm->size, r = comm->rank, rc;
+    size_t esize = lc_dtype_size(dt), total = 0;
+    for (int i = 0; i < p; i++) total += (size_t)rcounts[i];
+    const void *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (p == 1) return lc_coll_copy(rbuf, total * esize, input, total * esize);
+
+    /* The ring reduces in place: work on a copy, the input is read-only
+     * (and in place the result must end at the start of rbuf). */
+    char *acc = lc_coll_alloc(total * esize, &rc);
+    if (!acc) return rc;
+    if (total) memcpy(acc, input, total * esize);
+    lc_coll_layout_t lay;
+    rc = lc_coll_layout_vector(&lay, p, rcounts, NULL, esize);
+    if (rc != MPI_SUCCESS) goto out;
+    rc = lc_coll_ring_reduce_scatter(acc, &lay, dt, op, LC_TAG_REDUCE_SCATTER, comm);
+    if (rc == MPI_SUCCESS && lay.len[r]) memcpy(rbuf, acc + lay.off[r], lay.len[r]);
+    lc_coll_layout_free(&lay);
+out:
+    free(acc);
+    return rc;
+}

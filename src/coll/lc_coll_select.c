@@ -1,0 +1,356 @@
+/*
+ * lc_coll_select.c — which algorithm runs each collective, and the entry
+ * points of lc_coll.h that dispatch to it.
+ *
+ * Each collective has an ordered table of rules {algorithm, largest
+ * message, communicator sizes}; the first rule that fits the call wins
+ * and the last rule of every table fits everything.  Rules with an empty
+ * size range are never chosen automatically: they name algorithms that
+ * only the override reaches.  The override LOCUS_COLL_<NAME>=<algorithm>
+ * (read once by lc_coll_init) forces one algorithm for every call;
+ * every algorithm is correct for every call, so any choice is safe.
+ *
+ * The selection must come out the same on every rank, so the "message
+ * size" of a rule is something every rank knows alike:
+ *   bcast, reduce, allreduce, scan, exscan: the vector, in bytes;
+ *   gather, scatter, allgather, alltoall: one rank's block, in bytes;
+ *   allgatherv, reduce_scatter(_block): the whole vector, in bytes;
+ *   gatherv, scatterv, alltoallv, barrier: 0 (only the communicator
+ *   size can be used: ranks do not know each other's counts).
+ */
+#include "coll/lc_coll_impl.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+typedef enum lc_coll_id {
+    LC_COLL_BARRIER,
+    LC_COLL_BCAST,
+    LC_COLL_REDUCE,
+    LC_COLL_ALLREDUCE,
+    LC_COLL_GATHER,
+    LC_COLL_GATHERV,
+    LC_COLL_SCATTER,
+    LC_COLL_SCATTERV,
+    LC_COLL_ALLGATHER,
+    LC_COLL_ALLGATHERV,
+    LC_COLL_ALLTOALL,
+    LC_COLL_ALLTOALLV,
+    LC_COLL_REDUCE_SCATTER,
+    LC_COLL_REDUCE_SCATTER_BLOCK,
+    LC_COLL_SCAN,
+    LC_COLL_EXSCAN,
+    LC_COLL_COUNT
+} lc_coll_id_t;
+
+typedef union lc_coll_fn {
+    lc_coll_barrier_fn *barrier;
+    lc_coll_bcast_fn *bcast;
+    lc_coll_reduce_fn *reduce;
+    lc_coll_allreduce_fn *allreduce;
+    lc_coll_gather_fn *gather;
+    lc_coll_gatherv_fn *gatherv;
+    lc_coll_scatter_fn *scatter;
+    lc_coll_scatterv_fn *scatterv;
+    lc_coll_allgather_fn *allgather;
+    lc_coll_allgatherv_fn *allgatherv;
+    lc_coll_alltoall_fn *alltoall;
+    lc_coll_alltoallv_fn *alltoallv;
+    lc_coll_reduce_scatter_fn *reduce_scatter;
+    lc_coll_scan_fn *scan;
+} lc_coll_fn_t;
+
+typedef struct lc_coll_rule {
+    const char *algorithm;
+    size_t max_bytes;          /* applies to messages up to this size */
+    int min_ranks, max_ranks;  /* and to communicators of this size */
+    lc_coll_fn_t fn;
+} lc_coll_rule_t;
+
+#define KiB ((size_t)1024)
+#define ANY_SIZE SIZE_MAX
+#define ANY_RANKS 1, INT_MAX
+#define BY_NAME_ONLY 0, 0, 0 /* never matches: only the override selects it */
+
+/* Thresholds follow the usual cost models (latency-bound trees for short
+ * messages, bandwidth-optimal rings and direct exchanges for long ones);
+ * they are defaults to be tuned with bench/lc_osu_coll. */
+static const lc_coll_rule_t lc_rules_barrier[] = {
+    { "dissemination", ANY_SIZE, ANY_RANKS, { .barrier = lc_coll_barrier_dissemination } },
+};
+static const lc_coll_rule_t lc_rules_bcast[] = {
+    { "binomial", 128 * KiB, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
+    { "scatter_allgather", ANY_SIZE, 4, INT_MAX, { .bcast = lc_coll_bcast_scatter_allgather } },
+    { "binomial", ANY_SIZE, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
+};
+static const lc_coll_rule_t lc_rules_reduce[] = {
+    { "binomial", 64 * KiB, ANY_RANKS, { .reduce = lc_coll_reduce_binomial } },
+    { "scatter_gather", ANY_SIZE, ANY_RANKS, { .reduce = lc_coll_reduce_scatter_gather } },
+};
+static const lc_coll_rule_t lc_rules_allreduce[] = {
+    { "recursive_doubling", 32 * KiB, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
+    { "ring", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_ring } },
+};
+static const lc_coll_rule_t lc_rules_gather[] = {
+    { "binomial", 4 * KiB, ANY_RANKS, { .gather = lc_coll_gather_binomial } },
+    { "linear", ANY_SIZE, ANY_RANKS, { .gather = lc_coll_gather_linear } },
+};
+static const lc_coll_rule_t lc_rules_gatherv[] = {
+    { "linear", ANY_SIZE, ANY_RANKS, { .gatherv = lc_coll_gatherv_linear } },
+};
+static const lc_coll_rule_t lc_rules_scatter[] = {
+    { "binomial", 4 * KiB, ANY_RANKS, { .scatter = lc_coll_scatter_binomial } },
+    { "linear", ANY_SIZE, ANY_RANKS, { .scatter = lc_coll_scatter_linear } },
+};
+static const lc_coll_rule_t lc_rules_scatterv[] = {
+    { "linear", ANY_SIZE, ANY_RANKS, { .scatterv = lc_coll_scatterv_linear } },
+};
+static const lc_coll_rule_t lc_rules_allgather[] = {
+    { "bruck", 8 * KiB, ANY_RANKS, { .allgather = lc_coll_allgather_bruck } },
+    { "ring", ANY_SIZE, ANY_RANKS, { .allgather = lc_coll_allgather_ring } },
+};
+static const lc_coll_rule_t lc_rules_allgatherv[] = {
+    { "ring", ANY_SIZE, ANY_RANKS, { .allgatherv = lc_coll_allgatherv_ring } },
+};
+static const lc_coll_rule_t lc_rules_alltoall[] = {
+    { "linear", 4 * KiB, ANY_RANKS, { .alltoall = lc_coll_alltoall_linear } },
+    { "pairwise", ANY_SIZE, ANY_RANKS, { .alltoall = lc_coll_alltoall_pairwise } },
+};
+static const lc_coll_rule_t lc_rules_alltoallv[] = {
+    { "pairwise", ANY_SIZE, ANY_RANKS, { .alltoallv = lc_coll_alltoallv_pairwise } },
+};
+static const lc_coll_rule_t lc_rules_reduce_scatter[] = {
+    { "reduce_scatterv", 16 * KiB, ANY_RANKS, { .reduce_scatter = lc_coll_reduce_scatter_reduce_scatterv } },
+    { "ring", ANY_SIZE, ANY_RANKS, { .reduce_scatter = lc_coll_reduce_scatter_ring } },
+};
+static const lc_coll_rule_t lc_rules_scan[] = {
+    /* The chain is p-1 messages deep: it only saves bandwidth. */
+    { "recursive_doubling", ANY_SIZE, ANY_RANKS, { .scan = lc_coll_scan_recursive_doubling } },
+    { "linear", BY_NAME_ONLY, { .scan = lc_coll_scan_linear } },
+};
+static const lc_coll_rule_t lc_rules_exscan[] = {
+    { "recursive_doubling", ANY_SIZE, ANY_RANKS, { .scan = lc_coll_exscan_recursive_doubling } },
+    { "linear", BY_NAME_ONLY, { .scan = lc_coll_exscan_linear } },
+};
+
+typedef struct lc_coll_table {
+    const char *name; /* override: LOCUS_COLL_<name> */
+    const lc_coll_rule_t *rules;
+    size_t n;
+} lc_coll_table_t;
+
+#define LC_TABLE(id, name, rules) [id] = { name, rules, LC_ARRAY_SIZE(rules) }
+static const lc_coll_table_t lc_coll_tables[LC_COLL_COUNT] = {
+    LC_TABLE(LC_COLL_BARRIER, "BARRIER", lc_rules_barrier),
+    LC_TABLE(LC_COLL_BCAST, "BCAST", lc_rules_bcast),
+    LC_TABLE(LC_COLL_REDUCE, "REDUCE", lc_rules_reduce),
+    LC_TABLE(LC_COLL_ALLREDUCE, "ALLREDUCE", lc_rules_allreduce),
+    LC_TABLE(LC_COLL_GATHER, "GATHER", lc_rules_gather),
+    LC_TABLE(LC_COLL_GATHERV, "GATHERV", lc_rules_gatherv),
+    LC_TABLE(LC_COLL_SCATTER, "SCATTER", lc_rules_scatter),
+    LC_TABLE(LC_COLL_SCATTERV, "SCATTERV", lc_rules_scatterv),
+    LC_TABLE(LC_COLL_ALLGATHER, "ALLGATHER", lc_rules_allgather),
+    LC_TABLE(LC_COLL_ALLGATHERV, "ALLGATHERV", lc_rules_allgatherv),
+    LC_TABLE(LC_COLL_ALLTOALL, "ALLTOALL", lc_rules_alltoall),
+    LC_TABLE(LC_COLL_ALLTOALLV, "ALLTOALLV", lc_rules_alltoallv),
+    LC_TABLE(LC_COLL_REDUCE_SCATTER, "REDUCE_SCATTER", lc_rules_reduce_scatter),
+    LC_TABLE(LC_COLL_REDUCE_SCATTER_BLOCK, "REDUCE_SCATTER_BLOCK", lc_rules_reduce_scatter),
+    LC_TABLE(LC_COLL_SCAN, "SCAN", lc_rules_scan),
+    LC_TABLE(LC_COLL_EXSCAN, "EXSCAN", lc_rules_exscan),
+};
+
+/* Set by lc_coll_init before any collective runs, read-only afterwards. */
+static const lc_coll_rule_t *lc_coll_forced[LC_COLL_COUNT];
+
+void lc_coll_init(void)
+{
+    for (int id = 0; id < LC_COLL_COUNT; id++) {
+        const lc_coll_table_t *t = &lc_coll_tables[id];
+        char var[64];
+        snprintf(var, sizeof(var), "LOCUS_COLL_%s", t->name);
+        const char *want = getenv(var);
+        lc_coll_forced[id] = NULL;
+        if (!want || !*want || strcasecmp(want, "auto") == 0) continue;
+        for (size_t i = 0; i < t->n && !lc_coll_forced[id]; i++)
+            if (strcasecmp(want, t->rules[i].algorithm) == 0) lc_coll_forced[id] = &t->rules[i];
+        if (lc_coll_forced[id]) continue;
+        char choices[256] = "auto";
+        size_t len = strlen(choices);
+        for (size_t i = 0; i < t->n; i++) {
+            /* list each algorithm once (a table may name one twice) */
+            bool seen = false;
+            for (size_t j = 0; j < i; j++) seen |= strcmp(t->rules[i].algorithm, t->rules[j].algorithm) == 0;
+            if (!seen && len < sizeof(choices))
+                len += (size_t)snprintf(choices + len, sizeof(choices) - len, ", %s", t->rules[i].algorithm);
+        }
+        if (lc_log_rank <= 0) /* every rank reads the same environment: say it once */
+            lc_log_warn("%s=%s is not an algorithm of this collective (choices: %s); using the automatic choice",
+                        var, want, choices);
+    }
+}
+
+static const lc_coll_rule_t *lc_coll_pick(lc_coll_id_t id, size_t bytes, int ranks)
+{
+    if (lc_coll_forced[id]) return lc_coll_forced[id];
+    const lc_coll_table_t *t = &lc_coll_tables[id];
+    for (size_t i = 0; i < t->n; i++) {
+        const lc_coll_rule_t *rule = &t->rules[i];
+        if (bytes <= rule->max_bytes && ranks >= rule->min_ranks && ranks <= rule->max_ranks) return rule;
+    }
+    return &t->rules[0]; /* unreachable: every table ends with a catch-all */
+}
+
+/* ---- entry points ------------------------------------------------------- */
+/* A collective that moves no data on any rank returns at once: every rank
+ * computes the same "nothing to do" from arguments all ranks share. */
+
+int lc_coll_barrier(lc_comm_t *comm)
+{
+    return lc_coll_pick(LC_COLL_BARRIER, 0, comm->size)->fn.barrier(comm);
+}
+
+int lc_coll_bcast(void *buf, size_t count, MPI_Datatype dt, int root, lc_comm_t *comm)
+{
+    size_t bytes = count * lc_dtype_size(dt);
+    if (bytes == 0 || comm->size == 1) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_BCAST, bytes, comm->size)->fn.bcast(buf, bytes, root, comm);
+}
+
+int lc_coll_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root,
+                   lc_comm_t *comm)
+{
+    size_t bytes = count * lc_dtype_size(dt);
+    if (bytes == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_REDUCE, bytes, comm->size)->fn.reduce(sbuf, rbuf, count, dt, op, root, comm);
+}
+
+int lc_coll_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
+{
+    size_t bytes = count * lc_dtype_size(dt);
+    if (bytes == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_ALLREDUCE, bytes, comm->size)->fn.allreduce(sbuf, rbuf, count, dt, op, comm);
+}
+
+int lc_coll_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                   int root, lc_comm_t *comm)
+{
+    bool is_root = comm->rank == root;
+    /* Receive arguments count only at the root, send arguments not at an
+     * in-place root. */
+    size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
+    size_t rbytes = is_root ? rcount * lc_dtype_size(rdt) : 0;
+    size_t block = is_root ? rbytes : sbytes;
+    if (block == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_GATHER, block, comm->size)->fn.gather(sbuf, sbytes, rbuf, rbytes, root, comm);
+}
+
+int lc_coll_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                    const int *displs, MPI_Datatype rdt, int root, lc_comm_t *comm)
+{
+    bool is_root = comm->rank == root;
+    size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
+    size_t resize = is_root ? lc_dtype_size(rdt) : 0;
+    return lc_coll_pick(LC_COLL_GATHERV, 0, comm->size)
+        ->fn.gatherv(sbuf, sbytes, rbuf, rcounts, displs, resize, root, comm);
+}
+
+int lc_coll_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                    int root, lc_comm_t *comm)
+{
+    bool is_root = comm->rank == root;
+    size_t sbytes = is_root ? scount * lc_dtype_size(sdt) : 0;
+    size_t rbytes = rbuf == MPI_IN_PLACE ? 0 : rcount * lc_dtype_size(rdt);
+    size_t block = is_root ? sbytes : rbytes;
+    if (block == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_SCATTER, block, comm->size)->fn.scatter(sbuf, sbytes, rbuf, rbytes, root, comm);
+}
+
+int lc_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype sdt, void *rbuf,
+                     size_t rcount, MPI_Datatype rdt, int root, lc_comm_t *comm)
+{
+    bool is_root = comm->rank == root;
+    size_t sesize = is_root ? lc_dtype_size(sdt) : 0;
+    size_t rbytes = rbuf == MPI_IN_PLACE ? 0 : rcount * lc_dtype_size(rdt);
+    return lc_coll_pick(LC_COLL_SCATTERV, 0, comm->size)
+        ->fn.scatterv(sbuf, scounts, displs, sesize, rbuf, rbytes, root, comm);
+}
+
+int lc_coll_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
+                      MPI_Datatype rdt, lc_comm_t *comm)
+{
+    size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
+    size_t rbytes = rcount * lc_dtype_size(rdt);
+    if (rbytes == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_ALLGATHER, rbytes, comm->size)->fn.allgather(sbuf, sbytes, rbuf, rbytes, comm);
+}
+
+int lc_coll_allgatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                       const int *displs, MPI_Datatype rdt, lc_comm_t *comm)
+{
+    size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
+    size_t resize = lc_dtype_size(rdt), total = 0;
+    for (int i = 0; i < comm->size; i++) total += (size_t)rcounts[i];
+    if (total * resize == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_ALLGATHERV, total * resize, comm->size)
+        ->fn.allgatherv(sbuf, sbytes, rbuf, rcounts, displs, resize, comm);
+}
+
+int lc_coll_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
+                     MPI_Datatype rdt, lc_comm_t *comm)
+{
+    size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
+    size_t rbytes = rcount * lc_dtype_size(rdt);
+    if (rbytes == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_ALLTOALL, rbytes, comm->size)->fn.alltoall(sbuf, sbytes, rbuf, rbytes, comm);
+}
+
+int lc_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt, void *rbuf,
+                      const int *rcounts, const int *rdispls, MPI_Datatype rdt, lc_comm_t *comm)
+{
+    size_t sesize = sbuf == MPI_IN_PLACE ? 0 : lc_dtype_size(sdt);
+    return lc_coll_pick(LC_COLL_ALLTOALLV, 0, comm->size)
+        ->fn.alltoallv(sbuf, scounts, sdispls, sesize, rbuf, rcounts, rdispls, lc_dtype_size(rdt), comm);
+}
+
+int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                           lc_comm_t *comm)
+{
+    size_t total = 0;
+    for (int i = 0; i < comm->size; i++) total += (size_t)rcounts[i];
+    size_t bytes = total * lc_dtype_size(dt);
+    if (bytes == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_REDUCE_SCATTER, bytes, comm->size)->fn.reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm);
+}
+
+int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MPI_Datatype dt, MPI_Op op,
+                                 lc_comm_t *comm)
+{
+    size_t bytes = rcount * (size_t)comm->size * lc_dtype_size(dt);
+    if (bytes == 0) return MPI_SUCCESS;
+    if (rcount > INT_MAX) return lc_error(MPI_ERR_COUNT, "recvcount %zu is too large", rcount);
+    int rc;
+    int *counts = lc_coll_alloc((size_t)comm->size * sizeof(int), &rc);
+    if (!counts) return rc;
+    for (int i = 0; i < comm->size; i++) counts[i] = (int)rcount;
+    rc = lc_coll_pick(LC_COLL_REDUCE_SCATTER_BLOCK, bytes, comm->size)
+             ->fn.reduce_scatter(sbuf, rbuf, counts, dt, op, comm);
+    free(counts);
+    return rc;
+}
+
+int lc_coll_scan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
+{
+    size_t bytes = count * lc_dtype_size(dt);
+    if (bytes == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_SCAN, bytes, comm->size)->fn.scan(sbuf, rbuf, count, dt, op, comm);
+}
+
+int lc_coll_exscan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
+{
+    size_t bytes = count * lc_dtype_size(dt);
+    if (bytes == 0) return MPI_SUCCESS;
+    return lc_coll_pick(LC_COLL_EXSCAN, bytes, comm->size)->fn.scan(sbuf, rbuf, count, dt, op, comm);
+}

@@ -25,11 +25,13 @@ static int lc_check_side(const void *buf, int count, MPI_Datatype dt)
     return rc;
 }
 
-static int lc_check_not_in_place(const void *buf, const char *what)
+/* `where` completes the message: "" or " on a rank other than the root" */
+static int lc_check_not_in_place(const void *buf, const char *what, const char *where)
 {
     if (lc_likely(buf != MPI_IN_PLACE)) return MPI_SUCCESS;
-    return lc_error(MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE in this call (or on this rank)", what);
+    return lc_error(MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE%s", what, where);
 }
+#define LC_NOT_ROOT " on a rank other than the root"
 
 /* The same buffer as input and output must be asked for with MPI_IN_PLACE. */
 static int lc_check_not_aliased(const void *sbuf, const void *rbuf, size_t bytes)
@@ -82,7 +84,7 @@ LC_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, 
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_root(c, root));
-    LC_TRY(lc_check_not_in_place(buffer, "buffer"));
+    LC_TRY(lc_check_not_in_place(buffer, "buffer", ""));
     LC_TRY(lc_check_side(buffer, count, datatype));
     LC_TRY(lc_coll_bcast(buffer, (size_t)count, datatype, root, c));
     return MPI_SUCCESS;
@@ -100,11 +102,11 @@ LC_API int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     LC_TRY(lc_check_root(c, root));
     LC_TRY(lc_check_reduction(count, datatype, op));
     if (c->rank == root) {
-        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
         LC_TRY(lc_check_buf(recvbuf, count, datatype));
         LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
     } else {
-        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf (MPI_IN_PLACE is for the root only)"));
+        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
     LC_TRY(lc_coll_reduce(sendbuf, recvbuf, (size_t)count, datatype, op, root, c));
@@ -121,7 +123,7 @@ LC_API int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_reduction(count, datatype, op));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
@@ -140,10 +142,10 @@ LC_API int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
-        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
         LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     } else {
-        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf (MPI_IN_PLACE is for the root only)"));
+        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
     LC_TRY(lc_coll_gather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
@@ -161,10 +163,10 @@ LC_API int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
-        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
         LC_TRY(lc_check_vector(c, recvbuf, recvcounts, "recvcounts", displs, "displs", recvtype));
     } else {
-        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf (MPI_IN_PLACE is for the root only)"));
+        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
     LC_TRY(lc_coll_gatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c));
@@ -182,10 +184,10 @@ LC_API int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
-        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf"));
+        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", ""));
         LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
     } else {
-        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf (MPI_IN_PLACE is for the root only)"));
+        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", LC_NOT_ROOT));
     }
     if (recvbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     LC_TRY(lc_coll_scatter(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
@@ -203,10 +205,10 @@ LC_API int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int 
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
-        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf"));
+        LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", ""));
         LC_TRY(lc_check_vector(c, sendbuf, sendcounts, "sendcounts", displs, "displs", sendtype));
     } else {
-        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf (MPI_IN_PLACE is for the root only)"));
+        LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", LC_NOT_ROOT));
     }
     if (recvbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     LC_TRY(lc_coll_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
@@ -222,7 +224,7 @@ LC_API int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendt
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
     LC_TRY(lc_coll_allgather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
@@ -238,7 +240,7 @@ LC_API int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype send
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, recvcounts, "recvcounts", displs, "displs", recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
     LC_TRY(lc_coll_allgatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c));
@@ -254,7 +256,7 @@ LC_API int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     if (sendbuf != MPI_IN_PLACE) {
         LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
@@ -274,7 +276,7 @@ LC_API int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, recvcounts, "recvcounts", rdispls, "rdispls", recvtype));
     if (sendbuf != MPI_IN_PLACE)
         LC_TRY(lc_check_vector(c, sendbuf, sendcounts, "sendcounts", sdispls, "sdispls", sendtype));
@@ -292,7 +294,7 @@ LC_API int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int rec
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_reduction(0, datatype, op));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     /* The input covers every block: with MPI_IN_PLACE it is recvbuf. */
     LC_TRY(lc_check_vector(c, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvcounts, "recvcounts", NULL, NULL,
                            datatype));
@@ -312,7 +314,7 @@ LC_API int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rec
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_reduction(recvcount, datatype, op));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, recvcount, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, recvcount, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(recvcount, datatype)));
@@ -329,7 +331,7 @@ LC_API int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_reduction(count, datatype, op));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
@@ -347,7 +349,7 @@ LC_API int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_reduction(count, datatype, op));
-    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf"));
+    LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     /* recvbuf is not significant on rank 0, unless it holds the input. */
     if (c->rank != 0 || sendbuf == MPI_IN_PLACE) LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));

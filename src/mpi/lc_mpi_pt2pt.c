@@ -357,10 +357,15 @@ LC_API int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *
 }
 LC_MPI_ALIAS(Get_count);
 
-/* For predefined datatypes, elements and count are the same thing. */
+/* Elements are the basic parts of a datatype: one per item, except for
+ * the value+index pair types, which hold two. */
 LC_API int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return lc_status_count(status, datatype, count, "MPI_Get_elements");
+    int rc = lc_status_count(status, datatype, count, "MPI_Get_elements");
+    if (rc || *count == MPI_UNDEFINED) return rc;
+    const lc_dtype_info_t *info = lc_dtype_lookup(datatype);
+    if (info->cls == LC_DT_PAIR) *count *= 2;
+    return MPI_SUCCESS;
 }
 LC_MPI_ALIAS(Get_elements);
 
@@ -369,7 +374,7 @@ LC_API int PMPI_Type_size(MPI_Datatype datatype, int *size)
     int rc = lc_check_dtype(datatype);
     if (!rc && !size) rc = lc_error(MPI_ERR_ARG, "size is NULL");
     if (rc) return lc_mpi_error(NULL, "MPI_Type_size", rc);
-    *size = (int)lc_dtype_size(datatype);
+    *size = (int)lc_dtype_lookup(datatype)->type_size;
     return MPI_SUCCESS;
 }
 LC_MPI_ALIAS(Type_size);

@@ -4,7 +4,9 @@
 
 #include <stdint.h>
 
-#define LC_DT(h, cls, size) { h, #h, cls, size }
+#define LC_DT(h, cls, size) { h, #h, cls, size, size }
+/* Pair types: extent of the struct, type size of its two members. */
+#define LC_DT_PAIR_OF(h, vtype) { h, #h, LC_DT_PAIR, sizeof(struct { vtype v; int i; }), sizeof(vtype) + sizeof(int) }
 static const lc_dtype_info_t lc_dtype_table[] = {
     LC_DT(MPI_CHAR, LC_DT_SIGNED, sizeof(char)),
     LC_DT(MPI_SIGNED_CHAR, LC_DT_SIGNED, 1),
@@ -25,12 +27,12 @@ static const lc_dtype_info_t lc_dtype_table[] = {
     LC_DT(MPI_PACKED, LC_DT_BYTE, 1),
     LC_DT(MPI_LB, LC_DT_MARKER, 0),
     LC_DT(MPI_UB, LC_DT_MARKER, 0),
-    LC_DT(MPI_FLOAT_INT, LC_DT_PAIR, sizeof(struct { float v; int i; })),
-    LC_DT(MPI_DOUBLE_INT, LC_DT_PAIR, sizeof(struct { double v; int i; })),
-    LC_DT(MPI_LONG_INT, LC_DT_PAIR, sizeof(struct { long v; int i; })),
-    LC_DT(MPI_SHORT_INT, LC_DT_PAIR, sizeof(struct { short v; int i; })),
+    LC_DT_PAIR_OF(MPI_FLOAT_INT, float),
+    LC_DT_PAIR_OF(MPI_DOUBLE_INT, double),
+    LC_DT_PAIR_OF(MPI_LONG_INT, long),
+    LC_DT_PAIR_OF(MPI_SHORT_INT, short),
     LC_DT(MPI_2INT, LC_DT_PAIR, 2 * sizeof(int)),
-    LC_DT(MPI_LONG_DOUBLE_INT, LC_DT_PAIR, sizeof(struct { long double v; int i; })),
+    LC_DT_PAIR_OF(MPI_LONG_DOUBLE_INT, long double),
     LC_DT(MPI_COMPLEX, LC_DT_COMPLEX, 8),
     LC_DT(MPI_DOUBLE_COMPLEX, LC_DT_COMPLEX, 16),
     LC_DT(MPI_LOGICAL, LC_DT_LOGICAL, 4),

@@ -28,13 +28,16 @@ typedef struct lc_dtype_info {
     MPI_Datatype handle;
     const char *name;
     lc_dtype_class_t cls;
-    unsigned size;
+    unsigned size;       /* extent: bytes one item spans in memory (what is copied) */
+    unsigned type_size;  /* MPI_Type_size: data bytes without padding */
 } lc_dtype_info_t;
 
 /* Table lookup; NULL if `dt` is not a predefined datatype Locus knows. */
 const lc_dtype_info_t *lc_dtype_lookup(MPI_Datatype dt);
 
-/* Size in bytes; 0 for an invalid type. Fast path for builtin handles. */
+/* Extent in bytes (one item in memory, padding included): messages are
+ * copied as count x extent contiguous bytes.  0 for an invalid type.
+ * Fast path for builtin handles, whose extent is in the handle. */
 static inline size_t lc_dtype_size(MPI_Datatype dt)
 {
     unsigned h = (unsigned)dt;

@@ -76,14 +76,18 @@ typedef struct lc_coll_rule {
 #define BY_NAME_ONLY 0, 0, 0 /* never matches: only the override selects it */
 
 /* Thresholds follow the usual cost models (latency-bound trees for short
- * messages, bandwidth-optimal rings and direct exchanges for long ones);
- * they are defaults to be tuned with bench/lc_osu_coll. */
+ * messages, bandwidth-optimal rings and direct exchanges for long ones),
+ * adjusted where a first measurement on one node disagreed: with
+ * single-copy (CMA) transfers the binomial broadcast beat
+ * scatter+allgather up to 2 MiB on 4 ranks, and at 2 ranks the ring
+ * allreduce only adds a step.  Provisional: to be tuned with
+ * bench/lc_osu_coll on machines that are not oversubscribed. */
 static const lc_coll_rule_t lc_rules_barrier[] = {
     { "dissemination", ANY_SIZE, ANY_RANKS, { .barrier = lc_coll_barrier_dissemination } },
 };
 static const lc_coll_rule_t lc_rules_bcast[] = {
-    { "binomial", 128 * KiB, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
-    { "scatter_allgather", ANY_SIZE, 4, INT_MAX, { .bcast = lc_coll_bcast_scatter_allgather } },
+    { "binomial", 512 * KiB, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
+    { "scatter_allgather", ANY_SIZE, 8, INT_MAX, { .bcast = lc_coll_bcast_scatter_allgather } },
     { "binomial", ANY_SIZE, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
 };
 static const lc_coll_rule_t lc_rules_reduce[] = {
@@ -92,7 +96,8 @@ static const lc_coll_rule_t lc_rules_reduce[] = {
 };
 static const lc_coll_rule_t lc_rules_allreduce[] = {
     { "recursive_doubling", 32 * KiB, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
-    { "ring", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_ring } },
+    { "ring", ANY_SIZE, 3, INT_MAX, { .allreduce = lc_coll_allreduce_ring } },
+    { "recursive_doubling", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
 };
 static const lc_coll_rule_t lc_rules_gather[] = {
     { "binomial", 4 * KiB, ANY_RANKS, { .gather = lc_coll_gather_binomial } },

@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is already present.
 set -e
 PKGS="build-essential cmake clang libclang-rt-14-dev pkg-config python3 \
-      libmpich-dev mpich libopenmpi-dev openmpi-bin procps util-linux iproute2"
+      libmpich-dev mpich libopenmpi-dev openmpi-bin python3-matplotlib procps util-linux iproute2"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -1,0 +1,832 @@
+#!/usr/bin/env python3
+"""compare.py - run the Locus micro-benchmarks side by side on Locus, MPICH
+and Open MPI and report medians and Locus/best-peer ratios.
+
+Usage
+-----
+    python3 bench/compare.py --quick            # ~3 min: pt2pt, coll4, coll8
+    python3 bench/compare.py                    # default repetitions (longer)
+    python3 bench/compare.py --scenario pt2pt --reps 9
+    python3 bench/compare.py --mpis mpich,openmpi --scenario coll4
+    python3 bench/compare.py --list             # scenarios and what they measure
+
+What it does
+------------
+1. Finds the MPIs: Locus (build/bin/mpicc + build/bin/mpiexec, when built),
+   MPICH (mpicc.mpich/mpiexec.mpich), Open MPI (mpicc.openmpi/mpiexec.openmpi).
+2. Builds bench/lc_osu_pt2pt.c and bench/lc_osu_coll.c with each MPI's own
+   compiler wrapper into build/bench/<mpi>/ (always rebuilt; it takes seconds).
+3. Runs each scenario R times, alternating the MPIs run by run (Locus,
+   MPICH, Open MPI, Locus, ...), every run under a timeout; a run that fails,
+   hangs or fails data validation (-c) is reported as such, never as a number.
+4. Prints one table per scenario with the median per metric and the ratio
+   subject/best-peer (subject = Locus when present): for latency
+   Locus/min(peers), lower is better; for bandwidth Locus/max(peers), higher
+   is better.  Writes build/bench/report.md, results.csv (every run),
+   summary.csv, results.json, logs/ (each run's output) and, when matplotlib
+   is importable, one PNG per scenario.
+
+Python 3 standard library only.  See docs/performance.md for the methodology.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_SRC = ROOT / "bench"
+UTIL_SRC = BENCH_SRC / "lc_bench_util.c"
+PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c"}
+CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE"]
+
+KiB = 1024
+MiB = 1024 * 1024
+
+
+# ---------------------------------------------------------------- helpers
+
+def fmt_size(n):
+    """8 -> '8B', 4096 -> '4KiB', 1048576 -> '1MiB'."""
+    if n >= MiB and n % MiB == 0:
+        return f"{n // MiB}MiB"
+    if n >= KiB and n % KiB == 0:
+        return f"{n // KiB}KiB"
+    return f"{n}B"
+
+
+def shown_path(p):
+    """Path relative to the repository when inside it, else absolute."""
+    p = Path(p).resolve()
+    try:
+        return str(p.relative_to(ROOT))
+    except ValueError:
+        return str(p)
+
+
+def progress(msg):
+    try:
+        print(msg, file=sys.stderr, flush=True)
+    except OSError:
+        pass  # stderr closed (e.g. piped into head): keep measuring
+
+
+def ncores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def loadavg():
+    try:
+        return Path("/proc/loadavg").read_text().split()[:3]
+    except OSError:
+        return ["?", "?", "?"]
+
+
+def cpu_busy(seconds=1.0):
+    """Cores' worth of CPU in use by everything on the host over a short
+    sample (0.0 = idle, 2.0 = two cores busy), from /proc/stat."""
+    def sample():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + (v[4] if len(v) > 4 else 0)
+        return sum(v), idle
+    try:
+        t1, i1 = sample()
+        time.sleep(seconds)
+        t2, i2 = sample()
+    except (OSError, ValueError):
+        return None
+    if t2 <= t1:
+        return None
+    return ncores() * (1.0 - (i2 - i1) / (t2 - t1))
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+# ------------------------------------------------------- process control
+
+def session_pids(sid):
+    """Pids of processes in session `sid` or process group `sid` (the
+    launcher is started with start_new_session, so its pid is both)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the parenthesised command: state ppid pgrp session
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) >= 4 and (int(fields[2]) == sid or int(fields[3]) == sid):
+            pids.append(int(d.name))
+    return pids
+
+
+def kill_session(sid):
+    """Ends every process the launcher started (by id), TERM then KILL."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = session_pids(sid)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.time() + 2.0
+        while time.time() < deadline and session_pids(sid):
+            time.sleep(0.05)
+
+
+def run_cmd(argv, env, timeout):
+    """Runs argv in its own session. Returns (status, stdout, stderr, secs)
+    where status is 'ok', 'exit N' or 'timeout'."""
+    t0 = time.time()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, env=env, text=True,
+                         errors="replace", start_new_session=True)
+    try:
+        try:
+            out, err = p.communicate(timeout=timeout)
+            status = "ok" if p.returncode == 0 else f"exit {p.returncode}"
+        except subprocess.TimeoutExpired:
+            status = "timeout"
+            kill_session(p.pid)
+            try:
+                out, err = p.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, err = p.communicate()
+    finally:
+        # Also on success or Ctrl-C: nothing of this run may outlive it.
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        kill_session(p.pid)
+    return status, out or "", err or "", time.time() - t0
+
+
+# ------------------------------------------------------------------ MPIs
+
+class Mpi:
+    def __init__(self, key, label, cc, cc_env, mpiexec):
+        self.key = key            # locus, mpich, openmpi
+        self.label = label        # Locus, MPICH, OpenMPI
+        self.cc = cc
+        self.cc_env = cc_env      # variable that selects the C compiler
+        self.mpiexec = mpiexec
+        self.env = {}             # extra environment for runs (--env)
+        self.bins = {}            # program -> path
+        self.error = None         # why it is unusable
+        self.library = None       # from the benchmark header
+        self.linked = None        # ldd line of the MPI library
+
+    def launch(self, np_, bind, extra_cores):
+        """Launcher argv up to the program.  bind: True binds each rank to
+        its own core; False leaves ranks unbound."""
+        if self.key == "openmpi":
+            argv = [self.mpiexec]
+            if os.geteuid() == 0:
+                argv.append("--allow-run-as-root")
+            argv += ["--bind-to", "core" if bind else "none"]
+            if np_ > extra_cores:
+                argv.append("--oversubscribe")
+            return argv + ["-n", str(np_)]
+        # Hydra (MPICH) and Locus' mpiexec take the same spelling; both
+        # leave ranks unbound by default.
+        argv = [self.mpiexec]
+        if bind:
+            argv += ["-bind-to", "core"]
+        return argv + ["-n", str(np_)]
+
+
+def find_mpis(args):
+    found = []
+    locus_bin = Path(args.locus_bin)
+    cands = [
+        ("locus", "Locus", locus_bin / "mpicc", "LOCUS_CC", locus_bin / "mpiexec"),
+        ("mpich", "MPICH", shutil.which("mpicc.mpich"), "MPICH_CC",
+         shutil.which("mpiexec.mpich")),
+        ("openmpi", "OpenMPI", shutil.which("mpicc.openmpi"), "OMPI_CC",
+         shutil.which("mpiexec.openmpi")),
+    ]
+    wanted = [m.strip() for m in args.mpis.split(",") if m.strip()]
+    for key in wanted:
+        if key not in [c[0] for c in cands]:
+            sys.exit(f"compare.py: unknown MPI '{key}' (locus, mpich, openmpi)")
+    for key, label, cc, cc_env, mpiexec in cands:
+        if key not in wanted:
+            continue
+        m = Mpi(key, label, str(cc) if cc else None, cc_env,
+                str(mpiexec) if mpiexec else None)
+        if not (cc and mpiexec and os.access(cc, os.X_OK) and os.access(mpiexec, os.X_OK)):
+            m.error = "not found"
+        found.append(m)
+    for spec in args.env:
+        try:
+            key, assign = spec.split(":", 1)
+            var, val = assign.split("=", 1)
+        except ValueError:
+            sys.exit(f"compare.py: --env wants MPI:VAR=VALUE, got '{spec}'")
+        for m in found:
+            if m.key == key:
+                m.env[var] = val
+    return found
+
+
+def build(mpi, outdir, werror):
+    """Builds every benchmark program with the MPI's wrapper."""
+    d = outdir / mpi.key
+    d.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    if os.environ.get("CC") and mpi.cc_env:
+        env[mpi.cc_env] = os.environ["CC"]
+    for prog, src in PROGRAMS.items():
+        exe = d / f"lc_osu_{prog}"
+        cmd = [mpi.cc] + CFLAGS + (["-Werror"] if werror else []) + \
+              ["-o", str(exe), str(src), str(UTIL_SRC)]
+        progress(f"build  {mpi.label:8s} {shown_path(exe)}")
+        status, out, err, _ = run_cmd(cmd, env, 120)
+        if status != "ok":
+            mpi.error = f"build of {src.name} failed ({status}): " + \
+                        (err.strip().splitlines() or ["?"])[-1][:300]
+            (d / f"build-{prog}.log").write_text(" ".join(cmd) + "\n" + out + err)
+            return False
+        mpi.bins[prog] = str(exe)
+    try:
+        ldd = subprocess.run(["ldd", mpi.bins["pt2pt"]], capture_output=True,
+                             text=True, timeout=20).stdout
+        lines = [l.strip() for l in ldd.splitlines() if "libmpi" in l]
+        mpi.linked = "; ".join(lines) if lines else "?"
+    except (OSError, subprocess.SubprocessError):
+        lines, mpi.linked = [], "?"
+    if mpi.key == "locus":
+        # A wrapper's bare -lmpi silently picks up another MPI's libmpi.so
+        # when Locus' own library is missing: measuring that as "Locus"
+        # would be a fake result, so insist on Locus' lib directory.
+        libdir = str(Path(mpi.cc).resolve().parent.parent / "lib") + "/"
+        resolved = [l.split("=>", 1)[1].strip().split(" (")[0] for l in lines if "=>" in l]
+        if not resolved or not all(r.startswith(libdir) for r in resolved):
+            mpi.error = (f"binaries link {mpi.linked or 'no MPI library'}, not Locus' "
+                         f"library in {libdir} (is libmpi.so.12 built?)")
+            return False
+    return True
+
+
+# -------------------------------------------------------------- scenarios
+
+class Metric:
+    def __init__(self, label, test, size, col, unit, lower_better):
+        self.label, self.test, self.size, self.col = label, test, size, col
+        self.unit, self.lower_better = unit, lower_better
+
+
+class Job:
+    """One benchmark invocation per MPI per repetition."""
+
+    def __init__(self, name, prog, args, metrics):
+        self.name, self.prog, self.args, self.metrics = name, prog, args, metrics
+
+
+class Scenario:
+    def __init__(self, name, desc, np_, bind, jobs, reps, timeout):
+        self.name, self.desc, self.np, self.bind = name, desc, np_, bind
+        self.jobs, self.reps, self.timeout = jobs, reps, timeout
+
+
+def lat_job(sizes, iters=None):
+    args = ["-t", "lat", "-S", ",".join(map(str, sizes))]
+    if iters:
+        args += iters
+    return Job("lat", "pt2pt", args,
+               [Metric(f"lat {fmt_size(s)} (us)", "lat", s, "latency_us", "us", True)
+                for s in sizes])
+
+
+def bw_job(test, sizes, iters=None):
+    args = ["-t", test, "-S", ",".join(map(str, sizes))]
+    if iters:
+        args += iters
+    return Job(test, "pt2pt", args,
+               [Metric(f"{test} {fmt_size(s)} (MB/s)", test, s, "bandwidth_MBps", "MB/s", False)
+                for s in sizes])
+
+
+def mr_job(sizes):
+    args = ["-t", "mr", "-S", ",".join(map(str, sizes))]
+    return Job("mr", "pt2pt", args,
+               [Metric(f"msg rate {fmt_size(s)} (msg/s)", "mr", s, "messages_per_s", "msg/s", False)
+                for s in sizes])
+
+
+COLLS = ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
+         "allgather", "alltoall", "reduce_scatter"]
+
+
+def coll_job(sizes, iters):
+    metrics = [Metric("barrier (us)", "barrier", 0, "avg_latency_us", "us", True)]
+    for c in COLLS[1:]:
+        for s in sizes:
+            metrics.append(Metric(f"{c} {fmt_size(s)} (us)", c, s, "avg_latency_us", "us", True))
+    return Job("coll", "coll", ["-t", "all", "-S", ",".join(map(str, sizes))] + iters, metrics)
+
+
+def scenarios(quick):
+    """Scenario table.  --quick trims repetitions, sizes and iterations so
+    that pt2pt + coll4 + coll8 finish in about three minutes."""
+    pt2pt_reps = 5 if quick else 9
+    coll_reps = 3 if quick else 5
+    coll_sizes = [8, 4 * KiB] if quick else [8, 4 * KiB, 64 * KiB]
+    coll4_it = ["-i", "20", "-I", "5", "-x", "3", "-X", "1"] if quick else \
+               ["-i", "100", "-I", "20", "-x", "10", "-X", "2"]
+    coll8_it = ["-i", "20", "-I", "5", "-x", "3", "-X", "1"] if quick else \
+               ["-i", "50", "-I", "10", "-x", "5", "-X", "1"]
+    sweep = [2 ** k for k in range(0, 23, 1 if not quick else 2)]
+    return {
+        "pt2pt": Scenario(
+            "pt2pt", "2 ranks on one host, each bound to its own core: "
+            "ping-pong latency and windowed bandwidth",
+            2, True,
+            [lat_job([8, 4 * KiB]), bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
+            pt2pt_reps, 60),
+        "sweep": Scenario(
+            "sweep", "2 ranks on one host, bound: latency, bandwidth and "
+            "bidirectional bandwidth over power-of-two sizes 1 B - 4 MiB",
+            2, True,
+            [lat_job(sweep), bw_job("bw", sweep), bw_job("bibw", sweep)],
+            3 if quick else 5, 120),
+        "mr": Scenario(
+            "mr", "2 ranks on one host (1 pair), bound: small-message rate",
+            2, True, [mr_job([1, 8, 64, 512, 4 * KiB])], 3 if quick else 5, 60),
+        "coll4": Scenario(
+            "coll4", "4 ranks on one host, unbound (oversubscribed where "
+            "the host has fewer cores): collective latency", 4, False,
+            [coll_job(coll_sizes, coll4_it)], coll_reps, 120 if quick else 300),
+        "coll8": Scenario(
+            "coll8", "8 ranks on one host, unbound (oversubscribed where "
+            "the host has fewer cores): collective latency", 8, False,
+            [coll_job(coll_sizes, coll8_it)], coll_reps, 120 if quick else 600),
+    }
+
+
+DEFAULT_SCENARIOS = "pt2pt,coll4,coll8"
+
+
+# ---------------------------------------------------------------- running
+
+def parse_csv_output(text):
+    """Benchmark CSV output -> {(test, size): row dict}.  Lines starting
+    with '#' are comments; a line starting with 'test,' is a header."""
+    rows, header = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("test,"):
+            header = line.split(",")
+            continue
+        if header is None:
+            continue
+        vals = line.split(",")
+        if len(vals) != len(header):
+            continue
+        row = dict(zip(header, vals))
+        try:
+            rows[(row["test"], int(row["size"]))] = row
+        except (KeyError, ValueError):
+            continue
+    return rows
+
+
+def library_line(text):
+    for line in text.splitlines():
+        if line.startswith("# MPI library:"):
+            # MPICH separates fields with tabs; keep the report on one line.
+            return " ".join(line[len("# MPI library:"):].split())
+    return None
+
+
+def probe_binding(mpi, sc, cores, env, timeout):
+    """Which CPUs each rank may run on, as the launcher sets it up."""
+    script = ('echo "$(grep Cpus_allowed_list: /proc/self/status | cut -f2)"')
+    argv = mpi.launch(sc.np, sc.bind, cores) + ["/bin/sh", "-c", script]
+    status, out, err, _ = run_cmd(argv, env, timeout)
+    if status != "ok":
+        return f"probe {status}"
+    cpus = sorted(l.strip() for l in out.splitlines() if l.strip())
+    return " | ".join(cpus) if cpus else "?"
+
+
+def run_scenario(sc, mpis, args, logdir, results, step, total_steps):
+    cores = ncores()
+    timeout = args.timeout or sc.timeout
+    bindings = {}
+    for m in mpis:
+        env = dict(os.environ, **m.env)
+        bindings[m.key] = probe_binding(m, sc, cores, env, 30)
+    for rep in range(1, sc.reps + 1):
+        for job in sc.jobs:
+            for m in mpis:
+                step[0] += 1
+                env = dict(os.environ, **m.env)
+                argv = m.launch(sc.np, sc.bind, cores) + [m.bins[job.prog]] + \
+                    job.args + ["-f", "csv"] + ([] if args.no_validate else ["-c"])
+                status, out, err, secs = run_cmd(argv, env, timeout)
+                log = logdir / sc.name / f"{m.key}-{job.name}-rep{rep}.log"
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.write_text(f"$ {' '.join(argv)}\n# status: {status}, {secs:.1f} s\n"
+                               f"--- stdout\n{out}--- stderr\n{err}")
+                if status.startswith("exit 2") and "VALIDATION FAILED" in err:
+                    status = "invalid data"
+                lib = library_line(out)
+                if lib and not m.library:
+                    m.library = lib
+                rows = parse_csv_output(out) if status == "ok" else {}
+                summary = []
+                for met in job.metrics:
+                    row = rows.get((met.test, met.size))
+                    val, st = None, status
+                    if status == "ok":
+                        try:
+                            val = float(row[met.col])
+                            st = "ok"
+                        except (TypeError, KeyError, ValueError):
+                            st = "missing"
+                    results.append({"scenario": sc.name, "metric": met.label,
+                                    "unit": met.unit, "mpi": m.key, "rep": rep,
+                                    "value": val, "status": st,
+                                    "log": str(log.relative_to(logdir.parent))})
+                    if len(summary) < 3:
+                        summary.append(f"{met.label}={val:g}" if val is not None else
+                                       f"{met.label}={st}")
+                more = " ..." if len(job.metrics) > 3 else ""
+                progress(f"[{step[0]:3d}/{total_steps}] {sc.name} rep {rep}/{sc.reps} "
+                         f"{m.label:8s} {job.name:5s} {status:8s} {secs:5.1f}s  "
+                         f"{', '.join(summary)}{more}")
+    return bindings
+
+
+# ---------------------------------------------------------------- summary
+
+def summarize(sc, mpis, results, subject):
+    """Per metric: for each MPI median/min/max over successful runs, and
+    the subject/best-peer ratio."""
+    table = []
+    for job in sc.jobs:
+        for met in job.metrics:
+            row = {"metric": met.label, "unit": met.unit,
+                   "lower_better": met.lower_better, "mpis": {}}
+            for m in mpis:
+                runs = [r for r in results if r["scenario"] == sc.name and
+                        r["metric"] == met.label and r["mpi"] == m.key]
+                vals = [r["value"] for r in runs if r["status"] == "ok"]
+                fails = [r["status"] for r in runs if r["status"] != "ok"]
+                row["mpis"][m.key] = {
+                    "median": statistics.median(vals) if vals else None,
+                    "min": min(vals) if vals else None,
+                    "max": max(vals) if vals else None,
+                    "n_ok": len(vals), "n_fail": len(fails),
+                    "failures": sorted(set(fails))}
+            ratio = None
+            subj = row["mpis"].get(subject, {}).get("median")
+            peers = [v["median"] for k, v in row["mpis"].items()
+                     if k != subject and v["median"] is not None]
+            if subj is not None and peers:
+                best = min(peers) if met.lower_better else max(peers)
+                if best > 0:
+                    ratio = subj / best
+            row["ratio"] = ratio
+            table.append(row)
+    return table
+
+
+def fmt_val(v, unit):
+    if v is None:
+        return "-"
+    if unit == "us":
+        return f"{v:.2f}" if v < 1000 else f"{v:.0f}"
+    return f"{v:.0f}"
+
+
+def cell(stat, unit):
+    """Terminal cell: the median, or why there is none; '*' marks a median
+    over fewer runs than asked because some failed."""
+    if stat["median"] is None:
+        return (stat["failures"][0] if stat["failures"] else "n/a").upper()
+    return fmt_val(stat["median"], unit) + ("*" if stat["n_fail"] else "")
+
+
+def render_table(table, mpis, subject_label, markdown=False, ranges=False):
+    heads = ["metric"] + [m.label for m in mpis] + [f"{subject_label}/best-peer"]
+    rows = []
+    for row in table:
+        cells = [row["metric"]]
+        for m in mpis:
+            st = row["mpis"][m.key]
+            c = cell(st, row["unit"])
+            if ranges and st["median"] is not None:
+                c += f" [{fmt_val(st['min'], row['unit'])}-{fmt_val(st['max'], row['unit'])}]"
+            cells.append(c)
+        cells.append(f"{row['ratio']:.2f}" if row["ratio"] is not None else "-")
+        rows.append(cells)
+    if markdown:
+        out = ["| " + " | ".join(heads) + " |",
+               "|" + "|".join(["---"] + ["---:"] * (len(heads) - 1)) + "|"]
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(out)
+    widths = [max(len(str(r[i])) for r in [heads] + rows) for i in range(len(heads))]
+    lines = []
+    for r in [heads] + rows:
+        lines.append("  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i])
+                               for i, c in enumerate(r)))
+    return "\n".join(lines)
+
+
+def try_plot(sc, table, mpis, outdir):
+    """One PNG per scenario when matplotlib is importable: bars per metric
+    and MPI (median, whiskers min-max), one panel per unit."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    units = []
+    for row in table:
+        if row["unit"] not in units:
+            units.append(row["unit"])
+    fig, axes = plt.subplots(len(units), 1, figsize=(max(6, 0.9 * len(table) + 2),
+                                                      3.2 * len(units)), squeeze=False)
+    width = 0.8 / max(1, len(mpis))
+    for ax, unit in zip(axes[:, 0], units):
+        rows = [r for r in table if r["unit"] == unit]
+        for i, m in enumerate(mpis):
+            xs, ys, lo, hi = [], [], [], []
+            for j, r in enumerate(rows):
+                st = r["mpis"][m.key]
+                if st["median"] is None:
+                    continue
+                xs.append(j + (i - (len(mpis) - 1) / 2) * width)
+                ys.append(st["median"])
+                lo.append(st["median"] - st["min"])
+                hi.append(st["max"] - st["median"])
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=m.label)
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels([r["metric"] for r in rows], rotation=30, ha="right",
+                           fontsize=8)
+        ax.set_ylabel(unit + (" (lower is better)" if rows[0]["lower_better"]
+                              else " (higher is better)"))
+        if unit == "us":
+            ax.set_yscale("log")
+        ax.legend(fontsize=8)
+    import textwrap
+    # About 11 characters per inch at 9 pt.
+    chars = int(fig.get_figwidth() * 11)
+    fig.suptitle(textwrap.fill(f"{sc.name}: {sc.desc}", chars), fontsize=9)
+    fig.tight_layout()
+    path = outdir / f"{sc.name}.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_label, plots):
+    outdir.mkdir(parents=True, exist_ok=True)
+    with open(outdir / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["scenario", "metric", "unit", "mpi", "rep", "value", "status", "log"])
+        for r in results:
+            w.writerow([r["scenario"], r["metric"], r["unit"], r["mpi"], r["rep"],
+                        "" if r["value"] is None else r["value"], r["status"], r["log"]])
+    with open(outdir / "summary.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["scenario", "metric", "unit", "mpi", "median", "min", "max",
+                    "n_ok", "n_fail", "failures", "subject_over_best_peer"])
+        for sc in scs:
+            for row in tables[sc.name]:
+                for m in [m for m in mpis if not m.error]:
+                    st = row["mpis"][m.key]
+                    w.writerow([sc.name, row["metric"], row["unit"], m.key,
+                                st["median"], st["min"], st["max"], st["n_ok"],
+                                st["n_fail"], ";".join(st["failures"]),
+                                "" if row["ratio"] is None else f"{row['ratio']:.4f}"])
+    doc = {"meta": meta,
+           "mpis": {m.key: {"label": m.label, "cc": m.cc, "mpiexec": m.mpiexec,
+                            "library": m.library, "linked": m.linked, "env": m.env,
+                            "error": m.error} for m in mpis},
+           "scenarios": {sc.name: {"desc": sc.desc, "ranks": sc.np, "bind": sc.bind,
+                                   "reps": sc.reps, "binding_probe": bindings[sc.name],
+                                   "jobs": [{"prog": j.prog, "args": j.args} for j in sc.jobs],
+                                   "table": tables[sc.name]} for sc in scs},
+           "runs": results}
+    (outdir / "results.json").write_text(json.dumps(doc, indent=1))
+
+    md = ["# Locus benchmark comparison", "",
+          f"Generated {meta['date']} by `{meta['command']}`.", "",
+          "## Setup", "",
+          f"- Host: {meta['host']}, {meta['cpu']}, {meta['cores']} usable cores, "
+          f"kernel {meta['kernel']}",
+          f"- Other CPU use (cores busy, 1 s sample while the harness was idle): "
+          f"before {meta['cpu_busy_start']}, after {meta['cpu_busy_end']}; "
+          f"load average before {meta['load_start']}, after {meta['load_end']}"
+          + (" — **the machine was busy; numbers are noisy**" if meta["busy"] else ""),
+          f"- Benchmarks: bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c built with "
+          f"`<mpicc> {' '.join(CFLAGS)}{'' if meta['no_werror'] else ' -Werror'}` "
+          f"by each MPI's own wrapper; data "
+          f"validation (-c, outside the timed loops) "
+          f"{'off' if meta['no_validate'] else 'on'}",
+          "- Each scenario alternates the MPIs run by run; a cell is the median "
+          "over the repetitions, [min-max] in the detailed tables; `*` = some runs "
+          "failed (median of the rest); FAIL/TIMEOUT/INVALID DATA = no successful run",
+          f"- Ratio = {subject_label}/best peer: latency {subject_label}/min(peers) "
+          f"(lower is better), bandwidth and rates {subject_label}/max(peers) "
+          f"(higher is better)", "",
+          "| MPI | library (as reported by MPI_Get_library_version) | linked | launcher |",
+          "|---|---|---|---|"]
+    for m in mpis:
+        md.append(f"| {m.label} | {m.library or '-'} | {m.linked or '-'} | "
+                  f"{m.mpiexec or '-'}{' (' + m.error + ')' if m.error else ''} |")
+    md.append("")
+    cores = ncores()
+    for sc in scs:
+        md += [f"## Scenario `{sc.name}`", "", f"{sc.desc}; {sc.np} ranks, "
+               f"{sc.reps} repetitions per MPI.", "",
+               "Binding: " + ("each rank bound to its own core (MPICH and Locus "
+                              "`-bind-to core`, Open MPI `--bind-to core`)" if sc.bind else
+                              "none (MPICH and Locus default, Open MPI `--bind-to none`); "
+                              "Open MPI gets `--oversubscribe` when ranks exceed cores"),
+               "", "Launch lines and the CPUs each rank was allowed on (probe):", ""]
+        for m in mpis:
+            if m.error:
+                continue
+            for j in sc.jobs:
+                cmd = " ".join(m.launch(sc.np, sc.bind, cores) + [
+                    shown_path(m.bins[j.prog])] + j.args + ["-f", "csv"] +
+                    ([] if meta["no_validate"] else ["-c"]))
+                md.append(f"- {m.label}: `{cmd}`")
+            md.append(f"  - CPUs per rank: {bindings[sc.name].get(m.key, '?')}")
+        md += ["", render_table(tables[sc.name], [m for m in mpis if not m.error],
+                                subject_label, markdown=True), "",
+               "Detailed (median [min-max]):", "",
+               render_table(tables[sc.name], [m for m in mpis if not m.error],
+                            subject_label, markdown=True, ranges=True), ""]
+        if plots.get(sc.name):
+            md += [f"![{sc.name}]({Path(plots[sc.name]).name})", ""]
+    unusable = [m for m in mpis if m.error]
+    if unusable:
+        md += ["## MPIs not measured", ""]
+        md += [f"- {m.label}: {m.error}" for m in unusable]
+        md.append("")
+    (outdir / "report.md").write_text("\n".join(md))
+
+
+# ------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Side-by-side MPI micro-benchmarks: Locus vs MPICH vs Open MPI.",
+        epilog=f"Scenarios: {', '.join(scenarios(False))} (default {DEFAULT_SCENARIOS}).")
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer repetitions, sizes and iterations (~3 min)")
+    ap.add_argument("--reps", type=int, help="repetitions per MPI (overrides scenario)")
+    ap.add_argument("--mpis", default="locus,mpich,openmpi",
+                    help="comma list, run order (default locus,mpich,openmpi)")
+    ap.add_argument("--scenario", default=DEFAULT_SCENARIOS,
+                    help="comma list of scenarios, or 'all'")
+    ap.add_argument("--subject", help="MPI compared with the best peer "
+                    "(default locus if measured, else the first MPI)")
+    ap.add_argument("--timeout", type=float, help="seconds per run (default per scenario)")
+    ap.add_argument("--env", action="append", default=[], metavar="MPI:VAR=VALUE",
+                    help="extra environment for one MPI's runs, e.g. "
+                    "openmpi:OMPI_MCA_btl_vader_single_copy_mechanism=none")
+    ap.add_argument("--locus-bin", default=str(ROOT / "build" / "bin"),
+                    help="directory with Locus' mpicc and mpiexec")
+    ap.add_argument("--out", default=str(ROOT / "build" / "bench"), help="output directory")
+    ap.add_argument("--no-validate", action="store_true",
+                    help="do not pass -c (data check outside the timed loop)")
+    ap.add_argument("--no-werror", action="store_true", help="build without -Werror")
+    ap.add_argument("--list", action="store_true", help="list scenarios and exit")
+    args = ap.parse_args()
+
+    all_sc = scenarios(args.quick)
+    if args.list:
+        for sc in all_sc.values():
+            print(f"{sc.name:7s} {sc.desc}")
+            for j in sc.jobs:
+                labels = [m.label for m in j.metrics]
+                if len(labels) > 6:
+                    labels = labels[:3] + [f"... ({len(labels)} metrics)"] + labels[-1:]
+                print(f"        {', '.join(labels)}")
+        return 0
+    names = list(all_sc) if args.scenario == "all" else \
+        [s.strip() for s in args.scenario.split(",") if s.strip()]
+    for n in names:
+        if n not in all_sc:
+            sys.exit(f"compare.py: unknown scenario '{n}' (have {', '.join(all_sc)})")
+    scs = [all_sc[n] for n in names]
+    if args.reps is not None:
+        if args.reps < 1:
+            sys.exit("compare.py: --reps must be >= 1")
+        for sc in scs:
+            sc.reps = args.reps
+
+    outdir = Path(args.out)
+    logdir = outdir / "logs"
+    if logdir.exists():
+        shutil.rmtree(logdir)
+    mpis = find_mpis(args)
+    for m in mpis:
+        if m.error:
+            progress(f"skip   {m.label:8s} {m.error}")
+        elif not build(m, outdir, not args.no_werror):
+            progress(f"skip   {m.label:8s} {m.error}")
+    usable = [m for m in mpis if not m.error]
+    if not usable:
+        progress("compare.py: no usable MPI")
+        return 1
+    subject = args.subject or ("locus" if any(m.key == "locus" for m in usable)
+                               else usable[0].key)
+    if subject not in [m.key for m in usable]:
+        sys.exit(f"compare.py: subject '{subject}' is not among the measured MPIs")
+    subject_label = next(m.label for m in usable if m.key == subject)
+
+    la = loadavg()
+    used = cpu_busy()
+    # More than a fifth of a core busy while we are idle = someone else.
+    busy = used is not None and used > 0.2
+    if busy:
+        progress(f"warning: {used:.1f} cores busy before starting (load average "
+                 f"{' '.join(la)}); other work on this host makes the numbers noisy")
+    meta = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "command": "python3 bench/compare.py " + " ".join(sys.argv[1:]),
+            "host": platform.node(), "cpu": cpu_model(), "cores": ncores(),
+            "kernel": platform.release(), "load_start": " ".join(la),
+            "cpu_busy_start": None if used is None else round(used, 2),
+            "busy": busy, "no_validate": args.no_validate, "no_werror": args.no_werror,
+            "subject": subject}
+
+    results, bindings, tables, plots = [], {}, {}, {}
+    total = sum(sc.reps * len(sc.jobs) * len(usable) for sc in scs)
+    step = [0]
+    t0 = time.time()
+    for sc in scs:
+        progress(f"== {sc.name}: {sc.desc} ({sc.reps} reps)")
+        bindings[sc.name] = run_scenario(sc, usable, args, logdir, results, step, total)
+        tables[sc.name] = summarize(sc, usable, results, subject)
+        print(f"\n== {sc.name}: {sc.desc}; median of {sc.reps} runs")
+        print(render_table(tables[sc.name], usable, subject_label))
+        print(flush=True)
+    meta["load_end"] = " ".join(loadavg())
+    used_end = cpu_busy()
+    meta["cpu_busy_end"] = None if used_end is None else round(used_end, 2)
+    meta["busy"] = busy or (used_end is not None and used_end > 0.2)
+    meta["elapsed_s"] = round(time.time() - t0, 1)
+    for sc in scs:
+        p = try_plot(sc, tables[sc.name], usable, outdir)
+        if p:
+            plots[sc.name] = str(p)
+    write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_label, plots)
+    progress(f"done in {meta['elapsed_s']} s; wrote {outdir / 'report.md'}, results.csv, "
+             f"summary.csv, results.json" + (", PNG plots" if plots else
+                                              " (no plots: matplotlib not importable)"))
+    failed = sum(1 for r in results if r["status"] != "ok")
+    if failed:
+        progress(f"{failed} metric values missing because runs failed; see {logdir}")
+        return 1
+    return 0
+
+
+def _terminate(signum, _frame):
+    # Turn SIGTERM/SIGHUP into an exception so run_cmd's cleanup ends the
+    # running MPI job instead of leaving its ranks behind.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

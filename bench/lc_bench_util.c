@@ -1,0 +1,233 @@
+/*
+ * lc_bench_util.c - helpers shared by the Locus micro-benchmarks.
+ * See lc_bench_util.h.  Standard MPI API only.
+ */
+#include "lc_bench_util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int lc_bench_parse_bytes(const char *s, size_t *out)
+{
+    char *end = NULL;
+    unsigned long long v;
+    unsigned long long mult = 1;
+
+    if (s == NULL || *s == '\0' || *s == '-')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s)
+        return -1;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': mult = 1ULL << 10; end++; break;
+    case 'm': case 'M': mult = 1ULL << 20; end++; break;
+    case 'g': case 'G': mult = 1ULL << 30; end++; break;
+    default: return -1;
+    }
+    if (*end != '\0')
+        return -1;
+    if (v > (unsigned long long)SIZE_MAX / mult)
+        return -1;
+    *out = (size_t)(v * mult);
+    return 0;
+}
+
+int lc_bench_parse_long(const char *s, long *out, int allow_zero)
+{
+    char *end = NULL;
+    long v;
+
+    if (s == NULL || *s == '\0')
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0')
+        return -1;
+    if (v < 0 || (v == 0 && !allow_zero))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int sizes_push(lc_bench_sizes *s, size_t v, int *cap)
+{
+    if (s->n == *cap) {
+        int ncap = *cap ? *cap * 2 : 16;
+        size_t *nv = realloc(s->v, (size_t)ncap * sizeof(*nv));
+        if (nv == NULL)
+            return -1;
+        s->v = nv;
+        *cap = ncap;
+    }
+    s->v[s->n++] = v;
+    return 0;
+}
+
+int lc_bench_sizes_pow2(size_t min, size_t max, lc_bench_sizes *out)
+{
+    int cap = 0;
+    size_t v;
+
+    out->v = NULL;
+    out->n = 0;
+    if (min > max)
+        return -1;
+    if (min == 0) {
+        if (sizes_push(out, 0, &cap) != 0)
+            goto err;
+        min = 1;
+    }
+    /* OSU steps by doubling from MIN; stop before overflow. */
+    for (v = min; v <= max && v != 0; v = (v > SIZE_MAX / 2) ? 0 : v * 2) {
+        if (sizes_push(out, v, &cap) != 0)
+            goto err;
+    }
+    return 0;
+err:
+    lc_bench_sizes_free(out);
+    return -1;
+}
+
+int lc_bench_sizes_from_range(const char *spec, size_t def_min,
+                              lc_bench_sizes *out)
+{
+    const char *colon = strchr(spec, ':');
+    size_t min = def_min, max;
+
+    if (colon != NULL) {
+        char buf[64];
+        size_t len = (size_t)(colon - spec);
+        if (len == 0 || len >= sizeof(buf))
+            return -1;
+        memcpy(buf, spec, len);
+        buf[len] = '\0';
+        if (lc_bench_parse_bytes(buf, &min) != 0)
+            return -1;
+        spec = colon + 1;
+    }
+    if (lc_bench_parse_bytes(spec, &max) != 0)
+        return -1;
+    return lc_bench_sizes_pow2(min, max, out);
+}
+
+int lc_bench_sizes_from_list(const char *spec, lc_bench_sizes *out)
+{
+    int cap = 0;
+    char *copy = strdup(spec);
+    char *save = NULL, *tok;
+
+    out->v = NULL;
+    out->n = 0;
+    if (copy == NULL)
+        return -1;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        size_t v;
+        if (lc_bench_parse_bytes(tok, &v) != 0 || sizes_push(out, v, &cap) != 0)
+            goto err;
+    }
+    free(copy);
+    return out->n > 0 ? 0 : -1;
+err:
+    free(copy);
+    lc_bench_sizes_free(out);
+    return -1;
+}
+
+void lc_bench_sizes_free(lc_bench_sizes *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+}
+
+size_t lc_bench_sizes_max(const lc_bench_sizes *s)
+{
+    size_t m = 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] > m)
+            m = s->v[i];
+    return m;
+}
+
+long lc_bench_iters_for(const lc_bench_iters *it, size_t size)
+{
+    return size > LC_BENCH_LARGE_THRESHOLD ? it->iters_large : it->iters;
+}
+
+long lc_bench_warmup_for(const lc_bench_iters *it, size_t size)
+{
+    return size > LC_BENCH_LARGE_THRESHOLD ? it->warmup_large : it->warmup;
+}
+
+void *lc_bench_buf_alloc(size_t bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t pg = page > 0 ? (size_t)page : 4096;
+    size_t len = bytes < pg ? pg : bytes;
+    void *p = NULL;
+
+    /* Round up to whole pages so the tail page is ours alone too. */
+    len = (len + pg - 1) / pg * pg;
+    if (posix_memalign(&p, pg, len) != 0)
+        return NULL;
+    /* Touch every page now: first-touch faults must not be timed. */
+    memset(p, 0xa5, len);
+    return p;
+}
+
+uint8_t lc_bench_pattern(uint64_t seed, size_t i)
+{
+    /* A cheap mix (splitmix-like) so neighbouring seeds and positions
+     * give unrelated bytes; 0 is not special. */
+    uint64_t x = seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 31;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 29;
+    return (uint8_t)x;
+}
+
+void lc_bench_pattern_fill(void *buf, size_t n, uint64_t seed, int invert)
+{
+    uint8_t *b = buf;
+    uint8_t mask = invert ? 0xff : 0x00;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(lc_bench_pattern(seed, i) ^ mask);
+}
+
+size_t lc_bench_pattern_check(const void *buf, size_t n, uint64_t seed)
+{
+    const uint8_t *b = buf;
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != lc_bench_pattern(seed, i))
+            bad++;
+    return bad;
+}
+
+void lc_bench_print_library(const char *title)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0, ver = 0, sub = 0;
+    char *nl;
+
+    lib[0] = '\0';
+    MPI_Get_library_version(lib, &len);
+    if (len < 0 || len >= (int)sizeof(lib))
+        len = (int)sizeof(lib) - 1;
+    lib[len] = '\0';
+    /* MPICH prints several lines; the first names the library. */
+    nl = strpbrk(lib, "\r\n");
+    if (nl != NULL)
+        *nl = '\0';
+    MPI_Get_version(&ver, &sub);
+    printf("# %s\n", title);
+    printf("# MPI library: %s (MPI %d.%d)\n", lib, ver, sub);
+}

@@ -1,0 +1,88 @@
+/*
+ * lc_bench_util.h - helpers shared by the Locus micro-benchmarks
+ * (lc_osu_pt2pt.c, lc_osu_coll.c).
+ *
+ * The benchmarks must compile against any MPI (Locus, MPICH, Open MPI),
+ * so this file uses the standard MPI API only and nothing from Locus'
+ * own headers.  It holds what both programs need: the message-size
+ * list, the iteration choice for small/large messages, page-aligned
+ * buffers, the data pattern used by the optional validation (-c), and
+ * the header/CSV printing conventions.
+ */
+#ifndef LC_BENCH_UTIL_H
+#define LC_BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Messages larger than this use the "large" iteration/warm-up counts,
+ * as the OSU benchmarks do (their LARGE_MESSAGE_SIZE is the same). */
+#define LC_BENCH_LARGE_THRESHOLD ((size_t)8192)
+
+/* Output format selected with -f. */
+typedef enum { LC_BENCH_FMT_TABLE, LC_BENCH_FMT_CSV } lc_bench_fmt;
+
+/* Ordered list of message sizes in bytes. */
+typedef struct {
+    size_t *v;
+    int n;
+} lc_bench_sizes;
+
+/* Iteration counts: "small" applies up to LC_BENCH_LARGE_THRESHOLD. */
+typedef struct {
+    long iters;
+    long iters_large;
+    long warmup;
+    long warmup_large;
+} lc_bench_iters;
+
+/* Parses a byte count with an optional k/K (KiB) or m/M (MiB) suffix.
+ * Returns 0 on success, -1 on a malformed value. */
+int lc_bench_parse_bytes(const char *s, size_t *out);
+
+/* Parses a positive (or, with allow_zero, non-negative) long.
+ * Returns 0 on success, -1 otherwise. */
+int lc_bench_parse_long(const char *s, long *out, int allow_zero);
+
+/* Builds the OSU-style power-of-two list from "MAX" or "MIN:MAX".
+ * A MIN of 0 yields 0 then 1, 2, 4, ...  Returns 0 or -1. */
+int lc_bench_sizes_from_range(const char *spec, size_t def_min,
+                              lc_bench_sizes *out);
+
+/* Builds the default power-of-two list [min, max]. Returns 0 or -1. */
+int lc_bench_sizes_pow2(size_t min, size_t max, lc_bench_sizes *out);
+
+/* Builds an explicit list from "a,b,c" (suffixes allowed). Returns 0/-1. */
+int lc_bench_sizes_from_list(const char *spec, lc_bench_sizes *out);
+
+void lc_bench_sizes_free(lc_bench_sizes *s);
+
+/* Largest size in the list (0 for an empty list). */
+size_t lc_bench_sizes_max(const lc_bench_sizes *s);
+
+/* Timed iterations and warm-up iterations for one message size. */
+long lc_bench_iters_for(const lc_bench_iters *it, size_t size);
+long lc_bench_warmup_for(const lc_bench_iters *it, size_t size);
+
+/* Page-aligned allocation of at least `bytes` (at least one page), every
+ * page written so that first-touch page faults happen before timing.
+ * Returns NULL on failure.  Release with free(). */
+void *lc_bench_buf_alloc(size_t bytes);
+
+/* Validation pattern: a byte that depends on a seed and the position, so
+ * that a block delivered to the wrong place or left stale is noticed. */
+uint8_t lc_bench_pattern(uint64_t seed, size_t i);
+
+/* Fills buf[0..n) with the pattern for `seed`; with invert, with its
+ * bitwise complement (used to poison a receive buffer before a check). */
+void lc_bench_pattern_fill(void *buf, size_t n, uint64_t seed, int invert);
+
+/* Returns the number of bytes of buf[0..n) that differ from the pattern. */
+size_t lc_bench_pattern_check(const void *buf, size_t n, uint64_t seed);
+
+/* Prints the "# MPI library: ..." comment line (first line of
+ * MPI_Get_library_version) so a run records which MPI it really used.
+ * Call on one rank only. */
+void lc_bench_print_library(const char *title);
+
+#endif /* LC_BENCH_UTIL_H */

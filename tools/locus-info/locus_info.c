@@ -54,6 +54,7 @@ static void check_cma(void)
     lc_cma_allow_peers();
     uint64_t addr = lc_cma_cookie_addr(), cookie = lc_cma_cookie_value();
     pid_t parent = getpid();
+    fflush(stdout); /* or the child flushes our buffered lines again */
     pid_t child = fork();
     if (child == 0) {
         char why[256];

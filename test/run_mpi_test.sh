@@ -1,0 +1,155 @@
+#!/bin/bash
+# run_mpi_test.sh: run one MPI test program and judge it.
+#
+# usage: run_mpi_test.sh [options] <mpiexec> <nprocs> <program> [args...]
+#   --expect-failure     the job must fail (non-zero exit, not a timeout)
+#   --stderr-regex RE    stderr must match the extended regex RE
+#   --max-seconds S      the job must end within S seconds (wall clock)
+#   --timeout S          kill the job after S seconds (default
+#                        $LC_TEST_TIMEOUT, else 55); a timeout is a failure
+#
+# A normal test passes when the job exits 0 and prints "No Errors".
+# Either way the run fails if it leaves behind
+#   - a /dev/shm/locus-* file created during this run that no live
+#     process holds open or mapped (Locus must unlink its segments), or
+#   - a process of this job still alive after mpiexec returned (each job
+#     is tagged with a unique LC_TEST_RUN_ID environment variable that the
+#     launcher passes on to the ranks).
+# Leftovers that are surely ours are removed/killed so the next test
+# starts clean.  Works with any mpiexec taking `-n N` (Locus's, or
+# Debian's mpiexec.mpich to validate the tests themselves).
+set -u
+
+expect_failure=0
+stderr_regex=""
+max_seconds=""
+timeout_s="${LC_TEST_TIMEOUT:-55}"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --expect-failure) expect_failure=1; shift ;;
+    --stderr-regex) stderr_regex="$2"; shift 2 ;;
+    --max-seconds) max_seconds="$2"; shift 2 ;;
+    --timeout) timeout_s="$2"; shift 2 ;;
+    --) shift; break ;;
+    -*) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+if [ $# -lt 3 ]; then
+    echo "usage: run_mpi_test.sh [options] <mpiexec> <nprocs> <program> [args...]" >&2
+    exit 2
+fi
+mpiexec="$1"; nprocs="$2"; prog="$3"; shift 3
+
+if [ ! -x "$prog" ]; then
+    echo "FAIL: test program $prog does not exist or is not executable" >&2
+    exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lc_mpitest.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+run_id="lc$$x${RANDOM}x$(date +%s%N)"
+
+shm_list() { (cd /dev/shm 2>/dev/null && ls -1d locus-* 2>/dev/null) | sort; }
+shm_list >"$tmp/shm.before"
+
+echo "run: $mpiexec -n $nprocs $prog $* (timeout ${timeout_s}s)"
+start_ns=$(date +%s%N)
+# Only the job gets the marker variable, not this script's other children.
+LC_TEST_RUN_ID="$run_id" timeout -k 5 "$timeout_s" \
+    "$mpiexec" -n "$nprocs" "$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+job_pid=$!
+wait "$job_pid"
+rc=$?
+end_ns=$(date +%s%N)
+elapsed_ms=$(( (end_ns - start_ns) / 1000000 ))
+
+cat "$tmp/out"
+cat "$tmp/err" >&2
+
+failures=()
+
+# 124: timeout fired; 137 (SIGKILL) counts as a timeout only when the
+# time is up, since a job may end by 128+9 itself (a rank killed by 9).
+if [ "$rc" -eq 124 ] || { [ "$rc" -eq 137 ] && [ "$elapsed_ms" -ge $((timeout_s * 1000)) ]; }; then
+    failures+=("job timed out after ${timeout_s}s (exit $rc)")
+elif [ "$expect_failure" -eq 1 ]; then
+    [ "$rc" -ne 0 ] || failures+=("job was expected to fail but exited 0")
+    if grep -qw 'No Errors' "$tmp/out"; then
+        failures+=("job was expected to fail but printed 'No Errors'")
+    fi
+else
+    [ "$rc" -eq 0 ] || failures+=("exit code $rc")
+    grep -qw 'No Errors' "$tmp/out" || failures+=("'No Errors' not printed")
+fi
+if [ -n "$stderr_regex" ] && ! grep -qiE -- "$stderr_regex" "$tmp/err"; then
+    failures+=("stderr does not match /$stderr_regex/")
+fi
+if [ -n "$max_seconds" ] && [ "$elapsed_ms" -gt $((max_seconds * 1000)) ]; then
+    failures+=("job took ${elapsed_ms} ms, limit ${max_seconds} s")
+fi
+
+# Processes of this job still alive.  Give a short grace period: a
+# launcher may return while its children are still being reaped.
+job_procs() {
+    local p
+    for p in /proc/[0-9]*; do
+        if grep -qzxF "LC_TEST_RUN_ID=$run_id" "$p/environ" 2>/dev/null; then
+            echo "${p#/proc/}"
+        fi
+    done
+}
+left=""
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+    left=$(job_procs)
+    [ -z "$left" ] && break
+    sleep 0.2
+done
+if [ -n "$left" ]; then
+    desc=""
+    for p in $left; do
+        desc="$desc $p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60)"
+    done
+    failures+=("processes of this job still running after mpiexec returned:$desc")
+    for p in $left; do kill -KILL "$p" 2>/dev/null; done
+fi
+
+# /dev/shm files this run created and nobody holds any more.
+shm_held_by_other() { # name -> 0 if some live process has it open/mapped
+    local f="/dev/shm/$1" p
+    for p in /proc/[0-9]*; do
+        if ls -l "$p/fd" 2>/dev/null | grep -qF -- " -> $f"; then return 0; fi
+        if grep -qF -- "$f" "$p/maps" 2>/dev/null; then return 0; fi
+    done
+    return 1
+}
+shm_leak=()
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+    shm_list >"$tmp/shm.after"
+    mapfile -t new < <(comm -13 "$tmp/shm.before" "$tmp/shm.after")
+    shm_leak=()
+    for f in "${new[@]}"; do
+        [ -n "$f" ] || continue
+        # A name carrying the launcher's pid is ours whoever holds it;
+        # otherwise it may belong to a test running concurrently, and is
+        # ours only if no live process still uses it.
+        if [[ "$f" =~ (^|[^0-9])$job_pid([^0-9]|$) ]] || ! shm_held_by_other "$f"; then
+            shm_leak+=("$f")
+        fi
+    done
+    [ ${#shm_leak[@]} -eq 0 ] && break
+    sleep 0.2
+done
+if [ ${#shm_leak[@]} -gt 0 ]; then
+    failures+=("left behind in /dev/shm: ${shm_leak[*]}")
+    for f in "${shm_leak[@]}"; do rm -f "/dev/shm/$f"; done
+fi
+
+if [ ${#failures[@]} -eq 0 ]; then
+    echo "PASS: $(basename "$prog") on $nprocs ranks (${elapsed_ms} ms)"
+    exit 0
+fi
+for f in "${failures[@]}"; do
+    echo "FAIL: $(basename "$prog") on $nprocs ranks: $f" >&2
+done
+exit 1

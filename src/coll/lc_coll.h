@@ -19,9 +19,13 @@
 #include "pt2pt/lc_comm.h"
 
 #include <mpi.h>
+#include <stdio.h>
 #include <stddef.h>
 
 /* Read the LOCUS_COLL_<NAME> algorithm overrides (MPI_Init). */
+/* Print the LOCUS_COLL_<NAME> overrides in the format of
+ * lc_params_print (locus-info --params). */
+void lc_coll_params_print(FILE *out);
 void lc_coll_init(void);
 
 int lc_coll_barrier(lc_comm_t *comm);

@@ -167,6 +167,32 @@ static const lc_coll_table_t lc_coll_tables[LC_COLL_COUNT] = {
     LC_TABLE(LC_COLL_EXSCAN, "EXSCAN", lc_rules_exscan),
 };
 
+/* "auto|alg1|alg2": each algorithm of the table once (a table may name
+ * one twice, for different sizes). */
+static void lc_coll_choices(const lc_coll_table_t *t, char *buf, size_t size)
+{
+    size_t len = (size_t)snprintf(buf, size, "auto");
+    for (size_t i = 0; i < t->n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++) seen |= strcmp(t->rules[i].algorithm, t->rules[j].algorithm) == 0;
+        if (!seen && len < size) len += (size_t)snprintf(buf + len, size - len, "|%s", t->rules[i].algorithm);
+    }
+}
+
+void lc_coll_params_print(FILE *out)
+{
+    for (int id = 0; id < LC_COLL_COUNT; id++) {
+        const lc_coll_table_t *t = &lc_coll_tables[id];
+        char choices[256], var[64];
+        lc_coll_choices(t, choices, sizeof(choices));
+        snprintf(var, sizeof(var), "LOCUS_COLL_%s", t->name);
+        const char *now = getenv(var);
+        fprintf(out, "%s (enum: %s) = %s  [default auto]\n    Force this collective's algorithm; auto follows "
+                     "the selection table in src/coll/lc_coll_select.c.\n",
+                var, choices, now && *now ? now : "auto");
+    }
+}
+
 /* Set by lc_coll_init before any collective runs, read-only afterwards. */
 static const lc_coll_rule_t *lc_coll_forced[LC_COLL_COUNT];
 
@@ -182,15 +208,8 @@ void lc_coll_init(void)
         for (size_t i = 0; i < t->n && !lc_coll_forced[id]; i++)
             if (strcasecmp(want, t->rules[i].algorithm) == 0) lc_coll_forced[id] = &t->rules[i];
         if (lc_coll_forced[id]) continue;
-        char choices[256] = "auto";
-        size_t len = strlen(choices);
-        for (size_t i = 0; i < t->n; i++) {
-            /* list each algorithm once (a table may name one twice) */
-            bool seen = false;
-            for (size_t j = 0; j < i; j++) seen |= strcmp(t->rules[i].algorithm, t->rules[j].algorithm) == 0;
-            if (!seen && len < sizeof(choices))
-                len += (size_t)snprintf(choices + len, sizeof(choices) - len, ", %s", t->rules[i].algorithm);
-        }
+        char choices[256];
+        lc_coll_choices(t, choices, sizeof(choices));
         if (lc_log_rank <= 0) /* every rank reads the same environment: say it once */
             lc_log_warn("%s=%s is not an algorithm of this collective (choices: %s); using the automatic choice",
                         var, want, choices);

@@ -11,6 +11,7 @@
  */
 #include "channel/lc_cma.h"
 #include "channel/lc_shm.h"
+#include "coll/lc_coll.h"
 #include "lc_config.h"
 #include "locality/lc_locality.h"
 #include "util/lc_params.h"
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
     lc_params_load();
     if (argc > 1 && !strcmp(argv[1], "--params")) {
         lc_params_print(stdout);
+        lc_coll_params_print(stdout);
         return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--locality")) {

@@ -9,6 +9,9 @@ ASAN_BUILD ?= build-asan
 PREFIX     ?= /usr/local
 JOBS       ?= 2
 NP         ?= 4
+# Debian's python3 (where setup.sh installs matplotlib for the plots),
+# even when another python3 comes first in PATH.
+PYTHON     ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
 .PHONY: all setup build run test test-plain test-asan install bench clean
 
@@ -42,7 +45,7 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
-	python3 bench/compare.py $(if $(QUICK),--quick,)
+	$(PYTHON) bench/compare.py $(if $(QUICK),--quick,)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

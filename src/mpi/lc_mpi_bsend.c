@@ -60,7 +60,9 @@ static int lc_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int t
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
 
     size_t bytes = lc_bytes(count, dt);
-    size_t len = (bytes + MPI_BSEND_OVERHEAD + 15) & ~(size_t)15;
+    /* Exactly what MPI tells users to reserve per message; the block
+     * records live outside the user's buffer. */
+    size_t len = bytes + MPI_BSEND_OVERHEAD;
     size_t offset = 0;
     lc_bsend_reap();
     int at = lc_bsend_find(len, &offset);
@@ -87,6 +89,7 @@ static int lc_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int t
     lc_request_t *req;
     rc = lc_pt2pt_isend(copy, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
     if (rc) return lc_mpi_error(c, func, rc);
+    lc_request_hold_comm(req); /* the user may free the communicator before it leaves */
     memmove(&lc_bsend_blocks[at + 1], &lc_bsend_blocks[at], sizeof(*lc_bsend_blocks) * (size_t)(lc_bsend_nblocks - at));
     lc_bsend_blocks[at] = (lc_bsend_block_t){ offset, len, req };
     lc_bsend_nblocks++;

@@ -1,11 +1,10 @@
 /*
  * lc_mpi_comm.c — communicator creation and queries.
  *
- * Context ids: each communicator owns a slot in a 2048-bit mask; its
- * context ids are 2*slot (point-to-point) and 2*slot+1 (collectives).  A
- * new communicator takes the lowest slot free on *every* member of the
- * parent, agreed with an MPI_BAND allreduce of the members' free masks
- * (the approach MPICH takes), so no central allocator is needed.
+ * Context ids (see lc_comm.h): a new communicator takes the lowest slot
+ * free on *every* member of the parent, agreed with an MPI_BAND allreduce
+ * of the members' free masks (the approach MPICH takes), so no central
+ * allocator is needed.
  */
 #include "mpi/lc_mpi.h"
 #include "coll/lc_coll.h"
@@ -15,18 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LC_CTX_WORDS 32 /* 32 x 64 = 2048 slots */
-static uint64_t lc_ctx_free[LC_CTX_WORDS];
-
-static void lc_ctx_mark(int slot, int used)
-{
-    if (used) lc_ctx_free[slot / 64] &= ~(1ull << (slot % 64));
-    else lc_ctx_free[slot / 64] |= 1ull << (slot % 64);
-}
-
 int lc_mpi_comm_init_builtin(void)
 {
-    memset(lc_ctx_free, 0xff, sizeof(lc_ctx_free));
+    lc_comm_ctx_reset();
     int *ranks = malloc(sizeof(int) * (size_t)lc_world.size);
     if (!ranks) return -1;
     for (int i = 0; i < lc_world.size; i++) ranks[i] = i;
@@ -36,8 +26,6 @@ int lc_mpi_comm_init_builtin(void)
     if (!world || !self) return -1;
     snprintf(world->name, sizeof(world->name), "MPI_COMM_WORLD");
     snprintf(self->name, sizeof(self->name), "MPI_COMM_SELF");
-    lc_ctx_mark(0, 1);
-    lc_ctx_mark(1, 1);
     return 0;
 }
 
@@ -50,7 +38,7 @@ void lc_mpi_comm_fini(void)
 static int lc_ctx_agree(lc_comm_t *parent, int *slot_p)
 {
     uint64_t mask[LC_CTX_WORDS];
-    int rc = lc_coll_allreduce(lc_ctx_free, mask, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, parent);
+    int rc = lc_coll_allreduce(lc_comm_ctx_free_mask(), mask, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, parent);
     if (rc != MPI_SUCCESS) return rc;
     for (int w = 0; w < LC_CTX_WORDS; w++) {
         if (mask[w]) {
@@ -95,7 +83,6 @@ static int lc_comm_derive(lc_comm_t *parent, int rank, int size, const int *worl
     }
     lc_comm_t *c = lc_comm_create(slot, rank, size, world_ranks, MPI_COMM_NULL);
     if (!c) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator");
-    lc_ctx_mark(slot, 1);
     c->errhandler = parent->errhandler;
     *out_p = c;
     return MPI_SUCCESS;
@@ -123,8 +110,7 @@ LC_API int PMPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return lc_mpi_error(c, "MPI_Comm_free",
                             lc_error(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed"));
-    lc_ctx_mark(c->context_slot, 0);
-    lc_comm_destroy(c);
+    lc_comm_free_handle(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

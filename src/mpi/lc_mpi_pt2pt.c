@@ -230,7 +230,10 @@ LC_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Messa
     }
     lc_request_t *msg = NULL;
     lc_pt2pt_iprobe(source, tag, c, flag, status, &msg);
-    if (*flag) *message = (MPI_Message)lc_request_handle(msg);
+    if (*flag) {
+        lc_request_hold_comm(msg);
+        *message = (MPI_Message)lc_request_handle(msg);
+    }
     return MPI_SUCCESS;
 }
 LC_MPI_ALIAS(Improbe);
@@ -275,14 +278,21 @@ LC_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message 
         req = lc_mpi_request_done();
         if (!req) return lc_mpi_error(NULL, "MPI_Imrecv", lc_error(MPI_ERR_NO_MEM, "out of requests"));
         req->st_source = MPI_PROC_NULL;
-    } else {
-        lc_comm_t *c = msg->comm;
-        rc = lc_pt2pt_imrecv(buf, lc_bytes(count, datatype), msg, &req);
-        if (rc) return lc_mpi_error(c, "MPI_Imrecv", rc);
+        *message = MPI_MESSAGE_NULL;
+        lc_mpi_request_out(req, request);
+        return MPI_SUCCESS;
     }
-    *message = MPI_MESSAGE_NULL;
-    lc_mpi_request_out(req, request);
-    return MPI_SUCCESS;
+    /* The message's reference on the communicator goes with the message:
+     * hold one across the hand-over to the new request. */
+    lc_comm_t *c = msg->comm;
+    lc_comm_retain(c);
+    rc = lc_pt2pt_imrecv(buf, lc_bytes(count, datatype), msg, &req);
+    if (!rc) {
+        *message = MPI_MESSAGE_NULL;
+        lc_mpi_request_out(req, request);
+    }
+    lc_comm_release(c);
+    return rc ? lc_mpi_error(NULL, "MPI_Imrecv", rc) : MPI_SUCCESS;
 }
 LC_MPI_ALIAS(Imrecv);
 

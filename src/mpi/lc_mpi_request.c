@@ -31,7 +31,7 @@ static int lc_request_check(MPI_Request handle, lc_request_t **req_p)
         return MPI_SUCCESS;
     }
     lc_request_t *req = lc_request_lookup(handle);
-    if (!req || req->kind == LC_REQ_MESSAGE)
+    if (!req || req->kind == LC_REQ_MESSAGE || req->user_freed)
         return lc_error(MPI_ERR_REQUEST, "%#x is not an active request handle (already completed or freed?)",
                         (unsigned)handle);
     *req_p = req;
@@ -152,9 +152,9 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
         if (t && t->st_error) comm = t->comm;
         int err;
         lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, i), &err);
+        if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = err;
         if (err) any_err = 1;
     }
-    /* Every status's MPI_ERROR already says how its request ended. */
     free(r);
     if (flag) *flag = 1;
     if (any_err)
@@ -251,6 +251,7 @@ static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[]
             if (t->st_error) comm = t->comm;
             int err;
             lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, n), &err);
+            if (statuses != MPI_STATUSES_IGNORE) statuses[n].MPI_ERROR = err;
             if (err) any_err = 1;
             indices[n++] = i;
         }
@@ -354,7 +355,9 @@ LC_API int PMPI_Start(MPI_Request *request)
     if (!rc && req->active) rc = lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
     if (rc) return lc_mpi_error(NULL, "MPI_Start", rc);
     rc = lc_pt2pt_start(req);
-    return rc ? lc_mpi_error(req->comm, "MPI_Start", rc) : MPI_SUCCESS;
+    if (rc) return lc_mpi_error(req->comm, "MPI_Start", rc);
+    lc_request_hold_comm(req->active); /* outlives the persistent request after Request_free */
+    return MPI_SUCCESS;
 }
 LC_MPI_ALIAS(Start);
 

@@ -4,9 +4,11 @@
 
 #include "mpi/lc_mpi.h"
 
-/* Return a new request to the user (handle). */
+/* Return a new request to the user (handle).  It keeps its communicator
+ * alive: the user may free the communicator before completing it. */
 static inline void lc_mpi_request_out(lc_request_t *req, MPI_Request *handle)
 {
+    lc_request_hold_comm(req);
     *handle = lc_request_handle(req);
 }
 

@@ -9,6 +9,17 @@
 #define LC_COMM_INDEX_MASK 0x03ffffffu
 
 lc_comm_t *lc_comm_builtin[2];
+static uint64_t lc_ctx_free[LC_CTX_WORDS];
+
+static void lc_ctx_mark(int slot, int used)
+{
+    if (used) lc_ctx_free[slot / 64] &= ~(1ull << (slot % 64));
+    else lc_ctx_free[slot / 64] |= 1ull << (slot % 64);
+}
+
+const uint64_t *lc_comm_ctx_free_mask(void) { return lc_ctx_free; }
+
+void lc_comm_ctx_reset(void) { memset(lc_ctx_free, 0xff, sizeof(lc_ctx_free)); }
 static lc_comm_t **lc_comm_table;   /* dynamic communicators by index */
 static int lc_comm_table_len;
 
@@ -26,6 +37,8 @@ lc_comm_t *lc_comm_create(int slot, int rank, int size, const int *world_ranks, 
     c->context_slot = slot;
     c->ctx = (uint32_t)slot << 1;
     c->errhandler = MPI_ERRORS_ARE_FATAL;
+    c->refcount = 1;
+    lc_ctx_mark(slot, 1);
 
     if (builtin_handle != MPI_COMM_NULL) {
         c->handle = builtin_handle;
@@ -52,16 +65,34 @@ err:
     return NULL;
 }
 
-void lc_comm_destroy(lc_comm_t *c)
+static void lc_comm_unpublish(lc_comm_t *c)
 {
     unsigned h = (unsigned)c->handle;
-    if ((h & ~LC_COMM_INDEX_MASK) == LC_COMM_DYNAMIC_KIND)
-        lc_comm_table[h & LC_COMM_INDEX_MASK] = NULL;
-    else
+    if ((h & ~LC_COMM_INDEX_MASK) == LC_COMM_DYNAMIC_KIND) {
+        if (lc_comm_table[h & LC_COMM_INDEX_MASK] == c) lc_comm_table[h & LC_COMM_INDEX_MASK] = NULL;
+    } else if (lc_comm_builtin[h & 1] == c) {
         lc_comm_builtin[h & 1] = NULL;
+    }
+}
+
+void lc_comm_destroy(lc_comm_t *c)
+{
+    lc_comm_unpublish(c);
+    lc_ctx_mark(c->context_slot, 0);
     free(c->world_ranks);
     free(c->peers);
     free(c);
+}
+
+void lc_comm_release(lc_comm_t *c)
+{
+    if (--c->refcount == 0) lc_comm_destroy(c);
+}
+
+void lc_comm_free_handle(lc_comm_t *c)
+{
+    lc_comm_unpublish(c);
+    lc_comm_release(c);
 }
 
 lc_comm_t *lc_comm_lookup_slow(MPI_Comm handle)

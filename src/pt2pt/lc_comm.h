@@ -22,7 +22,9 @@ typedef struct lc_comm {
     int *world_ranks;        /* [size] */
     lc_peer_t **peers;       /* [size] */
     MPI_Errhandler errhandler;
-    int context_slot;        /* bit in the context-id mask (freed with the comm) */
+    int context_slot;        /* bit in the context-id mask (freed with the object) */
+    int refcount;            /* the handle + requests in flight (MPI 4.1 §7.4.3: pending
+                                operations on a freed communicator complete normally) */
     char name[MPI_MAX_OBJECT_NAME];
 } lc_comm_t;
 
@@ -30,10 +32,24 @@ typedef struct lc_comm {
 #define LC_CTX_COLL 1
 
 /* Create a communicator of `size` ranks (world_ranks is copied) with
- * context slot `slot`.  Builtin handles for WORLD and SELF. Returns NULL
- * when out of memory. */
+ * context slot `slot` (marked used until the object is destroyed).
+ * Builtin handles for WORLD and SELF.  Returns NULL when out of memory. */
 lc_comm_t *lc_comm_create(int slot, int rank, int size, const int *world_ranks, MPI_Comm builtin_handle);
+/* Free the object and its context slot now, whatever holds it. */
 void lc_comm_destroy(lc_comm_t *comm);
+/* References held by requests in flight. */
+static inline void lc_comm_retain(lc_comm_t *comm) { comm->refcount++; }
+void lc_comm_release(lc_comm_t *comm);
+/* MPI_Comm_free: the handle stops working at once; the object lives on
+ * until the last request using it is released. */
+void lc_comm_free_handle(lc_comm_t *comm);
+
+/* Context ids: a communicator owns slot s of a 2048-bit mask and the
+ * context ids 2s (point-to-point) and 2s+1 (collectives). */
+#define LC_CTX_WORDS 32
+/* This process's free slots (1 = free), for the agreement on a new slot. */
+const uint64_t *lc_comm_ctx_free_mask(void);
+void lc_comm_ctx_reset(void);
 
 /* Handle -> object; NULL for MPI_COMM_NULL, freed or invalid handles. */
 lc_comm_t *lc_comm_lookup_slow(MPI_Comm handle);

@@ -69,6 +69,8 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
 
 void lc_request_release(lc_request_t *req)
 {
+    if (req->holds_comm) lc_comm_release(req->comm);
+    req->holds_comm = 0;
     req->in_use = 0;
     lc_req_free[lc_req_nfree++] = req->index;
 }
@@ -97,7 +99,11 @@ void lc_status_empty(MPI_Status *status)
 
 void lc_request_status(const lc_request_t *req, MPI_Status *status)
 {
-    lc_status_set(status, req->st_source, req->st_tag, req->st_error, req->st_bytes, req->cancelled);
+    /* MPI_ERROR is left alone: only the multiple-completion calls set it
+     * (MPI 4.1 §3.2.5); they do so themselves. */
+    int keep = status->MPI_ERROR;
+    lc_status_set(status, req->st_source, req->st_tag, MPI_SUCCESS, req->st_bytes, req->cancelled);
+    status->MPI_ERROR = keep;
 }
 
 void lc_request_pool_fini(void)

@@ -63,6 +63,7 @@ typedef struct lc_request {
     uint8_t in_use;
     uint8_t cancelled;
     uint8_t ctx_kind;        /* LC_CTX_PT2PT / LC_CTX_COLL */
+    uint8_t holds_comm;      /* holds a reference on comm (dropped at release) */
     volatile int complete;
 
     /* operation */
@@ -92,6 +93,15 @@ typedef struct lc_request {
 #define LC_REQUEST_INDEX_MASK 0x03ffffffu
 
 lc_request_t *lc_request_alloc(lc_req_kind_t kind);
+/* Keep req->comm alive while the request exists (requests the user can
+ * hold across MPI_Comm_free). */
+static inline void lc_request_hold_comm(lc_request_t *req)
+{
+    if (req->comm && !req->holds_comm) {
+        lc_comm_retain(req->comm);
+        req->holds_comm = 1;
+    }
+}
 void lc_request_release(lc_request_t *req);
 lc_request_t *lc_request_at(uint32_t index);       /* NULL if not in use */
 lc_request_t *lc_request_lookup(MPI_Request handle); /* NULL if invalid */

@@ -96,6 +96,16 @@ static int lc_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int t
     return MPI_SUCCESS;
 }
 
+int lc_mpi_bsend_start(lc_request_t *preq)
+{
+    MPI_Comm comm = preq->comm->handle;
+    int rc = lc_bsend(preq->buf, preq->count, preq->dtype, preq->rank, preq->tag, comm, "MPI_Start");
+    if (rc) return rc;
+    preq->active = lc_mpi_request_done();
+    if (!preq->active) return lc_mpi_error(preq->comm, "MPI_Start", lc_error(MPI_ERR_NO_MEM, "out of requests"));
+    return MPI_SUCCESS;
+}
+
 LC_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return lc_bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend");

@@ -133,7 +133,11 @@ LC_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     if (rc) return lc_mpi_error(c, "MPI_Sendrecv", rc);
     rc = lc_pt2pt_isend(sendbuf, lc_bytes(sendcount, sendtype), dest, sendtag, c, LC_CTX_PT2PT, LC_MODE_STANDARD,
                         &sreq);
-    if (rc) return lc_mpi_error(c, "MPI_Sendrecv", rc);
+    if (rc) { /* withdraw the receive: it must not fill the buffer later */
+        lc_pt2pt_cancel(rreq);
+        lc_pt2pt_wait_release(rreq, MPI_STATUS_IGNORE);
+        return lc_mpi_error(c, "MPI_Sendrecv", rc);
+    }
     int serr = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
     int rerr = lc_pt2pt_wait_release(rreq, status);
     rc = rerr ? rerr : serr;
@@ -158,9 +162,14 @@ LC_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, in
     rc = lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq);
     if (!rc) {
         rc = lc_pt2pt_isend(copy, bytes, dest, sendtag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-        if (!rc) rc = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
-        int rerr = lc_pt2pt_wait_release(rreq, status);
-        if (rerr) rc = rerr;
+        if (rc) { /* withdraw the receive before the staging copy goes */
+            lc_pt2pt_cancel(rreq);
+            lc_pt2pt_wait_release(rreq, MPI_STATUS_IGNORE);
+        } else {
+            rc = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
+            int rerr = lc_pt2pt_wait_release(rreq, status);
+            if (rerr) rc = rerr;
+        }
     }
     free(copy);
     return rc ? lc_mpi_error(c, "MPI_Sendrecv_replace", rc) : MPI_SUCCESS;
@@ -337,6 +346,32 @@ LC_API int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int
 }
 LC_MPI_ALIAS(Send_init);
 
+LC_API int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request)
+{
+    return lc_persistent(LC_REQ_PSEND, (void *)buf, count, datatype, dest, tag, comm, LC_MODE_SYNC, request,
+                         "MPI_Ssend_init");
+}
+LC_MPI_ALIAS(Ssend_init);
+
+LC_API int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request)
+{
+    return lc_persistent(LC_REQ_PSEND, (void *)buf, count, datatype, dest, tag, comm, LC_MODE_READY, request,
+                         "MPI_Rsend_init");
+}
+LC_MPI_ALIAS(Rsend_init);
+
+/* Each MPI_Start copies the message into the attached buffer (see
+ * lc_mpi_bsend.c), as MPI_Bsend would. */
+LC_API int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request)
+{
+    return lc_persistent(LC_REQ_PSEND, (void *)buf, count, datatype, dest, tag, comm, LC_MODE_BUFFERED, request,
+                         "MPI_Bsend_init");
+}
+LC_MPI_ALIAS(Bsend_init);
+
 LC_API int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                           MPI_Request *request)
 {
@@ -388,3 +423,23 @@ LC_API int PMPI_Type_size(MPI_Datatype datatype, int *size)
     return MPI_SUCCESS;
 }
 LC_MPI_ALIAS(Type_size);
+
+/* Predefined datatypes pack as their items; the extent (padding of the
+ * pair types included) is an upper bound, as MPI allows, and is what a
+ * buffered send of the same data occupies. */
+LC_API int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    lc_comm_t *c;
+    int rc = lc_check_comm(comm, &c);
+    if (!rc) rc = lc_check_count(incount);
+    if (!rc) rc = lc_check_dtype(datatype);
+    if (!rc && !size) rc = lc_error(MPI_ERR_ARG, "size is NULL");
+    if (rc) return lc_mpi_error(c, "MPI_Pack_size", rc);
+    size_t bytes = lc_bytes(incount, datatype);
+    if (bytes > 0x7fffffff)
+        return lc_mpi_error(c, "MPI_Pack_size",
+                            lc_error(MPI_ERR_VALUE_TOO_LARGE, "%zu bytes do not fit an int", bytes));
+    *size = (int)bytes;
+    return MPI_SUCCESS;
+}
+LC_MPI_ALIAS(Pack_size);

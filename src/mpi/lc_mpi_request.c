@@ -354,6 +354,7 @@ LC_API int PMPI_Start(MPI_Request *request)
         rc = lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init)");
     if (!rc && req->active) rc = lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
     if (rc) return lc_mpi_error(NULL, "MPI_Start", rc);
+    if (req->mode == LC_MODE_BUFFERED) return lc_mpi_bsend_start(req);
     rc = lc_pt2pt_start(req);
     if (rc) return lc_mpi_error(req->comm, "MPI_Start", rc);
     lc_request_hold_comm(req->active); /* outlives the persistent request after Request_free */

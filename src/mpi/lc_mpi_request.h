@@ -16,4 +16,9 @@ static inline void lc_mpi_request_out(lc_request_t *req, MPI_Request *handle)
  * operations on MPI_PROC_NULL handled in the API layer). */
 lc_request_t *lc_mpi_request_done(void);
 
+/* MPI_Start of a persistent buffered send (MPI_Bsend_init): copy into the
+ * attached buffer, send from there; the instance is complete at once.
+ * Returns the MPI error (already through the error handler). */
+int lc_mpi_bsend_start(lc_request_t *preq);
+
 #endif

@@ -14,6 +14,14 @@
  *   pmi_probe stdin                 rank 0 reports bytes and checksum of its
  *                                   stdin; others check theirs is empty
  *   pmi_probe lines N               every rank prints N long numbered lines
+ *   pmi_probe where                 every rank prints "WHERE rank=R host=H
+ *                                   local=L/S mapping=M": its host name, its
+ *                                   LOCUS_LOCAL_RANK/SIZE, PMI_process_mapping;
+ *                                   and checks it can read every rank's host
+ *   pmi_probe shmall [crash R]      every rank creates /dev/shm/locus-<kvsname>-
+ *                                   probe<rank> on its host, prints "SHM <path>
+ *                                   <host>"; all wait in a fence (or rank R
+ *                                   crashes with SIGKILL after it)
  *
  * "Others wait" means they enter a second fence the failed rank never
  * reaches: only the launcher can end such a job.  Exit 0 = checks passed. */
@@ -164,6 +172,44 @@ int main(int argc, char **argv)
         if (argc > 2 && strcmp(argv[2], "crash") == 0)
             wait_forever();
         /* else: a normal end that leaves the object behind */
+    } else if (strcmp(mode, "where") == 0) {
+        char host[256], key[LC_PMI_KEY_MAX], value[LC_PMI_VALUE_MAX], map[LC_PMI_VALUE_MAX];
+        const char *lr = getenv("LOCUS_LOCAL_RANK"), *ls = getenv("LOCUS_LOCAL_SIZE");
+
+        CHECK(gethostname(host, sizeof(host)) == 0, "gethostname");
+        snprintf(key, sizeof(key), "probe-host-%d", info.rank);
+        CHECK(lc_pmi_put(key, host) == 0, "put %s", key);
+        CHECK(lc_pmi_fence() == 0, "fence");
+        for (int r = 0; r < info.size; r++) {
+            snprintf(key, sizeof(key), "probe-host-%d", r);
+            CHECK(lc_pmi_get(r, key, value, sizeof(value)) == 0, "get %s", key);
+        }
+        CHECK(lc_pmi_get(0, "PMI_process_mapping", map, sizeof(map)) == 0, "get PMI_process_mapping");
+        printf("WHERE rank=%d host=%s local=%s/%s mapping=%s\n", info.rank, host, lr ? lr : "-",
+               ls ? ls : "-", map);
+        CHECK(lc_pmi_fence() == 0, "second fence");
+    } else if (strcmp(mode, "shmall") == 0) {
+        char path[512], host[256];
+        int fd;
+
+        CHECK(gethostname(host, sizeof(host)) == 0, "gethostname");
+        snprintf(path, sizeof(path), "/dev/shm/locus-%s-probe%d", info.kvsname, info.rank);
+        fd = open(path, O_CREAT | O_RDWR, 0600);
+        CHECK(fd >= 0, "create %s: %s", path, strerror(errno));
+        close(fd);
+        printf("SHM %s %s\n", path, host);
+        CHECK(lc_pmi_fence() == 0, "fence");
+        if (argc > 3 && strcmp(argv[2], "crash") == 0) {
+            if (info.rank == atoi(argv[3])) {
+                struct timespec ts;
+
+                clock_gettime(CLOCK_REALTIME, &ts);
+                printf("FAIL_AT %lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+                fflush(stdout);
+                raise(SIGKILL);
+            }
+            wait_forever();
+        }
     } else if (strcmp(mode, "wait") == 0) {
         CHECK(lc_pmi_fence() == 0, "fence");
         printf("READY %d\n", info.rank);

@@ -1,23 +1,41 @@
-/* mpiexec: Locus's local launcher.
+/* mpiexec: Locus's launcher, on one host or across hosts.
  *
  * One single-threaded process runs the whole job:
  *
- *   options (mpiexec_options.c)  ->  launch (mpiexec_launch.c, mpiexec_bind.c)
- *        -> poll() loop (mpiexec_main.c) over
- *             - a self-pipe carrying signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP),
- *             - each rank's PMI socket  (mpiexec_pmi_server.c, mpiexec_kvs.c),
- *             - each rank's stdout/stderr pipes and rank 0's stdin (mpiexec_io.c),
- *        -> fate: exits, aborts, ending the job, /dev/shm cleanup
- *           (mpiexec_fate.c).
+ *   options (mpiexec_options.c) -> placement (mpiexec_hosts.c)
+ *     -> remote hosts: listen, start one proxy per host through the
+ *        launcher agent (mpiexec_remote.c, mpiexec_agent.c, mpiexec_net.c)
+ *     -> local ranks: fork (mpiexec_launch.c, mpiexec_spawn.c, mpiexec_bind.c)
+ *     -> poll() loop (mpiexec_main.c) over
+ *          - a self-pipe carrying signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP),
+ *          - each local rank's PMI socket (mpiexec_pmi_server.c, mpiexec_kvs.c),
+ *          - each local rank's stdout/stderr pipes and rank 0's stdin (mpiexec_io.c),
+ *          - the listening socket and one connection per proxy, which
+ *            carries the remote ranks' PMI bytes, output and exits
+ *            (mpiexec_frame.h),
+ *     -> fate: exits, aborts, lost hosts, ending the job, /dev/shm cleanup
+ *        (mpiexec_fate.c).
+ *
+ * A proxy (`mpiexec --proxy ...`, mpiexec_proxy.c) is the same binary on a
+ * remote host: it forks that host's ranks, relays their PMI traffic and
+ * output to mpiexec unchanged, reports their exits, and ends them when
+ * told to or when mpiexec goes away.  The PMI server, the line-by-line
+ * output and the fate rules are mpiexec's alone, so a remote rank behaves
+ * exactly like a local one.
  *
  * Invariants
  *  - Every rank is the leader of its own process group (so a terminal's
  *    Ctrl-C reaches mpiexec only, and killing -pid also reaches the rank's
- *    children).  mpiexec signals a group only while its leader is not yet
- *    reaped, so the id cannot have been reused.
+ *    children).  A group is signalled only while its leader is not yet
+ *    reaped, so the id cannot have been reused.  Ranks get SIGKILL when
+ *    the process that forked them (mpiexec or a proxy) dies.  mpiexec and
+ *    the proxies are child subreapers: whatever a rank leaves behind is
+ *    re-parented to them and killed when the job is over, so nothing of
+ *    the job outlives it on any host.
  *  - Before a rank's exit is judged, its PMI socket and output pipes are
  *    drained: an abort message or a last line of output written before
- *    exit is always seen first.
+ *    exit is always seen first.  A proxy drains them before it sends the
+ *    exit, on the same connection, so the order survives the relay.
  *  - mpiexec writes forwarded output one complete line per write (or
  *    writev), and it is the only writer of its stdout/stderr, so lines of
  *    different ranks never mix.
@@ -35,33 +53,57 @@
 #define MPIEXEC_IO_BUF   65536 /* longest line forwarded in one piece */
 #define MPIEXEC_KILL_GRACE_MS 1000 /* SIGTERM -> SIGKILL */
 #define MPIEXEC_DRAIN_MS 200   /* output still open after the last exit */
+#define MPIEXEC_HELLO_MS 5000  /* an accepted connection must identify itself */
+#define MPIEXEC_BYE_MS   3000  /* proxies end, sweep and hang up at the end */
+#define MPIEXEC_LAUNCH_TIMEOUT_S 30 /* default for LOCUS_LAUNCH_TIMEOUT */
 
 typedef struct mpiexec_options {
-    int    nprocs;       /* -n / -np */
+    int    nprocs;       /* -n / -np; 0 = not given */
     int    bind_core;    /* -bind-to core */
     int    prepend_rank; /* -prepend-rank / -l */
     int    ngenv;        /* -genv NAME VALUE pairs */
     char **genv_names;
     char **genv_values;
+    char  *hosts;        /* -hosts h1[:n],h2[:n],... */
+    char  *hostfile;     /* -f / -hostfile / -machinefile */
+    int    ppn;          /* -ppn: ranks per host per round (0 = the slots) */
+    char  *launcher;     /* -launcher NAME (ssh, rsh) */
+    char  *launcher_exec;/* -launcher-exec AGENT */
+    char  *iface;        /* -iface IFACE */
     char **argv;         /* program and its arguments (NULL-terminated) */
 } mpiexec_options_t;
 
-/* One output pipe of a rank, forwarded line by line to fd `target`. */
+/* A growable byte buffer: a queue (data[off..len) pending) or a builder. */
+typedef struct mpiexec_buf {
+    char  *data;
+    size_t off, len, cap;
+} mpiexec_buf_t;
+
+/* One output stream of a rank (or of a launcher agent), forwarded line by
+ * line to fd `target`.  Local streams read a pipe (fd); remote ones are
+ * fed with what the proxy relays (fd -1). */
 typedef struct mpiexec_stream {
-    int    fd;           /* read end, -1 once closed */
+    int    fd;           /* read end, or -1 (remote, or closed) */
+    int    open;         /* more bytes may come */
     int    target;       /* 1 or 2 */
-    int    rank;
+    int    rank;         /* -1: an agent's stream (no prefix) */
     int    at_line_start;
     size_t len;
     char   buf[MPIEXEC_IO_BUF];
 } mpiexec_stream_t;
 
+struct mpiexec_proxy;
+
 typedef struct mpiexec_rank {
     int   rank;
-    pid_t pid;           /* 0 until started */
-    int   running;       /* started and not yet reaped */
+    int   host;          /* index in job->hosts */
+    int   local_rank;    /* among the ranks of its host */
+    struct mpiexec_proxy *proxy; /* NULL: forked by mpiexec itself */
+    pid_t pid;           /* 0 until started (a remote rank: its pid there) */
+    int   running;       /* started and not yet reaped / reported exited */
     /* PMI connection */
-    int   pmi_fd;        /* mpiexec's end, -1 once closed */
+    int   pmi_fd;        /* local rank: mpiexec's end, -1 once closed */
+    int   pmi_open;      /* requests may come and replies may go */
     int   pmi_version;   /* 0 before `cmd=init`, then 1 or 2 */
     int   pmi_inited;
     int   pmi_finalized;
@@ -71,21 +113,82 @@ typedef struct mpiexec_rank {
     mpiexec_stream_t out, err;
 } mpiexec_rank_t;
 
+/* A host of the job: where some ranks run. */
+typedef struct mpiexec_host {
+    char *name;
+    int   local;         /* this machine: its ranks are forked directly */
+    int   nranks;
+    int  *ranks;         /* global ranks placed here, in local-rank order */
+    struct mpiexec_proxy *proxy; /* remote host: its proxy */
+} mpiexec_host_t;
+
+enum mpiexec_proxy_state {
+    MPIEXEC_PROXY_STARTING,  /* agent started, no connection yet */
+    MPIEXEC_PROXY_RUNNING,   /* connected, job sent */
+    MPIEXEC_PROXY_ENDING,    /* END sent, waiting for it to hang up */
+    MPIEXEC_PROXY_GONE       /* connection closed (or never made) */
+};
+
+/* mpiexec's side of one remote host's proxy. */
+typedef struct mpiexec_proxy {
+    int              host;          /* index in job->hosts */
+    int              state;
+    pid_t            agent_pid;     /* process group leader of the agent */
+    int              agent_running; /* not yet reaped */
+    int              agent_status;
+    struct timespec  agent_exit_deadline; /* agent exited 0 before the proxy connected */
+    int              agent_exited_early;
+    mpiexec_stream_t agent_out, agent_err; /* the agent's own output, to our stderr */
+    int              fd;            /* connection, -1 when none */
+    int              write_errno;   /* a write failed: handled by the event loop */
+    mpiexec_buf_t    out;           /* frames not yet written */
+    mpiexec_buf_t    in;            /* bytes received, not yet a whole frame */
+    int              nrunning;      /* its ranks running */
+    int              npending;      /* its ranks neither started nor failed */
+    int              said_bye;
+} mpiexec_proxy_t;
+
+/* An accepted connection that has not said who it is yet. */
+typedef struct mpiexec_conn {
+    int             fd;
+    mpiexec_buf_t   in;
+    struct timespec deadline;
+} mpiexec_conn_t;
+
+#define MPIEXEC_CONNS_MAX 64
+
 typedef struct mpiexec_kvs mpiexec_kvs_t;
 
 typedef struct mpiexec_job {
     mpiexec_options_t opt;
     int             size;
     mpiexec_rank_t *ranks;
+    int             nhosts;
+    mpiexec_host_t *hosts;
+    int             nlocal;         /* ranks forked by mpiexec */
     char            kvsname[64];
-    char           *program_path;   /* resolved executable */
+    char           *program_path;   /* resolved executable (local ranks) */
     mpiexec_kvs_t  *kvs;            /* the job's key space (PMI put/get) */
     mpiexec_kvs_t  *node_attrs;     /* PMI-2 node attributes */
+    char           *process_mapping;/* PMI_process_mapping value */
     int             nbarrier;       /* ranks waiting in barrier/fence */
     int             nrunning;
+    int             npending;       /* remote ranks neither started nor failed */
+    /* remote hosts */
+    int             nproxies;
+    mpiexec_proxy_t *proxies;
+    int             listen_fd;
+    char            addr[64];       /* where proxies connect */
+    int             port;
+    char            token[24];      /* proxies prove they are ours */
+    struct timespec launch_deadline;
+    int             nconns;
+    mpiexec_conn_t  conns[MPIEXEC_CONNS_MAX];
     /* stdin -> rank 0 */
     int             stdin_fd;       /* our 0 while we forward it, else -1 */
-    int             rank0_stdin;    /* write end of rank 0's stdin, or -1 */
+    int             rank0_stdin;    /* local rank 0: write end of its stdin, or -1 */
+    mpiexec_proxy_t *stdin_proxy;   /* remote rank 0: its proxy, or NULL */
+    int             stdin_inflight; /* a chunk sent to the proxy, not yet acknowledged */
     size_t          stdin_len;
     char            stdin_buf[MPIEXEC_IO_BUF];
     /* fate */
@@ -98,17 +201,59 @@ typedef struct mpiexec_job {
 } mpiexec_job_t;
 
 /* mpiexec_util.c */
+extern const char *mpiexec_say_prefix;            /* "mpiexec" */
+extern void (*mpiexec_say_hook)(const char *text); /* set: messages go there */
 void   mpiexec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 long   mpiexec_ms_until(const struct timespec *t);
 void   mpiexec_deadline(struct timespec *t, long ms);
 int    mpiexec_write_all(int fd, const void *buf, size_t len);
+int    mpiexec_install_signals(int signal_pipe[2]);
+void   mpiexec_adopt_orphans(void);
+void   mpiexec_kill_orphans(void);
+void   mpiexec_fix_std_fds(void);
+int    mpiexec_buf_reserve(mpiexec_buf_t *b, size_t more);
+int    mpiexec_buf_put(mpiexec_buf_t *b, const void *p, size_t n);
+void   mpiexec_buf_consume(mpiexec_buf_t *b, size_t n);
+void   mpiexec_buf_free(mpiexec_buf_t *b);
+size_t mpiexec_buf_pending(const mpiexec_buf_t *b);
+int    mpiexec_buf_write(int fd, mpiexec_buf_t *b); /* 0 (all or EAGAIN), -1 error */
 
 /* mpiexec_options.c: 0 ok, 1 bad usage (message printed), 2 --help shown */
 int    mpiexec_options_parse(int argc, char **argv, mpiexec_options_t *opt);
 
+/* mpiexec_hosts.c: hosts, placement, PMI_process_mapping.  0 or -1 (message). */
+int    mpiexec_hosts_place(mpiexec_job_t *job);
+
+/* mpiexec_net.c */
+int    mpiexec_net_listen(int *port_p);
+int    mpiexec_net_iface_addr(const char *iface, char *buf, size_t len);
+int    mpiexec_net_default_addr(char *buf, size_t len, int *loopback_p);
+int    mpiexec_net_is_this_host(const char *name);
+void   mpiexec_net_tune(int fd);
+int    mpiexec_net_connect(const char *addr, const char *port, int timeout_ms);
+
+/* mpiexec_spawn.c: fork and exec one rank. */
+typedef struct mpiexec_spawn_req {
+    const char  *path;       /* resolved program */
+    char *const *argv;
+    int          rank, size, local_rank, local_size;
+    int          ngenv;      /* extra NAME=VALUE for the rank (-genv) */
+    char       **genv_names;
+    char       **genv_values;
+    int          bind_core;  /* bind to core local_rank mod ncores */
+    int          stdin_pipe; /* 1: stdin is a pipe (write end returned); 0: /dev/null */
+} mpiexec_spawn_req_t;
+typedef struct mpiexec_spawned {
+    pid_t pid;
+    int   pmi_fd, out_fd, err_fd, in_fd; /* our ends; in_fd -1 without stdin_pipe */
+} mpiexec_spawned_t;
+/* 0: running.  -1: nothing started.  1: forked, but exec failed (the child
+ * exits 127 and must be reaped; no descriptors returned).  Messages printed. */
+int    mpiexec_spawn(const mpiexec_spawn_req_t *req, mpiexec_spawned_t *res);
+
 /* mpiexec_launch.c */
 char  *mpiexec_launch_resolve(const char *prog); /* NULL + message if not runnable */
-int    mpiexec_launch_all(mpiexec_job_t *job);
+int    mpiexec_launch_all(mpiexec_job_t *job);   /* the local ranks */
 
 /* mpiexec_bind.c: CPU set of core (index % ncores) among the CPUs we may use */
 int    mpiexec_bind_cpuset(int index, cpu_set_t *set_p);
@@ -120,25 +265,56 @@ int            mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *
 const char    *mpiexec_kvs_get(const mpiexec_kvs_t *kvs, const char *key);
 
 /* mpiexec_pmi_server.c */
-void   mpiexec_pmi_readable(mpiexec_job_t *job, mpiexec_rank_t *r);
+void   mpiexec_pmi_readable(mpiexec_job_t *job, mpiexec_rank_t *r);  /* local rank */
+void   mpiexec_pmi_feed(mpiexec_job_t *job, mpiexec_rank_t *r, const char *data, size_t len);
 void   mpiexec_pmi_close(mpiexec_job_t *job, mpiexec_rank_t *r);
 
 /* mpiexec_io.c */
 void   mpiexec_io_init_stream(mpiexec_stream_t *s, int fd, int target, int rank);
 void   mpiexec_io_readable(mpiexec_job_t *job, mpiexec_stream_t *s); /* reads once */
 void   mpiexec_io_drain(mpiexec_job_t *job, mpiexec_stream_t *s);    /* reads what is there */
+void   mpiexec_io_feed(mpiexec_job_t *job, mpiexec_stream_t *s, const char *data, size_t len);
 void   mpiexec_io_close(mpiexec_job_t *job, mpiexec_stream_t *s);    /* flush and close */
 void   mpiexec_io_stdin_readable(mpiexec_job_t *job);
 void   mpiexec_io_stdin_writable(mpiexec_job_t *job);
 void   mpiexec_io_stdin_close(mpiexec_job_t *job);
+int    mpiexec_io_stdin_wanted(const mpiexec_job_t *job); /* poll our stdin now? */
+
+/* mpiexec_remote.c: mpiexec's side of the proxies */
+int    mpiexec_remote_prepare(mpiexec_job_t *job); /* listen, address; 0 or -1 */
+void   mpiexec_remote_accept(mpiexec_job_t *job);
+void   mpiexec_remote_conn_readable(mpiexec_job_t *job, int i);
+void   mpiexec_remote_readable(mpiexec_job_t *job, mpiexec_proxy_t *px);
+void   mpiexec_remote_writable(mpiexec_job_t *job, mpiexec_proxy_t *px);
+void   mpiexec_remote_send(mpiexec_job_t *job, mpiexec_proxy_t *px, int type, int rank,
+                           const void *data, size_t len);
+void   mpiexec_remote_signal(mpiexec_job_t *job, int sig); /* all remote ranks */
+long   mpiexec_remote_timeout(mpiexec_job_t *job); /* ms until the next deadline, -1 none */
+void   mpiexec_remote_tick(mpiexec_job_t *job);    /* deadlines passed */
+void   mpiexec_remote_end(mpiexec_job_t *job);     /* all ranks done: END to every proxy */
+int    mpiexec_remote_done(const mpiexec_job_t *job); /* proxies hung up, agents reaped */
+void   mpiexec_remote_finish(mpiexec_job_t *job);  /* stop what is left, free */
+void   mpiexec_remote_cancel_pending(mpiexec_job_t *job, mpiexec_proxy_t *px);
+const char *mpiexec_remote_ranks_text(const mpiexec_host_t *h); /* "ranks 2-3" */
+const char *mpiexec_rank_where(const mpiexec_job_t *job, const mpiexec_rank_t *r);
+
+/* mpiexec_agent.c: the launcher agents that start the proxies */
+int    mpiexec_agent_launch_all(mpiexec_job_t *job);
+void   mpiexec_agent_kill(mpiexec_proxy_t *px, int sig);
+int    mpiexec_agent_reaped(mpiexec_job_t *job, pid_t pid, int status); /* 1: was an agent */
+void   mpiexec_agent_finish(mpiexec_job_t *job); /* end and reap what is left */
+
+/* mpiexec_proxy.c: `mpiexec --proxy ADDR PORT HOST-INDEX TOKEN` */
+int    mpiexec_proxy_main(int argc, char **argv);
 
 /* mpiexec_fate.c */
 void   mpiexec_fate_reap(mpiexec_job_t *job);
+void   mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status);
 void   mpiexec_fate_abort(mpiexec_job_t *job, mpiexec_rank_t *r, long code, const char *msg);
 void   mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *what);
 void   mpiexec_fate_signal(mpiexec_job_t *job, int sig);
 void   mpiexec_fate_end_job(mpiexec_job_t *job, int code);
 void   mpiexec_fate_tick(mpiexec_job_t *job);
-void   mpiexec_fate_cleanup_shm(const mpiexec_job_t *job);
+void   mpiexec_fate_cleanup_shm(const char *kvsname);
 
 #endif /* MPIEXEC_H */

@@ -10,7 +10,12 @@
  * non-zero (its code), a PMI abort (its code), a rank that initialized
  * PMI and exited without PMI finalize (1: its peers would wait for it
  * forever), a PMI protocol violation (1), SIGINT/SIGTERM/SIGHUP to
- * mpiexec (128+S). */
+ * mpiexec (128+S); for remote hosts also a proxy that cannot be started
+ * or whose connection is lost (1, mpiexec_remote.c).
+ *
+ * Remote ranks are signalled through their proxies (SIGNAL frames) and
+ * their exits arrive as EXITED frames; they are judged here like local
+ * ones, and messages name their host. */
 #include "mpiexec.h"
 
 #include <dirent.h>
@@ -35,9 +40,10 @@ static void mpiexec_fate_signal_all(mpiexec_job_t *job, int sig)
         mpiexec_rank_t *r = &job->ranks[i];
 
         /* Unreaped, so the pid (= process group id) cannot be reused. */
-        if (r->running && kill(-r->pid, sig) != 0 && errno == ESRCH)
+        if (r->proxy == NULL && r->running && kill(-r->pid, sig) != 0 && errno == ESRCH)
             kill(r->pid, sig); /* not yet a group leader (just forked) */
     }
+    mpiexec_remote_signal(job, sig);
 }
 
 void mpiexec_fate_end_job(mpiexec_job_t *job, int code)
@@ -53,7 +59,7 @@ void mpiexec_fate_end_job(mpiexec_job_t *job, int code)
 /* Called from the event loop: escalate to SIGKILL when the grace ends. */
 void mpiexec_fate_tick(mpiexec_job_t *job)
 {
-    if (job->ending && !job->killed_hard && job->nrunning > 0 && mpiexec_ms_until(&job->kill_at) == 0) {
+    if (job->ending && !job->killed_hard && mpiexec_ms_until(&job->kill_at) == 0) {
         job->killed_hard = 1;
         mpiexec_fate_signal_all(job, SIGKILL);
     }
@@ -67,8 +73,9 @@ void mpiexec_fate_abort(mpiexec_job_t *job, mpiexec_rank_t *r, long code, const 
     if (exit_code == 0 && code != 0)
         exit_code = 1;
     if (!job->ending)
-        mpiexec_say("rank %d (pid %ld) called MPI_Abort (exit code %ld)%s%s; ending the job", r->rank,
-                    (long)r->pid, code, msg != NULL && msg[0] ? ": " : "", msg != NULL ? msg : "");
+        mpiexec_say("rank %d (%s) called MPI_Abort (exit code %ld)%s%s; ending the job", r->rank,
+                    mpiexec_rank_where(job, r), code, msg != NULL && msg[0] ? ": " : "",
+                    msg != NULL ? msg : "");
     r->pmi_finalized = 1; /* its exit is expected now; do not report it again */
     mpiexec_fate_end_job(job, exit_code);
 }
@@ -76,7 +83,7 @@ void mpiexec_fate_abort(mpiexec_job_t *job, mpiexec_rank_t *r, long code, const 
 void mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *what)
 {
     if (!job->ending)
-        mpiexec_say("rank %d (pid %ld) %s; ending the job", r->rank, (long)r->pid, what);
+        mpiexec_say("rank %d (%s) %s; ending the job", r->rank, mpiexec_rank_where(job, r), what);
     mpiexec_pmi_close(job, r);
     mpiexec_fate_end_job(job, 1);
 }
@@ -99,37 +106,53 @@ void mpiexec_fate_signal(mpiexec_job_t *job, int sig)
     mpiexec_deadline(&job->kill_at, MPIEXEC_KILL_GRACE_MS);
 }
 
-static void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
+/* "pid 123", or "pid 123 on node7" for a remote rank. */
+const char *mpiexec_rank_where(const mpiexec_job_t *job, const mpiexec_rank_t *r)
 {
-    /* Whatever it said before dying comes first. */
-    if (r->pmi_fd >= 0)
-        mpiexec_pmi_readable(job, r);
-    mpiexec_io_drain(job, &r->out);
-    mpiexec_io_drain(job, &r->err);
+    static char buf[320];
+
+    if (r->proxy == NULL)
+        snprintf(buf, sizeof(buf), "pid %ld", (long)r->pid);
+    else
+        snprintf(buf, sizeof(buf), "pid %ld on %s", (long)r->pid, job->hosts[r->host].name);
+    return buf;
+}
+
+void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
+{
+    /* Whatever it said before dying comes first.  (A proxy has already
+     * relayed a remote rank's last bytes before its exit.) */
+    if (r->proxy == NULL) {
+        if (r->pmi_open)
+            mpiexec_pmi_readable(job, r);
+        mpiexec_io_drain(job, &r->out);
+        mpiexec_io_drain(job, &r->err);
+    }
     if (r->rank == 0)
         mpiexec_io_stdin_close(job);
 
     r->running = 0;
     job->nrunning--;
-    if (r->pmi_fd >= 0)
-        mpiexec_pmi_close(job, r);
+    if (r->proxy != NULL)
+        r->proxy->nrunning--;
+    mpiexec_pmi_close(job, r);
 
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
 
         if (!job->ending)
-            mpiexec_say("rank %d (pid %ld) killed by signal %d (%s); ending the job", r->rank,
-                        (long)r->pid, sig, strsignal(sig));
+            mpiexec_say("rank %d (%s) killed by signal %d (%s); ending the job", r->rank,
+                        mpiexec_rank_where(job, r), sig, strsignal(sig));
         mpiexec_fate_end_job(job, 128 + sig);
     } else if (WEXITSTATUS(status) != 0) {
         if (!job->ending)
-            mpiexec_say("rank %d (pid %ld) exited with code %d; ending the job", r->rank,
-                        (long)r->pid, WEXITSTATUS(status));
+            mpiexec_say("rank %d (%s) exited with code %d; ending the job", r->rank,
+                        mpiexec_rank_where(job, r), WEXITSTATUS(status));
         mpiexec_fate_end_job(job, WEXITSTATUS(status));
     } else if (r->pmi_inited && !r->pmi_finalized) {
         if (!job->ending)
-            mpiexec_say("rank %d (pid %ld) exited without finalizing PMI (MPI_Finalize not "
-                        "called?); ending the job", r->rank, (long)r->pid);
+            mpiexec_say("rank %d (%s) exited without finalizing PMI (MPI_Finalize not "
+                        "called?); ending the job", r->rank, mpiexec_rank_where(job, r));
         mpiexec_fate_end_job(job, 1);
     }
 }
@@ -145,8 +168,10 @@ void mpiexec_fate_reap(mpiexec_job_t *job)
             continue;
         if (pid <= 0)
             return;
+        if (mpiexec_agent_reaped(job, pid, status))
+            continue;
         for (int i = 0; i < job->size; i++) {
-            if (job->ranks[i].running && job->ranks[i].pid == pid) {
+            if (job->ranks[i].proxy == NULL && job->ranks[i].running && job->ranks[i].pid == pid) {
                 mpiexec_fate_rank_exited(job, &job->ranks[i], status);
                 break;
             }
@@ -156,7 +181,7 @@ void mpiexec_fate_reap(mpiexec_job_t *job)
 
 /* The library names every shared-memory object of a job
  * /dev/shm/locus-<kvsname>-...; whatever a crashed job left is removed. */
-void mpiexec_fate_cleanup_shm(const mpiexec_job_t *job)
+void mpiexec_fate_cleanup_shm(const char *kvsname)
 {
     char prefix[128];
     size_t plen;
@@ -165,7 +190,7 @@ void mpiexec_fate_cleanup_shm(const mpiexec_job_t *job)
 
     if (d == NULL)
         return;
-    plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", job->kvsname);
+    plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", kvsname);
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, prefix, plen) == 0 && unlinkat(dirfd(d), e->d_name, 0) != 0 &&
             errno != ENOENT)

@@ -6,10 +6,18 @@
  * line longer than the buffer is written in pieces (it cannot be held
  * forever); a last line without '\n' is written when its pipe closes.
  *
+ * Remote ranks' bytes arrive through their proxy (mpiexec_io_feed) and go
+ * through the same buffers, so they are cut into lines the same way.
+ * Launcher agents' own output (ssh's complaints) is forwarded the same
+ * way too, to stderr, without a rank prefix.
+ *
  * Input: mpiexec's stdin goes to rank 0 only (the others read /dev/null),
  * through a bounded buffer: stdin is not read while rank 0 has not taken
- * what was read before, so a slow reader does not make mpiexec grow. */
+ * what was read before, so a slow reader does not make mpiexec grow.  A
+ * remote rank 0 gets it through its proxy, one chunk at a time: the next
+ * is read only when the proxy acknowledges the last (STDIN_ACK). */
 #include "mpiexec.h"
+#include "mpiexec_frame.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +32,7 @@ static int mpiexec_io_target_broken[3];
 void mpiexec_io_init_stream(mpiexec_stream_t *s, int fd, int target, int rank)
 {
     s->fd = fd;
+    s->open = 1;
     s->target = target;
     s->rank = rank;
     s->at_line_start = 1;
@@ -39,7 +48,7 @@ static void mpiexec_io_emit(const mpiexec_job_t *job, mpiexec_stream_t *s, const
 
     if (mpiexec_io_target_broken[s->target] || n == 0)
         return;
-    if (job->opt.prepend_rank && s->at_line_start) {
+    if (job->opt.prepend_rank && s->at_line_start && s->rank >= 0) {
         iov[iovcnt].iov_base = prefix;
         iov[iovcnt].iov_len = (size_t)snprintf(prefix, sizeof(prefix), "[%d] ", s->rank);
         iovcnt++;
@@ -84,7 +93,7 @@ static void mpiexec_io_flush_lines(const mpiexec_job_t *job, mpiexec_stream_t *s
         if (nl == NULL)
             break;
         end = (size_t)(nl - s->buf) + 1;
-        if (job->opt.prepend_rank) {
+        if (job->opt.prepend_rank && s->rank >= 0) {
             mpiexec_io_emit(job, s, s->buf + start, end - start, 1);
             start = end;
         } else {
@@ -138,17 +147,34 @@ void mpiexec_io_drain(mpiexec_job_t *job, mpiexec_stream_t *s)
         ;
 }
 
+void mpiexec_io_feed(mpiexec_job_t *job, mpiexec_stream_t *s, const char *data, size_t len)
+{
+    while (s->open && len > 0) {
+        size_t n = sizeof(s->buf) - s->len;
+
+        if (n > len)
+            n = len;
+        memcpy(s->buf + s->len, data, n);
+        s->len += n;
+        data += n;
+        len -= n;
+        mpiexec_io_flush_lines(job, s);
+    }
+}
+
 void mpiexec_io_close(mpiexec_job_t *job, mpiexec_stream_t *s)
 {
-    if (s->fd < 0)
+    if (!s->open)
         return;
-    close(s->fd);
+    if (s->fd >= 0)
+        close(s->fd);
     s->fd = -1;
+    s->open = 0;
     mpiexec_io_emit(job, s, s->buf, s->len, 0);
     /* A last line without '\n' is completed when other ranks may print
      * after it (else their next line would continue it); the bytes of a
      * single process pass unchanged. */
-    if (s->len > 0 && job->size > 1)
+    if (s->len > 0 && (job->size > 1 || s->rank < 0))
         mpiexec_io_emit(job, s, "\n", 1, 1);
     s->len = 0;
 }
@@ -158,8 +184,21 @@ void mpiexec_io_stdin_close(mpiexec_job_t *job)
     if (job->rank0_stdin >= 0)
         close(job->rank0_stdin);
     job->rank0_stdin = -1;
+    job->stdin_proxy = NULL;
+    job->stdin_inflight = 0;
     job->stdin_fd = -1; /* stop reading; fd 0 itself stays open */
     job->stdin_len = 0;
+}
+
+int mpiexec_io_stdin_wanted(const mpiexec_job_t *job)
+{
+    if (job->stdin_fd < 0)
+        return 0;
+    if (job->rank0_stdin >= 0)
+        return job->stdin_len == 0;
+    /* Remote rank 0: once it runs, one chunk in flight at a time. */
+    return job->stdin_proxy != NULL && job->stdin_proxy->state == MPIEXEC_PROXY_RUNNING &&
+           job->ranks[0].running && !job->stdin_inflight;
 }
 
 void mpiexec_io_stdin_readable(mpiexec_job_t *job)
@@ -173,7 +212,14 @@ void mpiexec_io_stdin_readable(mpiexec_job_t *job)
         return;
     if (n <= 0) {
         /* EOF: rank 0 sees EOF too once it has read everything. */
+        if (job->stdin_proxy != NULL)
+            mpiexec_remote_send(job, job->stdin_proxy, MPX_STDIN_EOF, 0, NULL, 0);
         mpiexec_io_stdin_close(job);
+        return;
+    }
+    if (job->stdin_proxy != NULL) {
+        mpiexec_remote_send(job, job->stdin_proxy, MPX_STDIN, 0, job->stdin_buf, (size_t)n);
+        job->stdin_inflight = 1;
         return;
     }
     job->stdin_len = (size_t)n;

@@ -1,4 +1,5 @@
-/* mpiexec / mpirun: start a job on this host and run it to its end.
+/* mpiexec / mpirun: start a job on this host or across hosts and run it
+ * to its end; `mpiexec --proxy ...` is the remote side (mpiexec_proxy.c).
  * Architecture and invariants: mpiexec.h. */
 #include "mpiexec.h"
 
@@ -14,55 +15,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-static int mpiexec_signal_fd = -1;
-
-/* Async-signal-safe: just queue the signal number for the event loop. */
-static void mpiexec_on_signal(int sig)
-{
-    int saved = errno;
-    unsigned char c = (unsigned char)sig;
-
-    (void)!write(mpiexec_signal_fd, &c, 1);
-    errno = saved;
-}
-
-static int mpiexec_install_signals(mpiexec_job_t *job)
-{
-    static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa;
-
-    if (pipe2(job->signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-        mpiexec_say("cannot create the signal pipe: %m");
-        return -1;
-    }
-    mpiexec_signal_fd = job->signal_pipe[1];
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = mpiexec_on_signal;
-    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-        sigaction(sigs[i], &sa, NULL);
-    /* A rank that closes its stdin, or a closed stdout of ours, must give
-     * EPIPE, not kill mpiexec. */
-    signal(SIGPIPE, SIG_IGN);
-    return 0;
-}
-
-/* Ranks get our 0..2 only through their own pipes, but the launcher's
- * dup2 onto 0..2 assumes no descriptor of ours sits there. */
-static void mpiexec_fix_std_fds(void)
-{
-    for (int fd = 0; fd < 3; fd++) {
-        if (fcntl(fd, F_GETFD) < 0) {
-            int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-            if (nfd >= 0 && nfd != fd) {
-                dup2(nfd, fd);
-                close(nfd);
-            }
-        }
-    }
-}
-
 /* Unique per job: mpiexec's pid plus 32 random bits, so names of shared
  * memory objects (/dev/shm/locus-<kvsname>-*) never collide across jobs. */
 static void mpiexec_make_kvsname(mpiexec_job_t *job)
@@ -77,10 +29,10 @@ static void mpiexec_make_kvsname(mpiexec_job_t *job)
     snprintf(job->kvsname, sizeof(job->kvsname), "lc%ldx%08x", (long)getpid(), rnd);
 }
 
-static int mpiexec_check_fd_limit(int nprocs)
+static int mpiexec_check_fd_limit(int nprocs, int nproxies)
 {
     struct rlimit rl;
-    rlim_t need = (rlim_t)nprocs * 4 + 32;
+    rlim_t need = (rlim_t)nprocs * 4 + (rlim_t)nproxies * 3 + MPIEXEC_CONNS_MAX + 32;
 
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
         return 0;
@@ -89,8 +41,8 @@ static int mpiexec_check_fd_limit(int nprocs)
         setrlimit(RLIMIT_NOFILE, &rl);
     }
     if (rl.rlim_cur < need) {
-        mpiexec_say("%d processes need %lu open files, but the limit is %lu (raise it with ulimit -n)",
-                    nprocs, (unsigned long)need, (unsigned long)rl.rlim_cur);
+        mpiexec_say("%d local processes and %d remote hosts need %lu open files, but the limit is %lu "
+                    "(raise it with ulimit -n)", nprocs, nproxies, (unsigned long)need, (unsigned long)rl.rlim_cur);
         return -1;
     }
     return 0;
@@ -110,13 +62,14 @@ static int mpiexec_stdin_usable(void)
 static int mpiexec_streams_open(const mpiexec_job_t *job)
 {
     for (int i = 0; i < job->size; i++)
-        if (job->ranks[i].out.fd >= 0 || job->ranks[i].err.fd >= 0)
+        if (job->ranks[i].out.open || job->ranks[i].err.open)
             return 1;
     return 0;
 }
 
 enum { MPIEXEC_PFD_SIGNAL, MPIEXEC_PFD_PMI, MPIEXEC_PFD_OUT, MPIEXEC_PFD_ERR, MPIEXEC_PFD_STDIN,
-       MPIEXEC_PFD_RANK0_STDIN };
+       MPIEXEC_PFD_RANK0_STDIN, MPIEXEC_PFD_LISTEN, MPIEXEC_PFD_CONN, MPIEXEC_PFD_PROXY,
+       MPIEXEC_PFD_AGENT_OUT, MPIEXEC_PFD_AGENT_ERR };
 
 /* Add fd (if open) to the poll set; kind/who say what it is. */
 static int mpiexec_watch(struct pollfd *pfd, int *kind, int *who, int n, int fd, short events, int k, int w)
@@ -131,20 +84,33 @@ static int mpiexec_watch(struct pollfd *pfd, int *kind, int *who, int n, int fd,
     return n + 1;
 }
 
+static int mpiexec_min_timeout(int a, long b)
+{
+    if (b < 0)
+        return a;
+    if (b > 1000000)
+        b = 1000000;
+    return a < 0 || b < a ? (int)b : a;
+}
+
+/* The event loop.  Phases: ranks run (or are still being started on
+ * remote hosts); all are done -> output still in flight is collected for
+ * MPIEXEC_DRAIN_MS; then the proxies are told to END and given
+ * MPIEXEC_BYE_MS to sweep their hosts and hang up. */
 static void mpiexec_run(mpiexec_job_t *job)
 {
-    size_t cap = (size_t)job->size * 3 + 4;
+    size_t cap = (size_t)job->size * 3 + (size_t)job->nproxies * 3 + MPIEXEC_CONNS_MAX + 8;
     struct pollfd *pfd = calloc(cap, sizeof(*pfd));
     int *kind = calloc(cap, sizeof(int)), *who = calloc(cap, sizeof(int));
-    struct timespec drain_end;
-    int draining = 0;
+    struct timespec drain_end, bye_end;
+    int draining = 0, ending_remote = 0;
 
     if (pfd == NULL || kind == NULL || who == NULL) {
         mpiexec_say("out of memory");
         mpiexec_fate_end_job(job, 1);
         /* Without the loop we cannot wait politely; make sure nothing stays. */
         for (int i = 0; i < job->size; i++)
-            if (job->ranks[i].running)
+            if (job->ranks[i].running && job->ranks[i].proxy == NULL)
                 kill(-job->ranks[i].pid, SIGKILL);
         goto out;
     }
@@ -152,31 +118,51 @@ static void mpiexec_run(mpiexec_job_t *job)
     for (;;) {
         int n = 0, timeout = -1;
 
-        if (job->nrunning == 0) {
+        if (job->nrunning == 0 && job->npending == 0) {
             /* Everyone exited; collect output still in flight, but do not
              * wait for descendants that inherited the pipes. */
             if (!draining) {
                 draining = 1;
                 mpiexec_deadline(&drain_end, MPIEXEC_DRAIN_MS);
             }
-            if (!mpiexec_streams_open(job) || mpiexec_ms_until(&drain_end) == 0)
+            if (!ending_remote && (!mpiexec_streams_open(job) || mpiexec_ms_until(&drain_end) == 0)) {
+                ending_remote = 1;
+                mpiexec_remote_end(job);
+                mpiexec_deadline(&bye_end, MPIEXEC_BYE_MS);
+            }
+            if (ending_remote && (mpiexec_remote_done(job) || mpiexec_ms_until(&bye_end) == 0))
                 break;
-            timeout = (int)mpiexec_ms_until(&drain_end);
+            timeout = (int)mpiexec_ms_until(ending_remote ? &bye_end : &drain_end);
         } else if (job->ending && !job->killed_hard) {
             timeout = (int)mpiexec_ms_until(&job->kill_at);
         }
+        timeout = mpiexec_min_timeout(timeout, mpiexec_remote_timeout(job));
 
         n = mpiexec_watch(pfd, kind, who, n, job->signal_pipe[0], POLLIN, MPIEXEC_PFD_SIGNAL, -1);
         for (int i = 0; i < job->size; i++) {
             mpiexec_rank_t *r = &job->ranks[i];
-            n = mpiexec_watch(pfd, kind, who, n, r->pmi_fd, POLLIN, MPIEXEC_PFD_PMI, i);
+
+            if (r->proxy != NULL)
+                continue;
+            n = mpiexec_watch(pfd, kind, who, n, r->pmi_open ? r->pmi_fd : -1, POLLIN, MPIEXEC_PFD_PMI, i);
             n = mpiexec_watch(pfd, kind, who, n, r->out.fd, POLLIN, MPIEXEC_PFD_OUT, i);
             n = mpiexec_watch(pfd, kind, who, n, r->err.fd, POLLIN, MPIEXEC_PFD_ERR, i);
         }
-        if (job->rank0_stdin >= 0 && job->stdin_len == 0)
+        if (mpiexec_io_stdin_wanted(job))
             n = mpiexec_watch(pfd, kind, who, n, job->stdin_fd, POLLIN, MPIEXEC_PFD_STDIN, -1);
         if (job->stdin_len > 0)
             n = mpiexec_watch(pfd, kind, who, n, job->rank0_stdin, POLLOUT, MPIEXEC_PFD_RANK0_STDIN, -1);
+        n = mpiexec_watch(pfd, kind, who, n, job->listen_fd, POLLIN, MPIEXEC_PFD_LISTEN, -1);
+        for (int i = 0; i < job->nconns; i++)
+            n = mpiexec_watch(pfd, kind, who, n, job->conns[i].fd, POLLIN, MPIEXEC_PFD_CONN, i);
+        for (int i = 0; i < job->nproxies; i++) {
+            mpiexec_proxy_t *px = &job->proxies[i];
+            short ev = POLLIN | (mpiexec_buf_pending(&px->out) > 0 ? POLLOUT : 0);
+
+            n = mpiexec_watch(pfd, kind, who, n, px->fd, ev, MPIEXEC_PFD_PROXY, i);
+            n = mpiexec_watch(pfd, kind, who, n, px->agent_out.fd, POLLIN, MPIEXEC_PFD_AGENT_OUT, i);
+            n = mpiexec_watch(pfd, kind, who, n, px->agent_err.fd, POLLIN, MPIEXEC_PFD_AGENT_ERR, i);
+        }
 
         if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
             mpiexec_say("poll: %m");
@@ -184,15 +170,18 @@ static void mpiexec_run(mpiexec_job_t *job)
         }
 
         /* Data first, signals (and so exits) last: a rank's last words are
-         * read before its death is judged. */
-        for (int i = 1; i < n; i++) {
-            mpiexec_rank_t *r = who[i] >= 0 ? &job->ranks[who[i]] : NULL;
+         * read before its death is judged.  Connections are handled from
+         * the last to the first, so dropping one (which moves the last into
+         * its slot) cannot skip another. */
+        for (int i = n - 1; i >= 1; i--) {
+            mpiexec_rank_t *r = kind[i] <= MPIEXEC_PFD_ERR && who[i] >= 0 ? &job->ranks[who[i]] : NULL;
+            mpiexec_proxy_t *px = kind[i] >= MPIEXEC_PFD_PROXY ? &job->proxies[who[i]] : NULL;
 
             if (pfd[i].revents == 0)
                 continue;
             switch (kind[i]) {
             case MPIEXEC_PFD_PMI:
-                if (r->pmi_fd == pfd[i].fd)
+                if (r->pmi_open && r->pmi_fd == pfd[i].fd)
                     mpiexec_pmi_readable(job, r);
                 break;
             case MPIEXEC_PFD_OUT:
@@ -204,11 +193,32 @@ static void mpiexec_run(mpiexec_job_t *job)
                     mpiexec_io_readable(job, &r->err);
                 break;
             case MPIEXEC_PFD_STDIN:
-                if (job->stdin_fd >= 0 && job->rank0_stdin >= 0)
+                if (mpiexec_io_stdin_wanted(job))
                     mpiexec_io_stdin_readable(job);
                 break;
             case MPIEXEC_PFD_RANK0_STDIN:
                 mpiexec_io_stdin_writable(job);
+                break;
+            case MPIEXEC_PFD_LISTEN:
+                mpiexec_remote_accept(job);
+                break;
+            case MPIEXEC_PFD_CONN:
+                if (who[i] < job->nconns && job->conns[who[i]].fd == pfd[i].fd)
+                    mpiexec_remote_conn_readable(job, who[i]);
+                break;
+            case MPIEXEC_PFD_PROXY:
+                if (px->fd == pfd[i].fd && (pfd[i].revents & POLLOUT))
+                    mpiexec_remote_writable(job, px);
+                if (px->fd == pfd[i].fd && (pfd[i].revents & ~POLLOUT))
+                    mpiexec_remote_readable(job, px);
+                break;
+            case MPIEXEC_PFD_AGENT_OUT:
+                if (px->agent_out.fd == pfd[i].fd)
+                    mpiexec_io_readable(job, &px->agent_out);
+                break;
+            case MPIEXEC_PFD_AGENT_ERR:
+                if (px->agent_err.fd == pfd[i].fd)
+                    mpiexec_io_readable(job, &px->agent_err);
                 break;
             }
         }
@@ -226,6 +236,7 @@ static void mpiexec_run(mpiexec_job_t *job)
             if (child)
                 mpiexec_fate_reap(job);
         }
+        mpiexec_remote_tick(job);
         mpiexec_fate_tick(job);
     }
 out:
@@ -238,6 +249,12 @@ static void mpiexec_job_free(mpiexec_job_t *job)
 {
     mpiexec_kvs_destroy(job->kvs);
     mpiexec_kvs_destroy(job->node_attrs);
+    for (int h = 0; h < job->nhosts; h++) {
+        free(job->hosts[h].name);
+        free(job->hosts[h].ranks);
+    }
+    free(job->hosts);
+    free(job->process_mapping);
     free(job->ranks);
     free(job->program_path);
     free(job->opt.genv_names);
@@ -251,31 +268,36 @@ int main(int argc, char **argv)
     int rc;
 
     mpiexec_fix_std_fds();
+    if (argc > 1 && strcmp(argv[1], "--proxy") == 0)
+        return mpiexec_proxy_main(argc, argv);
     job = calloc(1, sizeof(*job));
     if (job == NULL) {
         mpiexec_say("out of memory");
         return 1;
     }
+    job->listen_fd = -1;
     rc = mpiexec_options_parse(argc, argv, &job->opt);
     if (rc != 0) {
         rc = rc == 2 ? 0 : 1; /* 2: --help was shown */
         goto out;
     }
     rc = 1;
-    job->program_path = mpiexec_launch_resolve(job->opt.argv[0]);
-    if (job->program_path == NULL || mpiexec_check_fd_limit(job->opt.nprocs) != 0)
+    if (mpiexec_hosts_place(job) != 0)
         goto out;
-
-    job->size = job->opt.nprocs;
-    job->ranks = calloc((size_t)job->size, sizeof(mpiexec_rank_t));
+    /* The program must exist here if ranks run here; remote hosts look it
+     * up themselves (in the same PATH and directory). */
+    if (job->nlocal > 0) {
+        job->program_path = mpiexec_launch_resolve(job->opt.argv[0]);
+        if (job->program_path == NULL)
+            goto out;
+    }
     job->kvs = mpiexec_kvs_create();
     job->node_attrs = mpiexec_kvs_create();
-    if (job->ranks == NULL || job->kvs == NULL || job->node_attrs == NULL) {
+    if (job->kvs == NULL || job->node_attrs == NULL) {
         mpiexec_say("out of memory for %d processes", job->size);
         goto out;
     }
     for (int i = 0; i < job->size; i++) {
-        job->ranks[i].rank = i;
         job->ranks[i].pmi_fd = -1;
         job->ranks[i].out.fd = -1;
         job->ranks[i].err.fd = -1;
@@ -283,12 +305,18 @@ int main(int argc, char **argv)
     job->stdin_fd = mpiexec_stdin_usable() ? 0 : -1;
     job->rank0_stdin = -1;
     mpiexec_make_kvsname(job);
-    if (mpiexec_install_signals(job) != 0)
+    if (mpiexec_remote_prepare(job) != 0 || mpiexec_check_fd_limit(job->nlocal, job->nproxies) != 0) {
+        mpiexec_remote_finish(job);
+        goto out;
+    }
+    if (mpiexec_install_signals(job->signal_pipe) != 0)
         goto out;
 
-    if (mpiexec_launch_all(job) != 0)
+    mpiexec_adopt_orphans();
+    /* Remote hosts first: their start-up (ssh) overlaps the local forks. */
+    if (mpiexec_agent_launch_all(job) != 0 || mpiexec_launch_all(job) != 0)
         mpiexec_fate_end_job(job, 1);
-    if (job->rank0_stdin < 0)
+    if (job->rank0_stdin < 0 && job->ranks[0].proxy == NULL)
         job->stdin_fd = -1;
 
     mpiexec_run(job);
@@ -299,7 +327,9 @@ int main(int argc, char **argv)
         mpiexec_pmi_close(job, &job->ranks[i]);
     }
     mpiexec_io_stdin_close(job);
-    mpiexec_fate_cleanup_shm(job);
+    mpiexec_remote_finish(job);
+    mpiexec_kill_orphans();
+    mpiexec_fate_cleanup_shm(job->kvsname);
     rc = job->exit_code_set ? job->exit_code : 0;
 out:
     mpiexec_job_free(job);

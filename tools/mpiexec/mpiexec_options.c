@@ -16,17 +16,31 @@ static void mpiexec_usage(FILE *f)
 {
     fputs("Usage: mpiexec -n N [options] program [args...]\n"
           "\n"
-          "Starts N processes of program on this host and serves them PMI-1/PMI-2.\n"
+          "Starts N processes of program on this host, or on the hosts named by\n"
+          "-hosts or -f, and serves them PMI-1/PMI-2.\n"
           "\n"
-          "  -n N, -np N            number of processes (required, 1..4096)\n"
+          "  -n N, -np N            number of processes (1..4096; required without\n"
+          "                         hosts, else the total number of slots)\n"
+          "  -hosts H1[:S],H2[:S]   hosts and their slots (default 1 slot each)\n"
+          "  -f FILE                host file: one host[:slots] a line, # comments\n"
+          "                         (also -hostfile, -machinefile)\n"
+          "  -ppn N                 N processes per host per round, whatever the slots\n"
+          "  -launcher-exec AGENT   start remote proxies with `AGENT host command`\n"
+          "                         (default: ssh -x)\n"
+          "  -iface IFACE           tell remote hosts the address of interface IFACE\n"
+          "                         (default: the address this host's name resolves to)\n"
           "  -genv NAME VALUE       set NAME=VALUE in every process's environment\n"
           "  -genvall               pass mpiexec's whole environment (the default)\n"
-          "  -bind-to core|none     pin each process to one core (default: none)\n"
+          "  -bind-to core|none     pin each process to one core of its host (default: none)\n"
           "  -prepend-rank, -l      prefix every output line with \"[rank] \"\n"
           "  -h, --help             this help\n"
           "\n"
+          "Ranks are placed in blocks: each host's slots are filled in order, and\n"
+          "the list starts over when N exceeds the slots.\n"
+          "\n"
           "Exit code: the first failing process's exit code (128+S if killed by\n"
-          "signal S), 1 for usage and launch errors, else 0.  See docs/launcher.md.\n",
+          "signal S), 1 for usage and launch errors and lost hosts, else 0.\n"
+          "See docs/launcher.md.\n",
           f);
 }
 
@@ -43,6 +57,38 @@ static int mpiexec_parse_nprocs(const char *s, int *n_p)
     }
     *n_p = (int)v;
     return 0;
+}
+
+static int mpiexec_parse_ppn(const char *s, int *n_p)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 1 || v > MPIEXEC_NPROCS_MAX) {
+        mpiexec_say("invalid -ppn '%s' (expected 1..%d)", s, MPIEXEC_NPROCS_MAX);
+        return -1;
+    }
+    *n_p = (int)v;
+    return 0;
+}
+
+/* Options that take one string argument: where it goes. */
+static char **mpiexec_string_option(mpiexec_options_t *opt, const char *a)
+{
+    if (strcmp(a, "-hosts") == 0 || strcmp(a, "--hosts") == 0 || strcmp(a, "-host") == 0)
+        return &opt->hosts;
+    if (strcmp(a, "-f") == 0 || strcmp(a, "-hostfile") == 0 || strcmp(a, "--hostfile") == 0 ||
+        strcmp(a, "-machinefile") == 0 || strcmp(a, "-machine") == 0)
+        return &opt->hostfile;
+    if (strcmp(a, "-launcher") == 0 || strcmp(a, "-bootstrap") == 0)
+        return &opt->launcher;
+    if (strcmp(a, "-launcher-exec") == 0 || strcmp(a, "-bootstrap-exec") == 0)
+        return &opt->launcher_exec;
+    if (strcmp(a, "-iface") == 0 || strcmp(a, "--iface") == 0)
+        return &opt->iface;
+    return NULL;
 }
 
 static int mpiexec_add_genv(mpiexec_options_t *opt, char *name, char *value)
@@ -121,6 +167,19 @@ int mpiexec_options_parse(int argc, char **argv, mpiexec_options_t *opt)
             }
         } else if (strcmp(a, "-prepend-rank") == 0 || strcmp(a, "-l") == 0) {
             opt->prepend_rank = 1;
+        } else if (strcmp(a, "-ppn") == 0 || strcmp(a, "--ppn") == 0) {
+            if (i + 1 >= argc) {
+                mpiexec_say("option -ppn needs a number of processes per host");
+                return 1;
+            }
+            if (mpiexec_parse_ppn(argv[++i], &opt->ppn) != 0)
+                return 1;
+        } else if (mpiexec_string_option(opt, a) != NULL) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+                mpiexec_say("option %s needs an argument", a);
+                return 1;
+            }
+            *mpiexec_string_option(opt, a) = argv[++i];
         } else {
             mpiexec_say("unknown option '%s' (see mpiexec --help)", a);
             return 1;
@@ -130,8 +189,17 @@ int mpiexec_options_parse(int argc, char **argv, mpiexec_options_t *opt)
         mpiexec_say("no program to run (usage: mpiexec -n N program [args...])");
         return 1;
     }
-    if (opt->nprocs == 0) {
+    if (opt->nprocs == 0 && opt->hosts == NULL && opt->hostfile == NULL) {
         mpiexec_say("missing -n N: how many processes to start");
+        return 1;
+    }
+    if (opt->hosts != NULL && opt->hostfile != NULL) {
+        mpiexec_say("give either -hosts or -f, not both");
+        return 1;
+    }
+    if (opt->launcher != NULL && strcmp(opt->launcher, "ssh") != 0 && strcmp(opt->launcher, "rsh") != 0) {
+        mpiexec_say("-launcher %s: unsupported launcher (use ssh or rsh, or -launcher-exec AGENT)",
+                    opt->launcher);
         return 1;
     }
     opt->argv = argv + i; /* argv is NULL-terminated by the C runtime */

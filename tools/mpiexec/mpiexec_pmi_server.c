@@ -11,8 +11,13 @@
  *
  * Replies are a few hundred bytes at most and a well-behaved client reads
  * each before its next request, so a reply always fits the socket buffer;
- * one that does not is a protocol violation that ends the job. */
+ * one that does not is a protocol violation that ends the job.
+ *
+ * A remote rank's bytes arrive through its proxy (mpiexec_pmi_feed) and
+ * replies go back the same way; the proxy relays them unchanged, so the
+ * server does not care where a rank runs. */
 #include "mpiexec.h"
+#include "mpiexec_frame.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,25 +25,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Built once per job: (vector,(first node, node count, ranks per node)).
- * MPICH reads it to learn that all ranks share this node. */
-static void mpiexec_pmi_process_mapping(const mpiexec_job_t *job, char *buf, size_t len)
-{
-    snprintf(buf, len, "(vector,(0,1,%d))", job->size);
-}
-
 static void mpiexec_pmi_send(mpiexec_job_t *job, mpiexec_rank_t *r, lc_pmi_fmt_t *fmt)
 {
     ssize_t len = lc_pmi_fmt_finish(fmt);
     size_t off = 0;
 
-    if (r->pmi_fd < 0)
+    if (!r->pmi_open)
         return;
     if (len < 0) {
         /* Only a value we were given can make this fail, e.g. a PMI-1 get
          * of a value put through PMI-2 with a space in it. */
         mpiexec_say("cannot encode a PMI reply for rank %d; ending the job", r->rank);
         mpiexec_fate_end_job(job, 1);
+        return;
+    }
+    if (r->proxy != NULL) {
+        mpiexec_remote_send(job, r->proxy, MPX_PMI_REPLY, r->rank, fmt->buf, (size_t)len);
         return;
     }
     while (off < (size_t)len) {
@@ -58,10 +60,14 @@ static void mpiexec_pmi_send(mpiexec_job_t *job, mpiexec_rank_t *r, lc_pmi_fmt_t
 
 void mpiexec_pmi_close(mpiexec_job_t *job, mpiexec_rank_t *r)
 {
-    if (r->pmi_fd < 0)
+    if (!r->pmi_open)
         return;
-    close(r->pmi_fd);
+    r->pmi_open = 0;
+    if (r->pmi_fd >= 0)
+        close(r->pmi_fd);
     r->pmi_fd = -1;
+    if (r->proxy != NULL && r->running)
+        mpiexec_remote_send(job, r->proxy, MPX_PMI_CLOSE, r->rank, NULL, 0);
     if (r->in_barrier) {
         r->in_barrier = 0;
         job->nbarrier--;
@@ -125,13 +131,12 @@ static int mpiexec_pmi_put(mpiexec_kvs_t *kvs, const char *key, const char *valu
     return 0;
 }
 
-/* Keys the launcher defines itself; looked up after the job's own puts. */
+/* Keys the launcher defines itself; looked up after the job's own puts.
+ * PMI_process_mapping (mpiexec_hosts.c) tells MPICH which ranks share a node. */
 static const char *mpiexec_pmi_job_attr(const mpiexec_job_t *job, const char *key, char *buf, size_t len)
 {
-    if (strcmp(key, "PMI_process_mapping") == 0) {
-        mpiexec_pmi_process_mapping(job, buf, len);
-        return buf;
-    }
+    if (strcmp(key, "PMI_process_mapping") == 0)
+        return job->process_mapping;
     if (strcmp(key, "universeSize") == 0) {
         snprintf(buf, len, "%d", job->size);
         return buf;
@@ -333,7 +338,7 @@ static int mpiexec_pmi_dispatch(mpiexec_job_t *job, mpiexec_rank_t *r)
 {
     static lc_pmi_msg_t msg; /* 5 KiB; single-threaded, not reentrant */
 
-    while (r->pmi_fd >= 0 && r->pmi_len > 0) {
+    while (r->pmi_open && r->pmi_len > 0) {
         size_t used;
 
         if (r->pmi_version != 2) {
@@ -372,22 +377,39 @@ static int mpiexec_pmi_dispatch(mpiexec_job_t *job, mpiexec_rank_t *r)
             mpiexec_pmi2_handle(job, r, &msg);
         }
         /* Handlers may have closed the connection (and reset pmi_len). */
-        if (r->pmi_fd < 0)
+        if (!r->pmi_open)
             return -1;
         memmove(r->pmi_in, r->pmi_in + used, r->pmi_len - used);
         r->pmi_len -= used;
     }
-    if (r->pmi_fd >= 0 && r->pmi_len >= sizeof(r->pmi_in) - 1) {
+    if (r->pmi_open && r->pmi_len >= sizeof(r->pmi_in) - 1) {
         mpiexec_fate_protocol_error(job, r, "sent a PMI message longer than allowed");
         return -1;
     }
     return 0;
 }
 
+/* Bytes of a remote rank, relayed by its proxy: answer what is complete. */
+void mpiexec_pmi_feed(mpiexec_job_t *job, mpiexec_rank_t *r, const char *data, size_t len)
+{
+    while (r->pmi_open && len > 0) {
+        size_t n = sizeof(r->pmi_in) - 1 - r->pmi_len;
+
+        if (n > len)
+            n = len;
+        memcpy(r->pmi_in + r->pmi_len, data, n);
+        r->pmi_len += n;
+        data += n;
+        len -= n;
+        if (mpiexec_pmi_dispatch(job, r) != 0)
+            return;
+    }
+}
+
 /* Read what the socket holds (until EAGAIN or EOF) and answer it. */
 void mpiexec_pmi_readable(mpiexec_job_t *job, mpiexec_rank_t *r)
 {
-    while (r->pmi_fd >= 0) {
+    while (r->pmi_open && r->pmi_fd >= 0) {
         ssize_t n = read(r->pmi_fd, r->pmi_in + r->pmi_len, sizeof(r->pmi_in) - 1 - r->pmi_len);
 
         if (n < 0 && errno == EINTR)

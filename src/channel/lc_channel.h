@@ -52,9 +52,12 @@ typedef struct lc_pkt_hdr {
  * pool (never a pointer: the peer only echoes it back). */
 typedef struct lc_pkt_rts {
     uint64_t size;   /* whole message */
-    uint64_t addr;   /* sender's buffer, for pull */
+    uint64_t addr;   /* sender's buffer, for pull (as the channel names it: see key) */
     uint32_t sreq;   /* sender's request, echoed in CTS/FIN */
     uint32_t reserved;
+    uint64_t key;    /* remote-access key of the buffer: filled in by a channel that needs one
+                      * (ofi registers the buffer as the RTS leaves, and may rewrite addr to an
+                      * offset in that registration); 0 for self and shm */
 } lc_pkt_rts_t;
 
 typedef struct lc_pkt_ctl {
@@ -71,6 +74,7 @@ typedef struct lc_pkt_data {
 typedef enum lc_channel_kind {
     LC_CHANNEL_SELF = 0,
     LC_CHANNEL_SHM,
+    LC_CHANNEL_OFI,   /* libfabric (lc_ofi.h): peers on other hosts, or all with LOCUS_NET_FORCE */
     LC_CHANNEL_NONE,  /* unreachable: no channel proved usable */
 } lc_channel_kind_t;
 
@@ -82,9 +86,10 @@ typedef struct lc_channel_ops {
      * LC_OK, or LC_AGAIN when the channel has no room right now. */
     int (*try_send)(struct lc_peer *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                     const void *data, size_t datalen);
-    /* Copy len bytes at the peer's address `remote` into `local`.
-     * LC_OK, or LC_ERROR (message logged). */
-    int (*pull)(struct lc_peer *peer, void *local, uint64_t remote, size_t len);
+    /* Copy len bytes at the peer's address `remote` (with the RTS's
+     * remote-access `key`) into `local`.  LC_OK, or LC_ERROR (message
+     * logged). */
+    int (*pull)(struct lc_peer *peer, void *local, uint64_t remote, uint64_t key, size_t len);
 } lc_channel_ops_t;
 
 /* Per-peer state, indexed by world rank.  Filled once at wire-up by the
@@ -94,6 +99,9 @@ typedef struct lc_peer {
     lc_channel_kind_t kind;
     int world_rank;
     bool can_pull;          /* ops->pull proven to work for this peer */
+    size_t pull_min;        /* with can_pull: rendezvous messages at least this large are pulled */
+    size_t eager_limit;     /* messages up to this size go in one EAGER packet (0: lc_world's) */
+    size_t chunk;           /* data bytes of one pipelined DATA packet (0: lc_world's) */
     pid_t pid;
     char reason[256];       /* why this channel was chosen (SHOW_CHANNELS) */
 
@@ -105,6 +113,15 @@ typedef struct lc_peer {
     /* shm: the ring in this process's segment that the peer writes to. */
     char *rx_cells;
     uint64_t rx_pos;
+
+    /* ofi (lc_ofi.h): the hot per-peer state of the network channel; the
+     * rest (reorder window, registered send buffers) behind `ofi`. */
+    uint64_t ofi_addr;      /* fi_addr_t of the peer in our address vector */
+    uint32_t ofi_credits;   /* packets we may still send: receive buffers the peer holds for us */
+    uint32_t ofi_owed;      /* the peer's packets we consumed and not yet credited back */
+    uint16_t ofi_tx_seq;    /* number of our next packet to the peer */
+    uint16_t ofi_rx_seq;    /* number of the next packet we deliver from the peer */
+    struct lc_ofi_peer *ofi;
 
     /* Outgoing work that found the channel full, in FIFO order (the pt2pt
      * engine owns the entries).  Non-empty => new messages queue too, so
@@ -124,6 +141,6 @@ extern const lc_channel_ops_t lc_channel_self_ops;
 extern const lc_channel_ops_t lc_channel_shm_ops;
 
 /* Explicit "not supported" implementations for ops tables. */
-int lc_channel_pull_unsupported(lc_peer_t *peer, void *local, uint64_t remote, size_t len);
+int lc_channel_pull_unsupported(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);
 
 #endif

@@ -34,9 +34,10 @@ static int lc_self_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void
     return LC_OK;
 }
 
-static int lc_self_pull(lc_peer_t *peer, void *local, uint64_t remote, size_t len)
+static int lc_self_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len)
 {
     (void)peer;
+    (void)key;
     memcpy(local, (const void *)(uintptr_t)remote, len);
     return LC_OK;
 }
@@ -47,9 +48,9 @@ const lc_channel_ops_t lc_channel_self_ops = {
     .pull = lc_self_pull,
 };
 
-int lc_channel_pull_unsupported(lc_peer_t *peer, void *local, uint64_t remote, size_t len)
+int lc_channel_pull_unsupported(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len)
 {
-    (void)local; (void)remote; (void)len;
+    (void)local; (void)remote; (void)key; (void)len;
     lc_log_error("internal: pull requested from rank %d whose channel cannot pull", peer->world_rank);
     return LC_ERROR;
 }

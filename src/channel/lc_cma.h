@@ -23,6 +23,6 @@ uint64_t lc_cma_cookie_addr(void);
 int lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t whylen);
 
 /* The ops-table pull: process_vm_readv loop until len bytes arrived. */
-int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, size_t len);
+int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);
 
 #endif

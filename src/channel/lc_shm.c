@@ -201,5 +201,6 @@ const lc_channel_ops_t lc_channel_shm_ops = {
 size_t lc_channel_max_payload(const lc_peer_t *peer)
 {
     if (peer->kind == LC_CHANNEL_SHM) return peer->tx_cell_size - LC_SHM_CELL_HDR;
+    if (peer->kind == LC_CHANNEL_OFI) return peer->eager_limit; /* the packet both ends accept */
     return SIZE_MAX;
 }

@@ -4,15 +4,24 @@
  *
  * Sequence (three PMI fences):
  *   1. publish identity; fence; read everyone's.
- *   2. peers with the same kernel and user are candidates; create our
- *      segment with one ring per candidate; fence.
- *   3. attach every candidate's segment (the proof that we share memory),
- *      probe CMA by reading the candidate's cookie; fence; unlink our
- *      segment name — from here on nothing of the job is left in
- *      /dev/shm, whatever happens (mpiexec also sweeps on abnormal ends).
+ *   2. peers with the same kernel and user are shared-memory candidates
+ *      (unless LOCUS_NET_FORCE / LOCUS_NET_BLOCK send them to the network);
+ *      create our segment with one ring per candidate.  If any other peer
+ *      is left, or a candidate lives in other namespaces (its /dev/shm
+ *      may not be ours: emulated hosts, containers), open the network
+ *      endpoint (ofi), post its receives and publish its address; fence.
+ *   3. insert the network peers' addresses; attach every candidate's
+ *      segment (the proof that we share memory) and probe CMA by reading
+ *      the candidate's cookie; for candidates in other namespaces publish
+ *      whether the attach worked; fence; unlink our segment name — from
+ *      here on nothing of the job is left in /dev/shm, whatever happens
+ *      (mpiexec also sweeps on abnormal ends).  A pair in other
+ *      namespaces uses shared memory only if both ends attached, else
+ *      the network.
  */
 #include "coord/lc_coord.h"
 #include "channel/lc_cma.h"
+#include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "locality/lc_locality.h"
 #include "pmi/lc_pmi.h"
@@ -34,6 +43,7 @@ const char *lc_coord_channel_label(const lc_peer_t *peer)
     switch (peer->kind) {
     case LC_CHANNEL_SELF: return "self";
     case LC_CHANNEL_SHM: return peer->can_pull ? "shm+cma" : "shm";
+    case LC_CHANNEL_OFI: return peer->can_pull ? "ofi+rma" : "ofi";
     case LC_CHANNEL_NONE: return "none";
     }
     return "?";
@@ -106,16 +116,70 @@ static void lc_show_channels(void)
     free(row);
 }
 
+/* Shared memory is tried for peers on this kernel, unless the network is
+ * forced for all (LOCUS_NET_FORCE) or for other blocks of ranks
+ * (LOCUS_NET_BLOCK, which emulates hosts of N ranks on one machine). */
+static bool lc_shm_candidate(const lc_identity_t *peer, const lc_identity_t *me, int r, int my_rank)
+{
+    if (r == my_rank) return true;
+    if (!lc_identity_same_kernel(peer, me)) return false;
+    if (lc_params.net_force) return false;
+    if (lc_params.net_block > 0 && r / lc_params.net_block != my_rank / lc_params.net_block) return false;
+    return true;
+}
+
+/* Same kernel, but in another mount, IPC or user namespace: whether its
+ * /dev/shm is ours is not known until we try (emulated hosts, containers
+ * with a private /dev/shm).  Symmetric, so both ends agree on trying. */
+static bool lc_shm_uncertain(const lc_identity_t *peer, const lc_identity_t *me)
+{
+    return peer->ns_mnt != me->ns_mnt || peer->ns_ipc != me->ns_ipc || peer->ns_user != me->ns_user;
+}
+
+/* Reach rank r through the network endpoint at the address it published
+ * (before the last fence); `cause` says why it is not shared memory. */
+static int lc_connect_network_peer(int r, const lc_identity_t *ids, const char *cause)
+{
+    char key[64], val[1024], why[256];
+    snprintf(key, sizeof(key), "lc-ofi-%d", r);
+    if (lc_pmi_get(r, key, val, sizeof(val)) != 0) {
+        lc_log_error("rank %d (host %s) published no network address, so this rank cannot reach it; "
+                     "were the ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?",
+                     r, ids[r].host);
+        return -1;
+    }
+    lc_peer_t *p = &lc_world.peers[r];
+    p->pid = ids[r].pid;
+    if (lc_ofi_connect(p, val, ids[r].host, why, sizeof(why)) != 0) {
+        lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, ids[r].host, why);
+        return -1;
+    }
+    char via[sizeof(p->reason)];
+    snprintf(via, sizeof(via), "%s", p->reason);
+    snprintf(p->reason, sizeof(p->reason), "%.180s; %.70s", cause, via);
+    return 0;
+}
+
+static void lc_network_cause(const lc_identity_t *ids, int r, char *cause, size_t len)
+{
+    if (!lc_identity_same_kernel(&ids[r], &ids[lc_world.rank]))
+        snprintf(cause, len, "other host (%s)", ids[r].host);
+    else
+        snprintf(cause, len, "same kernel, network forced by %s",
+                 lc_params.net_force ? "LOCUS_NET_FORCE" : "LOCUS_NET_BLOCK");
+}
+
 int lc_coord_wireup(void)
 {
     int size = lc_world.size, me = lc_world.rank;
     lc_identity_t *ids = calloc((size_t)size, sizeof(*ids));
     int *local = malloc(sizeof(int) * (size_t)size);      /* local index -> world rank */
     int *local_idx = malloc(sizeof(int) * (size_t)size);  /* world rank -> local index or -1 */
+    char *uncertain = malloc((size_t)size);                /* shm candidate in other namespaces */
     lc_world.peers = calloc((size_t)size, sizeof(lc_peer_t));
     lc_peer_segments = calloc((size_t)size, sizeof(lc_shm_segment_t));
     lc_rx_peers = calloc((size_t)size, sizeof(lc_peer_t *));
-    if (!ids || !local || !local_idx || !lc_world.peers || !lc_peer_segments || !lc_rx_peers) {
+    if (!ids || !local || !local_idx || !uncertain || !lc_world.peers || !lc_peer_segments || !lc_rx_peers) {
         lc_log_error("wire-up: out of memory for %d peers", size);
         goto err;
     }
@@ -145,23 +209,56 @@ int lc_coord_wireup(void)
 
     if (size > 1) {
         if (lc_exchange_identities(ids) != 0) goto err;
-        int nlocal = 0;
+        /* Ranks on this kernel share its cores (waiting policy) whatever
+         * channel reaches them. */
+        int nkernel = 0;
+        for (int r = 0; r < size; r++)
+            if (lc_identity_same_kernel(&ids[r], &ids[me])) local[nkernel++] = r;
+        lc_world.local_size = nkernel;
+        lc_world.usable_cores = lc_locality_union_cores(ids, local, nkernel);
+        /* Shared-memory candidates.  The choice is symmetric (same inputs
+         * on both sides), so both ends of a pair pick the same channel.
+         * Uncertain candidates (other namespaces) may still end up on the
+         * network: their endpoint addresses are published too. */
+        int nlocal = 0, nnet = 0, nuncertain = 0;
         for (int r = 0; r < size; r++) {
             local_idx[r] = -1;
-            if (lc_identity_same_kernel(&ids[r], &ids[me])) {
+            uncertain[r] = 0;
+            if (lc_shm_candidate(&ids[r], &ids[me], r, me)) {
                 local_idx[r] = nlocal;
                 local[nlocal++] = r;
+                if (r != me && lc_shm_uncertain(&ids[r], &ids[me])) {
+                    uncertain[r] = 1;
+                    nuncertain++;
+                }
+            } else {
+                nnet++;
             }
         }
-        lc_world.local_size = nlocal;
-        lc_world.usable_cores = lc_locality_union_cores(ids, local, nlocal);
         if (nlocal > 1 &&
             lc_shm_segment_create(&lc_my_segment, lc_world.kvsname, me, (uint32_t)nlocal, (uint32_t)cell,
                                   (uint32_t)ncells) != 0)
             goto err;
+        if (nnet + nuncertain > 0) {
+            char key[64], addr[LC_OFI_ADDR_TEXT_MAX];
+            if (lc_ofi_open(lc_world.peers, me, size, nnet + nuncertain, addr, sizeof(addr)) != 0) {
+                lc_log_error("rank %d cannot open its network endpoint, which it needs to reach %d rank(s) "
+                             "%s", me, nnet + nuncertain,
+                             lc_params.net_force ? "(LOCUS_NET_FORCE=1)" : "on other hosts or in other containers");
+                goto err;
+            }
+            snprintf(key, sizeof(key), "lc-ofi-%d", me);
+            if (lc_pmi_put(key, addr) != 0) goto err;
+        }
         if (lc_pmi_fence() != 0) goto err;
 
-        int nrx = 0;
+        for (int r = 0; r < size; r++) {
+            if (local_idx[r] >= 0) continue;
+            char cause[96];
+            lc_network_cause(ids, r, cause, sizeof(cause));
+            if (lc_connect_network_peer(r, ids, cause) != 0) goto err;
+        }
+
         for (int i = 0; i < nlocal; i++) {
             int r = local[i];
             if (r == me) continue;
@@ -169,6 +266,11 @@ int lc_coord_wireup(void)
             p->pid = ids[r].pid;
             char why[160];
             if (lc_shm_segment_attach(&lc_peer_segments[r], lc_world.kvsname, r, why, sizeof(why)) != 0) {
+                if (uncertain[r]) {
+                    /* Another /dev/shm: the network it is, if the peer agrees. */
+                    snprintf(p->reason, sizeof(p->reason), "same kernel, other /dev/shm (%.150s)", why);
+                    continue;
+                }
                 lc_log_error("rank %d (pid %d on %s) runs on this kernel but its shared memory is not "
                              "visible here: %s. Share /dev/shm (and the IPC namespace) between the "
                              "containers of this job.", r, (int)ids[r].pid, ids[r].host, why);
@@ -176,6 +278,7 @@ int lc_coord_wireup(void)
             }
             p->kind = LC_CHANNEL_SHM;
             p->ops = &lc_channel_shm_ops;
+            p->pull_min = lc_world.cma_threshold;
             p->tx_cells = lc_shm_segment_ring(&lc_peer_segments[r], (uint32_t)local_idx[me]);
             p->tx_cell_size = lc_peer_segments[r].cell_size;
             p->tx_mask = lc_peer_segments[r].ncells - 1;
@@ -190,16 +293,43 @@ int lc_coord_wireup(void)
             } else {
                 snprintf(p->reason, sizeof(p->reason), "same kernel; shared memory; no CMA: %.200s", why);
             }
-            lc_rx_peers[nrx++] = p;
         }
-        lc_shm_set_rx_peers(lc_rx_peers, nrx, (uint32_t)ncells, (uint32_t)cell);
+        /* Uncertain pairs use shared memory only if both ends attached. */
+        for (int r = 0; r < size; r++) {
+            if (!uncertain[r]) continue;
+            char key[64];
+            snprintf(key, sizeof(key), "lc-shm-%d-%d", me, r);
+            if (lc_pmi_put(key, lc_world.peers[r].kind == LC_CHANNEL_SHM ? "1" : "0") != 0) goto err;
+        }
         if (lc_pmi_fence() != 0) goto err;
         lc_shm_segment_unlink(&lc_my_segment);
+        for (int r = 0; r < size; r++) {
+            if (!uncertain[r]) continue;
+            lc_peer_t *p = &lc_world.peers[r];
+            char key[64], theirs[16];
+            snprintf(key, sizeof(key), "lc-shm-%d-%d", r, me);
+            if (lc_pmi_get(r, key, theirs, sizeof(theirs)) != 0) goto err;
+            if (p->kind == LC_CHANNEL_SHM && theirs[0] == '1') continue;
+            char cause[200];
+            if (p->kind == LC_CHANNEL_SHM)
+                snprintf(cause, sizeof(cause), "same kernel, but it cannot see our /dev/shm");
+            else
+                snprintf(cause, sizeof(cause), "%.190s", p->reason);
+            p->kind = LC_CHANNEL_NONE;
+            p->can_pull = false;
+            p->tx_cells = p->rx_cells = NULL;
+            lc_shm_segment_detach(&lc_peer_segments[r]);
+            if (lc_connect_network_peer(r, ids, cause) != 0) goto err;
+        }
+        int nrx = 0;
+        for (int r = 0; r < size; r++)
+            if (lc_world.peers[r].kind == LC_CHANNEL_SHM) lc_rx_peers[nrx++] = &lc_world.peers[r];
+        /* No peer sends before its MPI_Init returns, after the fence. */
+        lc_shm_set_rx_peers(lc_rx_peers, nrx, (uint32_t)ncells, (uint32_t)cell);
 
         for (int r = 0; r < size; r++) {
             if (lc_world.peers[r].kind == LC_CHANNEL_NONE) {
-                lc_log_error("rank %d runs on host %s (another kernel); this build of Locus has no "
-                             "network channel yet: run all ranks on one host", r, ids[r].host);
+                lc_log_error("internal: no channel reaches rank %d on host %s", r, ids[r].host);
                 goto err;
             }
         }
@@ -215,21 +345,27 @@ int lc_coord_wireup(void)
     case LC_POLL_YIELD: lc_world.yield_when_idle = 1; break;
     default: lc_world.yield_when_idle = lc_world.local_size > lc_world.usable_cores; break;
     }
+    lc_ofi_set_idle_yield(lc_world.yield_when_idle);
     if (lc_params.show_channels && size > 1) lc_show_channels();
     free(ids);
     free(local);
     free(local_idx);
+    free(uncertain);
     return 0;
 err:
     lc_shm_segment_detach(&lc_my_segment);
+    lc_ofi_close();
     free(ids);
     free(local);
     free(local_idx);
+    free(uncertain);
     return -1;
 }
 
 void lc_coord_teardown(void)
 {
+    /* First: the goodbye exchange still delivers packets to the peers. */
+    lc_ofi_close();
     if (lc_peer_segments)
         for (int r = 0; r < lc_world.size; r++) lc_shm_segment_detach(&lc_peer_segments[r]);
     lc_shm_segment_detach(&lc_my_segment);

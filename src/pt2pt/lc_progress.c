@@ -1,11 +1,13 @@
 /*
  * lc_progress.c — the progress engine and waiting.
  *
- * One pass polls the shared-memory rings (incoming packets go to the
- * handler below) and pushes pending sends.  Waiting spins on passes while
+ * One pass polls the shared-memory rings and, when a network endpoint is
+ * open, the ofi completion queue (incoming packets go to the handler
+ * below), and pushes pending sends.  Waiting spins on passes while
  * every rank has a core; when ranks outnumber usable cores, a fruitless
  * pass yields the CPU so that the rank we wait for can run.
  */
+#include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 
@@ -29,6 +31,7 @@ void lc_pt2pt_init(void)
 int lc_progress(void)
 {
     int events = lc_shm_poll();
+    if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
     return events;
 }

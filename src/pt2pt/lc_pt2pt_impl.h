@@ -24,6 +24,7 @@ typedef struct lc_unexp {
     uint32_t sreq;     /* SYNC eager or RTS: sender's request */
     size_t size;
     uint64_t addr;     /* RTS */
+    uint64_t key;      /* RTS: remote-access key (ofi) */
     char data[];       /* EAGER payload */
 } lc_unexp_t;
 

@@ -26,10 +26,10 @@ static inline uint32_t lc_req_ctx(const lc_request_t *req)
     return req->comm->ctx + req->ctx_kind;
 }
 
-/* The one delivery routine: `data` is the eager payload (EAGER) and
- * `addr` the sender's buffer (RTS). */
+/* The one delivery routine: `data` is the eager payload (EAGER); `addr`
+ * and `key` name the sender's buffer (RTS). */
 static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags,
-                       uint32_t sreq, size_t size, uint64_t addr, const void *data)
+                       uint32_t sreq, size_t size, uint64_t addr, uint64_t key, const void *data)
 {
     req->peer = from;
     req->st_source = src;
@@ -53,8 +53,8 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     }
     /* Rendezvous: pull in one copy where the channel proved it can, else
      * ask the sender to pipeline the data through the ring. */
-    if (from->can_pull && (size >= lc_world.cma_threshold || from->kind == LC_CHANNEL_SELF)) {
-        if (n && from->ops->pull(from, req->buf, addr, n) != LC_OK)
+    if (from->can_pull && size >= from->pull_min) {
+        if (n && from->ops->pull(from, req->buf, addr, key, n) != LC_OK)
             req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
         lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
         lc_request_complete(req);
@@ -67,7 +67,8 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
 
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
 {
-    lc_deliver(req, u->from, u->src, u->tag, u->kind, u->flags, u->sreq, u->size, u->addr, u->data);
+    lc_deliver(req, u->from, u->src, u->tag, u->kind, u->flags, u->sreq, u->size, u->addr, u->key,
+               u->data);
 }
 
 void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -77,12 +78,13 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         if (!lc_matches(lc_req_ctx(req), req->rank, req->tag, hdr->ctx, hdr->src, hdr->tag)) continue;
         lc_list_remove(it);
         if (hdr->kind == LC_PKT_EAGER) {
-            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0,
+            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0, 0,
                        payload);
         } else {
             lc_pkt_rts_t rts;
             memcpy(&rts, payload, sizeof(rts));
-            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_RTS, 0, rts.sreq, rts.size, rts.addr, NULL);
+            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_RTS, 0, rts.sreq, rts.size, rts.addr, rts.key,
+                       NULL);
         }
         return;
     }
@@ -103,6 +105,7 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->sreq = hdr->sreq;
         u->size = hdr->len;
         u->addr = 0;
+        u->key = 0;
         if (datalen) memcpy(u->data, payload, datalen);
     } else {
         lc_pkt_rts_t rts;
@@ -110,6 +113,7 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->sreq = rts.sreq;
         u->size = rts.size;
         u->addr = rts.addr;
+        u->key = rts.key;
     }
     lc_list_push_back(&lc_unexpected, &u->link);
 }

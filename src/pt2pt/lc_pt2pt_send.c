@@ -19,6 +19,18 @@ LC_INLINE int lc_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *
     return peer->ops->try_send(peer, hdr, pre, prelen, data, datalen);
 }
 
+/* Packet limits are per peer (a network packet is not a ring cell); a
+ * peer whose limits were never set uses the world's. */
+LC_INLINE size_t lc_eager_limit(const lc_peer_t *peer)
+{
+    return peer->eager_limit ? peer->eager_limit : lc_world.eager_limit;
+}
+
+LC_INLINE size_t lc_chunk(const lc_peer_t *peer)
+{
+    return peer->chunk ? peer->chunk : lc_world.pipeline_chunk;
+}
+
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p)
 {
     if (lc_list_empty(&peer->pending)) lc_pt2pt_pending_peers++;
@@ -50,7 +62,7 @@ static int lc_send_first_packet(lc_request_t *req)
         .ctx = req->comm->ctx + req->ctx_kind,
         .src = req->comm->rank,
     };
-    if (req->bytes <= lc_world.eager_limit) {
+    if (req->bytes <= lc_eager_limit(req->peer)) {
         int sync = req->mode == LC_MODE_SYNC;
         if (sync) {
             hdr.flags = LC_PKT_FLAG_SYNC;
@@ -80,7 +92,7 @@ static int lc_send_stream(lc_request_t *req)
     const char *buf = req->buf;
     while (req->offset < req->bytes) {
         size_t n = req->bytes - req->offset;
-        if (n > lc_world.pipeline_chunk) n = lc_world.pipeline_chunk;
+        if (n > lc_chunk(req->peer)) n = lc_chunk(req->peer);
         lc_pkt_hdr_t hdr = { .kind = LC_PKT_DATA };
         lc_pkt_data_t d = { .rreq = req->remote, .offset = req->offset };
         if (lc_try_send(req->peer, &hdr, &d, sizeof(d), buf + req->offset, n) != LC_OK) return LC_AGAIN;
@@ -194,9 +206,9 @@ int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *c
                   lc_send_mode_t mode)
 {
     /* Fast path: a small standard send straight into the ring. */
-    if (lc_likely(bytes <= lc_world.eager_limit && mode != LC_MODE_SYNC && dest >= 0)) {
+    if (lc_likely(mode != LC_MODE_SYNC && dest >= 0)) {
         lc_peer_t *peer = comm->peers[dest];
-        if (lc_likely(lc_list_empty(&peer->pending))) {
+        if (lc_likely(bytes <= lc_eager_limit(peer) && lc_list_empty(&peer->pending))) {
             lc_pkt_hdr_t hdr = {
                 .kind = LC_PKT_EAGER,
                 .tag = tag,

@@ -35,6 +35,45 @@ const lc_param_desc_t lc_param_table[] = {
       "In yield mode, polls of the progress engine between two sched_yield calls." },
     { "SHOW_CHANNELS", LC_PARAM_BOOL, LC_P(show_channels), "0", NULL,
       "Rank 0 prints the peers x channel matrix and why each channel was chosen." },
+    { "NET_FORCE", LC_PARAM_BOOL, LC_P(net_force), "0", NULL,
+      "Reach every other rank through the network channel (ofi), also those on this host: for testing "
+      "the network path on one machine, or when shared memory between the ranks is not wanted." },
+    { "NET_BLOCK", LC_PARAM_INT, LC_P(net_block), "0", NULL,
+      "Testing: ranks r and s on one host use the network channel unless r/N == s/N, as if every block "
+      "of N consecutive ranks ran on its own host (0 = off). Lets one machine run a job that mixes "
+      "shared-memory and network peers." },
+    { "OFI_PROVIDER", LC_PARAM_STRING, LC_P(ofi_provider), "", NULL,
+      "libfabric provider of the network channel, as `fi_info -l` names it (e.g. net, tcp, "
+      "\"tcp;ofi_rxm\", verbs, efa); empty = the first provider libfabric offers with reliable datagram "
+      "endpoints, except that net is taken before tcp;ofi_rxm (docs/ofi.md). FI_PROVIDER also restricts "
+      "libfabric's choice." },
+    { "OFI_IFACE", LC_PARAM_STRING, LC_P(ofi_iface), "", NULL,
+      "libfabric domain of the network channel; for the tcp provider the network interface (e.g. eth0). "
+      "Empty = the provider's first domain that is not a loopback interface." },
+    { "OFI_EAGER_LIMIT", LC_PARAM_SIZE, LC_P(ofi_eager_limit), "16k", NULL,
+      "Messages to network peers up to this size are sent in one packet and complete at once; larger "
+      "ones use the rendezvous protocol. It is also the payload of every network packet and receive "
+      "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values." },
+    { "OFI_CREDITS", LC_PARAM_INT, LC_P(ofi_credits), "32", NULL,
+      "Packets a rank may have in flight to one network peer (1..255): the receiver pre-posts this many "
+      "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
+      "receiver to free some; nothing is ever dropped. See OFI_RX_POOL." },
+    { "OFI_RX_POOL", LC_PARAM_SIZE, LC_P(ofi_rx_pool), "64m", NULL,
+      "Memory for network receive buffers per rank (network peers x (credits + 3) x packet): with many "
+      "network peers the credits per peer shrink to fit, down to 4." },
+    { "OFI_TX_BUFFERS", LC_PARAM_INT, LC_P(ofi_tx_buffers), "64", NULL,
+      "Send bounce buffers per process (packets too large to inject wait in one until the provider "
+      "completes them)." },
+    { "OFI_RMA", LC_PARAM_BOOL, LC_P(ofi_rma), "1", NULL,
+      "Let the receiver of a large message read it with fi_read (one copy, no bounce buffers) when the "
+      "provider offers FI_RMA; 0 = always stream it in packets." },
+    { "OFI_RMA_THRESHOLD", LC_PARAM_SIZE, LC_P(ofi_rma_threshold), "0", NULL,
+      "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
+      "smaller ones are streamed in packets." },
+    { "OFI_CONNECT_TIMEOUT", LC_PARAM_INT, LC_P(ofi_connect_timeout), "10", NULL,
+      "Seconds the first packet to a network peer may wait for its connection before Locus checks that "
+      "something answers at the peer's address: if nothing does, the job ends with a message naming "
+      "the rank and host; if the peer is only busy, the wait goes on." },
 };
 const size_t lc_param_count = LC_ARRAY_SIZE(lc_param_table);
 
@@ -45,6 +84,7 @@ static const char *lc_param_type_name(lc_param_type_t t)
     case LC_PARAM_INT: return "int";
     case LC_PARAM_BOOL: return "bool";
     case LC_PARAM_ENUM: return "enum";
+    case LC_PARAM_STRING: return "string";
     }
     return "?";
 }
@@ -96,6 +136,10 @@ static int lc_param_parse(const lc_param_desc_t *d, const char *text, void *fiel
         }
         return -1;
     }
+    case LC_PARAM_STRING:
+        if (strlen(text) >= LC_PARAM_STRING_MAX) return -1;
+        strcpy((char *)field, text);
+        return 0;
     }
     return -1;
 }
@@ -140,6 +184,7 @@ static void lc_param_format(const lc_param_desc_t *d, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)clen, c ? c : "");
         break;
     }
+    case LC_PARAM_STRING: snprintf(buf, len, "\"%s\"", (const char *)field); break;
     }
 }
 
@@ -147,10 +192,11 @@ void lc_params_print(FILE *out)
 {
     for (size_t i = 0; i < lc_param_count; i++) {
         const lc_param_desc_t *d = &lc_param_table[i];
-        char value[64];
+        char value[LC_PARAM_STRING_MAX + 8];
         lc_param_format(d, value, sizeof(value));
-        fprintf(out, "LOCUS_%s (%s%s%s) = %s  [default %s]\n    %s\n", d->name,
+        int quote = d->type == LC_PARAM_STRING;
+        fprintf(out, "LOCUS_%s (%s%s%s) = %s  [default %s%s%s]\n    %s\n", d->name,
                 lc_param_type_name(d->type), d->choices ? ": " : "", d->choices ? d->choices : "",
-                value, d->default_value, d->help);
+                value, quote ? "\"" : "", d->default_value, quote ? "\"" : "", d->help);
     }
 }

@@ -17,7 +17,10 @@ typedef enum lc_param_type {
     LC_PARAM_INT,
     LC_PARAM_BOOL,    /* 0/1, yes/no, on/off, true/false */
     LC_PARAM_ENUM,    /* one of the words in `choices` (stored as index) */
+    LC_PARAM_STRING,  /* free text, stored in a char[LC_PARAM_STRING_MAX] */
 } lc_param_type_t;
+
+#define LC_PARAM_STRING_MAX 128
 
 typedef enum lc_poll_mode {
     LC_POLL_AUTO = 0, /* spin while ranks <= usable cores, else yield */
@@ -35,6 +38,17 @@ typedef struct lc_params {
     int    poll_mode;         /* lc_poll_mode_t */
     long   spin_count;        /* polls before a yield in yield mode */
     int    show_channels;     /* rank 0 prints the peer x channel matrix */
+    int    net_force;         /* every non-self peer uses the network channel */
+    long   net_block;         /* testing: ranks r, s are "other hosts" unless r/N == s/N */
+    char   ofi_provider[LC_PARAM_STRING_MAX]; /* fi_getinfo provider name; "" = libfabric's choice */
+    char   ofi_iface[LC_PARAM_STRING_MAX];    /* fi_getinfo domain (tcp: interface); "" = first non-loopback */
+    size_t ofi_eager_limit;   /* eager limit to network peers = payload of one ofi packet */
+    long   ofi_credits;       /* packets in flight per (sender, receiver) pair */
+    size_t ofi_rx_pool;       /* budget of the receive buffers; credits shrink to fit */
+    long   ofi_tx_buffers;    /* send bounce buffers of the process */
+    int    ofi_rma;           /* pull rendezvous data with fi_read where the provider offers FI_RMA */
+    size_t ofi_rma_threshold; /* rendezvous messages at least this big are pulled with fi_read */
+    long   ofi_connect_timeout; /* s before a peer that accepts no packet is probed */
 } lc_params_t;
 
 extern lc_params_t lc_params;

@@ -10,6 +10,7 @@
 
 HOSTS_TTL=${HOSTS_TTL:-300}
 HOSTS_NAME=""
+CONTAINERS=""
 
 hosts_down() {
     [ -n "$HOSTS_NAME" ] && "$LC_HOSTS" down "$HOSTS_NAME"
@@ -37,11 +38,22 @@ hosts_up() { # N
     HOSTS=$(seq -f 'h%g' 1 "$1")
 }
 
-# on HOST CMD...: run CMD inside emulated host HOST (with the run limit).
+# container_up CNAME HOST [OPTIONS]: a container in HOST (lc-hosts
+# container); its line (name address host directory) in $T/ct-CNAME.
+container_up() {
+    _ct_c=$1 _ct_h=$2
+    shift 2
+    "$LC_HOSTS" container "$HOSTS_NAME" "$_ct_h" "$_ct_c" "$@" > "$T/ct-$_ct_c" 2>&1 ||
+        { cat "$T/ct-$_ct_c"; fail "lc-hosts container $_ct_h $_ct_c $*"; }
+    CONTAINERS="$CONTAINERS $_ct_c"
+}
+
+# on NODE CMD...: run CMD inside emulated host or container NODE (with the
+# run limit).
 on() {
-    h=$1
+    _on_node=$1
     shift
-    run "$LC_HOSTS" run "$HOSTS_NAME" "$h" "$@"
+    run "$LC_HOSTS" run "$HOSTS_NAME" "$_on_node" "$@"
 }
 
 # mh ARGS...: mpiexec on h1, remote hosts reached through the lc-hosts agent.
@@ -50,15 +62,15 @@ mh() {
 }
 
 # expect_hosts_clean [MS]: within MS (default 1000) ms, no process is left
-# in any host's PID namespace but its holder: the job is gone everywhere.
+# in any host or container but its holder: the job is gone everywhere.
 expect_hosts_clean() {
     limit=${1:-1000}
     t_end=$(( $(now_ms) + limit ))
     while :; do
         left=""
-        for h in $HOSTS; do
-            p=$("$LC_HOSTS" procs "$HOSTS_NAME" "$h" | tr '\n' ';')
-            [ -n "$p" ] && left="$left [$h: $p]"
+        for _clean_n in $HOSTS $CONTAINERS; do
+            _clean_p=$("$LC_HOSTS" procs "$HOSTS_NAME" "$_clean_n" | tr '\n' ';')
+            [ -n "$_clean_p" ] && left="$left [$_clean_n: $_clean_p]"
         done
         [ -z "$left" ] && return 0
         [ "$(now_ms)" -ge "$t_end" ] && fail "processes left after the job:$left"

@@ -1,0 +1,68 @@
+/*
+ * lc_ofi.h — the network channel: libfabric (OFI) reliable datagram
+ * endpoints, for peers on other hosts (and for every peer with
+ * LOCUS_NET_FORCE).  See docs/ofi.md for the design.
+ *
+ * What the channel gives the pt2pt engine is what every channel gives:
+ * packets (header + payload of at most peer->eager_limit bytes) in FIFO
+ * order per (sender, receiver), try_send that says LC_AGAIN instead of
+ * blocking, and — where the provider offers FI_RMA — `pull`, a one-sided
+ * fi_read of the sender's buffer named in an RTS.
+ *
+ * Flow control: a receiver pre-posts `credits` bounce buffers per peer
+ * (+2 for credit returns, see lc_ofi_impl.h), a sender spends one credit
+ * per packet and gets them back piggy-backed on the receiver's packets or
+ * in explicit credit packets.  A slow receiver therefore never loses a
+ * packet and a fast sender never buffers more than its fixed pools: when
+ * it is out of credits or send buffers, try_send returns LC_AGAIN and the
+ * engine retries from progress.
+ *
+ * Completions are polled by the one progress engine (lc_ofi_poll from
+ * lc_progress); the channel starts no thread.
+ */
+#ifndef LC_OFI_H
+#define LC_OFI_H
+
+#include "channel/lc_channel.h"
+
+/* Longest address text lc_ofi_open writes (fits a PMI value: no spaces,
+ * under 1024 characters). */
+#define LC_OFI_ADDR_TEXT_MAX 600
+
+/* True while the endpoint is open: lc_progress polls it. */
+extern bool lc_ofi_active;
+
+extern const lc_channel_ops_t lc_channel_ofi_ops;
+
+/* Open the endpoint of this process (rank `rank` of `size`; `peers` is
+ * the world-rank-indexed peer table, `npeers` how many of them will use
+ * this channel: it sizes the receive pool) and post the receive buffers.
+ * Reads the LOCUS_OFI_* parameters.  Writes this endpoint's address as
+ * text for the other ranks into `addr`.  Returns 0, or -1 after logging
+ * what failed and what to do. */
+int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, size_t addrlen);
+
+/* Make `peer` an ofi peer reached at `addr` (its lc_ofi_open text);
+ * `host` names it in diagnostics.  Sets kind, ops, can_pull, pull_min,
+ * eager_limit and chunk (the packet size both ends accept), reason.
+ * Returns 0, or -1 with the reason in `why`. */
+int lc_ofi_connect(lc_peer_t *peer, const char *addr, const char *host, char *why, size_t whylen);
+
+/* Waiting inside the channel (a pull waiting for its fi_read) yields the
+ * CPU between fruitless polls, like the engine's waits. */
+void lc_ofi_set_idle_yield(int yield);
+
+/* Provider and domain in use, for diagnostics ("tcp;ofi_rxm on eth0"). */
+const char *lc_ofi_describe(void);
+
+/* Progress: read completions, deliver arrived packets to the engine's
+ * handler (in order per peer), return credits.  Returns the number of
+ * packets delivered. */
+int lc_ofi_poll(void);
+
+/* Say goodbye to every peer this process exchanged packets with (so that
+ * nothing still in flight is lost when endpoints close), then close
+ * everything.  Idempotent. */
+void lc_ofi_close(void);
+
+#endif

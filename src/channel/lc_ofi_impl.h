@@ -1,0 +1,193 @@
+/*
+ * lc_ofi_impl.h — state shared by the files of the ofi channel only
+ * (lc_ofi_ep.c: setup and teardown; lc_ofi_send.c: try_send and the
+ * registration of rendezvous buffers; lc_ofi_progress.c: completions,
+ * delivery, credit returns, pull).
+ *
+ * Wire format of a packet (one FI_MSG message into one bounce buffer):
+ *
+ *   lc_ofi_wire_t (8 B) | lc_pkt_hdr_t (24 B) | payload (<= packet size)
+ *
+ * Credit-only and goodbye packets are the 8-byte wire header alone.
+ *
+ * Flow-control invariant, per (sender S, receiver R) and credit limit C:
+ *   credits S may spend + S's packets not yet consumed by R
+ *   + credits R owes S + credits in flight from R to S            == C
+ * R posts C + 2 buffers per peer into one shared receive pool.  Regular
+ * packets need a credit.  A credit-only packet needs none: R sends one
+ * only when it owes at least ceil(C/2), and carries all it owes, so by
+ * the invariant at most two can be unprocessed at S at any time — the
+ * "+ 2".  Every packet is consumed (its buffer reposted) in the poll that
+ * delivers it, so no buffer is ever missing for a packet that may arrive.
+ */
+#ifndef LC_OFI_IMPL_H
+#define LC_OFI_IMPL_H
+
+#include "channel/lc_ofi.h"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#define LC_OFI_FI_VERSION FI_VERSION(1, 9)
+
+enum lc_ofi_wire_type {
+    LC_OFI_WIRE_PKT = 1, /* an engine packet follows */
+    LC_OFI_WIRE_CREDIT,  /* credits only; uses no credit */
+    LC_OFI_WIRE_BYE,     /* the sender closes: nothing follows from it */
+};
+
+typedef struct lc_ofi_wire {
+    uint32_t src;     /* sender's world rank */
+    uint16_t seq;     /* per (sender, receiver) packet number, mod 2^16 */
+    uint8_t credits;  /* receive buffers of ours the sender has freed */
+    uint8_t type;     /* lc_ofi_wire_type */
+} lc_ofi_wire_t;
+
+#define LC_OFI_HDR (sizeof(lc_ofi_wire_t) + sizeof(lc_pkt_hdr_t))
+_Static_assert(LC_OFI_HDR == 32, "ofi packet header must be 32 bytes (payload 8-byte aligned)");
+
+/* What a completion's context points at.  Every context begins with the
+ * provider's scratch space (FI_CONTEXT2 mode) and then our type. */
+enum lc_ofi_ctx_type { LC_OFI_CTX_RX = 1, LC_OFI_CTX_TX, LC_OFI_CTX_READ };
+
+typedef struct lc_ofi_ctx {
+    struct fi_context2 fi;
+    uint8_t type;
+} lc_ofi_ctx_t;
+
+/* One bounce buffer (receive or send). */
+typedef struct lc_ofi_buf {
+    lc_ofi_ctx_t ctx;
+    int peer;                /* tx: destination rank (diagnostics) */
+    uint32_t len;            /* rx: bytes received */
+    struct lc_ofi_buf *next; /* tx: free list; rx: repost list */
+    char *data;
+} lc_ofi_buf_t;
+
+/* A send buffer registered for the peer to fi_read (rendezvous). */
+typedef struct lc_ofi_exposed {
+    struct lc_ofi_exposed *next;
+    uint32_t sreq;
+    struct fid_mr *mr;
+} lc_ofi_exposed_t;
+
+/* Per-peer state beyond the hot fields in lc_peer_t. */
+typedef struct lc_ofi_peer {
+    char host[64];
+    unsigned char addr[128];  /* the peer's endpoint address (probe, diagnostics) */
+    uint32_t addrlen;
+    uint8_t reached;          /* the provider took a packet for it, or one came from it */
+    double stall_since;       /* first refusal before `reached` (0: none) */
+    double next_check;
+    lc_ofi_buf_t **held;      /* [window]: packets that arrived ahead of their turn */
+    uint32_t nheld;
+    lc_ofi_exposed_t *exposed;
+    uint8_t credit_queued;    /* on the credit-return list */
+    uint8_t talked;           /* a packet went either way: say goodbye at close */
+    uint8_t bye_sent, bye_received;
+} lc_ofi_peer_t;
+
+typedef struct lc_ofi {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    char describe[256];
+
+    /* Memory registration requirements of the provider. */
+    int mr_local, mr_virt_addr, mr_prov_key, mr_endpoint;
+    uint64_t next_key;        /* keys we choose (no FI_MR_PROV_KEY) */
+    struct fid_mr *rx_mr, *tx_mr;
+    void *rx_desc, *tx_desc;
+
+    size_t inject_size;
+    size_t packet;            /* payload bytes per packet */
+    size_t slot;              /* bytes per bounce buffer: LC_OFI_HDR + packet */
+    uint32_t credits;         /* C */
+    uint32_t window;          /* C + 2: most packets of one peer that can be unconsumed */
+    uint32_t credit_threshold;/* ceil(C/2) */
+    int can_rma;
+    size_t rma_threshold;
+    int yield_when_idle;
+
+    lc_peer_t *peers;
+    int rank, size;
+    lc_ofi_peer_t *state;     /* [size] */
+
+    char *rx_pool;
+    lc_ofi_buf_t *rx_bufs;
+    uint32_t nrx;
+    lc_ofi_buf_t *repost;     /* consumed buffers fi_recv refused (EAGAIN): retried */
+
+    char *tx_pool;
+    lc_ofi_buf_t *tx_bufs, *tx_free;
+    uint32_t ntx, tx_busy;
+
+    /* Arrived receive buffers in completion order, not yet delivered
+     * (a pull reads completions while a delivery is in progress). */
+    lc_ofi_buf_t **fifo;
+    uint32_t fifo_head, fifo_count;
+    int delivering;
+
+    int *credit_list;         /* peers owing an explicit credit packet */
+    int ncredit;
+
+    double connect_timeout;   /* s: see lc_ofi_stalled */
+    int closing;              /* teardown: engine packets are no longer delivered */
+    uint64_t dropped_at_close;
+} lc_ofi_t;
+
+extern lc_ofi_t lc_ofi;
+
+/* Read what the completion queue holds: send buffers are freed, reads
+ * counted, arrived receive buffers appended to the fifo.  Fatal (with the
+ * peer named) on an error completion.  Returns completions read. */
+int lc_ofi_cq_drain(void);
+
+/* A receive buffer `b` (b->len bytes) arrived: deliver it if it is its
+ * sender's next packet (then whatever waited behind it), else hold it
+ * until its turn.  Delivery consumes the buffer (posts it again). */
+void lc_ofi_arrived(lc_ofi_buf_t *b);
+
+/* Post one receive buffer (again). */
+void lc_ofi_post_rx(lc_ofi_buf_t *b);
+
+/* The ops table entries (lc_channel_ofi_ops is in lc_ofi_ep.c). */
+int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                    const void *data, size_t datalen);
+int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);
+
+/* The provider refused a packet to `peer` although it holds credits:
+ * before the first packet got through this is connection set-up, which
+ * may wait for a busy peer, or a peer that cannot be reached.  After
+ * LOCUS_OFI_CONNECT_TIMEOUT s, probe its address and end the process
+ * with a clear message if nothing answers there. */
+void lc_ofi_stalled(lc_peer_t *peer);
+
+/* Text form of a peer's address ("192.0.2.3:41234") for messages. */
+void lc_ofi_addr_text(const lc_ofi_peer_t *st, char *out, size_t len);
+
+/* Send a wire header alone (credit or goodbye).  LC_OK or LC_AGAIN. */
+int lc_ofi_send_bare(lc_peer_t *peer, uint8_t type);
+
+/* Return the credits owed to peers on the credit list. */
+void lc_ofi_flush_credits(void);
+
+/* Release the registration of the send buffer of request sreq exposed
+ * to `peer` (its CTS or FIN arrived). */
+void lc_ofi_unexpose(lc_peer_t *peer, uint32_t sreq);
+
+/* fi_strerror for a negative libfabric return code. */
+const char *lc_ofi_strerror(ssize_t rc);
+
+/* Register [buf, buf+len) with `access`; binds to the endpoint where the
+ * provider asks for it.  Returns 0 or a negative libfabric code. */
+int lc_ofi_mr_reg(const void *buf, size_t len, uint64_t access, struct fid_mr **mr);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * lc_ofi_test.h — shared set-up of the ofi channel unit tests: two
+ * processes (parent rank 0, forked child rank 1) open endpoints on the
+ * loopback interface with the tcp provider and swap their addresses
+ * through pipes, as PMI does in a job.
+ */
+#ifndef LC_OFI_TEST_H
+#define LC_OFI_TEST_H
+
+#include "channel/lc_ofi_impl.h"
+#include "util/lc_params.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LC_SKIP 77
+
+static lc_peer_t lc_t_peers[2];
+
+/* The providers the tests run with: LC_OFI_TEST_PROVIDERS (comma list),
+ * default both TCP providers of libfabric 1.17: tcp (under ofi_rxm) and
+ * net, the one Locus picks by default. */
+static inline const char *lc_t_providers(void)
+{
+    const char *p = getenv("LC_OFI_TEST_PROVIDERS");
+    return p ? p : "tcp,net";
+}
+
+/* Parameters for one run: provider `prov` on loopback (LOCUS_OFI_IFACE
+ * in the environment overrides the interface). */
+static inline void lc_t_params(const char *prov)
+{
+    setenv("LOCUS_OFI_PROVIDER", prov, 1);
+    setenv("LOCUS_OFI_IFACE", getenv("LOCUS_OFI_IFACE") ? getenv("LOCUS_OFI_IFACE") : "lo", 1);
+    /* What lc_ofi_open sets, before lc_t_available's fi_getinfo
+     * initialises libfabric. */
+    setenv("FI_OFI_RXM_ENABLE_PASSTHRU", "1", 0);
+    if (lc_params_load() != 0) exit(2);
+}
+
+/* Does this machine offer provider `prov` with RDM endpoints? */
+static inline int lc_t_available(const char *prov)
+{
+    struct fi_info *hints = fi_allocinfo(), *list = NULL;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG;
+    hints->fabric_attr->prov_name = strdup(prov);
+    int rc = fi_getinfo(LC_OFI_FI_VERSION, NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (rc || !list) {
+        printf("provider \"%s\" offers no FI_EP_RDM endpoint here (%s): not tested\n", prov, fi_strerror(-rc));
+        return 0;
+    }
+    fi_freeinfo(list);
+    return 1;
+}
+
+/* Run `one(provider)` for every available test provider; exit 77 (skip)
+ * if none is.  Returns the number of failed runs. */
+static inline int lc_t_each_provider(int (*one)(const char *prov))
+{
+    char list[256];
+    snprintf(list, sizeof(list), "%s", lc_t_providers());
+    int ran = 0, failed = 0;
+    for (char *save = NULL, *prov = strtok_r(list, ",", &save); prov; prov = strtok_r(NULL, ",", &save)) {
+        lc_t_params(prov);
+        if (!lc_t_available(prov)) continue;
+        ran++;
+        printf("== provider %s\n", prov);
+        fflush(stdout);
+        if (one(prov) != 0) {
+            fprintf(stderr, "FAILED with provider %s\n", prov);
+            failed++;
+        }
+    }
+    if (!ran) {
+        printf("SKIP: none of the providers %s is available\n", lc_t_providers());
+        exit(LC_SKIP);
+    }
+    return failed;
+}
+
+static inline void lc_t_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n <= 0) {
+            perror("pipe write");
+            _exit(2);
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static inline void lc_t_read_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = read(fd, p, len);
+        if (n <= 0) {
+            fprintf(stderr, "pipe read: peer went away\n");
+            _exit(2);
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+/* Open rank `me`'s endpoint and connect to the other rank, whose address
+ * comes through `rfd` while ours goes out through `wfd`. */
+static inline lc_peer_t *lc_t_open(int me, int rfd, int wfd)
+{
+    for (int r = 0; r < 2; r++) {
+        memset(&lc_t_peers[r], 0, sizeof(lc_t_peers[r]));
+        lc_t_peers[r].world_rank = r;
+        lc_t_peers[r].kind = r == me ? LC_CHANNEL_SELF : LC_CHANNEL_NONE;
+        lc_list_init(&lc_t_peers[r].pending);
+    }
+    char mine[LC_OFI_ADDR_TEXT_MAX], theirs[LC_OFI_ADDR_TEXT_MAX];
+    if (lc_ofi_open(lc_t_peers, me, 2, 1, mine, sizeof(mine)) != 0) _exit(2);
+    lc_t_write_all(wfd, mine, sizeof(mine));
+    lc_t_read_all(rfd, theirs, sizeof(theirs));
+    char why[256];
+    lc_peer_t *peer = &lc_t_peers[1 - me];
+    if (lc_ofi_connect(peer, theirs, "localhost", why, sizeof(why)) != 0) {
+        fprintf(stderr, "rank %d: connect: %s\n", me, why);
+        _exit(2);
+    }
+    return peer;
+}
+
+/* A packet through the ops table, polling while the channel says AGAIN
+ * (as the engine's pending queue would). Returns the number of AGAINs. */
+static inline long lc_t_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                      const void *data, size_t datalen, double deadline)
+{
+    long again = 0;
+    while (lc_channel_ofi_ops.try_send(peer, hdr, pre, prelen, data, datalen) != LC_OK) {
+        again++;
+        lc_ofi_poll();
+        if (lc_time_now() > deadline) {
+            fprintf(stderr, "rank %d: send to rank %d stuck (credits %u)\n", lc_ofi.rank, peer->world_rank,
+                    peer->ofi_credits);
+            _exit(3);
+        }
+    }
+    return again;
+}
+
+/* Wait for the child; its exit status must be 0. */
+static inline int lc_t_wait_child(pid_t child, const char *what)
+{
+    int status = 0;
+    if (waitpid(child, &status, 0) != child) {
+        perror("waitpid");
+        return 1;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
+    fprintf(stderr, "%s: child %s %d\n", what, WIFEXITED(status) ? "exited with" : "killed by signal",
+            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    return 1;
+}
+
+#endif

@@ -282,6 +282,12 @@ int lc_coord_wireup(void)
             p->tx_cells = lc_shm_segment_ring(&lc_peer_segments[r], (uint32_t)local_idx[me]);
             p->tx_cell_size = lc_peer_segments[r].cell_size;
             p->tx_mask = lc_peer_segments[r].ncells - 1;
+            /* The peer's cells bound one packet (its LOCUS_SHM_CELL_SIZE
+             * may differ from ours). */
+            size_t payload = p->tx_cell_size - LC_SHM_CELL_HDR;
+            p->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;
+            p->chunk = payload - sizeof(lc_pkt_data_t);
+            if (lc_world.pipeline_chunk < p->chunk) p->chunk = lc_world.pipeline_chunk;
             p->rx_cells = lc_shm_segment_ring(&lc_my_segment, (uint32_t)i);
             snprintf(p->reason, sizeof(p->reason), "same kernel; shared-memory segment attached");
             if (!lc_params.cma) {

@@ -189,7 +189,7 @@ static int lc_check_probe(int source, int tag, MPI_Comm comm, lc_comm_t **comm_p
 
 static void lc_status_proc_null(MPI_Status *status)
 {
-    if (status != MPI_STATUS_IGNORE) lc_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+    if (status != MPI_STATUS_IGNORE) lc_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
 }
 
 LC_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)

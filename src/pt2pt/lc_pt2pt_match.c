@@ -173,7 +173,7 @@ void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status
     lc_unexp_t *u = lc_find_unexpected(comm->ctx + LC_CTX_PT2PT, source, tag);
     *flag = u != NULL;
     if (!u) return;
-    if (status != MPI_STATUS_IGNORE) lc_status_set(status, u->src, u->tag, MPI_SUCCESS, u->size, 0);
+    if (status != MPI_STATUS_IGNORE) lc_status_set(status, u->src, u->tag, u->size, 0);
     if (msg_p) {
         lc_request_t *msg = lc_request_alloc(LC_REQ_MESSAGE);
         if (!msg) lc_fatal("out of memory allocating an MPI_Message");

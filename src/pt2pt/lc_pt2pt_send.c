@@ -193,6 +193,8 @@ int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *
     req->mode = (uint8_t)mode;
     *req_p = req;
     if (dest == MPI_PROC_NULL) {
+        req->st_source = MPI_PROC_NULL;
+        req->st_tag = MPI_ANY_TAG;
         lc_request_complete(req);
         return MPI_SUCCESS;
     }

@@ -82,11 +82,12 @@ void lc_request_complete(lc_request_t *req)
     if (req->user_freed) lc_request_release(req);
 }
 
-void lc_status_set(MPI_Status *status, int source, int tag, int error, size_t bytes, int cancelled)
+void lc_status_set(MPI_Status *status, int source, int tag, size_t bytes, int cancelled)
 {
+    /* MPI_ERROR is not touched: only the multiple-completion calls set it
+     * (MPI 4.1 §3.2.5), and they do so themselves. */
     status->MPI_SOURCE = source;
     status->MPI_TAG = tag;
-    status->MPI_ERROR = error;
     status->count_lo = (int)(uint32_t)bytes;
     /* MPICH layout: high count bits above bit 0, which is the cancel flag. */
     status->count_hi_and_cancelled = (int)(((uint64_t)bytes >> 32) << 1) | (cancelled ? 1 : 0);
@@ -94,16 +95,12 @@ void lc_status_set(MPI_Status *status, int source, int tag, int error, size_t by
 
 void lc_status_empty(MPI_Status *status)
 {
-    lc_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+    lc_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
 }
 
 void lc_request_status(const lc_request_t *req, MPI_Status *status)
 {
-    /* MPI_ERROR is left alone: only the multiple-completion calls set it
-     * (MPI 4.1 §3.2.5); they do so themselves. */
-    int keep = status->MPI_ERROR;
-    lc_status_set(status, req->st_source, req->st_tag, MPI_SUCCESS, req->st_bytes, req->cancelled);
-    status->MPI_ERROR = keep;
+    lc_status_set(status, req->st_source, req->st_tag, req->st_bytes, req->cancelled);
 }
 
 void lc_request_pool_fini(void)

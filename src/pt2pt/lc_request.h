@@ -114,9 +114,10 @@ static inline MPI_Request lc_request_handle(const lc_request_t *req)
 /* Mark complete; a request the user already freed is released here. */
 void lc_request_complete(lc_request_t *req);
 
-/* Fill an MPI_Status (MPICH layout) from a completed request. */
+/* Fill an MPI_Status (MPICH layout) from a completed request.  These
+ * never write MPI_ERROR (see lc_status_set). */
 void lc_request_status(const lc_request_t *req, MPI_Status *status);
-void lc_status_set(MPI_Status *status, int source, int tag, int error, size_t bytes, int cancelled);
+void lc_status_set(MPI_Status *status, int source, int tag, size_t bytes, int cancelled);
 void lc_status_empty(MPI_Status *status);
 
 void lc_request_pool_fini(void);

@@ -10,6 +10,7 @@
  * this process, exactly as MPI_Init proves it between ranks.
  */
 #include "channel/lc_cma.h"
+#include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "coll/lc_coll.h"
 #include "lc_config.h"
@@ -72,6 +73,23 @@ static void check_cma(void)
     if (!lc_params.cma) printf("        disabled by LOCUS_CMA=0\n");
 }
 
+static void check_ofi(void)
+{
+    /* Open a real endpoint, as MPI_Init does for network peers. */
+    lc_peer_t self;
+    memset(&self, 0, sizeof(self));
+    lc_list_init(&self.pending);
+    char addr[LC_OFI_ADDR_TEXT_MAX];
+    fflush(stdout);
+    int ok = lc_ofi_open(&self, 0, 1, 1, addr, sizeof(addr)) == 0;
+    if (ok) {
+        printf("  ofi   yes (libfabric endpoint opened: %s)\n", lc_ofi_describe());
+        lc_ofi_close();
+    } else {
+        printf("  ofi   NO  (no usable libfabric provider; see the message above and `fi_info -l`)\n");
+    }
+}
+
 static void print_locality(void)
 {
     lc_identity_t id;
@@ -107,7 +125,7 @@ int main(int argc, char **argv)
     printf("Channels on this host:\n  self  yes\n");
     check_shm();
     check_cma();
-    printf("  ofi   no  (network channel not in this build)\n");
+    check_ofi();
     printf("Parameters: locus-info --params\n");
     return 0;
 }

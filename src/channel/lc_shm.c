@@ -1,6 +1,7 @@
 /* lc_shm.c — shared-memory segments and the receive side of the rings. */
 #include "channel/lc_shm.h"
 #include "channel/lc_cma.h"
+#include "util/lc_params.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +23,26 @@ typedef struct lc_shm_seg_hdr {
     uint32_t reserved;
 } lc_shm_seg_hdr_t;
 
+/* Segment providers: a POSIX shared-memory object (/dev/shm), or, with
+ * LOCUS_SHM_DIR, a file in a directory that co-resident containers share
+ * (bind-mounted from the host).  The rings do not know which. */
 static void lc_shm_name(char *buf, size_t len, const char *kvsname, int rank)
 {
-    snprintf(buf, len, "/locus-%s-%d", kvsname, rank);
+    if (lc_params.shm_dir[0])
+        snprintf(buf, len, "%s/locus-%s-%d", lc_params.shm_dir, kvsname, rank);
+    else
+        snprintf(buf, len, "/locus-%s-%d", kvsname, rank);
+}
+
+static int lc_shm_open(const char *name, int flags, mode_t mode)
+{
+    return lc_params.shm_dir[0] ? open(name, flags | O_CLOEXEC, mode) : shm_open(name, flags, mode);
+}
+
+static void lc_shm_remove(const char *name)
+{
+    if (lc_params.shm_dir[0]) unlink(name);
+    else shm_unlink(name);
 }
 
 int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
@@ -34,10 +52,10 @@ int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, 
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
     size_t ring_bytes = (size_t)cell_size * ncells;
     seg->size = LC_SHM_RINGS_OFFSET + ring_bytes * nsenders;
-    int fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = lc_shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
-        lc_log_error("cannot create shared memory object %s (%m): check that /dev/shm is mounted and "
-                     "writable", seg->name);
+        lc_log_error("cannot create shared memory object %s (%m): check that %s is mounted and writable",
+                     seg->name, lc_params.shm_dir[0] ? "LOCUS_SHM_DIR" : "/dev/shm");
         return -1;
     }
     /* posix_fallocate, not ftruncate: a /dev/shm that is too small (64 MiB
@@ -50,14 +68,14 @@ int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, 
                      "give the container a larger /dev/shm (e.g. docker --shm-size=1g) or lower "
                      "LOCUS_SHM_RING_CELLS / LOCUS_SHM_CELL_SIZE", seg->name, seg->size);
         close(fd);
-        shm_unlink(seg->name);
+        lc_shm_remove(seg->name);
         return -1;
     }
     seg->base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (seg->base == MAP_FAILED) {
         lc_log_error("cannot map shared memory object %s (%zu bytes): %m", seg->name, seg->size);
-        shm_unlink(seg->name);
+        lc_shm_remove(seg->name);
         seg->base = NULL;
         return -1;
     }
@@ -84,7 +102,7 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
 {
     memset(seg, 0, sizeof(*seg));
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
-    int fd = shm_open(seg->name, O_RDWR, 0);
+    int fd = lc_shm_open(seg->name, O_RDWR, 0);
     if (fd < 0) {
         snprintf(why, whylen, "cannot open %s: %s", seg->name, strerror(errno));
         return -1;
@@ -127,7 +145,7 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
 void lc_shm_segment_unlink(lc_shm_segment_t *seg)
 {
     if (seg->base && !seg->unlinked) {
-        shm_unlink(seg->name);
+        lc_shm_remove(seg->name);
         seg->unlinked = 1;
     }
 }

@@ -35,6 +35,10 @@ const lc_param_desc_t lc_param_table[] = {
       "In yield mode, polls of the progress engine between two sched_yield calls." },
     { "SHOW_CHANNELS", LC_PARAM_BOOL, LC_P(show_channels), "0", NULL,
       "Rank 0 prints the peers x channel matrix and why each channel was chosen." },
+    { "SHM_DIR", LC_PARAM_STRING, LC_P(shm_dir), "", NULL,
+      "Put the shared-memory segments in this directory instead of POSIX shared memory (/dev/shm). "
+      "Bind-mount one host directory at the same path into co-resident containers and set it in all "
+      "of them: ranks in containers with private /dev/shm then share memory (see docs/containers.md)." },
     { "NET_FORCE", LC_PARAM_BOOL, LC_P(net_force), "0", NULL,
       "Reach every other rank through the network channel (ofi), also those on this host: for testing "
       "the network path on one machine, or when shared memory between the ranks is not wanted." },

@@ -38,6 +38,7 @@ typedef struct lc_params {
     int    poll_mode;         /* lc_poll_mode_t */
     long   spin_count;        /* polls before a yield in yield mode */
     int    show_channels;     /* rank 0 prints the peer x channel matrix */
+    char   shm_dir[LC_PARAM_STRING_MAX];      /* "" = POSIX shm (/dev/shm); else segment files here */
     int    net_force;         /* every non-self peer uses the network channel */
     long   net_block;         /* testing: ranks r, s are "other hosts" unless r/N == s/N */
     char   ofi_provider[LC_PARAM_STRING_MAX]; /* fi_getinfo provider name; "" = libfabric's choice */

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,21 +181,30 @@ void mpiexec_fate_reap(mpiexec_job_t *job)
 }
 
 /* The library names every shared-memory object of a job
- * /dev/shm/locus-<kvsname>-...; whatever a crashed job left is removed. */
-void mpiexec_fate_cleanup_shm(const char *kvsname)
+ * locus-<kvsname>-... in /dev/shm, or in LOCUS_SHM_DIR when that is set;
+ * whatever a crashed job left is removed. */
+static void mpiexec_sweep_dir(const char *dir, const char *prefix, size_t plen)
 {
-    char prefix[128];
-    size_t plen;
-    DIR *d = opendir("/dev/shm");
+    DIR *d = opendir(dir);
     struct dirent *e;
 
     if (d == NULL)
         return;
-    plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", kvsname);
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, prefix, plen) == 0 && unlinkat(dirfd(d), e->d_name, 0) != 0 &&
             errno != ENOENT)
-            mpiexec_say("cannot remove /dev/shm/%s: %m", e->d_name);
+            mpiexec_say("cannot remove %s/%s: %m", dir, e->d_name);
     }
     closedir(d);
+}
+
+void mpiexec_fate_cleanup_shm(const char *kvsname)
+{
+    char prefix[128];
+    size_t plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", kvsname);
+    const char *dir = getenv("LOCUS_SHM_DIR");
+
+    mpiexec_sweep_dir("/dev/shm", prefix, plen);
+    if (dir != NULL && dir[0] != '\0')
+        mpiexec_sweep_dir(dir, prefix, plen);
 }

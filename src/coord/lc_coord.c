@@ -327,6 +327,11 @@ int lc_coord_wireup(void)
             lc_shm_segment_detach(&lc_peer_segments[r]);
             if (lc_connect_network_peer(r, ids, cause) != 0) goto err;
         }
+        /* Containers that proved shared memory after all need no network:
+         * close the endpoint so that progress does not poll it. */
+        int nofi = 0;
+        for (int r = 0; r < size; r++) nofi += lc_world.peers[r].kind == LC_CHANNEL_OFI;
+        if (!nofi) lc_ofi_close();
         int nrx = 0;
         for (int r = 0; r < size; r++)
             if (lc_world.peers[r].kind == LC_CHANNEL_SHM) lc_rx_peers[nrx++] = &lc_world.peers[r];

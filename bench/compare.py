@@ -4,7 +4,8 @@ and Open MPI and report medians and Locus/best-peer ratios.
 
 Usage
 -----
-    python3 bench/compare.py --quick            # ~3 min: pt2pt, coll4, coll8
+    python3 bench/compare.py --quick            # ~3 min: pt2pt, hosts2, coll4, coll8
+    python3 bench/compare.py --scenario hosts2  # 2 emulated hosts (needs root)
     python3 bench/compare.py                    # default repetitions (longer)
     python3 bench/compare.py --scenario pt2pt --reps 9
     python3 bench/compare.py --mpis mpich,openmpi --scenario coll4
@@ -25,6 +26,12 @@ What it does
    is better.  Writes build/bench/report.md, results.csv (every run),
    summary.csv, results.json, logs/ (each run's output) and, when matplotlib
    is importable, one PNG per scenario.
+
+Scenario hosts2 builds two emulated hosts with scripts/lc-hosts (a set
+named bench-<pid>-<n>, with a TTL), runs each MPI's launcher inside h1 with
+its own remote launch pointed at the set's agent, checks after every run
+that nothing is left on either host, and tears the set down when the
+scenario ends, fails or is interrupted.
 
 Python 3 standard library only.  See docs/performance.md for the methodology.
 """
@@ -220,6 +227,34 @@ class Mpi:
             argv += ["-bind-to", "core"]
         return argv + ["-n", str(np_)]
 
+    def launch_hosts(self, hosts, agent):
+        """Launcher argv up to the program for one rank on each of `hosts`
+        (emulated hosts), each MPI starting its remote processes through
+        its own remote-launch mechanism pointed at the lc-hosts agent (an
+        ssh look-alike).  The launcher itself runs inside hosts[0].  Ranks
+        are left unbound: each host's launcher would otherwise put its one
+        rank on core 0, both ranks on the same core."""
+        n = str(len(hosts))
+        if self.key == "locus":
+            return [self.mpiexec, "-launcher-exec", agent,
+                    "-hosts", ",".join(f"{h}:1" for h in hosts), "-n", n]
+        if self.key == "mpich":
+            # Hydra: ssh launcher with our agent as its executable; -iface
+            # makes the proxies call back on the hosts' network.
+            return [self.mpiexec, "-launcher", "ssh", "-launcher-exec", agent,
+                    "-iface", "eth0", "-hosts", ",".join(f"{h}:1" for h in hosts),
+                    "-n", n]
+        # Open MPI: rsh/ssh launcher with our agent; TCP BTL (ob1) on eth0,
+        # and its out-of-band channel (daemon wire-up) on eth0 too.
+        argv = [self.mpiexec]
+        if os.geteuid() == 0:
+            argv.append("--allow-run-as-root")
+        return argv + ["--mca", "plm_rsh_agent", agent,
+                       "--host", ",".join(hosts), "--bind-to", "none",
+                       "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+                       "--mca", "btl_tcp_if_include", "eth0",
+                       "--mca", "oob_tcp_if_include", "eth0", "-n", n]
+
 
 def find_mpis(args):
     found = []
@@ -310,9 +345,106 @@ class Job:
 
 
 class Scenario:
-    def __init__(self, name, desc, np_, bind, jobs, reps, timeout):
+    def __init__(self, name, desc, np_, bind, jobs, reps, timeout, hosts=0):
         self.name, self.desc, self.np, self.bind = name, desc, np_, bind
         self.jobs, self.reps, self.timeout = jobs, reps, timeout
+        self.hosts = hosts        # >0: one rank on each of that many emulated hosts
+        self.hostset = None       # the HostSet while (and after) it runs
+
+    def launch(self, mpi, cores):
+        """Full launcher argv up to the program, as the harness runs it."""
+        if self.hosts:
+            hs = self.hostset
+            return hs.run_argv(hs.hosts[0]) + mpi.launch_hosts(hs.hosts, hs.agent)
+        return mpi.launch(self.np, self.bind, cores)
+
+
+# ------------------------------------------------------------ emulated hosts
+
+LC_HOSTS = ROOT / "scripts" / "lc-hosts"
+
+
+class HostSet:
+    """A set of emulated hosts (scripts/lc-hosts) made for one scenario.
+    Its name is unique to this harness process; `down` is idempotent and is
+    called when the scenario ends, fails or is interrupted.  A TTL makes the
+    set expire by itself even if the harness is killed outright."""
+
+    def __init__(self, n, ttl):
+        self.name = f"bench-{os.getpid()}-{int(time.time()) % 100000}"
+        self.hosts = [f"h{i}" for i in range(1, n + 1)]
+        self.n, self.ttl = n, int(ttl)
+        self.agent = None
+        self.is_up = False
+
+    def _lc(self, *args, timeout=60):
+        return subprocess.run([str(LC_HOSTS)] + [str(a) for a in args],
+                              capture_output=True, text=True, timeout=timeout)
+
+    def up(self):
+        """None when the hosts are up, else why not."""
+        r = self._lc("check")
+        if r.returncode != 0:
+            return "emulated hosts cannot be built here: " + \
+                   (r.stderr.strip() or f"lc-hosts check exit {r.returncode}")
+        self.is_up = True  # from here on, down() must run
+        r = self._lc("up", self.name, self.n, "--ttl", self.ttl)
+        if r.returncode != 0:
+            return f"lc-hosts up {self.name} failed: {r.stderr.strip()}"
+        r = self._lc("agent", self.name)
+        if r.returncode != 0 or not r.stdout.strip():
+            return f"lc-hosts agent {self.name} failed: {r.stderr.strip()}"
+        self.agent = r.stdout.strip()
+        return None
+
+    def run_argv(self, node):
+        return [str(LC_HOSTS), "run", self.name, node]
+
+    def leftovers(self):
+        """{pid: command} of processes still running in any host."""
+        left = {}
+        for h in self.hosts:
+            try:
+                r = self._lc("procs", self.name, h, timeout=20)
+            except subprocess.TimeoutExpired:
+                continue
+            for line in r.stdout.splitlines():
+                pid, _, cmd = line.partition(" ")
+                if pid.isdigit():
+                    left[int(pid)] = f"{h}: {cmd}"
+        return left
+
+    def clean(self, grace=5.0):
+        """After a run: wait for the job's processes on every host to end
+        (the agent hangs remote commands up when their client is gone),
+        then end the rest by process id.  Returns what had to be killed."""
+        deadline = time.time() + grace
+        left = self.leftovers()
+        while left and time.time() < deadline:
+            time.sleep(0.2)
+            left = self.leftovers()
+        if not left:
+            return {}
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for pid in self.leftovers():
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+            time.sleep(1.0)
+        return left
+
+    def down(self):
+        if not self.is_up:
+            return
+        try:
+            r = self._lc("down", self.name)
+            if r.returncode != 0:
+                progress(f"warning: lc-hosts down {self.name}: {r.stderr.strip()}")
+            else:
+                self.is_up = False
+        except (OSError, subprocess.SubprocessError) as e:
+            progress(f"warning: lc-hosts down {self.name}: {e}")
 
 
 def lat_job(sizes, iters=None):
@@ -354,7 +486,7 @@ def coll_job(sizes, iters):
 
 def scenarios(quick):
     """Scenario table.  --quick trims repetitions, sizes and iterations so
-    that pt2pt + coll4 + coll8 finish in about three minutes."""
+    that pt2pt + hosts2 + coll4 + coll8 finish in about three minutes."""
     pt2pt_reps = 5 if quick else 9
     coll_reps = 3 if quick else 5
     coll_sizes = [8, 4 * KiB] if quick else [8, 4 * KiB, 64 * KiB]
@@ -379,6 +511,15 @@ def scenarios(quick):
         "mr": Scenario(
             "mr", "2 ranks on one host (1 pair), bound: small-message rate",
             2, True, [mr_job([1, 8, 64, 512, 4 * KiB])], 3 if quick else 5, 60),
+        "hosts2": Scenario(
+            "hosts2", "2 ranks on two emulated hosts (scripts/lc-hosts: network "
+            "namespaces joined by veths and a bridge), one rank each, unbound; "
+            "each MPI's launcher runs in h1 and starts the rank on h2 through "
+            "the lc-hosts agent: ping-pong latency and windowed bandwidth",
+            2, False,
+            [lat_job([8, 4 * KiB], ["-i", "2000", "-x", "100"] if quick else None),
+             bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
+            3 if quick else 7, 60, hosts=2),
         "coll4": Scenario(
             "coll4", "4 ranks on one host, unbound (oversubscribed where "
             "the host has fewer cores): collective latency", 4, False,
@@ -390,7 +531,7 @@ def scenarios(quick):
     }
 
 
-DEFAULT_SCENARIOS = "pt2pt,coll4,coll8"
+DEFAULT_SCENARIOS = "pt2pt,hosts2,coll4,coll8"
 
 
 # ---------------------------------------------------------------- running
@@ -427,18 +568,69 @@ def library_line(text):
     return None
 
 
+# Messages that say why a run failed, shown in its table cell.
+FAILURE_REASONS = [
+    ("unexpectedly disconnected", "peer disconnected"),
+    ("ORTE was unable to reliably start", "daemon start failed"),
+    ("lost the connection to", "agent connection lost"),
+    ("Connection refused", "connection refused"),
+    ("No route to host", "no route to host"),
+]
+
+
+def failure_reason(err):
+    for pattern, why in FAILURE_REASONS:
+        if pattern in err:
+            return why
+    return None
+
+
 def probe_binding(mpi, sc, cores, env, timeout):
     """Which CPUs each rank may run on, as the launcher sets it up."""
     script = ('echo "$(grep Cpus_allowed_list: /proc/self/status | cut -f2)"')
-    argv = mpi.launch(sc.np, sc.bind, cores) + ["/bin/sh", "-c", script]
+    if sc.hosts:
+        # Also where each rank ran: proves the placement (one per host).
+        script = 'echo "$(hostname): $(grep Cpus_allowed_list: /proc/self/status | cut -f2)"'
+    argv = sc.launch(mpi, cores) + ["/bin/sh", "-c", script]
     status, out, err, _ = run_cmd(argv, env, timeout)
     if status != "ok":
         return f"probe {status}"
     cpus = sorted(l.strip() for l in out.splitlines() if l.strip())
+    if sc.hosts and sc.hostset:
+        sc.hostset.clean()
     return " | ".join(cpus) if cpus else "?"
 
 
 def run_scenario(sc, mpis, args, logdir, results, step, total_steps):
+    if not sc.hosts:
+        return run_scenario_here(sc, mpis, args, logdir, results, step, total_steps)
+    # Long enough for every run to hit its timeout, so that the set outlives
+    # the scenario only if the harness itself is killed outright.
+    ttl = 300 + sum(sc.reps * len(mpis) * ((args.timeout or sc.timeout) + 10)
+                    for _ in sc.jobs)
+    sc.hostset = HostSet(sc.hosts, ttl)
+    try:
+        progress(f"hosts  lc-hosts up {sc.hostset.name} {sc.hosts}")
+        why = sc.hostset.up()
+        if why:
+            progress(f"skip   {sc.name}: {why}")
+            for rep in range(1, sc.reps + 1):
+                for job in sc.jobs:
+                    for m in mpis:
+                        step[0] += 1
+                        for met in job.metrics:
+                            results.append({"scenario": sc.name, "metric": met.label,
+                                            "unit": met.unit, "mpi": m.key, "rep": rep,
+                                            "value": None, "status": "no hosts",
+                                            "log": ""})
+            return {m.key: why for m in mpis}
+        return run_scenario_here(sc, mpis, args, logdir, results, step, total_steps)
+    finally:
+        progress(f"hosts  lc-hosts down {sc.hostset.name}")
+        sc.hostset.down()
+
+
+def run_scenario_here(sc, mpis, args, logdir, results, step, total_steps):
     cores = ncores()
     timeout = args.timeout or sc.timeout
     bindings = {}
@@ -450,15 +642,30 @@ def run_scenario(sc, mpis, args, logdir, results, step, total_steps):
             for m in mpis:
                 step[0] += 1
                 env = dict(os.environ, **m.env)
-                argv = m.launch(sc.np, sc.bind, cores) + [m.bins[job.prog]] + \
+                argv = sc.launch(m, cores) + [m.bins[job.prog]] + \
                     job.args + ["-f", "csv"] + ([] if args.no_validate else ["-c"])
                 status, out, err, secs = run_cmd(argv, env, timeout)
+                if sc.hosts:
+                    # Nothing of this run may remain on any host when the
+                    # next starts (e.g. a rank on h2 after a timeout).
+                    killed = sc.hostset.clean()
+                    if killed:
+                        err += "\n# harness: killed leftovers: " + \
+                               "; ".join(f"{p} {c}" for p, c in killed.items()) + "\n"
+                        progress(f"warning: {m.label} left {len(killed)} processes "
+                                 f"on the hosts; killed them")
                 log = logdir / sc.name / f"{m.key}-{job.name}-rep{rep}.log"
                 log.parent.mkdir(parents=True, exist_ok=True)
                 log.write_text(f"$ {' '.join(argv)}\n# status: {status}, {secs:.1f} s\n"
                                f"--- stdout\n{out}--- stderr\n{err}")
                 if status.startswith("exit 2") and "VALIDATION FAILED" in err:
                     status = "invalid data"
+                elif status != "ok":
+                    why = failure_reason(err)
+                    if not why and status == "timeout" and "# validation passed" in out:
+                        why = "hung after its results"   # e.g. in MPI_Finalize
+                    if why:
+                        status += ": " + why
                 lib = library_line(out)
                 if lib and not m.library:
                     m.library = lib
@@ -636,6 +843,7 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
                             "library": m.library, "linked": m.linked, "env": m.env,
                             "error": m.error} for m in mpis},
            "scenarios": {sc.name: {"desc": sc.desc, "ranks": sc.np, "bind": sc.bind,
+                                   "emulated_hosts": sc.hosts,
                                    "reps": sc.reps, "binding_probe": bindings[sc.name],
                                    "jobs": [{"prog": j.prog, "args": j.args} for j in sc.jobs],
                                    "table": tables[sc.name]} for sc in scs},
@@ -672,16 +880,22 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
     for sc in scs:
         md += [f"## Scenario `{sc.name}`", "", f"{sc.desc}; {sc.np} ranks, "
                f"{sc.reps} repetitions per MPI.", "",
-               "Binding: " + ("each rank bound to its own core (MPICH and Locus "
+               "Binding: " + ("none; one rank on each emulated host "
+                              f"(lc-hosts set {sc.hostset.name}, torn down after the "
+                              "scenario; Open MPI `--bind-to none`, since each host's "
+                              "launcher would otherwise bind its one rank to core 0)"
+                              if sc.hosts else
+                              "each rank bound to its own core (MPICH and Locus "
                               "`-bind-to core`, Open MPI `--bind-to core`)" if sc.bind else
                               "none (MPICH and Locus default, Open MPI `--bind-to none`); "
                               "Open MPI gets `--oversubscribe` when ranks exceed cores"),
-               "", "Launch lines and the CPUs each rank was allowed on (probe):", ""]
+               "", "Launch lines and the CPUs each rank was allowed on (probe"
+               + (", with the host it ran on" if sc.hosts else "") + "):", ""]
         for m in mpis:
             if m.error:
                 continue
             for j in sc.jobs:
-                cmd = " ".join(m.launch(sc.np, sc.bind, cores) + [
+                cmd = " ".join(sc.launch(m, cores) + [
                     shown_path(m.bins[j.prog])] + j.args + ["-f", "csv"] +
                     ([] if meta["no_validate"] else ["-c"]))
                 md.append(f"- {m.label}: `{cmd}`")

@@ -2,7 +2,7 @@
  * lc_channel.h — what every channel (transport) offers the pt2pt engine.
  *
  * A channel moves *packets*: a 24-byte header plus a payload of at most
- * `max_payload` bytes, in FIFO order per (sender, receiver) pair.  On top
+ * `peer->eager_limit` bytes, in FIFO order per (sender, receiver) pair.  On top
  * of that the pt2pt engine builds its eager and rendezvous protocols.  A
  * channel may also offer `pull`: a single copy from the peer's memory
  * (CMA for shm peers, memcpy for self).
@@ -133,9 +133,6 @@ typedef void (*lc_channel_recv_func_t)(lc_peer_t *from, const lc_pkt_hdr_t *hdr,
 
 /* The engine's packet handler: set once at start-up. */
 extern lc_channel_recv_func_t lc_channel_recv_handler;
-
-/* Largest payload one packet may carry on this peer's channel. */
-size_t lc_channel_max_payload(const lc_peer_t *peer);
 
 extern const lc_channel_ops_t lc_channel_self_ops;
 extern const lc_channel_ops_t lc_channel_shm_ops;

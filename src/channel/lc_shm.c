@@ -215,10 +215,3 @@ const lc_channel_ops_t lc_channel_shm_ops = {
     .try_send = lc_shm_ops_try_send,
     .pull = lc_cma_pull,
 };
-
-size_t lc_channel_max_payload(const lc_peer_t *peer)
-{
-    if (peer->kind == LC_CHANNEL_SHM) return peer->tx_cell_size - LC_SHM_CELL_HDR;
-    if (peer->kind == LC_CHANNEL_OFI) return peer->eager_limit; /* the packet both ends accept */
-    return SIZE_MAX;
-}

@@ -178,9 +178,7 @@ LC_MPI_ALIAS(Get_processor_name);
 
 LC_API double PMPI_Wtime(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return lc_time_now();
 }
 LC_MPI_ALIAS(Wtime);
 

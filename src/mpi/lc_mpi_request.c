@@ -101,22 +101,32 @@ LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 LC_MPI_ALIAS(Test);
 
-static int lc_check_array(int count, const MPI_Request reqs[], const char *func, lc_request_t ***out_p)
+/* Request arrays up to this size are resolved into the caller's stack
+ * buffer: Waitall of a window of sends must not cost a malloc. */
+#define LC_REQ_LOCAL 64
+
+static int lc_check_array(int count, const MPI_Request reqs[], const char *func, lc_request_t **local,
+                          lc_request_t ***out_p)
 {
     if (count < 0) return lc_mpi_error(NULL, func, lc_error(MPI_ERR_COUNT, "count %d is negative", count));
     if (count > 0 && !reqs)
         return lc_mpi_error(NULL, func, lc_error(MPI_ERR_REQUEST, "array_of_requests is NULL"));
-    lc_request_t **out = count ? malloc(sizeof(*out) * (size_t)count) : NULL;
-    if (count && !out) return lc_mpi_error(NULL, func, lc_error(MPI_ERR_NO_MEM, "out of memory"));
+    lc_request_t **out = count <= LC_REQ_LOCAL ? local : malloc(sizeof(*out) * (size_t)count);
+    if (!out) return lc_mpi_error(NULL, func, lc_error(MPI_ERR_NO_MEM, "out of memory"));
     for (int i = 0; i < count; i++) {
         int rc = lc_request_check(reqs[i], &out[i]);
         if (rc) {
-            free(out);
+            if (out != local) free(out);
             return lc_mpi_error(NULL, func, rc);
         }
     }
     *out_p = out;
     return MPI_SUCCESS;
+}
+
+static inline void lc_array_release(lc_request_t **r, lc_request_t **local)
+{
+    if (r != local) free(r);
 }
 
 static inline MPI_Status *lc_status_at(MPI_Status *statuses, int i)
@@ -127,8 +137,8 @@ static inline MPI_Status *lc_status_at(MPI_Status *statuses, int i)
 /* Shared by Waitall (block = 1) and Testall. */
 static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[], int block, const char *func)
 {
-    lc_request_t **r;
-    int rc = lc_check_array(count, reqs, func, &r);
+    lc_request_t **r, *local[LC_REQ_LOCAL];
+    int rc = lc_check_array(count, reqs, func, local, &r);
     if (rc) return rc;
     for (;;) {
         int done = 1;
@@ -140,7 +150,7 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
         if (!block) {
             lc_progress();
             *flag = 0;
-            free(r);
+            lc_array_release(r, local);
             return MPI_SUCCESS;
         }
         if (!lc_progress()) lc_progress_idle();
@@ -155,7 +165,7 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
         if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = err;
         if (err) any_err = 1;
     }
-    free(r);
+    lc_array_release(r, local);
     if (flag) *flag = 1;
     if (any_err)
         return lc_mpi_error(comm, func, lc_error(MPI_ERR_IN_STATUS, "one or more requests failed: see the statuses"));
@@ -180,8 +190,8 @@ static int lc_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Statu
                   const char *func)
 {
     if (!indx) return lc_mpi_error(NULL, func, lc_error(MPI_ERR_ARG, "indx is NULL"));
-    lc_request_t **r;
-    int rc = lc_check_array(count, reqs, func, &r);
+    lc_request_t **r, *local[LC_REQ_LOCAL];
+    int rc = lc_check_array(count, reqs, func, local, &r);
     if (rc) return rc;
     int first = 1;
     for (;;) {
@@ -196,20 +206,20 @@ static int lc_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Statu
             lc_request_try_finish(&reqs[i], r[i], status, &err);
             *indx = i;
             if (flag) *flag = 1;
-            free(r);
+            lc_array_release(r, local);
             return err ? lc_mpi_error(comm, func, err) : MPI_SUCCESS;
         }
         if (!active) {
             *indx = MPI_UNDEFINED;
             if (flag) *flag = 1;
             if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
-            free(r);
+            lc_array_release(r, local);
             return MPI_SUCCESS;
         }
         if (!block && !first) {
             *indx = MPI_UNDEFINED;
             *flag = 0;
-            free(r);
+            lc_array_release(r, local);
             return MPI_SUCCESS;
         }
         first = 0;
@@ -236,8 +246,8 @@ static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[]
 {
     if (!outcount || (incount > 0 && !indices))
         return lc_mpi_error(NULL, func, lc_error(MPI_ERR_ARG, "outcount or array_of_indices is NULL"));
-    lc_request_t **r;
-    int rc = lc_check_array(incount, reqs, func, &r);
+    lc_request_t **r, *local[LC_REQ_LOCAL];
+    int rc = lc_check_array(incount, reqs, func, local, &r);
     if (rc) return rc;
     int first = 1;
     for (;;) {
@@ -257,7 +267,7 @@ static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[]
         }
         if (!active || n || (!block && !first)) {
             *outcount = active ? n : MPI_UNDEFINED;
-            free(r);
+            lc_array_release(r, local);
             if (any_err)
                 return lc_mpi_error(comm, func, lc_error(MPI_ERR_IN_STATUS, "one or more requests failed: see the statuses"));
             return MPI_SUCCESS;

@@ -9,7 +9,8 @@
 # of its start, stderr names the dead rank together with its host (the
 # launcher's "rank V (pid P on hK)" or the library's "rank V (host hK)";
 # a victim on h1, mpiexec's own host, is named without a host by the
-# launcher), no rank reports "No Errors", and nothing of the job is left
+# launcher), mpiexec's own verdict is the death ("rank V ... killed by
+# signal"), not the abort of a survivor that lost its peer, no rank reports "No Errors", and nothing of the job is left
 # on any host (processes, /dev/shm objects).
 here=$(dirname "$0")
 . "$here/../launcher/lib.sh"
@@ -38,6 +39,8 @@ for spec in "$@"; do
         named="rank $victim (pid [0-9]* on $vhost)\|rank $victim (host $vhost)"
     fi
     grep -q "$named" "$T/err" || fail "$what: stderr does not name rank $victim and its host"
+    grep -q "^mpiexec: rank $victim (pid [0-9]*.*) killed by signal" "$T/err" ||
+        fail "$what: mpiexec does not report rank $victim killed: $(grep '^mpiexec:' "$T/err")"
     expect_hosts_clean
     expect_shm_clean
     said=$(grep -m1 "$named" "$T/err")

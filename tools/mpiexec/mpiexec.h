@@ -52,6 +52,7 @@
 
 #define MPIEXEC_IO_BUF   65536 /* longest line forwarded in one piece */
 #define MPIEXEC_KILL_GRACE_MS 1000 /* SIGTERM -> SIGKILL */
+#define MPIEXEC_ABORT_SETTLE_MS 300 /* an abort waits this long for the failure behind it */
 #define MPIEXEC_DRAIN_MS 200   /* output still open after the last exit */
 #define MPIEXEC_HELLO_MS 5000  /* an accepted connection must identify itself */
 #define MPIEXEC_BYE_MS   3000  /* proxies end, sweep and hang up at the end */
@@ -107,6 +108,7 @@ typedef struct mpiexec_rank {
     int   pmi_version;   /* 0 before `cmd=init`, then 1 or 2 */
     int   pmi_inited;
     int   pmi_finalized;
+    int   aborted;        /* called PMI abort: its exit is no further news */
     int   in_barrier;
     size_t pmi_len;
     char  pmi_in[LC_PMI2_PREFIX_LEN + LC_PMI_WIRE_MAX + 2];
@@ -197,6 +199,12 @@ typedef struct mpiexec_job {
     int             exit_code_set;
     int             killed_hard;    /* SIGKILL already sent */
     struct timespec kill_at;        /* when SIGTERM becomes SIGKILL */
+    /* An abort held for MPIEXEC_ABORT_SETTLE_MS (mpiexec_fate.c). */
+    int             abort_held;
+    int             abort_rank;
+    long            abort_code;
+    char            abort_msg[512];
+    struct timespec abort_at;
     int             signal_pipe[2];
 } mpiexec_job_t;
 

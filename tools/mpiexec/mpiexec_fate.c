@@ -13,6 +13,14 @@
  * mpiexec (128+S); for remote hosts also a proxy that cannot be started
  * or whose connection is lost (1, mpiexec_remote.c).
  *
+ * An abort is not acted on at once: it is held for MPIEXEC_ABORT_SETTLE_MS
+ * while the job runs on.  A rank that loses a peer (killed, its host
+ * gone) often aborts with a communication error before the launcher hears
+ * of the death itself, and the death is the cause the user needs to read.
+ * A failure that arrives while an abort is held is reported as the cause,
+ * the abort after it as a consequence; otherwise the abort is reported
+ * when the time is up (or when no rank is left running).
+ *
  * Remote ranks are signalled through their proxies (SIGNAL frames) and
  * their exits arrive as EXITED frames; they are judged here like local
  * ones, and messages name their host. */
@@ -47,11 +55,37 @@ static void mpiexec_fate_signal_all(mpiexec_job_t *job, int sig)
     mpiexec_remote_signal(job, sig);
 }
 
+static void mpiexec_fate_say_abort(mpiexec_job_t *job, const char *tail)
+{
+    const mpiexec_rank_t *r = &job->ranks[job->abort_rank];
+
+    mpiexec_say("rank %d (%s) called MPI_Abort (exit code %ld)%s%s%s", r->rank, mpiexec_rank_where(job, r),
+                job->abort_code, job->abort_msg[0] ? ": " : "", job->abort_msg, tail);
+}
+
+/* The held abort is the first failure after all: report it, end the job. */
+static void mpiexec_fate_release_abort(mpiexec_job_t *job)
+{
+    int exit_code = (int)(job->abort_code & 0xff);
+
+    /* A non-zero code that truncates to 0 must still report failure. */
+    if (exit_code == 0 && job->abort_code != 0)
+        exit_code = 1;
+    mpiexec_fate_say_abort(job, "; ending the job");
+    job->abort_held = 0;
+    mpiexec_fate_end_job(job, exit_code);
+}
+
 void mpiexec_fate_end_job(mpiexec_job_t *job, int code)
 {
     mpiexec_fate_set_code(job, code);
     if (job->ending)
         return;
+    if (job->abort_held) {
+        /* Another failure came first to be reported: the abort follows. */
+        mpiexec_fate_say_abort(job, " (after the failure above)");
+        job->abort_held = 0;
+    }
     job->ending = 1;
     mpiexec_fate_signal_all(job, SIGTERM);
     mpiexec_deadline(&job->kill_at, MPIEXEC_KILL_GRACE_MS);
@@ -60,6 +94,8 @@ void mpiexec_fate_end_job(mpiexec_job_t *job, int code)
 /* Called from the event loop: escalate to SIGKILL when the grace ends. */
 void mpiexec_fate_tick(mpiexec_job_t *job)
 {
+    if (job->abort_held && mpiexec_ms_until(&job->abort_at) == 0)
+        mpiexec_fate_release_abort(job);
     if (job->ending && !job->killed_hard && mpiexec_ms_until(&job->kill_at) == 0) {
         job->killed_hard = 1;
         mpiexec_fate_signal_all(job, SIGKILL);
@@ -68,17 +104,15 @@ void mpiexec_fate_tick(mpiexec_job_t *job)
 
 void mpiexec_fate_abort(mpiexec_job_t *job, mpiexec_rank_t *r, long code, const char *msg)
 {
-    int exit_code = (int)(code & 0xff);
-
-    /* A non-zero code that truncates to 0 must still report failure. */
-    if (exit_code == 0 && code != 0)
-        exit_code = 1;
-    if (!job->ending)
-        mpiexec_say("rank %d (%s) called MPI_Abort (exit code %ld)%s%s; ending the job", r->rank,
-                    mpiexec_rank_where(job, r), code, msg != NULL && msg[0] ? ": " : "",
-                    msg != NULL ? msg : "");
     r->pmi_finalized = 1; /* its exit is expected now; do not report it again */
-    mpiexec_fate_end_job(job, exit_code);
+    r->aborted = 1;
+    if (job->ending || job->abort_held)
+        return; /* the first failure decided */
+    job->abort_held = 1;
+    job->abort_rank = (int)(r - job->ranks);
+    job->abort_code = code;
+    snprintf(job->abort_msg, sizeof(job->abort_msg), "%s", msg != NULL ? msg : "");
+    mpiexec_deadline(&job->abort_at, MPIEXEC_ABORT_SETTLE_MS);
 }
 
 void mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *what)
@@ -101,6 +135,10 @@ void mpiexec_fate_signal(mpiexec_job_t *job, int sig)
     }
     mpiexec_say("received signal %d (%s); forwarding it to all ranks and ending the job", sig,
                 strsignal(sig));
+    if (job->abort_held) {
+        mpiexec_fate_say_abort(job, " (before the signal)");
+        job->abort_held = 0;
+    }
     mpiexec_fate_set_code(job, 128 + sig);
     job->ending = 1;
     mpiexec_fate_signal_all(job, sig);
@@ -138,6 +176,12 @@ void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
         r->proxy->nrunning--;
     mpiexec_pmi_close(job, r);
 
+    if (r->aborted) {
+        /* Its abort is the news (held or acted on); nobody left to wait. */
+        if (job->abort_held && job->nrunning == 0)
+            mpiexec_fate_release_abort(job);
+        return;
+    }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
 

@@ -137,6 +137,8 @@ static void mpiexec_run(mpiexec_job_t *job)
             timeout = (int)mpiexec_ms_until(&job->kill_at);
         }
         timeout = mpiexec_min_timeout(timeout, mpiexec_remote_timeout(job));
+        if (job->abort_held)
+            timeout = mpiexec_min_timeout(timeout, mpiexec_ms_until(&job->abort_at));
 
         n = mpiexec_watch(pfd, kind, who, n, job->signal_pipe[0], POLLIN, MPIEXEC_PFD_SIGNAL, -1);
         for (int i = 0; i < job->size; i++) {

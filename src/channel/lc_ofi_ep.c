@@ -362,19 +362,18 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     }
     /* Receives are posted before our address is published: no packet can
      * arrive before its buffer. */
+    uint32_t posted = 0;
     for (uint32_t i = 0; i < lc_ofi.nrx; i++) {
         lc_ofi_buf_t *b = &lc_ofi.rx_bufs[i];
         b->ctx.type = LC_OFI_CTX_RX;
         b->data = lc_ofi.rx_pool + (size_t)i * lc_ofi.slot;
-        lc_ofi_post_rx(b);
+        if (lc_ofi_post_rx(b) == LC_OK) posted++;
     }
-    if (lc_ofi.repost) {
+    if (posted < lc_ofi.nrx) {
         /* Flow control counts on every buffer being posted. */
-        uint32_t refused = 0;
-        for (lc_ofi_buf_t *b = lc_ofi.repost; b; b = b->next) refused++;
         lc_log_error("network channel: %s took only %u of %u receive buffers; lower LOCUS_OFI_CREDITS "
-                     "(now %u per peer) or LOCUS_OFI_RX_POOL", lc_ofi.describe, lc_ofi.nrx - refused,
-                     lc_ofi.nrx, lc_ofi.credits);
+                     "(now %u per peer) or LOCUS_OFI_RX_POOL", lc_ofi.describe, posted, lc_ofi.nrx,
+                     lc_ofi.credits);
         goto err_logged;
     }
     lc_ofi_active = true;

@@ -17,8 +17,12 @@
  * packets need a credit.  A credit-only packet needs none: R sends one
  * only when it owes at least ceil(C/2), and carries all it owes, so by
  * the invariant at most two can be unprocessed at S at any time — the
- * "+ 2".  Every packet is consumed (its buffer reposted) in the poll that
- * delivers it, so no buffer is ever missing for a packet that may arrive.
+ * "+ 2".  A delivered packet's buffer is posted again at the start of the
+ * next poll, and only a posted buffer is credited back, so no buffer is
+ * ever missing for a packet that may arrive.  (Two unposted credit-only
+ * buffers are the most there can be: a third credit packet needs packets
+ * that need the credits of the second, delivered by a poll that first
+ * posts the buffer of the first.)
  */
 #ifndef LC_OFI_IMPL_H
 #define LC_OFI_IMPL_H
@@ -62,7 +66,8 @@ typedef struct lc_ofi_ctx {
 /* One bounce buffer (receive or send). */
 typedef struct lc_ofi_buf {
     lc_ofi_ctx_t ctx;
-    int peer;                /* tx: destination rank (diagnostics) */
+    int peer;                /* tx: destination rank (diagnostics); rx on the repost
+                              * list: rank to credit once posted, -1 none */
     uint32_t len;            /* rx: bytes received */
     struct lc_ofi_buf *next; /* tx: free list; rx: repost list */
     char *data;
@@ -123,7 +128,7 @@ typedef struct lc_ofi {
     char *rx_pool;
     lc_ofi_buf_t *rx_bufs;
     uint32_t nrx;
-    lc_ofi_buf_t *repost;     /* consumed buffers fi_recv refused (EAGAIN): retried */
+    lc_ofi_buf_t *repost;     /* delivered buffers, posted again by the next poll */
 
     char *tx_pool;
     lc_ofi_buf_t *tx_bufs, *tx_free;
@@ -155,8 +160,9 @@ int lc_ofi_cq_drain(void);
  * until its turn.  Delivery consumes the buffer (posts it again). */
 void lc_ofi_arrived(lc_ofi_buf_t *b);
 
-/* Post one receive buffer (again). */
-void lc_ofi_post_rx(lc_ofi_buf_t *b);
+/* Post one receive buffer (again).  LC_OK, or LC_AGAIN if the provider
+ * has no room now; fatal on any other error. */
+int lc_ofi_post_rx(lc_ofi_buf_t *b);
 
 /* The ops table entries (lc_channel_ofi_ops is in lc_ofi_ep.c). */
 int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,

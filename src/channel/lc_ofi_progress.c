@@ -31,16 +31,32 @@ typedef struct lc_ofi_read {
     char why[160];
 } lc_ofi_read_t;
 
-void lc_ofi_post_rx(lc_ofi_buf_t *b)
+int lc_ofi_post_rx(lc_ofi_buf_t *b)
 {
     ssize_t rc = fi_recv(lc_ofi.ep, b->data, lc_ofi.slot, lc_ofi.rx_desc, FI_ADDR_UNSPEC, &b->ctx.fi);
-    if (lc_likely(rc == 0)) return;
+    if (lc_likely(rc == 0)) return LC_OK;
     if (rc != -FI_EAGAIN)
         lc_fatal("network channel: cannot post a receive buffer (fi_recv: %s, %s)", lc_ofi_strerror(rc),
                  lc_ofi.describe);
-    /* The credit for this buffer is returned only once it is posted. */
-    b->next = lc_ofi.repost;
-    lc_ofi.repost = b;
+    return LC_AGAIN;
+}
+
+/* Post the consumed buffers again.  A buffer that held a regular packet
+ * of rank b->peer becomes a credit owed to that rank only now that it is
+ * posted; buffers the provider refuses stay listed for the next poll. */
+static LC_NOINLINE void lc_ofi_repost(void)
+{
+    while (lc_ofi.repost) {
+        lc_ofi_buf_t *b = lc_ofi.repost;
+        if (lc_ofi_post_rx(b) != LC_OK) return;
+        lc_ofi.repost = b->next;
+        if (b->peer < 0) continue;
+        lc_peer_t *peer = &lc_ofi.peers[b->peer];
+        if (++peer->ofi_owed >= lc_ofi.credit_threshold && !peer->ofi->credit_queued) {
+            peer->ofi->credit_queued = 1;
+            lc_ofi.credit_list[lc_ofi.ncredit++] = peer->world_rank;
+        }
+    }
 }
 
 static LC_NOINLINE void lc_ofi_cq_error(void)
@@ -125,13 +141,16 @@ int lc_ofi_cq_drain(void)
     return (int)n;
 }
 
-static void lc_ofi_consumed(lc_peer_t *peer, lc_ofi_buf_t *b)
+/* Delivered: the buffer goes back to the provider at the start of the
+ * next poll (lc_ofi_repost), not now — fi_recv stays off the path between
+ * a packet's arrival and the return of the receive it completes.  `owner`
+ * is the rank to credit for it, -1 for a credit-only or goodbye packet
+ * (those ride on the spare buffers and earn no credit). */
+LC_INLINE void lc_ofi_consumed(lc_ofi_buf_t *b, int owner)
 {
-    lc_ofi_post_rx(b);
-    if (++peer->ofi_owed >= lc_ofi.credit_threshold && !peer->ofi->credit_queued) {
-        peer->ofi->credit_queued = 1;
-        lc_ofi.credit_list[lc_ofi.ncredit++] = peer->world_rank;
-    }
+    b->peer = owner;
+    b->next = lc_ofi.repost;
+    lc_ofi.repost = b;
 }
 
 /* One packet whose turn it is. */
@@ -158,15 +177,15 @@ static void lc_ofi_deliver(lc_peer_t *peer, lc_ofi_buf_t *b)
         peer->ofi->talked = 1;
         if (lc_likely(!lc_ofi.closing)) lc_channel_recv_handler(peer, hdr, payload);
         else lc_ofi.dropped_at_close++;
-        lc_ofi_consumed(peer, b);
+        lc_ofi_consumed(b, peer->world_rank);
         break;
     }
     case LC_OFI_WIRE_CREDIT:
-        lc_ofi_post_rx(b);
+        lc_ofi_consumed(b, -1);
         break;
     case LC_OFI_WIRE_BYE:
         peer->ofi->bye_received = 1;
-        lc_ofi_post_rx(b);
+        lc_ofi_consumed(b, -1);
         break;
     default:
         lc_fatal("network channel: protocol error: packet type %u from rank %d", w->type, peer->world_rank);
@@ -224,6 +243,7 @@ void lc_ofi_arrived(lc_ofi_buf_t *b)
 
 int lc_ofi_poll(void)
 {
+    if (lc_ofi.repost) lc_ofi_repost();
     lc_ofi_cq_drain();
     if (lc_ofi.delivering) return 0; /* from inside a delivery: the outer poll delivers */
     int n = 0;
@@ -237,15 +257,6 @@ int lc_ofi_poll(void)
             n++;
         }
         lc_ofi.delivering = 0;
-    }
-    if (lc_unlikely(lc_ofi.repost != NULL)) {
-        lc_ofi_buf_t *list = lc_ofi.repost;
-        lc_ofi.repost = NULL;
-        while (list) {
-            lc_ofi_buf_t *b = list;
-            list = b->next;
-            lc_ofi_post_rx(b);
-        }
     }
     if (lc_ofi.ncredit) lc_ofi_flush_credits();
     return n;

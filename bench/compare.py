@@ -4,8 +4,10 @@ and Open MPI and report medians and Locus/best-peer ratios.
 
 Usage
 -----
-    python3 bench/compare.py --quick            # ~3 min: pt2pt, hosts2, coll4, coll8
+    python3 bench/compare.py --quick            # ~5 min: pt2pt, hosts2, containers2,
+                                                # coll4, coll8
     python3 bench/compare.py --scenario hosts2  # 2 emulated hosts (needs root)
+    python3 bench/compare.py --scenario containers2  # 2 emulated containers (root)
     python3 bench/compare.py                    # default repetitions (longer)
     python3 bench/compare.py --scenario pt2pt --reps 9
     python3 bench/compare.py --mpis mpich,openmpi --scenario coll4
@@ -31,7 +33,12 @@ Scenario hosts2 builds two emulated hosts with scripts/lc-hosts (a set
 named bench-<pid>-<n>, with a TTL), runs each MPI's launcher inside h1 with
 its own remote launch pointed at the set's agent, checks after every run
 that nothing is left on either host, and tears the set down when the
-scenario ends, fails or is interrupted.
+scenario ends, fails or is interrupted.  Scenario containers2 does the same
+with one host and two Docker-like containers in it (lc-hosts container),
+one rank in each, the launcher in c1; Locus gets LOCUS_SHM_DIR on the host
+directory bind-mounted into both, and is also measured with both ranks in
+c1 as "Locus (1 container)", the reference of its Locus/Locus (1 container)
+ratio (never a peer in the best-peer ratio).
 
 Python 3 standard library only.  See docs/performance.md for the methodology.
 """
@@ -208,6 +215,29 @@ class Mpi:
         self.error = None         # why it is unusable
         self.library = None       # from the benchmark header
         self.linked = None        # ldd line of the MPI library
+        self.ref_of = None        # reference placement of this MPI key (below)
+
+    def one_container_reference(self):
+        """A pseudo-MPI for the container scenarios: the same MPI (same
+        binaries and launcher) with all ranks in ONE container, measured
+        alongside as the reference for its cross-container numbers.  It is
+        never a peer: best-peer ratios ignore it."""
+        ref = Mpi(f"{self.key}-1ct", f"{self.label} (1 container)", self.cc,
+                  self.cc_env, self.mpiexec)
+        ref.env, ref.bins, ref.linked, ref.ref_of = self.env, self.bins, self.linked, self.key
+        return ref
+
+    def locus_genv(self, env):
+        """-genv options that pass `env` to Locus' ranks (none for others:
+        LOCUS_* variables mean nothing to MPICH or Open MPI)."""
+        if (self.ref_of or self.key) != "locus":
+            return []
+        return [a for k, v in sorted(env.items()) for a in ("-genv", k, v)]
+
+    def launch_local(self, np_, env):
+        """Launcher argv (Locus' mpiexec) for np_ unbound ranks where the
+        launcher itself runs (inside one container)."""
+        return [self.mpiexec] + self.locus_genv(env) + ["-n", str(np_)]
 
     def launch(self, np_, bind, extra_cores):
         """Launcher argv up to the program.  bind: True binds each rank to
@@ -227,17 +257,18 @@ class Mpi:
             argv += ["-bind-to", "core"]
         return argv + ["-n", str(np_)]
 
-    def launch_hosts(self, hosts, agent):
+    def launch_hosts(self, hosts, agent, env=None):
         """Launcher argv up to the program for one rank on each of `hosts`
-        (emulated hosts), each MPI starting its remote processes through
-        its own remote-launch mechanism pointed at the lc-hosts agent (an
-        ssh look-alike).  The launcher itself runs inside hosts[0].  Ranks
-        are left unbound: each host's launcher would otherwise put its one
-        rank on core 0, both ranks on the same core."""
+        (emulated hosts or containers), each MPI starting its remote
+        processes through its own remote-launch mechanism pointed at the
+        lc-hosts agent (an ssh look-alike).  The launcher itself runs inside
+        hosts[0].  Ranks are left unbound: each host's launcher would
+        otherwise put its one rank on core 0, both ranks on the same core.
+        env: variables for Locus' ranks (-genv), e.g. LOCUS_SHM_DIR."""
         n = str(len(hosts))
         if self.key == "locus":
-            return [self.mpiexec, "-launcher-exec", agent,
-                    "-hosts", ",".join(f"{h}:1" for h in hosts), "-n", n]
+            return [self.mpiexec, "-launcher-exec", agent] + self.locus_genv(env or {}) + \
+                   ["-hosts", ",".join(f"{h}:1" for h in hosts), "-n", n]
         if self.key == "mpich":
             # Hydra: ssh launcher with our agent as its executable; -iface
             # makes the proxies call back on the hosts' network.
@@ -345,18 +376,48 @@ class Job:
 
 
 class Scenario:
-    def __init__(self, name, desc, np_, bind, jobs, reps, timeout, hosts=0):
+    def __init__(self, name, desc, np_, bind, jobs, reps, timeout, hosts=0, containers=0):
         self.name, self.desc, self.np, self.bind = name, desc, np_, bind
         self.jobs, self.reps, self.timeout = jobs, reps, timeout
-        self.hosts = hosts        # >0: one rank on each of that many emulated hosts
+        # hosts > 0: emulated hosts; without containers, one rank on each.
+        # containers > 0: that many containers in h1, one rank in each, and
+        # Locus also measured with all ranks in the first container
+        # (pseudo-MPI "Locus (1 container)", the reference of its ratio).
+        self.hosts, self.containers = hosts, containers
         self.hostset = None       # the HostSet while (and after) it runs
+        self.mpis = []            # what it runs, in run order (set by main)
+        self.bins = {}            # MPI key -> {program: path} staged for the containers
+        self.skip = {}            # MPI key -> why it cannot run here
+
+    def with_references(self, usable):
+        """The MPIs this scenario runs, in run (and column) order: the usable
+        MPIs, then in container scenarios Locus' one-container reference."""
+        refs = [m.one_container_reference() for m in usable
+                if self.containers and m.key == "locus"]
+        return list(usable) + refs
+
+    def locus_env(self):
+        """Environment for Locus' ranks that the placement calls for: in
+        containers the bind-mounted host directory as LOCUS_SHM_DIR (what
+        docs/containers.md tells users to do)."""
+        if not self.containers:
+            return {}
+        return {"LOCUS_SHM_DIR": self.hostset.shared_dir or "DIR"}
 
     def launch(self, mpi, cores):
         """Full launcher argv up to the program, as the harness runs it."""
         if self.hosts:
             hs = self.hostset
-            return hs.run_argv(hs.hosts[0]) + mpi.launch_hosts(hs.hosts, hs.agent)
+            nodes = hs.containers or hs.hosts
+            if mpi.ref_of:
+                return hs.run_argv(nodes[0]) + mpi.launch_local(self.np, self.locus_env())
+            return hs.run_argv(nodes[0]) + \
+                mpi.launch_hosts(nodes, hs.agent or "AGENT", self.locus_env())
         return mpi.launch(self.np, self.bind, cores)
+
+    def program(self, mpi, prog):
+        """Path of a benchmark program as the ranks see it."""
+        return self.bins.get(mpi.ref_of or mpi.key, {}).get(prog, mpi.bins[prog])
 
 
 # ------------------------------------------------------------ emulated hosts
@@ -376,6 +437,8 @@ class HostSet:
         self.n, self.ttl = n, int(ttl)
         self.agent = None
         self.is_up = False
+        self.containers = []      # containers made (add_container), in order
+        self.shared_dir = None    # the host directory bind-mounted into them
 
     def _lc(self, *args, timeout=60):
         return subprocess.run([str(LC_HOSTS)] + [str(a) for a in args],
@@ -397,13 +460,39 @@ class HostSet:
         self.agent = r.stdout.strip()
         return None
 
+    def add_container(self, cname, host):
+        """Container cname in host, Docker-default namespaces plus the set's
+        shared directory.  None when it is up, else why not."""
+        r = self._lc("container", self.name, host, cname)
+        if r.returncode != 0:
+            return f"lc-hosts container {self.name} {host} {cname} failed: {r.stderr.strip()}"
+        # "name address host directory"
+        fields = r.stdout.split()
+        if len(fields) != 4 or not fields[3].startswith("/"):
+            return f"lc-hosts container printed '{r.stdout.strip()}', not a shared directory"
+        if self.shared_dir not in (None, fields[3]):
+            return (f"containers {self.containers[0]} and {cname} got different shared "
+                    f"directories ({self.shared_dir}, {fields[3]})")
+        self.shared_dir = fields[3]
+        self.containers.append(cname)
+        return None
+
     def run_argv(self, node):
         return [str(LC_HOSTS), "run", self.name, node]
 
+    def missing(self, node, paths):
+        """Those of paths that are not executable files inside node (a
+        container's /tmp, for one, is its own)."""
+        r = self._lc("run", self.name, node, "sh", "-c",
+                     'for f; do [ -f "$f" ] && [ -x "$f" ] || echo "$f"; done', "sh", *paths)
+        if r.returncode != 0:
+            return list(paths)
+        return [l for l in r.stdout.splitlines() if l]
+
     def leftovers(self):
-        """{pid: command} of processes still running in any host."""
+        """{pid: command} of processes still running in any host or container."""
         left = {}
-        for h in self.hosts:
+        for h in self.hosts + self.containers:
             try:
                 r = self._lc("procs", self.name, h, timeout=20)
             except subprocess.TimeoutExpired:
@@ -486,7 +575,7 @@ def coll_job(sizes, iters):
 
 def scenarios(quick):
     """Scenario table.  --quick trims repetitions, sizes and iterations so
-    that pt2pt + hosts2 + coll4 + coll8 finish in about three minutes."""
+    that the default scenarios finish in a few minutes."""
     pt2pt_reps = 5 if quick else 9
     coll_reps = 3 if quick else 5
     coll_sizes = [8, 4 * KiB] if quick else [8, 4 * KiB, 64 * KiB]
@@ -520,6 +609,17 @@ def scenarios(quick):
             [lat_job([8, 4 * KiB], ["-i", "2000", "-x", "100"] if quick else None),
              bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
             3 if quick else 7, 60, hosts=2),
+        "containers2": Scenario(
+            "containers2", "2 ranks in two emulated Docker-like containers on "
+            "one host (scripts/lc-hosts: own UTS, PID, IPC, mount and network "
+            "namespaces, private /dev/shm; one host directory bind-mounted into "
+            "both), one rank each, unbound; launchers run in c1 and start the "
+            "rank in c2 through the lc-hosts agent; Locus with LOCUS_SHM_DIR on "
+            "that directory, and as reference with both ranks in c1: ping-pong "
+            "latency and windowed bandwidth",
+            2, False,
+            [lat_job([8, 4 * KiB]), bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
+            3 if quick else 7, 60, hosts=1, containers=2),
         "coll4": Scenario(
             "coll4", "4 ranks on one host, unbound (oversubscribed where "
             "the host has fewer cores): collective latency", 4, False,
@@ -531,7 +631,7 @@ def scenarios(quick):
     }
 
 
-DEFAULT_SCENARIOS = "pt2pt,hosts2,coll4,coll8"
+DEFAULT_SCENARIOS = "pt2pt,hosts2,containers2,coll4,coll8"
 
 
 # ---------------------------------------------------------------- running
@@ -589,7 +689,8 @@ def probe_binding(mpi, sc, cores, env, timeout):
     """Which CPUs each rank may run on, as the launcher sets it up."""
     script = ('echo "$(grep Cpus_allowed_list: /proc/self/status | cut -f2)"')
     if sc.hosts:
-        # Also where each rank ran: proves the placement (one per host).
+        # Also where each rank ran: proves the placement (one per host or
+        # container; both in c1 for the one-container reference).
         script = 'echo "$(hostname): $(grep Cpus_allowed_list: /proc/self/status | cut -f2)"'
     argv = sc.launch(mpi, cores) + ["/bin/sh", "-c", script]
     status, out, err, _ = run_cmd(argv, env, timeout)
@@ -599,6 +700,49 @@ def probe_binding(mpi, sc, cores, env, timeout):
     if sc.hosts and sc.hostset:
         sc.hostset.clean()
     return " | ".join(cpus) if cpus else "?"
+
+
+def skip_runs(sc, m, status, results, step, total_steps, why):
+    """Records every run of m in sc as not made, with status as its cells'
+    reason, and says so."""
+    for rep in range(1, sc.reps + 1):
+        for job in sc.jobs:
+            step[0] += 1
+            for met in job.metrics:
+                results.append({"scenario": sc.name, "metric": met.label,
+                                "unit": met.unit, "mpi": m.key, "rep": rep,
+                                "value": None, "status": status, "log": ""})
+    progress(f"[{step[0]:3d}/{total_steps}] {sc.name} {m.label}: {status}: {why}")
+
+
+def stage_programs(sc, mpis):
+    """Makes sure the containers see each MPI's launcher and programs.  A
+    container's /tmp is its own, so programs built under /tmp (--out) are
+    copied into the shared host directory, which both containers see at
+    the same path (and which vanishes with the host).  A launcher they do
+    not see makes that MPI unusable in the scenario (sc.skip)."""
+    hs = sc.hostset
+    for m in mpis:
+        if m.ref_of:
+            continue  # the same launcher and programs as the MPI it refers to
+        if any(hs.missing(c, [m.mpiexec]) for c in hs.containers):
+            sc.skip[m.key] = (f"{m.mpiexec} is not visible inside the containers (their "
+                              f"/tmp is private): use an MPI build outside /tmp")
+            continue
+        missing = sorted({p for c in hs.containers for p in hs.missing(c, m.bins.values())})
+        if not missing:
+            continue
+        dest = f"{hs.shared_dir}/bench-programs/{m.key}"
+        progress(f"stage  {m.label:8s} {' '.join(shown_path(p) for p in missing)} -> {dest} "
+                 f"(not visible in the containers)")
+        r = hs._lc("run", hs.name, hs.hosts[0], "sh", "-c",
+                   'd=$1; shift; mkdir -p "$d" && cp -p "$@" "$d"/', "sh", dest, *missing)
+        staged = {prog: f"{dest}/{Path(p).name}" for prog, p in m.bins.items() if p in missing}
+        if r.returncode != 0 or any(hs.missing(c, staged.values()) for c in hs.containers):
+            sc.skip[m.key] = (f"its programs are not visible inside the containers and "
+                              f"copying them to {dest} failed: {r.stderr.strip()}")
+            continue
+        sc.bins[m.key] = staged
 
 
 def run_scenario(sc, mpis, args, logdir, results, step, total_steps):
@@ -612,17 +756,17 @@ def run_scenario(sc, mpis, args, logdir, results, step, total_steps):
     try:
         progress(f"hosts  lc-hosts up {sc.hostset.name} {sc.hosts}")
         why = sc.hostset.up()
+        for i in range(1, sc.containers + 1):
+            if why:
+                break
+            progress(f"hosts  lc-hosts container {sc.hostset.name} h1 c{i}")
+            why = sc.hostset.add_container(f"c{i}", "h1")
+        if not why and sc.containers:
+            stage_programs(sc, mpis)
         if why:
-            progress(f"skip   {sc.name}: {why}")
-            for rep in range(1, sc.reps + 1):
-                for job in sc.jobs:
-                    for m in mpis:
-                        step[0] += 1
-                        for met in job.metrics:
-                            results.append({"scenario": sc.name, "metric": met.label,
-                                            "unit": met.unit, "mpi": m.key, "rep": rep,
-                                            "value": None, "status": "no hosts",
-                                            "log": ""})
+            status = "no containers" if sc.containers else "no hosts"
+            for m in mpis:
+                skip_runs(sc, m, status, results, step, total_steps, why)
             return {m.key: why for m in mpis}
         return run_scenario_here(sc, mpis, args, logdir, results, step, total_steps)
     finally:
@@ -634,15 +778,22 @@ def run_scenario_here(sc, mpis, args, logdir, results, step, total_steps):
     cores = ncores()
     timeout = args.timeout or sc.timeout
     bindings = {}
+    run = []
     for m in mpis:
+        why = sc.skip.get(m.ref_of or m.key)
+        if why:
+            bindings[m.key] = why
+            skip_runs(sc, m, "not in containers", results, step, total_steps, why)
+            continue
+        run.append(m)
         env = dict(os.environ, **m.env)
         bindings[m.key] = probe_binding(m, sc, cores, env, 30)
     for rep in range(1, sc.reps + 1):
         for job in sc.jobs:
-            for m in mpis:
+            for m in run:
                 step[0] += 1
                 env = dict(os.environ, **m.env)
-                argv = sc.launch(m, cores) + [m.bins[job.prog]] + \
+                argv = sc.launch(m, cores) + [sc.program(m, job.prog)] + \
                     job.args + ["-f", "csv"] + ([] if args.no_validate else ["-c"])
                 status, out, err, secs = run_cmd(argv, env, timeout)
                 if sc.hosts:
@@ -717,15 +868,32 @@ def summarize(sc, mpis, results, subject):
                     "failures": sorted(set(fails))}
             ratio = None
             subj = row["mpis"].get(subject, {}).get("median")
-            peers = [v["median"] for k, v in row["mpis"].items()
-                     if k != subject and v["median"] is not None]
+            # Peers are the other real MPIs: a reference placement of one of
+            # them (Locus in one container) is not a competitor.
+            peers = [row["mpis"][m.key]["median"] for m in mpis
+                     if m.key != subject and not m.ref_of
+                     and row["mpis"][m.key]["median"] is not None]
             if subj is not None and peers:
                 best = min(peers) if met.lower_better else max(peers)
                 if best > 0:
                     ratio = subj / best
             row["ratio"] = ratio
+            # MPI / its own reference placement, e.g. Locus two containers /
+            # Locus one container (lower is better for latency, higher for
+            # bandwidth, as for the best-peer ratio).
+            row["ref_ratios"] = {}
+            for ref in [m for m in mpis if m.ref_of]:
+                base = row["mpis"].get(ref.ref_of, {}).get("median")
+                refv = row["mpis"][ref.key]["median"]
+                row["ref_ratios"][ref.key] = base / refv if base is not None and refv else None
             table.append(row)
     return table
+
+
+def ref_ratio_heads(mpis):
+    """(key, column head) of the reference ratios, e.g. 'Locus/Locus (1 container)'."""
+    labels = {m.key: m.label for m in mpis}
+    return [(m.key, f"{labels.get(m.ref_of, m.ref_of)}/{m.label}") for m in mpis if m.ref_of]
 
 
 def fmt_val(v, unit):
@@ -745,7 +913,9 @@ def cell(stat, unit):
 
 
 def render_table(table, mpis, subject_label, markdown=False, ranges=False):
-    heads = ["metric"] + [m.label for m in mpis] + [f"{subject_label}/best-peer"]
+    refs = ref_ratio_heads(mpis)
+    heads = ["metric"] + [m.label for m in mpis] + [f"{subject_label}/best-peer"] + \
+        [h for _, h in refs]
     rows = []
     for row in table:
         cells = [row["metric"]]
@@ -756,6 +926,9 @@ def render_table(table, mpis, subject_label, markdown=False, ranges=False):
                 c += f" [{fmt_val(st['min'], row['unit'])}-{fmt_val(st['max'], row['unit'])}]"
             cells.append(c)
         cells.append(f"{row['ratio']:.2f}" if row["ratio"] is not None else "-")
+        for key, _ in refs:
+            r = row["ref_ratios"].get(key)
+            cells.append(f"{r:.2f}" if r is not None else "-")
         rows.append(cells)
     if markdown:
         out = ["| " + " | ".join(heads) + " |",
@@ -798,7 +971,10 @@ def try_plot(sc, table, mpis, outdir):
                 ys.append(st["median"])
                 lo.append(st["median"] - st["min"])
                 hi.append(st["max"] - st["median"])
-            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=m.label)
+            # A reference placement (Locus in 1 container) is hatched: it is
+            # not one more competitor.
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=m.label,
+                   hatch="//" if m.ref_of else None)
         ax.set_xticks(range(len(rows)))
         ax.set_xticklabels([r["metric"] for r in rows], rotation=30, ha="right",
                            fontsize=8)
@@ -818,6 +994,29 @@ def try_plot(sc, table, mpis, outdir):
     return path
 
 
+def placement_containers(sc):
+    """The report's placement paragraph of a container scenario."""
+    hs = sc.hostset
+    cts = ", ".join(hs.containers) or "(none: containers could not be built)"
+    text = (f"none; one rank in each of the containers {cts} of emulated host h1 "
+            f"(lc-hosts set {hs.name}, torn down after the scenario), made as Docker "
+            "makes them: own UTS, PID, IPC, mount and network namespaces, private "
+            f"/dev/shm and /tmp, and the host directory {hs.shared_dir or 'DIR'} "
+            "bind-mounted into each; every launcher runs in the first container and "
+            "starts the other rank through the lc-hosts agent; Locus gets "
+            "`-genv LOCUS_SHM_DIR` on that directory (docs/containers.md), MPICH and "
+            "Open MPI the same options as in `hosts2` (Open MPI `--bind-to none`). "
+            "`Locus (1 container)`: both Locus ranks in the first container, started "
+            "by Locus' `mpiexec -n 2` there, same `LOCUS_SHM_DIR`")
+    if sc.bins:
+        text += (". Programs built outside the containers' view (e.g. --out under "
+                 "/tmp) were copied into the shared directory for: " +
+                 ", ".join(sorted(sc.bins)))
+    for key, why in sorted(sc.skip.items()):
+        text += f". Not run: {key}: {why}"
+    return text
+
+
 def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_label, plots):
     outdir.mkdir(parents=True, exist_ok=True)
     with open(outdir / "results.csv", "w", newline="") as f:
@@ -829,21 +1028,31 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
     with open(outdir / "summary.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["scenario", "metric", "unit", "mpi", "median", "min", "max",
-                    "n_ok", "n_fail", "failures", "subject_over_best_peer"])
+                    "n_ok", "n_fail", "failures", "subject_over_best_peer",
+                    "mpi_over_its_reference"])
         for sc in scs:
             for row in tables[sc.name]:
-                for m in [m for m in mpis if not m.error]:
+                for m in sc.mpis:
                     st = row["mpis"][m.key]
+                    # On the row of an MPI measured also in a reference
+                    # placement: MPI / reference (Locus 2 / 1 container).
+                    rr = [row["ref_ratios"][r.key] for r in sc.mpis if r.ref_of == m.key]
                     w.writerow([sc.name, row["metric"], row["unit"], m.key,
                                 st["median"], st["min"], st["max"], st["n_ok"],
                                 st["n_fail"], ";".join(st["failures"]),
-                                "" if row["ratio"] is None else f"{row['ratio']:.4f}"])
+                                "" if row["ratio"] is None else f"{row['ratio']:.4f}",
+                                f"{rr[0]:.4f}" if rr and rr[0] is not None else ""])
     doc = {"meta": meta,
            "mpis": {m.key: {"label": m.label, "cc": m.cc, "mpiexec": m.mpiexec,
                             "library": m.library, "linked": m.linked, "env": m.env,
                             "error": m.error} for m in mpis},
            "scenarios": {sc.name: {"desc": sc.desc, "ranks": sc.np, "bind": sc.bind,
                                    "emulated_hosts": sc.hosts,
+                                   "containers": sc.containers,
+                                   "mpis": [m.key for m in sc.mpis],
+                                   "references": {m.key: {"label": m.label, "of": m.ref_of}
+                                                  for m in sc.mpis if m.ref_of},
+                                   "staged_programs": sc.bins, "not_run": sc.skip,
                                    "reps": sc.reps, "binding_probe": bindings[sc.name],
                                    "jobs": [{"prog": j.prog, "args": j.args} for j in sc.jobs],
                                    "table": tables[sc.name]} for sc in scs},
@@ -869,7 +1078,14 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
           "failed (median of the rest); FAIL/TIMEOUT/INVALID DATA = no successful run",
           f"- Ratio = {subject_label}/best peer: latency {subject_label}/min(peers) "
           f"(lower is better), bandwidth and rates {subject_label}/max(peers) "
-          f"(higher is better)", "",
+          f"(higher is better)"]
+    if any(m.ref_of for sc in scs for m in sc.mpis):
+        md.append("- Container scenarios also measure Locus with all ranks in one "
+                  "container (`Locus (1 container)`, a reference placement, not a "
+                  "peer: best-peer ratios ignore it); `Locus/Locus (1 container)` is "
+                  "Locus in the scenario's placement over that reference, for latency "
+                  "(lower is better) and bandwidth (higher is better) alike")
+    md += ["",
           "| MPI | library (as reported by MPI_Get_library_version) | linked | launcher |",
           "|---|---|---|---|"]
     for m in mpis:
@@ -880,7 +1096,8 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
     for sc in scs:
         md += [f"## Scenario `{sc.name}`", "", f"{sc.desc}; {sc.np} ranks, "
                f"{sc.reps} repetitions per MPI.", "",
-               "Binding: " + ("none; one rank on each emulated host "
+               "Binding: " + (placement_containers(sc) if sc.containers else
+                              "none; one rank on each emulated host "
                               f"(lc-hosts set {sc.hostset.name}, torn down after the "
                               "scenario; Open MPI `--bind-to none`, since each host's "
                               "launcher would otherwise bind its one rank to core 0)"
@@ -890,21 +1107,18 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
                               "none (MPICH and Locus default, Open MPI `--bind-to none`); "
                               "Open MPI gets `--oversubscribe` when ranks exceed cores"),
                "", "Launch lines and the CPUs each rank was allowed on (probe"
-               + (", with the host it ran on" if sc.hosts else "") + "):", ""]
-        for m in mpis:
-            if m.error:
-                continue
+               + (", with the host or container it ran on" if sc.hosts else "") + "):", ""]
+        for m in sc.mpis:
             for j in sc.jobs:
                 cmd = " ".join(sc.launch(m, cores) + [
-                    shown_path(m.bins[j.prog])] + j.args + ["-f", "csv"] +
+                    shown_path(sc.program(m, j.prog))] + j.args + ["-f", "csv"] +
                     ([] if meta["no_validate"] else ["-c"]))
                 md.append(f"- {m.label}: `{cmd}`")
             md.append(f"  - CPUs per rank: {bindings[sc.name].get(m.key, '?')}")
-        md += ["", render_table(tables[sc.name], [m for m in mpis if not m.error],
-                                subject_label, markdown=True), "",
+        md += ["", render_table(tables[sc.name], sc.mpis, subject_label, markdown=True), "",
                "Detailed (median [min-max]):", "",
-               render_table(tables[sc.name], [m for m in mpis if not m.error],
-                            subject_label, markdown=True, ranges=True), ""]
+               render_table(tables[sc.name], sc.mpis, subject_label, markdown=True,
+                            ranges=True), ""]
         if plots.get(sc.name):
             md += [f"![{sc.name}]({Path(plots[sc.name]).name})", ""]
     unusable = [m for m in mpis if m.error]
@@ -922,7 +1136,7 @@ def main():
         description="Side-by-side MPI micro-benchmarks: Locus vs MPICH vs Open MPI.",
         epilog=f"Scenarios: {', '.join(scenarios(False))} (default {DEFAULT_SCENARIOS}).")
     ap.add_argument("--quick", action="store_true",
-                    help="fewer repetitions, sizes and iterations (~3 min)")
+                    help="fewer repetitions, sizes and iterations (~5 min)")
     ap.add_argument("--reps", type=int, help="repetitions per MPI (overrides scenario)")
     ap.add_argument("--mpis", default="locus,mpich,openmpi",
                     help="comma list, run order (default locus,mpich,openmpi)")
@@ -946,12 +1160,12 @@ def main():
     all_sc = scenarios(args.quick)
     if args.list:
         for sc in all_sc.values():
-            print(f"{sc.name:7s} {sc.desc}")
+            print(f"{sc.name:11s} {sc.desc}")
             for j in sc.jobs:
                 labels = [m.label for m in j.metrics]
                 if len(labels) > 6:
                     labels = labels[:3] + [f"... ({len(labels)} metrics)"] + labels[-1:]
-                print(f"        {', '.join(labels)}")
+                print(f"            {', '.join(labels)}")
         return 0
     names = list(all_sc) if args.scenario == "all" else \
         [s.strip() for s in args.scenario.split(",") if s.strip()]
@@ -1001,15 +1215,17 @@ def main():
             "subject": subject}
 
     results, bindings, tables, plots = [], {}, {}, {}
-    total = sum(sc.reps * len(sc.jobs) * len(usable) for sc in scs)
+    for sc in scs:
+        sc.mpis = sc.with_references(usable)
+    total = sum(sc.reps * len(sc.jobs) * len(sc.mpis) for sc in scs)
     step = [0]
     t0 = time.time()
     for sc in scs:
         progress(f"== {sc.name}: {sc.desc} ({sc.reps} reps)")
-        bindings[sc.name] = run_scenario(sc, usable, args, logdir, results, step, total)
-        tables[sc.name] = summarize(sc, usable, results, subject)
+        bindings[sc.name] = run_scenario(sc, sc.mpis, args, logdir, results, step, total)
+        tables[sc.name] = summarize(sc, sc.mpis, results, subject)
         print(f"\n== {sc.name}: {sc.desc}; median of {sc.reps} runs")
-        print(render_table(tables[sc.name], usable, subject_label))
+        print(render_table(tables[sc.name], sc.mpis, subject_label))
         print(flush=True)
     meta["load_end"] = " ".join(loadavg())
     used_end = cpu_busy()
@@ -1017,7 +1233,7 @@ def main():
     meta["busy"] = busy or (used_end is not None and used_end > 0.2)
     meta["elapsed_s"] = round(time.time() - t0, 1)
     for sc in scs:
-        p = try_plot(sc, tables[sc.name], usable, outdir)
+        p = try_plot(sc, tables[sc.name], sc.mpis, outdir)
         if p:
             plots[sc.name] = str(p)
     write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_label, plots)

@@ -231,3 +231,80 @@ void lc_bench_print_library(const char *title)
     printf("# %s\n", title);
     printf("# MPI library: %s (MPI %d.%d)\n", lib, ver, sub);
 }
+
+void lc_bench_common_init(lc_bench_common_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->it = (lc_bench_iters){-1, -1, -1, -1};
+    o->fmt = LC_BENCH_FMT_TABLE;
+}
+
+int lc_bench_common_opt(lc_bench_common_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'm': o->range = arg; return 1;
+    case 'S': o->list = arg; return 1;
+    case 'i': return lc_bench_parse_long(arg, &o->it.iters, 0) ? -1 : 1;
+    case 'I': return lc_bench_parse_long(arg, &o->it.iters_large, 0) ? -1 : 1;
+    case 'x': return lc_bench_parse_long(arg, &o->it.warmup, 1) ? -1 : 1;
+    case 'X': return lc_bench_parse_long(arg, &o->it.warmup_large, 1) ? -1 : 1;
+    case 'c': o->validate = 1; return 1;
+    case 'f':
+        if (strcmp(arg, "csv") == 0)
+            o->fmt = LC_BENCH_FMT_CSV;
+        else if (strcmp(arg, "table") == 0)
+            o->fmt = LC_BENCH_FMT_TABLE;
+        else
+            return -1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int lc_bench_common_check(const lc_bench_common_opts *o)
+{
+    return o->range != NULL && o->list != NULL ? -1 : 0;
+}
+
+lc_bench_iters lc_bench_iters_or(const lc_bench_common_opts *o, lc_bench_iters def)
+{
+    if (o->it.iters > 0) def.iters = o->it.iters;
+    if (o->it.iters_large > 0) def.iters_large = o->it.iters_large;
+    if (o->it.warmup >= 0) def.warmup = o->it.warmup;
+    if (o->it.warmup_large >= 0) def.warmup_large = o->it.warmup_large;
+    return def;
+}
+
+int lc_bench_sizes_for(const lc_bench_common_opts *o, size_t def_min, size_t def_max,
+                       lc_bench_sizes *out)
+{
+    if (o->list != NULL)
+        return lc_bench_sizes_from_list(o->list, out);
+    if (o->range != NULL)
+        return lc_bench_sizes_from_range(o->range, def_min, out);
+    return lc_bench_sizes_pow2(def_min, def_max, out);
+}
+
+int lc_bench_parse_names(const char *spec, const char *const *names, int nnames, int *idx,
+                         int max)
+{
+    char *copy = strdup(spec), *save = NULL, *tok;
+    int n = 0;
+
+    if (copy == NULL)
+        return -1;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int k = 0; k < nnames; k++)
+            if (strcmp(tok, names[k]) == 0)
+                found = k;
+        if (found < 0 || n == max) {
+            n = -1;
+            break;
+        }
+        idx[n++] = found;
+    }
+    free(copy);
+    return n > 0 ? n : -1;
+}

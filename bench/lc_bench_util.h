@@ -85,4 +85,38 @@ size_t lc_bench_pattern_check(const void *buf, size_t n, uint64_t seed);
  * Call on one rank only. */
 void lc_bench_print_library(const char *title);
 
+/* The options both programs take, with the same meaning:
+ * -m [MIN:]MAX, -S LIST, -i/-I/-x/-X N, -c, -f table|csv. */
+#define LC_BENCH_COMMON_OPTSTRING "m:S:i:I:x:X:cf:"
+typedef struct {
+    const char *range;  /* -m, or NULL */
+    const char *list;   /* -S, or NULL */
+    lc_bench_iters it;  /* -i -I -x -X; -1: the program's default */
+    int validate;       /* -c */
+    lc_bench_fmt fmt;   /* -f */
+} lc_bench_common_opts;
+
+void lc_bench_common_init(lc_bench_common_opts *o);
+
+/* Applies getopt's option c with argument arg if it is a common option.
+ * Returns 1 if applied, 0 if c is not a common option, -1 if its value
+ * is malformed. */
+int lc_bench_common_opt(lc_bench_common_opts *o, int c, const char *arg);
+
+/* After getopt: -1 if -m and -S were both given, else 0. */
+int lc_bench_common_check(const lc_bench_common_opts *o);
+
+/* The iteration counts: the common options' where given, else `def`'s. */
+lc_bench_iters lc_bench_iters_or(const lc_bench_common_opts *o, lc_bench_iters def);
+
+/* The sizes -S or -m choose, else powers of two def_min..def_max. */
+int lc_bench_sizes_for(const lc_bench_common_opts *o, size_t def_min, size_t def_max,
+                       lc_bench_sizes *out);
+
+/* Parses a comma list of names (-t) into indices of names[0..nnames),
+ * at most max of them.  Returns how many, -1 for an unknown name, an
+ * empty list or more than max. */
+int lc_bench_parse_names(const char *spec, const char *const *names, int nnames, int *idx,
+                         int max);
+
 #endif /* LC_BENCH_UTIL_H */

@@ -42,12 +42,9 @@ static const char *const coll_names[C_COUNT] = {
     "allgather", "alltoall", "reduce_scatter"};
 
 typedef struct {
-    coll_kind tests[C_COUNT];
+    lc_bench_common_opts com; /* -m -S -i -I -x -X -c -f */
+    int tests[C_COUNT];       /* coll_kind */
     int ntests;
-    const char *range, *list;
-    long iters, iters_large, warmup, warmup_large; /* -1: default */
-    int validate;
-    lc_bench_fmt fmt;
 } opts_t;
 
 typedef struct {
@@ -75,34 +72,11 @@ static void usage(const char *prog)
            prog, LC_BENCH_LARGE_THRESHOLD);
 }
 
-static int parse_tests(const char *spec, opts_t *o)
+static void select_all(opts_t *o)
 {
-    char *copy = strdup(spec), *save = NULL, *tok;
-    int rc = -1;
-
-    if (copy == NULL)
-        return -1;
     o->ntests = 0;
-    if (strcmp(spec, "all") == 0) {
-        for (int k = 0; k < C_COUNT; k++)
-            o->tests[o->ntests++] = (coll_kind)k;
-        free(copy);
-        return 0;
-    }
-    for (tok = strtok_r(copy, ",", &save); tok != NULL;
-         tok = strtok_r(NULL, ",", &save)) {
-        int found = -1;
-        for (int k = 0; k < C_COUNT; k++)
-            if (strcmp(tok, coll_names[k]) == 0)
-                found = k;
-        if (found < 0 || o->ntests == C_COUNT)
-            goto out;
-        o->tests[o->ntests++] = (coll_kind)found;
-    }
-    rc = o->ntests > 0 ? 0 : -1;
-out:
-    free(copy);
-    return rc;
+    for (int k = 0; k < C_COUNT; k++)
+        o->tests[o->ntests++] = k;
 }
 
 /* Returns 0 to run, 1 for -h, -1 for a usage error (message on rank 0). */
@@ -111,29 +85,20 @@ static int parse_args(int argc, char **argv, int rank, opts_t *o)
     int c;
 
     memset(o, 0, sizeof(*o));
-    parse_tests("all", o);
-    o->iters = 1000;
-    o->iters_large = 100;
-    o->warmup = 100;
-    o->warmup_large = 10;
-    o->fmt = LC_BENCH_FMT_TABLE;
+    lc_bench_common_init(&o->com);
+    select_all(o);
     opterr = 0;
-    while ((c = getopt(argc, argv, "t:m:S:i:I:x:X:cf:h")) != -1) {
+    while ((c = getopt(argc, argv, "t:h" LC_BENCH_COMMON_OPTSTRING)) != -1) {
+        int common = lc_bench_common_opt(&o->com, c, optarg);
+        if (common < 0)
+            goto bad;
+        if (common > 0)
+            continue;
         switch (c) {
-        case 't': if (parse_tests(optarg, o) != 0) goto bad; break;
-        case 'm': o->range = optarg; break;
-        case 'S': o->list = optarg; break;
-        case 'i': if (lc_bench_parse_long(optarg, &o->iters, 0)) goto bad; break;
-        case 'I': if (lc_bench_parse_long(optarg, &o->iters_large, 0)) goto bad; break;
-        case 'x': if (lc_bench_parse_long(optarg, &o->warmup, 1)) goto bad; break;
-        case 'X': if (lc_bench_parse_long(optarg, &o->warmup_large, 1)) goto bad; break;
-        case 'c': o->validate = 1; break;
-        case 'f':
-            if (strcmp(optarg, "csv") == 0)
-                o->fmt = LC_BENCH_FMT_CSV;
-            else if (strcmp(optarg, "table") == 0)
-                o->fmt = LC_BENCH_FMT_TABLE;
-            else
+        case 't':
+            if (strcmp(optarg, "all") == 0)
+                select_all(o);
+            else if ((o->ntests = lc_bench_parse_names(optarg, coll_names, C_COUNT, o->tests, C_COUNT)) < 0)
                 goto bad;
             break;
         case 'h':
@@ -144,7 +109,7 @@ static int parse_args(int argc, char **argv, int rank, opts_t *o)
             goto bad;
         }
     }
-    if (optind != argc || (o->range != NULL && o->list != NULL))
+    if (optind != argc || lc_bench_common_check(&o->com) != 0)
         goto bad;
     return 0;
 bad:
@@ -346,7 +311,7 @@ static void print_header(const opts_t *o, coll_kind k, const lc_bench_iters *it,
     printf("# ranks %d, iterations %ld/%ld, warm-up %ld/%ld (small/large > %zu B)\n", np,
            it->iters, it->iters_large, it->warmup, it->warmup_large,
            LC_BENCH_LARGE_THRESHOLD);
-    if (o->fmt == LC_BENCH_FMT_CSV)
+    if (o->com.fmt == LC_BENCH_FMT_CSV)
         printf("test,size,avg_latency_us,min_latency_us,max_latency_us,iterations\n");
     else
         printf("%-10s%18s%18s%18s%12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
@@ -356,7 +321,7 @@ static void print_header(const opts_t *o, coll_kind k, const lc_bench_iters *it,
 
 static void print_row(const opts_t *o, coll_kind k, size_t size, const double v[3], long iters)
 {
-    if (o->fmt == LC_BENCH_FMT_CSV)
+    if (o->com.fmt == LC_BENCH_FMT_CSV)
         printf("%s,%zu,%.3f,%.3f,%.3f,%ld\n", coll_names[k], size, v[0], v[1], v[2], iters);
     else
         printf("%-10zu%18.2f%18.2f%18.2f%12ld\n", size, v[0], v[1], v[2], iters);
@@ -365,7 +330,7 @@ static void print_row(const opts_t *o, coll_kind k, size_t size, const double v[
 
 static void run_test(ctx_t *c, const opts_t *o, const lc_bench_sizes *sizes, coll_kind k)
 {
-    lc_bench_iters it = {o->iters, o->iters_large, o->warmup, o->warmup_large};
+    lc_bench_iters it = lc_bench_iters_or(&o->com, (lc_bench_iters){1000, 100, 100, 10});
     static const size_t barrier_size = 0;
     const size_t *sv = k == C_BARRIER ? &barrier_size : sizes->v;
     int n = k == C_BARRIER ? 1 : sizes->n;
@@ -385,7 +350,7 @@ static void run_test(ctx_t *c, const opts_t *o, const lc_bench_sizes *sizes, col
         MPI_Reduce(&mine, &red[1], 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
         MPI_Reduce(&mine, &red[2], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         red[0] /= (double)c->nprocs;
-        if (o->validate)
+        if (o->com.validate)
             check_coll(c, k, size);
         if (c->rank == 0)
             print_row(o, k, size, red, iters);
@@ -411,9 +376,7 @@ int main(int argc, char **argv)
         status = prc > 0 ? 0 : 1;
         goto out;
     }
-    if ((o.list != NULL ? lc_bench_sizes_from_list(o.list, &sizes)
-         : o.range != NULL ? lc_bench_sizes_from_range(o.range, 1, &sizes)
-                           : lc_bench_sizes_pow2(1, (size_t)1 << 20, &sizes)) != 0) {
+    if (lc_bench_sizes_for(&o.com, 1, (size_t)1 << 20, &sizes) != 0) {
         if (c.rank == 0)
             fprintf(stderr, "invalid size list\n");
         status = 1;
@@ -444,7 +407,7 @@ int main(int argc, char **argv)
         if (c.rank == 0)
             fprintf(stderr, "VALIDATION FAILED: %llu wrong elements\n", bad_total);
         status = 2;
-    } else if (o.validate && c.rank == 0) {
+    } else if (o.com.validate && c.rank == 0) {
         printf("# validation passed\n");
     }
 out:

@@ -38,20 +38,16 @@
 #define ACK_BYTES 4
 #define MAX_TESTS 8
 
-typedef enum { T_LAT, T_BW, T_BIBW, T_MR } test_kind;
+typedef enum { T_LAT, T_BW, T_BIBW, T_MR, T_COUNT } test_kind;
 
-static const char *const test_names[] = {"lat", "bw", "bibw", "mr"};
+static const char *const test_names[T_COUNT] = {"lat", "bw", "bibw", "mr"};
 
 typedef struct {
-    test_kind tests[MAX_TESTS];
+    lc_bench_common_opts com; /* -m -S -i -I -x -X -c -f */
+    int tests[MAX_TESTS];     /* test_kind */
     int ntests;
-    const char *range;      /* -m, or NULL */
-    const char *list;       /* -S, or NULL */
-    long iters, iters_large, warmup, warmup_large; /* -1: per-test default */
     int window;
-    int pairs;              /* mr: 0 means nprocs / 2 */
-    int validate;
-    lc_bench_fmt fmt;
+    int pairs;                /* mr: 0 means nprocs / 2 */
 } opts_t;
 
 typedef struct {
@@ -88,30 +84,6 @@ static void usage(const char *prog)
            prog, LC_BENCH_LARGE_THRESHOLD, LC_BENCH_LARGE_THRESHOLD);
 }
 
-static int parse_tests(const char *spec, opts_t *o)
-{
-    char *copy = strdup(spec), *save = NULL, *tok;
-    int rc = -1;
-
-    if (copy == NULL)
-        return -1;
-    o->ntests = 0;
-    for (tok = strtok_r(copy, ",", &save); tok != NULL;
-         tok = strtok_r(NULL, ",", &save)) {
-        int found = -1;
-        for (int k = 0; k < (int)(sizeof(test_names) / sizeof(test_names[0])); k++)
-            if (strcmp(tok, test_names[k]) == 0)
-                found = k;
-        if (found < 0 || o->ntests == MAX_TESTS)
-            goto out;
-        o->tests[o->ntests++] = (test_kind)found;
-    }
-    rc = o->ntests > 0 ? 0 : -1;
-out:
-    free(copy);
-    return rc;
-}
-
 /* Returns 0 to run, 1 for -h, -1 for a usage error (message on rank 0). */
 static int parse_args(int argc, char **argv, int rank, opts_t *o)
 {
@@ -119,24 +91,23 @@ static int parse_args(int argc, char **argv, int rank, opts_t *o)
     int c;
 
     memset(o, 0, sizeof(*o));
+    lc_bench_common_init(&o->com);
     o->tests[0] = T_LAT;
     o->ntests = 1;
-    o->iters = o->iters_large = o->warmup = o->warmup_large = -1;
     o->window = 64;
-    o->fmt = LC_BENCH_FMT_TABLE;
     opterr = 0;
-    while ((c = getopt(argc, argv, "t:m:S:i:I:x:X:W:p:cf:h")) != -1) {
+    while ((c = getopt(argc, argv, "t:W:p:h" LC_BENCH_COMMON_OPTSTRING)) != -1) {
+        int common = lc_bench_common_opt(&o->com, c, optarg);
+        if (common < 0)
+            goto bad;
+        if (common > 0)
+            continue;
         switch (c) {
         case 't':
-            if (parse_tests(optarg, o) != 0)
+            o->ntests = lc_bench_parse_names(optarg, test_names, T_COUNT, o->tests, MAX_TESTS);
+            if (o->ntests < 0)
                 goto bad;
             break;
-        case 'm': o->range = optarg; break;
-        case 'S': o->list = optarg; break;
-        case 'i': if (lc_bench_parse_long(optarg, &o->iters, 0)) goto bad; break;
-        case 'I': if (lc_bench_parse_long(optarg, &o->iters_large, 0)) goto bad; break;
-        case 'x': if (lc_bench_parse_long(optarg, &o->warmup, 1)) goto bad; break;
-        case 'X': if (lc_bench_parse_long(optarg, &o->warmup_large, 1)) goto bad; break;
         case 'W':
             if (lc_bench_parse_long(optarg, &v, 0) || v > 1 << 16)
                 goto bad;
@@ -147,15 +118,6 @@ static int parse_args(int argc, char **argv, int rank, opts_t *o)
                 goto bad;
             o->pairs = (int)v;
             break;
-        case 'c': o->validate = 1; break;
-        case 'f':
-            if (strcmp(optarg, "csv") == 0)
-                o->fmt = LC_BENCH_FMT_CSV;
-            else if (strcmp(optarg, "table") == 0)
-                o->fmt = LC_BENCH_FMT_TABLE;
-            else
-                goto bad;
-            break;
         case 'h':
             if (rank == 0)
                 usage(argv[0]);
@@ -164,7 +126,7 @@ static int parse_args(int argc, char **argv, int rank, opts_t *o)
             goto bad;
         }
     }
-    if (optind != argc || (o->range != NULL && o->list != NULL))
+    if (optind != argc || lc_bench_common_check(&o->com) != 0)
         goto bad;
     return 0;
 bad:
@@ -178,23 +140,13 @@ bad:
 static lc_bench_iters iters_for_test(const opts_t *o, test_kind t)
 {
     /* OSU's defaults: many short ping-pongs, fewer (costly) windows. */
-    lc_bench_iters it = t == T_LAT ? (lc_bench_iters){10000, 1000, 100, 10}
-                                   : (lc_bench_iters){100, 20, 10, 2};
-    if (o->iters > 0) it.iters = o->iters;
-    if (o->iters_large > 0) it.iters_large = o->iters_large;
-    if (o->warmup >= 0) it.warmup = o->warmup;
-    if (o->warmup_large >= 0) it.warmup_large = o->warmup_large;
-    return it;
+    return lc_bench_iters_or(&o->com, t == T_LAT ? (lc_bench_iters){10000, 1000, 100, 10}
+                                                 : (lc_bench_iters){100, 20, 10, 2});
 }
 
 static int sizes_for_test(const opts_t *o, test_kind t, lc_bench_sizes *s)
 {
-    size_t def_min = t == T_LAT ? 0 : 1;
-    if (o->list != NULL)
-        return lc_bench_sizes_from_list(o->list, s);
-    if (o->range != NULL)
-        return lc_bench_sizes_from_range(o->range, def_min, s);
-    return lc_bench_sizes_pow2(def_min, (size_t)4 << 20, s);
+    return lc_bench_sizes_for(&o->com, t == T_LAT ? 0 : 1, (size_t)4 << 20, s);
 }
 
 /* One message src -> dst outside the timed loop: src sends the pattern,
@@ -339,7 +291,7 @@ static void print_header(const opts_t *o, test_kind t, const lc_bench_iters *it,
     if (t == T_MR)
         printf(", pairs %d", pairs);
     printf("\n");
-    if (o->fmt == LC_BENCH_FMT_CSV) {
+    if (o->com.fmt == LC_BENCH_FMT_CSV) {
         static const char *const cols[] = {
             "latency_us", "bandwidth_MBps", "bandwidth_MBps",
             "bandwidth_MBps,messages_per_s"};
@@ -356,7 +308,7 @@ static void print_header(const opts_t *o, test_kind t, const lc_bench_iters *it,
 
 static void print_row(const opts_t *o, test_kind t, size_t size, double v0, double v1)
 {
-    if (o->fmt == LC_BENCH_FMT_CSV) {
+    if (o->com.fmt == LC_BENCH_FMT_CSV) {
         if (t == T_MR)
             printf("%s,%zu,%.3f,%.1f\n", test_names[t], size, v0, v1);
         else
@@ -408,8 +360,9 @@ static int run_test(ctx_t *c, const opts_t *o, test_kind t)
         case T_BW: v[0] = run_bw(c, size, o->window, iters, warmup); break;
         case T_BIBW: v[0] = run_bibw(c, size, o->window, iters, warmup); break;
         case T_MR: run_mr(c, size, o->window, pairs, iters, warmup, v); break;
+        case T_COUNT: break;
         }
-        if (o->validate) {
+        if (o->com.validate) {
             if (t == T_MR) {
                 for (int p = 0; p < pairs; p++)
                     check_one(c, p, p + pairs, size, seed + ((uint64_t)p << 40));
@@ -486,7 +439,7 @@ int main(int argc, char **argv)
         if (c.rank == 0)
             fprintf(stderr, "VALIDATION FAILED: %llu bad bytes/messages\n", bad_total);
         status = 2;
-    } else if (o.validate && status == 0 && c.rank == 0) {
+    } else if (o.com.validate && status == 0 && c.rank == 0) {
         printf("# validation passed\n");
     }
 out:

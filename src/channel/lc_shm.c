@@ -48,6 +48,13 @@ static void lc_shm_remove(const char *name)
 int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
                           uint32_t cell_size, uint32_t ncells)
 {
+    return lc_shm_segment_create_placed(seg, kvsname, rank, nsenders, cell_size, ncells, NULL, NULL, NULL);
+}
+
+int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
+                                 uint32_t cell_size, uint32_t ncells, lc_shm_place_fn place, void *arg,
+                                 int *placed)
+{
     memset(seg, 0, sizeof(*seg));
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
     size_t ring_bytes = (size_t)cell_size * ncells;
@@ -58,25 +65,33 @@ int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, 
                      seg->name, lc_params.shm_dir[0] ? "LOCUS_SHM_DIR" : "/dev/shm");
         return -1;
     }
+    /* Map first (the object is still empty: no page exists yet), let the
+     * placement hook set the memory policy of the range (on tmpfs it is
+     * the object's shared policy), and only then allocate the pages. */
+    seg->base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg->base == MAP_FAILED) {
+        lc_log_error("cannot map shared memory object %s (%zu bytes): %m", seg->name, seg->size);
+        close(fd);
+        lc_shm_remove(seg->name);
+        seg->base = NULL;
+        return -1;
+    }
+    int how = place ? place(seg->base, seg->size, arg) : 0;
+    if (placed) *placed = how;
     /* posix_fallocate, not ftruncate: a /dev/shm that is too small (64 MiB
      * by default in Docker) fails here with a clear message instead of
-     * SIGBUS on first touch. */
+     * SIGBUS on first touch.  On tmpfs it allocates the pages, under the
+     * policy just set, else on this process's node. */
     int err = posix_fallocate(fd, 0, (off_t)seg->size);
+    close(fd);
     if (err) {
         errno = err;
         lc_log_error("cannot size shared memory object %s to %zu bytes (%m): /dev/shm is too small; "
                      "give the container a larger /dev/shm (e.g. docker --shm-size=1g) or lower "
                      "LOCUS_SHM_RING_CELLS / LOCUS_SHM_CELL_SIZE", seg->name, seg->size);
-        close(fd);
-        lc_shm_remove(seg->name);
-        return -1;
-    }
-    seg->base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (seg->base == MAP_FAILED) {
-        lc_log_error("cannot map shared memory object %s (%zu bytes): %m", seg->name, seg->size);
-        lc_shm_remove(seg->name);
+        munmap(seg->base, seg->size);
         seg->base = NULL;
+        lc_shm_remove(seg->name);
         return -1;
     }
     seg->cell_size = cell_size;

@@ -73,6 +73,18 @@ typedef struct lc_shm_segment {
  * Returns 0, or -1 after logging why (and what to do). */
 int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
                           uint32_t cell_size, uint32_t ncells);
+/* Memory placement of a new segment: called on the mapping before any of
+ * its pages exists, so that the policy it sets (e.g. a NUMA node) decides
+ * where they are allocated.  Returns what lc_shm_segment_create_placed
+ * hands back in `placed` (the caller's convention, e.g. 1 applied). */
+typedef int (*lc_shm_place_fn)(void *addr, size_t len, void *arg);
+/* lc_shm_segment_create with a placement hook (NULL: none).  Without one,
+ * or if it sets no policy, the pages are allocated by this process — the
+ * segment's receiver — when it creates the segment (first touch: its
+ * current node). */
+int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
+                                 uint32_t cell_size, uint32_t ncells, lc_shm_place_fn place, void *arg,
+                                 int *placed);
 /* Map a peer's segment read-write.  Returns 0, or -1 with errno-like
  * reason in `why` (not logged: the caller decides whether it matters). */
 int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, char *why, size_t whylen);

@@ -18,15 +18,24 @@
  *      (mpiexec also sweeps on abnormal ends).  A pair in other
  *      namespaces uses shared memory only if both ends attached, else
  *      the network.
+ *
+ * NUMA (lc_topo.h): the topology is loaded before step 1, so that the
+ * identity carries the rank's NUMA node; the segment of step 2 is placed
+ * on our node (we are the receiver of its rings); a shm pair on two
+ * distant nodes gets LOCUS_CMA_THRESHOLD_XNUMA as its pull threshold.
+ * The topology is dropped when wire-up ends.
  */
 #include "coord/lc_coord.h"
 #include "channel/lc_cma.h"
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "locality/lc_locality.h"
+#include "locality/lc_topo.h"
 #include "pmi/lc_pmi.h"
 #include "util/lc_params.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +46,8 @@ lc_world_t lc_world;
 static lc_shm_segment_t lc_my_segment;
 static lc_shm_segment_t *lc_peer_segments; /* [size] */
 static lc_peer_t **lc_rx_peers;
+/* Where our segment's pages went (SHOW_CHANNELS), set at creation. */
+static char lc_ring_placement[160];
 
 const char *lc_coord_channel_label(const lc_peer_t *peer)
 {
@@ -112,6 +123,12 @@ static void lc_show_channels(void)
     for (int r = 0; r < lc_world.size; r++)
         printf("  rank 0 -> rank %d: %s (%s)\n", r, lc_coord_channel_label(&lc_world.peers[r]),
                lc_world.peers[r].reason);
+    if (lc_topo_loaded())
+        printf("  NUMA of rank 0: %d node(s)%s, distances %s, topology loaded in %.1f ms\n",
+               lc_topo_numa_count(), lc_topo_is_this_system() ? "" : " (HWLOC_XMLFILE/HWLOC_SYNTHETIC)",
+               lc_topo_distances_measured() ? "from the topology" : "assumed (10 same node, 20 other)",
+               lc_topo_load_ms());
+    if (lc_ring_placement[0]) printf("  rings of rank 0: %s\n", lc_ring_placement);
     fflush(stdout);
     free(row);
 }
@@ -169,6 +186,81 @@ static void lc_network_cause(const lc_identity_t *ids, int r, char *cause, size_
                  lc_params.net_force ? "LOCUS_NET_FORCE" : "LOCUS_NET_BLOCK");
 }
 
+/* The shared-memory domains (directory dev:ino, lc_identity_t) of a
+ * peer and ours, for the reason of a failed proof: equal domains point at
+ * permissions or a vanished segment, different ones at a directory that
+ * is not shared (private /dev/shm, LOCUS_SHM_DIR not bind-mounted). */
+static void lc_shm_domains(const lc_identity_t *peer, const lc_identity_t *me, char *buf, size_t len)
+{
+    if (peer->shm_dev == me->shm_dev && peer->shm_ino == me->shm_ino)
+        snprintf(buf, len, "same shm domain %" PRIx64 ":%" PRIx64, me->shm_dev, me->shm_ino);
+    else
+        snprintf(buf, len, "other shm domain (%" PRIx64 ":%" PRIx64 ", ours %" PRIx64 ":%" PRIx64 ")",
+                 peer->shm_dev, peer->shm_ino, me->shm_dev, me->shm_ino);
+}
+
+/* "64 KiB", "256 MiB", or "1000 B". */
+static void lc_size_text(size_t v, char *buf, size_t len)
+{
+    if (v && v % (1u << 30) == 0) snprintf(buf, len, "%zu GiB", v >> 30);
+    else if (v && v % (1u << 20) == 0) snprintf(buf, len, "%zu MiB", v >> 20);
+    else if (v && v % (1u << 10) == 0) snprintf(buf, len, "%zu KiB", v >> 10);
+    else snprintf(buf, len, "%zu B", v);
+}
+
+/* The NUMA relation of a shm pair and the pull threshold it implies. */
+static void lc_numa_relation(int mine, int theirs, const lc_peer_t *p, char *buf, size_t len)
+{
+    char cma[48] = "", size[24];
+    if (p->can_pull) {
+        lc_size_text(p->pull_min, size, sizeof(size));
+        snprintf(cma, sizeof(cma), ", CMA from %s", size);
+    }
+    if (!lc_params.numa) {
+        snprintf(buf, len, "NUMA not read (LOCUS_NUMA=0)%s", cma);
+    } else if (mine < 0 || theirs < 0) {
+        snprintf(buf, len, "NUMA node unknown%s", cma);
+    } else if (mine == theirs) {
+        snprintf(buf, len, "same NUMA node %d%s", mine, cma);
+    } else {
+        int d = lc_topo_distance(mine, theirs);
+        char dist[24] = "unknown";
+        if (d >= 0) snprintf(dist, sizeof(dist), "%d", d);
+        snprintf(buf, len, "NUMA nodes %d,%d (distance %s)%s", mine, theirs, dist, cma);
+    }
+}
+
+/* Placement hook of our segment: its rings are read by us, so their
+ * pages go to our NUMA node (lc_topo_bind_area's result). */
+typedef struct lc_ring_place {
+    int node;
+    int err; /* errno of a failed binding */
+} lc_ring_place_t;
+
+static int lc_place_rings(void *addr, size_t len, void *arg)
+{
+    lc_ring_place_t *where = arg;
+    int rc = lc_topo_bind_area(addr, len, where->node);
+    where->err = rc < 0 ? errno : 0;
+    return rc;
+}
+
+static void lc_describe_placement(int node, int placed, int err)
+{
+    if (placed > 0)
+        snprintf(lc_ring_placement, sizeof(lc_ring_placement), "segment bound to NUMA node %d", node);
+    else if (placed < 0)
+        snprintf(lc_ring_placement, sizeof(lc_ring_placement),
+                 "binding to NUMA node %d failed (%s): pages allocated by this rank (first touch)", node,
+                 strerror(err));
+    else if (node >= 0)
+        snprintf(lc_ring_placement, sizeof(lc_ring_placement),
+                 "NUMA node %d (topology not of this system: not bound), pages allocated by this rank", node);
+    else
+        snprintf(lc_ring_placement, sizeof(lc_ring_placement),
+                 "NUMA node unknown: pages allocated by this rank (first touch)");
+}
+
 int lc_coord_wireup(void)
 {
     int size = lc_world.size, me = lc_world.rank;
@@ -207,7 +299,11 @@ int lc_coord_wireup(void)
         lc_world.pipeline_chunk = lc_params.pipeline_chunk;
     lc_world.local_size = 1;
 
+    lc_ring_placement[0] = 0;
     if (size > 1) {
+        /* Before the identity: it carries our NUMA node.  A failed load
+         * was reported; NUMA awareness is then off (node unknown). */
+        if (lc_params.numa) lc_topo_load();
         if (lc_exchange_identities(ids) != 0) goto err;
         /* Ranks on this kernel share its cores (waiting policy) whatever
          * channel reaches them. */
@@ -235,10 +331,15 @@ int lc_coord_wireup(void)
                 nnet++;
             }
         }
-        if (nlocal > 1 &&
-            lc_shm_segment_create(&lc_my_segment, lc_world.kvsname, me, (uint32_t)nlocal, (uint32_t)cell,
-                                  (uint32_t)ncells) != 0)
-            goto err;
+        if (nlocal > 1) {
+            lc_ring_place_t where = { .node = ids[me].numa_node, .err = 0 };
+            int placed = 0;
+            if (lc_shm_segment_create_placed(&lc_my_segment, lc_world.kvsname, me, (uint32_t)nlocal,
+                                             (uint32_t)cell, (uint32_t)ncells, lc_place_rings, &where,
+                                             &placed) != 0)
+                goto err;
+            lc_describe_placement(where.node, placed, where.err);
+        }
         if (nnet + nuncertain > 0) {
             char key[64], addr[LC_OFI_ADDR_TEXT_MAX];
             if (lc_ofi_open(lc_world.peers, me, size, nnet + nuncertain, addr, sizeof(addr)) != 0) {
@@ -266,14 +367,16 @@ int lc_coord_wireup(void)
             p->pid = ids[r].pid;
             char why[160];
             if (lc_shm_segment_attach(&lc_peer_segments[r], lc_world.kvsname, r, why, sizeof(why)) != 0) {
+                char domains[96];
+                lc_shm_domains(&ids[r], &ids[me], domains, sizeof(domains));
                 if (uncertain[r]) {
                     /* Another /dev/shm: the network it is, if the peer agrees. */
-                    snprintf(p->reason, sizeof(p->reason), "same kernel, other /dev/shm (%.150s)", why);
+                    snprintf(p->reason, sizeof(p->reason), "same kernel, %.70s: %.110s", domains, why);
                     continue;
                 }
                 lc_log_error("rank %d (pid %d on %s) runs on this kernel but its shared memory is not "
-                             "visible here: %s. Share /dev/shm (and the IPC namespace) between the "
-                             "containers of this job.", r, (int)ids[r].pid, ids[r].host, why);
+                             "visible here (%s): %s. Share /dev/shm (and the IPC namespace) between the "
+                             "containers of this job.", r, (int)ids[r].pid, ids[r].host, domains, why);
                 goto err;
             }
             p->kind = LC_CHANNEL_SHM;
@@ -289,16 +392,21 @@ int lc_coord_wireup(void)
             p->chunk = payload - sizeof(lc_pkt_data_t);
             if (lc_world.pipeline_chunk < p->chunk) p->chunk = lc_world.pipeline_chunk;
             p->rx_cells = lc_shm_segment_ring(&lc_my_segment, (uint32_t)i);
-            snprintf(p->reason, sizeof(p->reason), "same kernel; shared-memory segment attached");
+            char base[180], numa[96];
             if (!lc_params.cma) {
-                snprintf(p->reason, sizeof(p->reason), "%s",
+                snprintf(base, sizeof(base), "%s",
                          "same kernel; shared-memory segment attached; CMA disabled by LOCUS_CMA=0");
             } else if (lc_cma_probe(ids[r].pid, ids[r].cookie_addr, ids[r].cookie, why, sizeof(why))) {
                 p->can_pull = true;
-                snprintf(p->reason, sizeof(p->reason), "same kernel; shared-memory segment attached; CMA probe read the cookie");
+                snprintf(base, sizeof(base), "same kernel; shared-memory segment attached; CMA probe read the cookie");
             } else {
-                snprintf(p->reason, sizeof(p->reason), "same kernel; shared memory; no CMA: %.200s", why);
+                snprintf(base, sizeof(base), "same kernel; shared memory; no CMA: %.130s", why);
             }
+            /* Across NUMA nodes the pipeline moves the data over the
+             * interconnect twice, CMA once: pull sooner. */
+            if (lc_topo_far(ids[me].numa_node, ids[r].numa_node)) p->pull_min = lc_params.cma_threshold_xnuma;
+            lc_numa_relation(ids[me].numa_node, ids[r].numa_node, p, numa, sizeof(numa));
+            snprintf(p->reason, sizeof(p->reason), "%.170s; %.80s", base, numa);
         }
         /* Uncertain pairs use shared memory only if both ends attached. */
         for (int r = 0; r < size; r++) {
@@ -316,9 +424,10 @@ int lc_coord_wireup(void)
             snprintf(key, sizeof(key), "lc-shm-%d-%d", r, me);
             if (lc_pmi_get(r, key, theirs, sizeof(theirs)) != 0) goto err;
             if (p->kind == LC_CHANNEL_SHM && theirs[0] == '1') continue;
-            char cause[200];
+            char cause[200], domains[96];
+            lc_shm_domains(&ids[r], &ids[me], domains, sizeof(domains));
             if (p->kind == LC_CHANNEL_SHM)
-                snprintf(cause, sizeof(cause), "same kernel, but it cannot see our /dev/shm");
+                snprintf(cause, sizeof(cause), "same kernel, but it cannot see our segment (%.90s)", domains);
             else
                 snprintf(cause, sizeof(cause), "%.190s", p->reason);
             p->kind = LC_CHANNEL_NONE;
@@ -358,6 +467,7 @@ int lc_coord_wireup(void)
     }
     lc_ofi_set_idle_yield(lc_world.yield_when_idle);
     if (lc_params.show_channels && size > 1) lc_show_channels();
+    lc_topo_unload();
     free(ids);
     free(local);
     free(local_idx);
@@ -366,6 +476,7 @@ int lc_coord_wireup(void)
 err:
     lc_shm_segment_detach(&lc_my_segment);
     lc_ofi_close();
+    lc_topo_unload();
     free(ids);
     free(local);
     free(local_idx);

@@ -1,5 +1,7 @@
 /* lc_locality.c — identity records. */
 #include "locality/lc_locality.h"
+#include "locality/lc_topo.h"
+#include "util/lc_params.h"
 
 #include <inttypes.h>
 #include <sched.h>
@@ -15,6 +17,11 @@ static uint64_t lc_ns_inode(const char *name)
     struct stat st;
     snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
     return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+const char *lc_identity_shm_dir(void)
+{
+    return lc_params.shm_dir[0] ? lc_params.shm_dir : "/dev/shm";
 }
 
 void lc_identity_self(lc_identity_t *id)
@@ -44,6 +51,12 @@ void lc_identity_self(lc_identity_t *id)
     } else {
         id->cpus[0] = 1;
     }
+    id->numa_node = lc_topo_node_of_self();
+    struct stat st;
+    if (stat(lc_identity_shm_dir(), &st) == 0) {
+        id->shm_dev = (uint64_t)st.st_dev;
+        id->shm_ino = (uint64_t)st.st_ino;
+    }
 }
 
 /* Comma-separated: PMI-1 values may not contain spaces. */
@@ -51,24 +64,26 @@ void lc_identity_format(const lc_identity_t *id, char *buf, size_t len)
 {
     snprintf(buf, len,
              "%s,%s,%d,%u,%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64
-             ",%" PRIx64 ",%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64,
+             ",%" PRIx64 ",%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64 ",%d,%" PRIx64 ":%" PRIx64,
              id->boot_id, id->host, (int)id->pid, (unsigned)id->uid, id->ns_ipc, id->ns_pid, id->ns_net,
              id->ns_uts, id->ns_mnt, id->ns_user, id->cookie_addr, id->cookie, id->cpus[0], id->cpus[1],
-             id->cpus[2], id->cpus[3]);
+             id->cpus[2], id->cpus[3], id->numa_node, id->shm_dev, id->shm_ino);
 }
 
 int lc_identity_parse(const char *text, lc_identity_t *id)
 {
     memset(id, 0, sizeof(*id));
-    int pid;
+    int pid, end = -1;
     unsigned uid;
     int n = sscanf(text,
                    "%39[^,],%63[^,],%d,%u,%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64
-                   ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ":%" SCNx64 ":%" SCNx64 ":%" SCNx64,
+                   ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ":%" SCNx64 ":%" SCNx64 ":%" SCNx64
+                   ",%d,%" SCNx64 ":%" SCNx64 "%n",
                    id->boot_id, id->host, &pid, &uid, &id->ns_ipc, &id->ns_pid, &id->ns_net, &id->ns_uts,
                    &id->ns_mnt, &id->ns_user, &id->cookie_addr, &id->cookie, &id->cpus[0], &id->cpus[1],
-                   &id->cpus[2], &id->cpus[3]);
-    if (n != 16) return -1;
+                   &id->cpus[2], &id->cpus[3], &id->numa_node, &id->shm_dev, &id->shm_ino, &end);
+    /* Every field, and nothing after them (a record of another version). */
+    if (n != 19 || end < 0 || text[end] != 0 || id->numa_node < -1) return -1;
     id->pid = (pid_t)pid;
     id->uid = (uid_t)uid;
     return 0;

@@ -26,6 +26,16 @@ const lc_param_desc_t lc_param_table[] = {
       "smaller ones use the two-copy pipeline through the rings, whose copies run in parallel on both "
       "cores and whose staging cells stay in cache. Measured on KVM guests the pipeline is faster up to "
       "64 MiB (docs/performance.md); lower it when senders compute long between MPI calls." },
+    { "CMA_THRESHOLD_XNUMA", LC_PARAM_SIZE, LC_P(cma_threshold_xnuma), "64k", NULL,
+      "CMA_THRESHOLD for a shared-memory pair on two NUMA nodes farther apart than local (see NUMA): "
+      "across sockets the two-copy pipeline moves the data over the interconnect twice and CMA once, so "
+      "CMA pays off sooner. The default is a design choice, not measured here (docs/architecture.md, "
+      "\"NUMA\")." },
+    { "NUMA", LC_PARAM_BOOL, LC_P(numa), "1", NULL,
+      "Read the host's NUMA topology (hwloc) at start-up: each rank's NUMA node (the one node its "
+      "affinity mask lies in, else unknown) selects CMA_THRESHOLD_XNUMA for pairs on different nodes, "
+      "and each rank's ring segment is placed on its node. 0 = every pair gets the same-node settings "
+      "and rings are placed by first touch. hwloc's HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured." },
     { "PIPELINE_CHUNK", LC_PARAM_SIZE, LC_P(pipeline_chunk), "0", NULL,
       "Fragment size of the two-copy rendezvous pipeline; 0 = one full cell." },
     { "POLL", LC_PARAM_ENUM, LC_P(poll_mode), "auto", "auto|spin|yield",

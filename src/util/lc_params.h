@@ -33,6 +33,8 @@ typedef struct lc_params {
     size_t shm_cell_size;     /* bytes per shared-memory ring cell */
     long   shm_ring_cells;    /* cells per (sender, receiver) ring */
     size_t cma_threshold;     /* rendezvous messages at least this big use CMA */
+    size_t cma_threshold_xnuma; /* the same for a pair on two NUMA nodes */
+    int    numa;              /* load the topology: NUMA node per rank, per-pair decisions */
     int    cma;               /* allow CMA single copy at all */
     size_t pipeline_chunk;    /* fragment size of the two-copy pipeline */
     int    poll_mode;         /* lc_poll_mode_t */

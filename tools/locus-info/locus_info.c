@@ -3,7 +3,9 @@
  *
  *   locus-info              version, build, channels usable here
  *   locus-info --params     every LOCUS_* parameter: value, default, help
- *   locus-info --locality   this process's identity (kernel, namespaces)
+ *   locus-info --locality   this process's identity (kernel, namespaces,
+ *                           shared-memory domain) and the host's NUMA
+ *                           nodes, their cpus and distances
  *
  * The channel checks are real: a shared-memory segment is created and
  * mapped, and CMA is probed by a forked child reading a cookie out of
@@ -15,6 +17,7 @@
 #include "coll/lc_coll.h"
 #include "lc_config.h"
 #include "locality/lc_locality.h"
+#include "locality/lc_topo.h"
 #include "util/lc_params.h"
 
 #include <mpi.h>
@@ -22,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,19 +95,69 @@ static void check_ofi(void)
     }
 }
 
+/* The NUMA view of this host, as a rank's MPI_Init sees it (the
+ * topology is loaded, or failed to, when this is called). */
+static void print_numa(const lc_identity_t *id)
+{
+    if (!lc_params.numa) {
+        printf("NUMA: not read (LOCUS_NUMA=0): every pair gets the same-node settings\n");
+        return;
+    }
+    if (!lc_topo_loaded()) {
+        printf("NUMA: hwloc could not load the topology (see above): every rank's node is unknown\n");
+        return;
+    }
+    int n = lc_topo_numa_count();
+    printf("NUMA (hwloc %s, topology loaded in %.2f ms%s):\n", lc_topo_hwloc_version(), lc_topo_load_ms(),
+           lc_topo_is_this_system() ? "" : ", from HWLOC_XMLFILE/HWLOC_SYNTHETIC: simulated, memory never bound");
+    for (int i = 0; i < n; i++) {
+        char cpus[256];
+        lc_topo_numa_cpus(lc_topo_numa_os_index(i), cpus, sizeof(cpus));
+        printf("  node %d   cpus %s\n", lc_topo_numa_os_index(i), cpus[0] ? cpus : "(none: memory only)");
+    }
+    printf("  distances (relative latency, %s):\n      ",
+           lc_topo_distances_measured() ? "from the topology" : "none in the topology: assumed 10 same node, 20 other");
+    for (int j = 0; j < n; j++) printf(" %5d", lc_topo_numa_os_index(j));
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        printf("  %5d", lc_topo_numa_os_index(i));
+        for (int j = 0; j < n; j++) printf(" %5d", lc_topo_distance(lc_topo_numa_os_index(i), lc_topo_numa_os_index(j)));
+        printf("\n");
+    }
+    char size_x[32], size_s[32];
+    snprintf(size_x, sizeof(size_x), "%zu", lc_params.cma_threshold_xnuma);
+    snprintf(size_s, sizeof(size_s), "%zu", lc_params.cma_threshold);
+    if (id->numa_node >= 0)
+        printf("  this process: NUMA node %d\n", id->numa_node);
+    else
+        printf("  this process: NUMA node unknown (its cpus span %s)\n", n > 1 ? "several nodes" : "no node");
+    printf("A rank's node is the one node its affinity mask lies in (bind ranks, e.g. mpiexec -bind-to\n"
+           "core, to give them one); it places the rank's ring segment there. Shared-memory pairs on\n"
+           "two nodes farther apart than local pull rendezvous messages with CMA from\n"
+           "LOCUS_CMA_THRESHOLD_XNUMA (%s B) instead of LOCUS_CMA_THRESHOLD (%s B).\n", size_x, size_s);
+}
+
 static void print_locality(void)
 {
     lc_identity_t id;
+    /* Loaded before the identity (its NUMA node), as MPI_Init does. */
+    if (lc_params.numa) lc_topo_load();
     lc_identity_self(&id);
     printf("Locality of this process:\n");
     printf("  host name   %s\n  boot id     %s\n  uid         %u\n", id.host, id.boot_id, (unsigned)id.uid);
     printf("  namespaces  ipc %llu, pid %llu, net %llu, uts %llu, mnt %llu, user %llu\n",
            (unsigned long long)id.ns_ipc, (unsigned long long)id.ns_pid, (unsigned long long)id.ns_net,
            (unsigned long long)id.ns_uts, (unsigned long long)id.ns_mnt, (unsigned long long)id.ns_user);
+    printf("  shm domain  %s: device %u:%u, inode %llu%s\n", lc_identity_shm_dir(),
+           major((dev_t)id.shm_dev), minor((dev_t)id.shm_dev), (unsigned long long)id.shm_ino,
+           id.shm_dev || id.shm_ino ? "" : " (cannot stat it)");
     int all = 0;
     printf("  usable cores %d\n", lc_locality_union_cores(&id, &all, 1));
     printf("Ranks with the same boot id and uid try shared memory; it is used only if each can map\n"
-           "the other's segment, and CMA only if a probe read of the peer's cookie succeeds.\n");
+           "the other's segment, and CMA only if a probe read of the peer's cookie succeeds. Ranks\n"
+           "whose shm domains (device:inode) are equal see the same segment directory.\n");
+    print_numa(&id);
+    lc_topo_unload();
 }
 
 int main(int argc, char **argv)

@@ -238,6 +238,32 @@ static void *lc_ofi_pool_alloc(size_t n, size_t slot, uint64_t access, struct fi
     return p;
 }
 
+size_t lc_ofi_slot(size_t packet)
+{
+    return (LC_OFI_HDR + packet + 63) & ~(size_t)63;
+}
+
+void lc_ofi_budget(size_t eager, size_t pool, uint32_t credits, int npeers, size_t *packet_out,
+                   uint32_t *credits_out)
+{
+    size_t packet = eager < 256 ? 256 : (eager + 7) & ~(size_t)7;
+    if (packet > ((size_t)1 << 24)) packet = (size_t)1 << 24;
+    if (npeers > 0) {
+        /* Packets first: the largest whose slots fit `credits` + 3 per
+         * peer, not below the floor. */
+        size_t fit_slot = pool / ((size_t)npeers * ((size_t)credits + 3));
+        size_t fit = fit_slot > 64 ? (fit_slot - 64) & ~(size_t)63 : 0;
+        size_t floor = packet < LC_OFI_PACKET_FLOOR ? packet : LC_OFI_PACKET_FLOOR;
+        if (fit < packet) packet = fit > floor ? fit : floor;
+        /* Then the credits, never below 4 (or what was asked). */
+        size_t fitc = pool / ((size_t)npeers * lc_ofi_slot(packet));
+        fitc = fitc > 3 ? fitc - 3 : 0;
+        if (credits > fitc) credits = fitc < 4 ? (credits < 4 ? credits : 4) : (uint32_t)fitc;
+    }
+    *packet_out = packet;
+    *credits_out = credits;
+}
+
 int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, size_t addrlen)
 {
     int rc;
@@ -252,17 +278,9 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
         lc_log_error("LOCUS_OFI_CREDITS=%ld is out of range: use 1..255", credits);
         return -1;
     }
-    lc_ofi.packet = lc_params.ofi_eager_limit < 256 ? 256 : (lc_params.ofi_eager_limit + 7) & ~(size_t)7;
-    if (lc_ofi.packet > ((size_t)1 << 24)) lc_ofi.packet = (size_t)1 << 24;
-    lc_ofi.slot = (LC_OFI_HDR + lc_ofi.packet + 63) & ~(size_t)63;
-    /* The credits we grant each peer (published with our address): as
-     * many as asked, fewer when the pool would outgrow its budget. */
-    if (npeers > 0) {
-        size_t fit = lc_params.ofi_rx_pool / ((size_t)npeers * lc_ofi.slot);
-        fit = fit > 3 ? fit - 3 : 0;
-        if ((size_t)credits > fit) credits = fit < 4 ? (credits < 4 ? credits : 4) : (long)fit;
-    }
-    lc_ofi.credits = (uint32_t)credits;
+    lc_ofi_budget(lc_params.ofi_eager_limit, lc_params.ofi_rx_pool, (uint32_t)credits, npeers, &lc_ofi.packet,
+                  &lc_ofi.credits);
+    lc_ofi.slot = lc_ofi_slot(lc_ofi.packet);
     lc_ofi.credit_threshold = (lc_ofi.credits + 1) / 2;
     lc_ofi.window = lc_ofi.credits + 3; /* + 2 credit-only packets + 1 goodbye */
     lc_ofi.ntx = lc_params.ofi_tx_buffers < 2 ? 2 : (uint32_t)lc_params.ofi_tx_buffers;
@@ -283,7 +301,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     if (lc_ofi.inject_size > 256) lc_ofi.inject_size = 256; /* the stack buffer in try_send */
     if (fi->ep_attr->max_msg_size < LC_OFI_HDR + lc_ofi.packet) {
         lc_ofi.packet = (fi->ep_attr->max_msg_size - LC_OFI_HDR) & ~(size_t)7;
-        lc_ofi.slot = (LC_OFI_HDR + lc_ofi.packet + 63) & ~(size_t)63;
+        lc_ofi.slot = lc_ofi_slot(lc_ofi.packet);
     }
     /* Our pools are the queue depths we need: at most nrx receives and
      * ntx tracked sends are posted, plus injects.  Asking for no more

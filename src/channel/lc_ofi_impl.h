@@ -52,6 +52,9 @@ typedef struct lc_ofi_wire {
 } lc_ofi_wire_t;
 
 #define LC_OFI_HDR (sizeof(lc_ofi_wire_t) + sizeof(lc_pkt_hdr_t))
+/* Smallest packet payload the receive-pool budget shrinks packets to
+ * before it shrinks credits (LOCUS_OFI_EAGER_LIMIT may set less). */
+#define LC_OFI_PACKET_FLOOR ((size_t)16 << 10)
 _Static_assert(LC_OFI_HDR == 32, "ofi packet header must be 32 bytes (payload 8-byte aligned)");
 
 /* What a completion's context points at.  Every context begins with the
@@ -188,6 +191,19 @@ void lc_ofi_flush_credits(void);
 /* Release the registration of the send buffer of request sreq exposed
  * to `peer` (its CTS or FIN arrived). */
 void lc_ofi_unexpose(lc_peer_t *peer, uint32_t sreq);
+
+/* Bytes per bounce buffer for a packet payload (headers, 64-byte aligned). */
+size_t lc_ofi_slot(size_t packet);
+
+/* Packet payload and credits per peer for `npeers` network peers when the
+ * receive buffers ((credits + 3) per peer) must fit `pool` bytes: the
+ * budget shrinks the packet from `eager` first, down to
+ * LC_OFI_PACKET_FLOOR, then the credits, down to 4.  A job with few
+ * network peers gets large eager messages (64 KiB in one packet instead of
+ * a rendezvous: twice the bandwidth over TCP here), one with many keeps
+ * its credits. */
+void lc_ofi_budget(size_t eager, size_t pool, uint32_t credits, int npeers, size_t *packet,
+                   uint32_t *credits_out);
 
 /* fi_strerror for a negative libfabric return code. */
 const char *lc_ofi_strerror(ssize_t rc);

@@ -64,17 +64,18 @@ const lc_param_desc_t lc_param_table[] = {
     { "OFI_IFACE", LC_PARAM_STRING, LC_P(ofi_iface), "", NULL,
       "libfabric domain of the network channel; for the tcp provider the network interface (e.g. eth0). "
       "Empty = the provider's first domain that is not a loopback interface." },
-    { "OFI_EAGER_LIMIT", LC_PARAM_SIZE, LC_P(ofi_eager_limit), "16k", NULL,
+    { "OFI_EAGER_LIMIT", LC_PARAM_SIZE, LC_P(ofi_eager_limit), "64k", NULL,
       "Messages to network peers up to this size are sent in one packet and complete at once; larger "
       "ones use the rendezvous protocol. It is also the payload of every network packet and receive "
-      "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values." },
+      "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values. With "
+      "many network peers, OFI_RX_POOL shrinks it (down to 16k) before it shrinks the credits." },
     { "OFI_CREDITS", LC_PARAM_INT, LC_P(ofi_credits), "32", NULL,
       "Packets a rank may have in flight to one network peer (1..255): the receiver pre-posts this many "
       "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
       "receiver to free some; nothing is ever dropped. See OFI_RX_POOL." },
     { "OFI_RX_POOL", LC_PARAM_SIZE, LC_P(ofi_rx_pool), "64m", NULL,
       "Memory for network receive buffers per rank (network peers x (credits + 3) x packet): with many "
-      "network peers the credits per peer shrink to fit, down to 4." },
+      "network peers the packets shrink to fit (down to 16k), then the credits per peer (down to 4)." },
     { "OFI_TX_BUFFERS", LC_PARAM_INT, LC_P(ofi_tx_buffers), "64", NULL,
       "Send bounce buffers per process (packets too large to inject wait in one until the provider "
       "completes them)." },

@@ -50,6 +50,7 @@ import json
 import os
 import platform
 import shutil
+import shlex
 import signal
 import statistics
 import subprocess
@@ -415,6 +416,20 @@ class Scenario:
                 mpi.launch_hosts(nodes, hs.agent or "AGENT", self.locus_env())
         return mpi.launch(self.np, self.bind, cores)
 
+    def pinning(self):
+        """Argv prefix that runs a rank on its emulated host's own core:
+        host hK on core (K-1) mod cores, the same for every MPI (their own
+        binding is off), as real hosts each have their own CPUs.  Unpinned,
+        the two ranks of hosts2 sometimes shared a core with the other's
+        softirq work, and the 8 B latency of every MPI jumped between
+        about 6.3 and 8.5 us from run to run.  Containers share their host's
+        cores (as Docker's do): not pinned."""
+        if not self.hosts or self.containers:
+            return []
+        return ["/bin/sh", "-c",
+                'n=$(hostname); exec taskset -c $(( (${n#h} - 1) % $(nproc --all) )) "$@"',
+                "lc-pin"]
+
     def program(self, mpi, prog):
         """Path of a benchmark program as the ranks see it."""
         return self.bins.get(mpi.ref_of or mpi.key, {}).get(prog, mpi.bins[prog])
@@ -602,7 +617,7 @@ def scenarios(quick):
             2, True, [mr_job([1, 8, 64, 512, 4 * KiB])], 3 if quick else 5, 60),
         "hosts2": Scenario(
             "hosts2", "2 ranks on two emulated hosts (scripts/lc-hosts: network "
-            "namespaces joined by veths and a bridge), one rank each, unbound; "
+            "namespaces joined by veths and a bridge), one rank each, each host pinned to its own core; "
             "each MPI's launcher runs in h1 and starts the rank on h2 through "
             "the lc-hosts agent: ping-pong latency and windowed bandwidth",
             2, False,
@@ -692,7 +707,7 @@ def probe_binding(mpi, sc, cores, env, timeout):
         # Also where each rank ran: proves the placement (one per host or
         # container; both in c1 for the one-container reference).
         script = 'echo "$(hostname): $(grep Cpus_allowed_list: /proc/self/status | cut -f2)"'
-    argv = sc.launch(mpi, cores) + ["/bin/sh", "-c", script]
+    argv = sc.launch(mpi, cores) + sc.pinning() + ["/bin/sh", "-c", script]
     status, out, err, _ = run_cmd(argv, env, timeout)
     if status != "ok":
         return f"probe {status}"
@@ -793,7 +808,7 @@ def run_scenario_here(sc, mpis, args, logdir, results, step, total_steps):
             for m in run:
                 step[0] += 1
                 env = dict(os.environ, **m.env)
-                argv = sc.launch(m, cores) + [sc.program(m, job.prog)] + \
+                argv = sc.launch(m, cores) + sc.pinning() + [sc.program(m, job.prog)] + \
                     job.args + ["-f", "csv"] + ([] if args.no_validate else ["-c"])
                 status, out, err, secs = run_cmd(argv, env, timeout)
                 if sc.hosts:
@@ -1097,10 +1112,13 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
         md += [f"## Scenario `{sc.name}`", "", f"{sc.desc}; {sc.np} ranks, "
                f"{sc.reps} repetitions per MPI.", "",
                "Binding: " + (placement_containers(sc) if sc.containers else
-                              "none; one rank on each emulated host "
+                              "one rank on each emulated host, each host pinned to a "
+                              "core of its own by the harness (`taskset` around the "
+                              "program: hK on core K-1) "
                               f"(lc-hosts set {sc.hostset.name}, torn down after the "
-                              "scenario; Open MPI `--bind-to none`, since each host's "
-                              "launcher would otherwise bind its one rank to core 0)"
+                              "scenario; the MPIs' own binding off: Open MPI "
+                              "`--bind-to none`, since each host's launcher would "
+                              "otherwise bind its one rank to core 0)"
                               if sc.hosts else
                               "each rank bound to its own core (MPICH and Locus "
                               "`-bind-to core`, Open MPI `--bind-to core`)" if sc.bind else
@@ -1110,7 +1128,7 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
                + (", with the host or container it ran on" if sc.hosts else "") + "):", ""]
         for m in sc.mpis:
             for j in sc.jobs:
-                cmd = " ".join(sc.launch(m, cores) + [
+                cmd = shlex.join(sc.launch(m, cores) + sc.pinning() + [
                     shown_path(sc.program(m, j.prog))] + j.args + ["-f", "csv"] +
                     ([] if meta["no_validate"] else ["-c"]))
                 md.append(f"- {m.label}: `{cmd}`")

@@ -89,6 +89,7 @@ static const lc_coll_rule_t lc_rules_bcast[] = {
     { "binomial", 512 * KiB, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
     { "scatter_allgather", ANY_SIZE, 8, INT_MAX, { .bcast = lc_coll_bcast_scatter_allgather } },
     { "binomial", ANY_SIZE, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
+    { "linear", BY_NAME_ONLY, { .bcast = lc_coll_bcast_linear } },
 };
 static const lc_coll_rule_t lc_rules_reduce[] = {
     { "binomial", 64 * KiB, ANY_RANKS, { .reduce = lc_coll_reduce_binomial } },

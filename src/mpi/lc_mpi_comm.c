@@ -72,7 +72,7 @@ LC_API int PMPI_Comm_size(MPI_Comm comm, int *size)
 }
 LC_MPI_ALIAS(Comm_size);
 
-static int lc_comm_derive(lc_comm_t *parent, int rank, int size, const int *world_ranks, lc_comm_t **out_p)
+int lc_mpi_comm_derive(lc_comm_t *parent, int rank, int size, const int *world_ranks, lc_comm_t **out_p)
 {
     int slot;
     int rc = lc_ctx_agree(parent, &slot);
@@ -94,8 +94,13 @@ LC_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int rc = lc_check_comm(comm, &c);
     if (rc) return lc_mpi_error(NULL, "MPI_Comm_dup", rc);
     if (!newcomm) return lc_mpi_error(c, "MPI_Comm_dup", lc_error(MPI_ERR_ARG, "newcomm is NULL"));
-    rc = lc_comm_derive(c, c->rank, c->size, c->world_ranks, &n);
+    rc = lc_mpi_comm_derive(c, c->rank, c->size, c->world_ranks, &n);
     if (rc) return lc_mpi_error(c, "MPI_Comm_dup", rc);
+    /* The duplicate keeps the topology (MPI 4.1 §7.4.2). */
+    if (c->cart && !(n->cart = lc_cart_new(c->cart->ndims, c->cart->dims, c->cart->periods))) {
+        lc_comm_free_handle(n);
+        return lc_mpi_error(c, "MPI_Comm_dup", lc_error(MPI_ERR_NO_MEM, "out of memory copying a topology"));
+    }
     *newcomm = n->handle;
     return MPI_SUCCESS;
 }
@@ -157,7 +162,7 @@ LC_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         world_ranks[i] = c->world_ranks[members[i].rank];
         if (members[i].rank == c->rank) my_rank = i;
     }
-    rc = lc_comm_derive(c, my_rank, n_members, world_ranks, &n);
+    rc = lc_mpi_comm_derive(c, my_rank, n_members, world_ranks, &n);
 out:
     free(all);
     free(members);

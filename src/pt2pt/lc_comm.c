@@ -81,6 +81,7 @@ void lc_comm_destroy(lc_comm_t *c)
     lc_ctx_mark(c->context_slot, 0);
     free(c->world_ranks);
     free(c->peers);
+    free(c->cart);
     free(c);
 }
 

@@ -15,6 +15,13 @@
 #include <mpi.h>
 #include <stdint.h>
 
+/* A Cartesian topology (MPI_Cart_create): dims[ndims], periods[ndims],
+ * one allocation with the struct. */
+typedef struct lc_cart {
+    int ndims;
+    int *dims, *periods;
+} lc_cart_t;
+
 typedef struct lc_comm {
     MPI_Comm handle;
     uint32_t ctx;            /* even; collectives use ctx + 1 */
@@ -25,6 +32,7 @@ typedef struct lc_comm {
     int context_slot;        /* bit in the context-id mask (freed with the object) */
     int refcount;            /* the handle + requests in flight (MPI 4.1 §7.4.3: pending
                                 operations on a freed communicator complete normally) */
+    lc_cart_t *cart;         /* NULL: no topology */
     char name[MPI_MAX_OBJECT_NAME];
 } lc_comm_t;
 

@@ -124,9 +124,6 @@ static void print_numa(const lc_identity_t *id)
         for (int j = 0; j < n; j++) printf(" %5d", lc_topo_distance(lc_topo_numa_os_index(i), lc_topo_numa_os_index(j)));
         printf("\n");
     }
-    char size_x[32], size_s[32];
-    snprintf(size_x, sizeof(size_x), "%zu", lc_params.cma_threshold_xnuma);
-    snprintf(size_s, sizeof(size_s), "%zu", lc_params.cma_threshold);
     if (id->numa_node >= 0)
         printf("  this process: NUMA node %d\n", id->numa_node);
     else
@@ -134,7 +131,8 @@ static void print_numa(const lc_identity_t *id)
     printf("A rank's node is the one node its affinity mask lies in (bind ranks, e.g. mpiexec -bind-to\n"
            "core, to give them one); it places the rank's ring segment there. Shared-memory pairs on\n"
            "two nodes farther apart than local pull rendezvous messages with CMA from\n"
-           "LOCUS_CMA_THRESHOLD_XNUMA (%s B) instead of LOCUS_CMA_THRESHOLD (%s B).\n", size_x, size_s);
+           "LOCUS_CMA_THRESHOLD_XNUMA (%zu B) instead of LOCUS_CMA_THRESHOLD (%zu B).\n",
+           lc_params.cma_threshold_xnuma, lc_params.cma_threshold);
 }
 
 static void print_locality(void)

@@ -219,6 +219,10 @@ int    mpiexec_install_signals(int signal_pipe[2]);
 void   mpiexec_adopt_orphans(void);
 void   mpiexec_kill_orphans(void);
 void   mpiexec_fix_std_fds(void);
+/* In a forked child before exec: default dispositions for the signals
+ * mpiexec handles or ignores, nothing blocked (ignored signals and the
+ * mask survive exec). */
+void   mpiexec_child_signals(void);
 int    mpiexec_buf_reserve(mpiexec_buf_t *b, size_t more);
 int    mpiexec_buf_put(mpiexec_buf_t *b, const void *p, size_t n);
 void   mpiexec_buf_consume(mpiexec_buf_t *b, size_t n);

@@ -89,16 +89,9 @@ static int mpiexec_agent_start(mpiexec_job_t *job, mpiexec_proxy_t *px, char **w
     if (pid == 0) {
         char *argv[nwords + 3];
         int null = open("/dev/null", O_RDONLY);
-        sigset_t none;
 
         setpgid(0, 0);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGCHLD, SIG_DFL);
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
+        mpiexec_child_signals();
         /* stdin is /dev/null, like ssh -n: our stdin is rank 0's. */
         if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
             _exit(127);

@@ -31,7 +31,6 @@ static void mpiexec_spawn_setenv_int(const char *name, int v)
 static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, int pmi_fd, int in_fd,
                                 int out_fd, int err_fd, int status_fd, const cpu_set_t *cpus)
 {
-    sigset_t none;
     int err;
 
     setpgid(0, 0);
@@ -42,13 +41,7 @@ static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, in
     if (getppid() != parent)
         _exit(127);
     /* Ignored signals stay ignored across exec: give the rank defaults. */
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    signal(SIGCHLD, SIG_DFL);
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    mpiexec_child_signals();
 
     /* All inputs are >= 3 (0, 1, 2 are kept open), so dup2 onto 0..2
      * cannot clobber one we still need. */

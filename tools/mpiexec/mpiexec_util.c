@@ -233,3 +233,14 @@ void mpiexec_kill_orphans(void)
         usleep(2000);
     }
 }
+
+void mpiexec_child_signals(void)
+{
+    static const int sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+    sigset_t none;
+
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        signal(sigs[i], SIG_DFL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}

@@ -5,12 +5,26 @@
  * MPI_<name> is a weak alias of it (LC_MPI_ALIAS), so a profiling library
  * can interpose MPI_<name> and call PMPI_<name>.
  *
- * Error handling pattern of an API function:
- *   - each check returns MPI_SUCCESS or an error code made by lc_error()
- *     with a message that says what was wrong;
- *   - the function returns lc_mpi_error(comm, "MPI_Xxx", code), which
- *     runs the communicator's error handler (fatal by default: print the
- *     message and abort the job; MPI_ERRORS_RETURN: return the code).
+ * The one argument-check idiom of an API function (docs/style.md):
+ *
+ *     LC_API int PMPI_Foo(MPI_Comm comm, int count, int *result)
+ *     {
+ *         lc_comm_t *c = NULL;                  // error handler: c's, else WORLD's
+ *         int rc;
+ *         LC_TRY(lc_check_comm(comm, &c));      // each check: MPI_SUCCESS or a code
+ *         LC_TRY(lc_check_count(count));        //   made by lc_error() with a message
+ *         LC_TRY(lc_check_ptr(result, "result"));
+ *         LC_TRY(lc_foo(c, count, result));     // the work, below the MPI layer
+ *         return MPI_SUCCESS;
+ *     err:
+ *         return lc_mpi_error(c, "MPI_Foo", rc);
+ *     }
+ *     LC_MPI_ALIAS(Foo);
+ *
+ * lc_mpi_error runs the communicator's error handler (fatal by default:
+ * print the message and abort the job; MPI_ERRORS_RETURN: return the
+ * code).  Outputs are written only on success.  Checks that several
+ * functions share are functions (lc_check_*), not copies.
  */
 #ifndef LC_MPI_H
 #define LC_MPI_H
@@ -27,6 +41,13 @@
 #define LC_API __attribute__((visibility("default")))
 #define LC_MPI_ALIAS(name) \
     extern __typeof__(PMPI_##name) MPI_##name __attribute__((weak, alias("PMPI_" #name), visibility("default")))
+
+/* Run one check or step of an API function; on failure jump to its `err:`
+ * label with the code in `rc` (see the idiom above). */
+#define LC_TRY(expr)                                           \
+    do {                                                       \
+        if (lc_unlikely((rc = (expr)) != MPI_SUCCESS)) goto err; \
+    } while (0)
 
 enum { LC_MPI_STATE_NONE = 0, LC_MPI_STATE_INIT, LC_MPI_STATE_FINALIZED };
 extern int lc_mpi_state;
@@ -46,6 +67,8 @@ int lc_check_rank(const lc_comm_t *comm, int rank, bool any_ok);
 int lc_check_tag(int tag, bool any_ok);
 int lc_check_root(const lc_comm_t *comm, int root);
 int lc_check_op(MPI_Op op, MPI_Datatype dt);
+/* An output or input pointer that must not be NULL: MPI_ERR_ARG naming it. */
+int lc_check_ptr(const void *p, const char *name);
 
 /* Size in bytes of count elements of a (validated) predefined type. */
 static inline size_t lc_bytes(int count, MPI_Datatype dt)

@@ -100,3 +100,9 @@ int lc_check_op(MPI_Op op, MPI_Datatype dt)
 {
     return lc_op_check(op, dt);
 }
+
+int lc_check_ptr(const void *p, const char *name)
+{
+    if (lc_likely(p != NULL)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_ARG, "%s is NULL", name);
+}

@@ -11,11 +11,6 @@
 #include "mpi/lc_mpi.h"
 #include "coll/lc_coll.h"
 
-#define LC_TRY(expr)                                    \
-    do {                                                \
-        if ((rc = (expr)) != MPI_SUCCESS) goto err;     \
-    } while (0)
-
 /* count, datatype and buffer of one side of a transfer */
 static int lc_check_side(const void *buf, int count, MPI_Datatype dt)
 {

@@ -70,6 +70,35 @@ int lc_check_op(MPI_Op op, MPI_Datatype dt);
 /* An output or input pointer that must not be NULL: MPI_ERR_ARG naming it. */
 int lc_check_ptr(const void *p, const char *name);
 
+/* Checks shared by every send-like (receive-like) call: communicator,
+ * count, datatype, peer rank, tag, buffer.  *comm_p is NULL when the
+ * communicator itself is bad.  Inline: they are on the message path. */
+static inline int lc_check_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                lc_comm_t **comm_p)
+{
+    *comm_p = NULL;
+    int rc = lc_check_comm(comm, comm_p);
+    if (!rc) rc = lc_check_count(count);
+    if (!rc) rc = lc_check_dtype(dt);
+    if (!rc) rc = lc_check_rank(*comm_p, dest, false);
+    if (!rc) rc = lc_check_tag(tag, false);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    return rc;
+}
+
+static inline int lc_check_recv(const void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                                lc_comm_t **comm_p)
+{
+    *comm_p = NULL;
+    int rc = lc_check_comm(comm, comm_p);
+    if (!rc) rc = lc_check_count(count);
+    if (!rc) rc = lc_check_dtype(dt);
+    if (!rc) rc = lc_check_rank(*comm_p, source, true);
+    if (!rc) rc = lc_check_tag(tag, true);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    return rc;
+}
+
 /* Size in bytes of count elements of a (validated) predefined type. */
 static inline size_t lc_bytes(int count, MPI_Datatype dt)
 {

@@ -26,12 +26,11 @@ static pthread_t lc_main_thread;
 
 static int lc_init(int required, int *provided)
 {
-    if (lc_mpi_state != LC_MPI_STATE_NONE) {
-        int code = lc_error(MPI_ERR_OTHER, lc_mpi_state == LC_MPI_STATE_INIT
-                                               ? "MPI is already initialized: call MPI_Init only once"
-                                               : "MPI cannot be initialized again after MPI_Finalize");
-        return lc_mpi_error(NULL, "MPI_Init", code);
-    }
+    int rc;
+    if (lc_mpi_state != LC_MPI_STATE_NONE)
+        LC_TRY(lc_error(MPI_ERR_OTHER, lc_mpi_state == LC_MPI_STATE_INIT
+                                           ? "MPI is already initialized: call MPI_Init only once"
+                                           : "MPI cannot be initialized again after MPI_Finalize"));
     lc_params_load();
     lc_pmi_info_t info;
     if (lc_pmi_init(&info) != 0) lc_fatal("cannot contact the launcher (PMI); start the program with mpiexec");
@@ -56,6 +55,8 @@ static int lc_init(int required, int *provided)
     if (provided) *provided = lc_thread_level;
     lc_mpi_state = LC_MPI_STATE_INIT;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Init", rc);
 }
 
 LC_API int PMPI_Init(int *argc, char ***argv)
@@ -70,15 +71,18 @@ LC_API int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided
 {
     (void)argc;
     (void)argv;
-    if (!provided) return lc_mpi_error(NULL, "MPI_Init_thread", lc_error(MPI_ERR_ARG, "provided is NULL"));
+    int rc;
+    LC_TRY(lc_check_ptr(provided, "provided"));
     return lc_init(required, provided);
+err:
+    return lc_mpi_error(NULL, "MPI_Init_thread", rc);
 }
 LC_MPI_ALIAS(Init_thread);
 
 LC_API int PMPI_Finalize(void)
 {
-    int rc = lc_check_initialized();
-    if (rc) return lc_mpi_error(NULL, "MPI_Finalize", rc);
+    int rc;
+    LC_TRY(lc_check_initialized());
     /* No peer may still be writing into our rings when we unmap them:
      * after this barrier every rank has finished communicating. */
     lc_coll_barrier(lc_comm_builtin[0]);
@@ -91,22 +95,30 @@ LC_API int PMPI_Finalize(void)
     lc_request_pool_fini();
     lc_mpi_state = LC_MPI_STATE_FINALIZED;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Finalize", rc);
 }
 LC_MPI_ALIAS(Finalize);
 
 LC_API int PMPI_Initialized(int *flag)
 {
-    if (!flag) return lc_mpi_error(NULL, "MPI_Initialized", lc_error(MPI_ERR_ARG, "flag is NULL"));
+    int rc;
+    LC_TRY(lc_check_ptr(flag, "flag"));
     *flag = lc_mpi_state != LC_MPI_STATE_NONE;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Initialized", rc);
 }
 LC_MPI_ALIAS(Initialized);
 
 LC_API int PMPI_Finalized(int *flag)
 {
-    if (!flag) return lc_mpi_error(NULL, "MPI_Finalized", lc_error(MPI_ERR_ARG, "flag is NULL"));
+    int rc;
+    LC_TRY(lc_check_ptr(flag, "flag"));
     *flag = lc_mpi_state == LC_MPI_STATE_FINALIZED;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Finalized", rc);
 }
 LC_MPI_ALIAS(Finalized);
 
@@ -123,56 +135,69 @@ LC_MPI_ALIAS(Abort);
 
 LC_API int PMPI_Query_thread(int *provided)
 {
-    int rc = lc_check_initialized();
-    if (rc) return lc_mpi_error(NULL, "MPI_Query_thread", rc);
-    if (!provided) return lc_mpi_error(NULL, "MPI_Query_thread", lc_error(MPI_ERR_ARG, "provided is NULL"));
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_check_ptr(provided, "provided"));
     *provided = lc_thread_level;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Query_thread", rc);
 }
 LC_MPI_ALIAS(Query_thread);
 
 LC_API int PMPI_Is_thread_main(int *flag)
 {
-    int rc = lc_check_initialized();
-    if (rc) return lc_mpi_error(NULL, "MPI_Is_thread_main", rc);
-    if (!flag) return lc_mpi_error(NULL, "MPI_Is_thread_main", lc_error(MPI_ERR_ARG, "flag is NULL"));
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_check_ptr(flag, "flag"));
     *flag = pthread_equal(pthread_self(), lc_main_thread);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Is_thread_main", rc);
 }
 LC_MPI_ALIAS(Is_thread_main);
 
 LC_API int PMPI_Get_version(int *version, int *subversion)
 {
-    if (!version || !subversion)
-        return lc_mpi_error(NULL, "MPI_Get_version", lc_error(MPI_ERR_ARG, "version or subversion is NULL"));
+    int rc;
+    LC_TRY(lc_check_ptr(version, "version"));
+    LC_TRY(lc_check_ptr(subversion, "subversion"));
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Get_version", rc);
 }
 LC_MPI_ALIAS(Get_version);
 
 LC_API int PMPI_Get_library_version(char *version, int *resultlen)
 {
-    if (!version || !resultlen)
-        return lc_mpi_error(NULL, "MPI_Get_library_version", lc_error(MPI_ERR_ARG, "version or resultlen is NULL"));
+    int rc;
+    LC_TRY(lc_check_ptr(version, "version"));
+    LC_TRY(lc_check_ptr(resultlen, "resultlen"));
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "Locus MPI %s (MPI %d.%d, MPICH ABI; %s build, %s)", LOCUS_VERSION, MPI_VERSION,
                      MPI_SUBVERSION, LOCUS_BUILD_TYPE, LOCUS_C_COMPILER);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Get_library_version", rc);
 }
 LC_MPI_ALIAS(Get_library_version);
 
 LC_API int PMPI_Get_processor_name(char *name, int *resultlen)
 {
-    if (!name || !resultlen)
-        return lc_mpi_error(NULL, "MPI_Get_processor_name", lc_error(MPI_ERR_ARG, "name or resultlen is NULL"));
+    int rc;
+    LC_TRY(lc_check_ptr(name, "name"));
+    LC_TRY(lc_check_ptr(resultlen, "resultlen"));
     char host[MPI_MAX_PROCESSOR_NAME];
     if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
     host[sizeof(host) - 1] = 0;
     int n = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
     *resultlen = n < MPI_MAX_PROCESSOR_NAME ? n : MPI_MAX_PROCESSOR_NAME - 1;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Get_processor_name", rc);
 }
 LC_MPI_ALIAS(Get_processor_name);
 

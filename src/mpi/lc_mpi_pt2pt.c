@@ -8,54 +8,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Checks shared by every send-like call.  *comm_p is NULL when the
- * communicator itself is bad. */
-static inline int lc_check_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                                lc_comm_t **comm_p)
-{
-    *comm_p = NULL;
-    int rc = lc_check_comm(comm, comm_p);
-    if (!rc) rc = lc_check_count(count);
-    if (!rc) rc = lc_check_dtype(dt);
-    if (!rc) rc = lc_check_rank(*comm_p, dest, false);
-    if (!rc) rc = lc_check_tag(tag, false);
-    if (!rc) rc = lc_check_buf(buf, count, dt);
-    return rc;
-}
-
-static inline int lc_check_recv(const void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                                lc_comm_t **comm_p)
-{
-    *comm_p = NULL;
-    int rc = lc_check_comm(comm, comm_p);
-    if (!rc) rc = lc_check_count(count);
-    if (!rc) rc = lc_check_dtype(dt);
-    if (!rc) rc = lc_check_rank(*comm_p, source, true);
-    if (!rc) rc = lc_check_tag(tag, true);
-    if (!rc) rc = lc_check_buf(buf, count, dt);
-    return rc;
-}
-
 static int lc_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    lc_send_mode_t mode, const char *func)
 {
     lc_comm_t *c;
-    int rc = lc_check_send(buf, count, dt, dest, tag, comm, &c);
-    if (lc_likely(!rc)) rc = lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode);
-    return lc_unlikely(rc) ? lc_mpi_error(c, func, rc) : MPI_SUCCESS;
+    int rc;
+    LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
+    LC_TRY(lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
+}
+
+/* A NULL request pointer is MPI_ERR_REQUEST: there is nowhere to put the handle. */
+static int lc_check_request_out(const MPI_Request *request)
+{
+    return lc_likely(request != NULL) ? MPI_SUCCESS : lc_error(MPI_ERR_REQUEST, "request is NULL");
 }
 
 static int lc_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     lc_send_mode_t mode, MPI_Request *request, const char *func)
 {
     lc_comm_t *c;
-    int rc = lc_check_send(buf, count, dt, dest, tag, comm, &c);
-    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
     lc_request_t *req;
-    if (!rc) rc = lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req);
-    if (rc) return lc_mpi_error(c, func, rc);
+    int rc;
+    LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req));
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
 }
 
 LC_API int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -101,9 +84,12 @@ LC_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, in
                      MPI_Status *status)
 {
     lc_comm_t *c;
-    int rc = lc_check_recv(buf, count, datatype, source, tag, comm, &c);
-    if (lc_likely(!rc)) rc = lc_pt2pt_recv(buf, lc_bytes(count, datatype), source, tag, c, LC_CTX_PT2PT, status);
-    return lc_unlikely(rc) ? lc_mpi_error(c, "MPI_Recv", rc) : MPI_SUCCESS;
+    int rc;
+    LC_TRY(lc_check_recv(buf, count, datatype, source, tag, comm, &c));
+    LC_TRY(lc_pt2pt_recv(buf, lc_bytes(count, datatype), source, tag, c, LC_CTX_PT2PT, status));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Recv", rc);
 }
 LC_MPI_ALIAS(Recv);
 
@@ -111,37 +97,50 @@ LC_API int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, i
                       MPI_Request *request)
 {
     lc_comm_t *c;
-    int rc = lc_check_recv(buf, count, datatype, source, tag, comm, &c);
-    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
     lc_request_t *req;
-    if (!rc) rc = lc_pt2pt_irecv(buf, lc_bytes(count, datatype), source, tag, c, LC_CTX_PT2PT, &req);
-    if (rc) return lc_mpi_error(c, "MPI_Irecv", rc);
+    int rc;
+    LC_TRY(lc_check_recv(buf, count, datatype, source, tag, comm, &c));
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_pt2pt_irecv(buf, lc_bytes(count, datatype), source, tag, c, LC_CTX_PT2PT, &req));
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Irecv", rc);
 }
 LC_MPI_ALIAS(Irecv);
+
+/* The rest of a send-receive once its receive `rreq` is posted: send, then
+ * wait for both.  A send that cannot start withdraws the receive, which
+ * must not fill the buffer later. */
+static int lc_sendrecv_finish(const void *sendbuf, size_t bytes, int dest, int tag, lc_comm_t *c,
+                              lc_request_t *rreq, MPI_Status *status)
+{
+    lc_request_t *sreq;
+    int rc = lc_pt2pt_isend(sendbuf, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
+    if (rc) {
+        lc_pt2pt_cancel(rreq);
+        lc_pt2pt_wait_release(rreq, MPI_STATUS_IGNORE);
+        return rc;
+    }
+    int serr = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
+    int rerr = lc_pt2pt_wait_release(rreq, status);
+    return rerr ? rerr : serr;
+}
 
 LC_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                          MPI_Comm comm, MPI_Status *status)
 {
     lc_comm_t *c;
-    int rc = lc_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c);
-    if (!rc) rc = lc_check_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, &c);
-    lc_request_t *rreq, *sreq;
-    if (!rc) rc = lc_pt2pt_irecv(recvbuf, lc_bytes(recvcount, recvtype), source, recvtag, c, LC_CTX_PT2PT, &rreq);
-    if (rc) return lc_mpi_error(c, "MPI_Sendrecv", rc);
-    rc = lc_pt2pt_isend(sendbuf, lc_bytes(sendcount, sendtype), dest, sendtag, c, LC_CTX_PT2PT, LC_MODE_STANDARD,
-                        &sreq);
-    if (rc) { /* withdraw the receive: it must not fill the buffer later */
-        lc_pt2pt_cancel(rreq);
-        lc_pt2pt_wait_release(rreq, MPI_STATUS_IGNORE);
-        return lc_mpi_error(c, "MPI_Sendrecv", rc);
-    }
-    int serr = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
-    int rerr = lc_pt2pt_wait_release(rreq, status);
-    rc = rerr ? rerr : serr;
-    return rc ? lc_mpi_error(c, "MPI_Sendrecv", rc) : MPI_SUCCESS;
+    lc_request_t *rreq;
+    int rc;
+    LC_TRY(lc_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c));
+    LC_TRY(lc_check_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, &c));
+    LC_TRY(lc_pt2pt_irecv(recvbuf, lc_bytes(recvcount, recvtype), source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    LC_TRY(lc_sendrecv_finish(sendbuf, lc_bytes(sendcount, sendtype), dest, sendtag, c, rreq, status));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Sendrecv", rc);
 }
 LC_MPI_ALIAS(Sendrecv);
 
@@ -149,30 +148,22 @@ LC_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, in
                                  int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     lc_comm_t *c;
-    int rc = lc_check_send(buf, count, datatype, dest, sendtag, comm, &c);
-    if (!rc) rc = lc_check_recv(buf, count, datatype, source, recvtag, comm, &c);
-    if (rc) return lc_mpi_error(c, "MPI_Sendrecv_replace", rc);
+    lc_request_t *rreq;
+    void *copy = NULL;
+    int rc;
+    LC_TRY(lc_check_send(buf, count, datatype, dest, sendtag, comm, &c));
+    LC_TRY(lc_check_recv(buf, count, datatype, source, recvtag, comm, &c));
     size_t bytes = lc_bytes(count, datatype);
-    void *copy = malloc(bytes ? bytes : 1);
-    if (!copy)
-        return lc_mpi_error(c, "MPI_Sendrecv_replace",
-                            lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte staging buffer", bytes));
+    if (!(copy = malloc(bytes ? bytes : 1)))
+        LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte staging buffer", bytes));
     memcpy(copy, buf, bytes);
-    lc_request_t *rreq, *sreq;
-    rc = lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq);
-    if (!rc) {
-        rc = lc_pt2pt_isend(copy, bytes, dest, sendtag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-        if (rc) { /* withdraw the receive before the staging copy goes */
-            lc_pt2pt_cancel(rreq);
-            lc_pt2pt_wait_release(rreq, MPI_STATUS_IGNORE);
-        } else {
-            rc = lc_pt2pt_wait_release(sreq, MPI_STATUS_IGNORE);
-            int rerr = lc_pt2pt_wait_release(rreq, status);
-            if (rerr) rc = rerr;
-        }
-    }
+    LC_TRY(lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    LC_TRY(lc_sendrecv_finish(copy, bytes, dest, sendtag, c, rreq, status));
     free(copy);
-    return rc ? lc_mpi_error(c, "MPI_Sendrecv_replace", rc) : MPI_SUCCESS;
+    return MPI_SUCCESS;
+err:
+    free(copy);
+    return lc_mpi_error(c, "MPI_Sendrecv_replace", rc);
 }
 LC_MPI_ALIAS(Sendrecv_replace);
 
@@ -195,9 +186,9 @@ static void lc_status_proc_null(MPI_Status *status)
 LC_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     lc_comm_t *c;
-    int rc = lc_check_probe(source, tag, comm, &c);
-    if (!rc && !flag) rc = lc_error(MPI_ERR_ARG, "flag is NULL");
-    if (rc) return lc_mpi_error(c, "MPI_Iprobe", rc);
+    int rc;
+    LC_TRY(lc_check_probe(source, tag, comm, &c));
+    LC_TRY(lc_check_ptr(flag, "flag"));
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         lc_status_proc_null(status);
@@ -205,14 +196,16 @@ LC_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status
     }
     lc_pt2pt_iprobe(source, tag, c, flag, status, NULL);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Iprobe", rc);
 }
 LC_MPI_ALIAS(Iprobe);
 
 LC_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     lc_comm_t *c;
-    int rc = lc_check_probe(source, tag, comm, &c);
-    if (rc) return lc_mpi_error(c, "MPI_Probe", rc);
+    int rc;
+    LC_TRY(lc_check_probe(source, tag, comm, &c));
     if (source == MPI_PROC_NULL) {
         lc_status_proc_null(status);
         return MPI_SUCCESS;
@@ -222,15 +215,18 @@ LC_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         if (flag) return MPI_SUCCESS;
         lc_progress_idle();
     }
+err:
+    return lc_mpi_error(c, "MPI_Probe", rc);
 }
 LC_MPI_ALIAS(Probe);
 
 LC_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     lc_comm_t *c;
-    int rc = lc_check_probe(source, tag, comm, &c);
-    if (!rc && (!flag || !message)) rc = lc_error(MPI_ERR_ARG, "flag or message is NULL");
-    if (rc) return lc_mpi_error(c, "MPI_Improbe", rc);
+    int rc;
+    LC_TRY(lc_check_probe(source, tag, comm, &c));
+    LC_TRY(lc_check_ptr(flag, "flag"));
+    LC_TRY(lc_check_ptr(message, "message"));
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         *message = MPI_MESSAGE_NO_PROC;
@@ -244,6 +240,8 @@ LC_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Messa
         *message = (MPI_Message)lc_request_handle(msg);
     }
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Improbe", rc);
 }
 LC_MPI_ALIAS(Improbe);
 
@@ -257,51 +255,60 @@ LC_API int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
 }
 LC_MPI_ALIAS(Mprobe);
 
-/* Resolve a message handle: 1 = MPI_MESSAGE_NO_PROC, 0 = *msg_p set. */
-static int lc_check_message(MPI_Message *message, lc_request_t **msg_p, int *rc_p)
+/* Resolve a message handle: *msg_p is the probed message, or NULL for
+ * MPI_MESSAGE_NO_PROC. */
+static int lc_check_message(const MPI_Message *message, lc_request_t **msg_p)
 {
-    *rc_p = MPI_SUCCESS;
-    if (!message) {
-        *rc_p = lc_error(MPI_ERR_ARG, "message is NULL");
-        return 0;
-    }
-    if (*message == MPI_MESSAGE_NO_PROC) return 1;
+    *msg_p = NULL;
+    int rc = lc_check_ptr(message, "message");
+    if (rc || *message == MPI_MESSAGE_NO_PROC) return rc;
     lc_request_t *msg = lc_request_lookup((MPI_Request)*message);
     if (!msg || msg->kind != LC_REQ_MESSAGE)
-        *rc_p = lc_error(MPI_ERR_REQUEST, "%#x is not a message from MPI_Mprobe/MPI_Improbe (already received?)",
-                         (unsigned)*message);
+        return lc_error(MPI_ERR_REQUEST, "%#x is not a message from MPI_Mprobe/MPI_Improbe (already received?)",
+                        (unsigned)*message);
     *msg_p = msg;
-    return 0;
+    return MPI_SUCCESS;
+}
+
+/* The receive of MPI_MESSAGE_NO_PROC: a request complete at once, from MPI_PROC_NULL. */
+static int lc_imrecv_no_proc(lc_request_t **req_p)
+{
+    lc_request_t *req = lc_mpi_request_done();
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "out of requests");
+    req->st_source = MPI_PROC_NULL;
+    *req_p = req;
+    return MPI_SUCCESS;
+}
+
+/* Receive the probed message `msg`.  The message's reference on the
+ * communicator goes with the message: hold one across the hand-over to
+ * the new request. */
+static int lc_imrecv_msg(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p)
+{
+    lc_comm_t *c = msg->comm;
+    lc_comm_retain(c);
+    int rc = lc_pt2pt_imrecv(buf, bytes, msg, req_p);
+    lc_comm_release(c);
+    return rc;
 }
 
 LC_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     lc_request_t *msg = NULL, *req;
+    lc_comm_t *c = NULL;
     int rc;
-    int no_proc = lc_check_message(message, &msg, &rc);
-    if (!rc) rc = lc_check_count(count);
-    if (!rc) rc = lc_check_dtype(datatype);
-    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
-    if (rc) return lc_mpi_error(msg ? msg->comm : NULL, "MPI_Imrecv", rc);
-    if (no_proc) {
-        req = lc_mpi_request_done();
-        if (!req) return lc_mpi_error(NULL, "MPI_Imrecv", lc_error(MPI_ERR_NO_MEM, "out of requests"));
-        req->st_source = MPI_PROC_NULL;
-        *message = MPI_MESSAGE_NULL;
-        lc_mpi_request_out(req, request);
-        return MPI_SUCCESS;
-    }
-    /* The message's reference on the communicator goes with the message:
-     * hold one across the hand-over to the new request. */
-    lc_comm_t *c = msg->comm;
-    lc_comm_retain(c);
-    rc = lc_pt2pt_imrecv(buf, lc_bytes(count, datatype), msg, &req);
-    if (!rc) {
-        *message = MPI_MESSAGE_NULL;
-        lc_mpi_request_out(req, request);
-    }
-    lc_comm_release(c);
-    return rc ? lc_mpi_error(NULL, "MPI_Imrecv", rc) : MPI_SUCCESS;
+    LC_TRY(lc_check_message(message, &msg));
+    if (msg) c = msg->comm;
+    LC_TRY(lc_check_count(count));
+    LC_TRY(lc_check_dtype(datatype));
+    LC_TRY(lc_check_request_out(request));
+    if (msg) c = NULL; /* the message may free its communicator: report failures on WORLD */
+    LC_TRY(msg ? lc_imrecv_msg(buf, lc_bytes(count, datatype), msg, &req) : lc_imrecv_no_proc(&req));
+    *message = MPI_MESSAGE_NULL;
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Imrecv", rc);
 }
 LC_MPI_ALIAS(Imrecv);
 
@@ -320,12 +327,12 @@ static int lc_persistent(lc_req_kind_t kind, void *buf, int count, MPI_Datatype 
                          MPI_Comm comm, lc_send_mode_t mode, MPI_Request *request, const char *func)
 {
     lc_comm_t *c;
-    int rc = kind == LC_REQ_PSEND ? lc_check_send(buf, count, dt, rank, tag, comm, &c)
-                                  : lc_check_recv(buf, count, dt, rank, tag, comm, &c);
-    if (!rc && !request) rc = lc_error(MPI_ERR_REQUEST, "request is NULL");
-    lc_request_t *req = NULL;
-    if (!rc && !(req = lc_request_alloc(kind))) rc = lc_error(MPI_ERR_NO_MEM, "out of requests");
-    if (rc) return lc_mpi_error(c, func, rc);
+    lc_request_t *req;
+    int rc;
+    LC_TRY(kind == LC_REQ_PSEND ? lc_check_send(buf, count, dt, rank, tag, comm, &c)
+                                : lc_check_recv(buf, count, dt, rank, tag, comm, &c));
+    LC_TRY(lc_check_request_out(request));
+    if (!(req = lc_request_alloc(kind))) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of requests"));
     req->buf = buf;
     req->bytes = lc_bytes(count, dt);
     req->rank = rank;
@@ -336,6 +343,8 @@ static int lc_persistent(lc_req_kind_t kind, void *buf, int count, MPI_Datatype 
     req->count = count;
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
 }
 
 LC_API int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,

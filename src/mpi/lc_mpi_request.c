@@ -65,39 +65,55 @@ static int lc_request_try_finish(MPI_Request *handle, lc_request_t *req, MPI_Sta
     return 1;
 }
 
-static int lc_wait_finish(MPI_Request *handle, MPI_Status *status, const char *func)
+/* The error of a multiple-completion call when an operation failed (its
+ * own error is in its status). */
+#define LC_IN_STATUS_TEXT "one or more requests failed: see the statuses"
+
+/* A request handle that must be real (not MPI_REQUEST_NULL) for `what`. */
+static int lc_request_check_live(const MPI_Request *handle, const char *what, lc_request_t **req_p)
 {
-    lc_request_t *req = NULL;
-    int rc = lc_request_check(*handle, &req);
-    if (rc) return lc_mpi_error(NULL, func, rc);
-    lc_request_t *t = req ? lc_request_target(req) : NULL;
-    if (t) lc_pt2pt_wait(t);
-    lc_comm_t *comm = t ? t->comm : NULL;
-    int err;
-    lc_request_try_finish(handle, req, status, &err);
-    return err ? lc_mpi_error(comm, func, err) : MPI_SUCCESS;
+    int rc = lc_likely(handle != NULL) ? MPI_SUCCESS : lc_error(MPI_ERR_REQUEST, "request is NULL");
+    if (!rc) rc = lc_request_check(*handle, req_p);
+    if (!rc && !*req_p) rc = lc_error(MPI_ERR_REQUEST, "cannot %s MPI_REQUEST_NULL", what);
+    return rc;
 }
 
 LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    if (!request) return lc_mpi_error(NULL, "MPI_Wait", lc_error(MPI_ERR_REQUEST, "request is NULL"));
-    return lc_wait_finish(request, status, "MPI_Wait");
+    lc_request_t *req = NULL;
+    lc_comm_t *c = NULL;
+    int rc;
+    if (!request) LC_TRY(lc_error(MPI_ERR_REQUEST, "request is NULL"));
+    LC_TRY(lc_request_check(*request, &req));
+    lc_request_t *t = req ? lc_request_target(req) : NULL;
+    if (t) {
+        lc_pt2pt_wait(t);
+        c = t->comm;
+    }
+    lc_request_try_finish(request, req, status, &rc);
+    LC_TRY(rc);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Wait", rc);
 }
 LC_MPI_ALIAS(Wait);
 
 LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    if (!request || !flag)
-        return lc_mpi_error(NULL, "MPI_Test", lc_error(MPI_ERR_ARG, "request or flag is NULL"));
     lc_request_t *req = NULL;
-    int rc = lc_request_check(*request, &req);
-    if (rc) return lc_mpi_error(NULL, "MPI_Test", rc);
+    lc_comm_t *c = NULL;
+    int rc;
+    if (!request) LC_TRY(lc_error(MPI_ERR_REQUEST, "request is NULL"));
+    LC_TRY(lc_check_ptr(flag, "flag"));
+    LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
-    lc_comm_t *comm = t ? t->comm : NULL;
+    if (t) c = t->comm;
     if (t && !t->complete) lc_progress();
-    int err;
-    *flag = lc_request_try_finish(request, req, status, &err);
-    return err ? lc_mpi_error(comm, "MPI_Test", err) : MPI_SUCCESS;
+    *flag = lc_request_try_finish(request, req, status, &rc);
+    LC_TRY(rc);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Test", rc);
 }
 LC_MPI_ALIAS(Test);
 
@@ -105,19 +121,19 @@ LC_MPI_ALIAS(Test);
  * buffer: Waitall of a window of sends must not cost a malloc. */
 #define LC_REQ_LOCAL 64
 
-static int lc_check_array(int count, const MPI_Request reqs[], const char *func, lc_request_t **local,
-                          lc_request_t ***out_p)
+/* Resolve reqs[count] into *out_p (`local` or a malloc'ed array: release
+ * with lc_array_release). */
+static int lc_check_array(int count, const MPI_Request reqs[], lc_request_t **local, lc_request_t ***out_p)
 {
-    if (count < 0) return lc_mpi_error(NULL, func, lc_error(MPI_ERR_COUNT, "count %d is negative", count));
-    if (count > 0 && !reqs)
-        return lc_mpi_error(NULL, func, lc_error(MPI_ERR_REQUEST, "array_of_requests is NULL"));
+    if (count < 0) return lc_error(MPI_ERR_COUNT, "count %d is negative", count);
+    if (count > 0 && !reqs) return lc_error(MPI_ERR_REQUEST, "array_of_requests is NULL");
     lc_request_t **out = count <= LC_REQ_LOCAL ? local : malloc(sizeof(*out) * (size_t)count);
-    if (!out) return lc_mpi_error(NULL, func, lc_error(MPI_ERR_NO_MEM, "out of memory"));
+    if (!out) return lc_error(MPI_ERR_NO_MEM, "out of memory for %d request pointers", count);
     for (int i = 0; i < count; i++) {
         int rc = lc_request_check(reqs[i], &out[i]);
         if (rc) {
             if (out != local) free(out);
-            return lc_mpi_error(NULL, func, rc);
+            return rc;
         }
     }
     *out_p = out;
@@ -134,19 +150,40 @@ static inline MPI_Status *lc_status_at(MPI_Status *statuses, int i)
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
-/* Shared by Waitall (block = 1) and Testall. */
+static int lc_all_complete(lc_request_t **r, int count)
+{
+    for (int i = 0; i < count; i++) {
+        lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
+        if (t && !t->complete) return 0;
+    }
+    return 1;
+}
+
+/* Finish every request of a complete set; MPI_ERR_IN_STATUS (on the
+ * communicator of a failed one, *comm_p) if any failed. */
+static int lc_all_finish(lc_request_t **r, int count, MPI_Request reqs[], MPI_Status statuses[], lc_comm_t **comm_p)
+{
+    int any_err = 0;
+    for (int i = 0; i < count; i++) {
+        lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
+        if (t && t->st_error) *comm_p = t->comm;
+        int err;
+        lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, i), &err);
+        if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = err;
+        if (err) any_err = 1;
+    }
+    return any_err ? lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT) : MPI_SUCCESS;
+}
+
+/* Shared by Waitall (block = 1) and Testall (flag set). */
 static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[], int block, const char *func)
 {
-    lc_request_t **r, *local[LC_REQ_LOCAL];
-    int rc = lc_check_array(count, reqs, func, local, &r);
-    if (rc) return rc;
-    for (;;) {
-        int done = 1;
-        for (int i = 0; i < count && done; i++) {
-            lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
-            done = !t || t->complete;
-        }
-        if (done) break;
+    lc_request_t **r = NULL, *local[LC_REQ_LOCAL];
+    lc_comm_t *c = NULL;
+    int rc;
+    if (!block) LC_TRY(lc_check_ptr(flag, "flag"));
+    LC_TRY(lc_check_array(count, reqs, local, &r));
+    while (!lc_all_complete(r, count)) {
         if (!block) {
             lc_progress();
             *flag = 0;
@@ -155,21 +192,13 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
         }
         if (!lc_progress()) lc_progress_idle();
     }
-    int any_err = 0;
-    lc_comm_t *comm = NULL;
-    for (int i = 0; i < count; i++) {
-        lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
-        if (t && t->st_error) comm = t->comm;
-        int err;
-        lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, i), &err);
-        if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = err;
-        if (err) any_err = 1;
-    }
+    rc = lc_all_finish(r, count, reqs, statuses, &c);
     lc_array_release(r, local);
     if (flag) *flag = 1;
-    if (any_err)
-        return lc_mpi_error(comm, func, lc_error(MPI_ERR_IN_STATUS, "one or more requests failed: see the statuses"));
+    LC_TRY(rc);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
 }
 
 LC_API int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -180,51 +209,61 @@ LC_MPI_ALIAS(Waitall);
 
 LC_API int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
-    if (!flag) return lc_mpi_error(NULL, "MPI_Testall", lc_error(MPI_ERR_ARG, "flag is NULL"));
     return lc_all(count, array_of_requests, flag, array_of_statuses, 0, "MPI_Testall");
 }
 LC_MPI_ALIAS(Testall);
 
-/* Shared by Waitany and Testany. */
+/* One pass of Waitany/Testany over r[count]: 1 when the call is over
+ * (*indx, *status and *err_p set: a request finished, or none is
+ * active), 0 when nothing is complete yet. */
+static int lc_any_pass(lc_request_t **r, int count, MPI_Request reqs[], int *indx, MPI_Status *status, int *err_p,
+                       lc_comm_t **comm_p)
+{
+    int active = 0;
+    *err_p = MPI_SUCCESS;
+    for (int i = 0; i < count; i++) {
+        lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
+        if (!t) continue;
+        active = 1;
+        if (!t->complete) continue;
+        *comm_p = t->comm;
+        lc_request_try_finish(&reqs[i], r[i], status, err_p);
+        *indx = i;
+        return 1;
+    }
+    if (active) return 0;
+    *indx = MPI_UNDEFINED;
+    if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
+    return 1;
+}
+
+/* Shared by Waitany (block = 1) and Testany (flag set). */
 static int lc_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status, int block,
                   const char *func)
 {
-    if (!indx) return lc_mpi_error(NULL, func, lc_error(MPI_ERR_ARG, "indx is NULL"));
-    lc_request_t **r, *local[LC_REQ_LOCAL];
-    int rc = lc_check_array(count, reqs, func, local, &r);
-    if (rc) return rc;
-    int first = 1;
-    for (;;) {
-        int active = 0;
-        for (int i = 0; i < count; i++) {
-            lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
-            if (!t) continue;
-            active = 1;
-            if (!t->complete) continue;
-            lc_comm_t *comm = t->comm;
-            int err;
-            lc_request_try_finish(&reqs[i], r[i], status, &err);
-            *indx = i;
+    lc_request_t **r = NULL, *local[LC_REQ_LOCAL];
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_ptr(indx, "indx"));
+    if (!block) LC_TRY(lc_check_ptr(flag, "flag"));
+    LC_TRY(lc_check_array(count, reqs, local, &r));
+    for (int first = 1;; first = 0) {
+        if (lc_any_pass(r, count, reqs, indx, status, &rc, &c)) {
             if (flag) *flag = 1;
-            lc_array_release(r, local);
-            return err ? lc_mpi_error(comm, func, err) : MPI_SUCCESS;
-        }
-        if (!active) {
-            *indx = MPI_UNDEFINED;
-            if (flag) *flag = 1;
-            if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
-            lc_array_release(r, local);
-            return MPI_SUCCESS;
+            break;
         }
         if (!block && !first) {
             *indx = MPI_UNDEFINED;
             *flag = 0;
-            lc_array_release(r, local);
-            return MPI_SUCCESS;
+            break;
         }
-        first = 0;
         if (!lc_progress() && block) lc_progress_idle();
     }
+    lc_array_release(r, local);
+    LC_TRY(rc);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
 }
 
 LC_API int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
@@ -235,46 +274,54 @@ LC_MPI_ALIAS(Waitany);
 
 LC_API int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
-    if (!flag) return lc_mpi_error(NULL, "MPI_Testany", lc_error(MPI_ERR_ARG, "flag is NULL"));
     return lc_any(count, array_of_requests, indx, flag, status, 0, "MPI_Testany");
 }
 LC_MPI_ALIAS(Testany);
 
-/* Shared by Waitsome and Testsome. */
+/* One pass of Waitsome/Testsome: finish every complete request; returns
+ * how many (or -1 when none is active). */
+static int lc_some_pass(lc_request_t **r, int incount, MPI_Request reqs[], int indices[], MPI_Status statuses[],
+                        int *any_err_p, lc_comm_t **comm_p)
+{
+    int active = 0, n = 0;
+    for (int i = 0; i < incount; i++) {
+        lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
+        if (!t) continue;
+        active = 1;
+        if (!t->complete) continue;
+        if (t->st_error) *comm_p = t->comm;
+        int err;
+        lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, n), &err);
+        if (statuses != MPI_STATUSES_IGNORE) statuses[n].MPI_ERROR = err;
+        if (err) *any_err_p = 1;
+        indices[n++] = i;
+    }
+    return active ? n : -1;
+}
+
+/* Shared by Waitsome (block = 1) and Testsome. */
 static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[], int block,
                    const char *func)
 {
-    if (!outcount || (incount > 0 && !indices))
-        return lc_mpi_error(NULL, func, lc_error(MPI_ERR_ARG, "outcount or array_of_indices is NULL"));
-    lc_request_t **r, *local[LC_REQ_LOCAL];
-    int rc = lc_check_array(incount, reqs, func, local, &r);
-    if (rc) return rc;
-    int first = 1;
-    for (;;) {
-        int active = 0, n = 0, any_err = 0;
-        lc_comm_t *comm = NULL;
-        for (int i = 0; i < incount; i++) {
-            lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
-            if (!t) continue;
-            active = 1;
-            if (!t->complete) continue;
-            if (t->st_error) comm = t->comm;
-            int err;
-            lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, n), &err);
-            if (statuses != MPI_STATUSES_IGNORE) statuses[n].MPI_ERROR = err;
-            if (err) any_err = 1;
-            indices[n++] = i;
+    lc_request_t **r = NULL, *local[LC_REQ_LOCAL];
+    lc_comm_t *c = NULL;
+    int rc, any_err = 0;
+    LC_TRY(lc_check_ptr(outcount, "outcount"));
+    if (incount > 0) LC_TRY(lc_check_ptr(indices, "array_of_indices"));
+    LC_TRY(lc_check_array(incount, reqs, local, &r));
+    for (int first = 1;; first = 0) {
+        int n = lc_some_pass(r, incount, reqs, indices, statuses, &any_err, &c);
+        if (n != 0 || (!block && !first)) {
+            *outcount = n < 0 ? MPI_UNDEFINED : n;
+            break;
         }
-        if (!active || n || (!block && !first)) {
-            *outcount = active ? n : MPI_UNDEFINED;
-            lc_array_release(r, local);
-            if (any_err)
-                return lc_mpi_error(comm, func, lc_error(MPI_ERR_IN_STATUS, "one or more requests failed: see the statuses"));
-            return MPI_SUCCESS;
-        }
-        first = 0;
         if (!lc_progress() && block) lc_progress_idle();
     }
+    lc_array_release(r, local);
+    if (any_err) LC_TRY(lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
 }
 
 LC_API int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
@@ -293,10 +340,10 @@ LC_MPI_ALIAS(Testsome);
 
 LC_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    if (!flag) return lc_mpi_error(NULL, "MPI_Request_get_status", lc_error(MPI_ERR_ARG, "flag is NULL"));
     lc_request_t *req = NULL;
-    int rc = lc_request_check(request, &req);
-    if (rc) return lc_mpi_error(NULL, "MPI_Request_get_status", rc);
+    int rc;
+    LC_TRY(lc_check_ptr(flag, "flag"));
+    LC_TRY(lc_request_check(request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t && !t->complete) lc_progress();
     if (!t) {
@@ -307,39 +354,43 @@ LC_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *s
         if (t->complete && status != MPI_STATUS_IGNORE) lc_request_status(t, status);
     }
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Request_get_status", rc);
 }
 LC_MPI_ALIAS(Request_get_status);
 
 LC_API int PMPI_Cancel(MPI_Request *request)
 {
-    if (!request) return lc_mpi_error(NULL, "MPI_Cancel", lc_error(MPI_ERR_REQUEST, "request is NULL"));
     lc_request_t *req = NULL;
-    int rc = lc_request_check(*request, &req);
-    if (!rc && !req) rc = lc_error(MPI_ERR_REQUEST, "cannot cancel MPI_REQUEST_NULL");
-    if (rc) return lc_mpi_error(NULL, "MPI_Cancel", rc);
+    int rc;
+    LC_TRY(lc_request_check_live(request, "cancel", &req));
     /* Receives not yet matched are cancelled; any other operation
      * completes normally, which MPI allows (Test_cancelled says false). */
     lc_pt2pt_cancel(req);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Cancel", rc);
 }
 LC_MPI_ALIAS(Cancel);
 
 LC_API int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    if (!status || status == MPI_STATUS_IGNORE || !flag)
-        return lc_mpi_error(NULL, "MPI_Test_cancelled", lc_error(MPI_ERR_ARG, "status or flag is NULL/ignored"));
+    int rc;
+    if (status == MPI_STATUS_IGNORE) LC_TRY(lc_error(MPI_ERR_ARG, "status is MPI_STATUS_IGNORE"));
+    LC_TRY(lc_check_ptr(status, "status"));
+    LC_TRY(lc_check_ptr(flag, "flag"));
     *flag = status->count_hi_and_cancelled & 1;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Test_cancelled", rc);
 }
 LC_MPI_ALIAS(Test_cancelled);
 
 LC_API int PMPI_Request_free(MPI_Request *request)
 {
-    if (!request) return lc_mpi_error(NULL, "MPI_Request_free", lc_error(MPI_ERR_REQUEST, "request is NULL"));
     lc_request_t *req = NULL;
-    int rc = lc_request_check(*request, &req);
-    if (!rc && !req) rc = lc_error(MPI_ERR_REQUEST, "cannot free MPI_REQUEST_NULL");
-    if (rc) return lc_mpi_error(NULL, "MPI_Request_free", rc);
+    int rc;
+    LC_TRY(lc_request_check_live(request, "free", &req));
     lc_request_t *t = lc_request_target(req);
     if (t && t != req) {           /* persistent with a running instance */
         if (t->complete) lc_request_release(t);
@@ -352,33 +403,48 @@ LC_API int PMPI_Request_free(MPI_Request *request)
     }
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Request_free", rc);
 }
 LC_MPI_ALIAS(Request_free);
 
+/* A persistent request that is not running. */
+static int lc_check_startable(const lc_request_t *req)
+{
+    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV)
+        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init)");
+    if (req->active) return lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
+    return MPI_SUCCESS;
+}
+
 LC_API int PMPI_Start(MPI_Request *request)
 {
-    if (!request) return lc_mpi_error(NULL, "MPI_Start", lc_error(MPI_ERR_REQUEST, "request is NULL"));
     lc_request_t *req = NULL;
-    int rc = lc_request_check(*request, &req);
-    if (!rc && (!req || (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV)))
-        rc = lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init)");
-    if (!rc && req->active) rc = lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
-    if (rc) return lc_mpi_error(NULL, "MPI_Start", rc);
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_request_check_live(request, "start", &req));
+    LC_TRY(lc_check_startable(req));
     if (req->mode == LC_MODE_BUFFERED) return lc_mpi_bsend_start(req);
-    rc = lc_pt2pt_start(req);
-    if (rc) return lc_mpi_error(req->comm, "MPI_Start", rc);
+    c = req->comm;
+    LC_TRY(lc_pt2pt_start(req));
     lc_request_hold_comm(req->active); /* outlives the persistent request after Request_free */
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Start", rc);
 }
 LC_MPI_ALIAS(Start);
 
 LC_API int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    if (count < 0) return lc_mpi_error(NULL, "MPI_Startall", lc_error(MPI_ERR_COUNT, "count %d is negative", count));
+    int rc;
+    LC_TRY(lc_check_count(count));
+    if (count > 0) LC_TRY(lc_check_ptr(array_of_requests, "array_of_requests"));
     for (int i = 0; i < count; i++) {
-        int rc = PMPI_Start(&array_of_requests[i]);
-        if (rc) return rc;
+        rc = PMPI_Start(&array_of_requests[i]);
+        if (rc) return rc; /* PMPI_Start ran the error handler */
     }
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Startall", rc);
 }
 LC_MPI_ALIAS(Startall);

@@ -59,9 +59,11 @@ int lc_mpi_error(lc_comm_t *comm, const char *func, int code);
 /* Argument checks: MPI_SUCCESS or an error code with its message. */
 int lc_check_initialized(void);
 int lc_check_comm(MPI_Comm handle, lc_comm_t **comm_p);  /* also checks initialization */
-int lc_check_count(int count);
+int lc_check_count(MPI_Count count);
 int lc_check_dtype(MPI_Datatype dt);
-int lc_check_buf(const void *buf, int count, MPI_Datatype dt);
+/* Also MPI_ERR_COUNT when count items of dt would not fit the address
+ * space (large-count calls). */
+int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt);
 /* rank within comm; PROC_NULL allowed; ANY_SOURCE when `any_ok`. */
 int lc_check_rank(const lc_comm_t *comm, int rank, bool any_ok);
 int lc_check_tag(int tag, bool any_ok);
@@ -73,7 +75,7 @@ int lc_check_ptr(const void *p, const char *name);
 /* Checks shared by every send-like (receive-like) call: communicator,
  * count, datatype, peer rank, tag, buffer.  *comm_p is NULL when the
  * communicator itself is bad.  Inline: they are on the message path. */
-static inline int lc_check_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+static inline int lc_check_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                                 lc_comm_t **comm_p)
 {
     *comm_p = NULL;
@@ -86,7 +88,7 @@ static inline int lc_check_send(const void *buf, int count, MPI_Datatype dt, int
     return rc;
 }
 
-static inline int lc_check_recv(const void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+static inline int lc_check_recv(const void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                                 lc_comm_t **comm_p)
 {
     *comm_p = NULL;
@@ -99,8 +101,9 @@ static inline int lc_check_recv(const void *buf, int count, MPI_Datatype dt, int
     return rc;
 }
 
-/* Size in bytes of count elements of a (validated) predefined type. */
-static inline size_t lc_bytes(int count, MPI_Datatype dt)
+/* Size in bytes of count elements of a (validated) predefined type;
+ * lc_check_buf has ruled out overflow. */
+static inline size_t lc_bytes(MPI_Count count, MPI_Datatype dt)
 {
     return (size_t)count * lc_dtype_size(dt);
 }

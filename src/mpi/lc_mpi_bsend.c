@@ -1,5 +1,6 @@
 /*
- * lc_mpi_bsend.c — buffered sends: Buffer_attach/detach, Bsend, Ibsend.
+ * lc_mpi_bsend.c — buffered sends: Buffer_attach/detach, Bsend, Ibsend
+ * (each with its `_c` large-count twin).
  *
  * The message is copied into the attached buffer and sent from there by
  * an internal request; the user's call returns at once.  Each message
@@ -9,11 +10,13 @@
  */
 #include "mpi/lc_mpi_request.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct lc_bsend_block {
-    size_t offset, len;     /* within the attached buffer, overhead included */
+    size_t offset, len; /* within the attached buffer, overhead included */
     lc_request_t *req;
 } lc_bsend_block_t;
 
@@ -26,8 +29,10 @@ static void lc_bsend_reap(void)
 {
     int j = 0;
     for (int i = 0; i < lc_bsend_nblocks; i++) {
-        if (lc_bsend_blocks[i].req->complete) lc_request_release(lc_bsend_blocks[i].req);
-        else lc_bsend_blocks[j++] = lc_bsend_blocks[i];
+        if (lc_bsend_blocks[i].req->complete)
+            lc_request_release(lc_bsend_blocks[i].req);
+        else
+            lc_bsend_blocks[j++] = lc_bsend_blocks[i];
     }
     lc_bsend_nblocks = j;
 }
@@ -74,7 +79,8 @@ static int lc_bsend_reserve(size_t len, size_t bytes, size_t *offset_p, int *at_
     return MPI_SUCCESS;
 }
 
-static int lc_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, const char *func)
+static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    const char *func)
 {
     lc_comm_t *c = NULL;
     lc_request_t *req;
@@ -110,34 +116,27 @@ err:
     return lc_mpi_error(preq->comm, "MPI_Start", rc);
 }
 
-LC_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return lc_bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
-}
-LC_MPI_ALIAS(Bsend);
-
-LC_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                       MPI_Request *request)
+static int lc_ibsend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request, const char *func)
 {
     lc_request_t *req;
     int rc;
     if (!request) LC_TRY(lc_error(MPI_ERR_REQUEST, "request is NULL"));
-    rc = lc_bsend(buf, count, datatype, dest, tag, comm, "MPI_Ibsend");
+    rc = lc_bsend(buf, count, datatype, dest, tag, comm, func);
     if (rc) return rc; /* lc_bsend ran the error handler */
     /* The data is in the attached buffer: the user's request is done. */
     if (!(req = lc_mpi_request_done())) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of requests"));
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(NULL, "MPI_Ibsend", rc);
+    return lc_mpi_error(NULL, func, rc);
 }
-LC_MPI_ALIAS(Ibsend);
 
-LC_API int PMPI_Buffer_attach(void *buffer, int size)
+static int lc_buffer_attach(void *buffer, MPI_Count size, const char *func)
 {
     int rc;
     LC_TRY(lc_check_initialized());
-    if (size < 0) LC_TRY(lc_error(MPI_ERR_ARG, "buffer size %d is negative", size));
+    if (size < 0) LC_TRY(lc_error(MPI_ERR_ARG, "buffer size %lld is negative", (long long)size));
     if (!buffer && size > 0) LC_TRY(lc_error(MPI_ERR_BUFFER, "buffer is NULL"));
     if (lc_bsend_base)
         LC_TRY(lc_error(MPI_ERR_BUFFER, "a buffer is already attached: detach it first with MPI_Buffer_detach"));
@@ -145,21 +144,26 @@ LC_API int PMPI_Buffer_attach(void *buffer, int size)
     lc_bsend_size = (size_t)size;
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(NULL, "MPI_Buffer_attach", rc);
+    return lc_mpi_error(NULL, func, rc);
 }
-LC_MPI_ALIAS(Buffer_attach);
 
-LC_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
+/* Detach and return the buffer; `max` is the largest size the caller's
+ * size argument can hold (INT_MAX for MPI_Buffer_detach). */
+static int lc_buffer_detach(void *buffer_addr, MPI_Count *size_p, MPI_Count max, const char *func)
 {
     int rc;
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_check_ptr(buffer_addr, "buffer_addr"));
-    LC_TRY(lc_check_ptr(size, "size"));
+    if ((MPI_Count)lc_bsend_size > max)
+        LC_TRY(lc_error(MPI_ERR_VALUE_TOO_LARGE,
+                        "the attached buffer has %zu bytes, more than an int holds: "
+                        "detach it with MPI_Buffer_detach_c",
+                        lc_bsend_size));
     /* Detach blocks until every buffered message has left the buffer. */
     for (int i = 0; i < lc_bsend_nblocks; i++) lc_pt2pt_wait(lc_bsend_blocks[i].req);
     lc_bsend_reap();
     *(void **)buffer_addr = lc_bsend_base;
-    *size = (int)lc_bsend_size;
+    *size_p = (MPI_Count)lc_bsend_size;
     lc_bsend_base = NULL;
     lc_bsend_size = 0;
     free(lc_bsend_blocks);
@@ -167,6 +171,66 @@ LC_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
     lc_bsend_cap = 0;
     return MPI_SUCCESS;
 err:
+    return lc_mpi_error(NULL, func, rc);
+}
+
+LC_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
+}
+LC_MPI_ALIAS(Bsend);
+
+LC_API int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend_c");
+}
+LC_MPI_ALIAS(Bsend_c);
+
+LC_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return lc_ibsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend");
+}
+LC_MPI_ALIAS(Ibsend);
+
+LC_API int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    return lc_ibsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend_c");
+}
+LC_MPI_ALIAS(Ibsend_c);
+
+LC_API int PMPI_Buffer_attach(void *buffer, int size)
+{
+    return lc_buffer_attach(buffer, size, "MPI_Buffer_attach");
+}
+LC_MPI_ALIAS(Buffer_attach);
+
+LC_API int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return lc_buffer_attach(buffer, size, "MPI_Buffer_attach_c");
+}
+LC_MPI_ALIAS(Buffer_attach_c);
+
+LC_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPI_Count n;
+    int rc;
+    LC_TRY(lc_check_ptr(size, "size"));
+    rc = lc_buffer_detach(buffer_addr, &n, INT_MAX, "MPI_Buffer_detach");
+    if (!rc) *size = (int)n;
+    return rc; /* lc_buffer_detach ran the error handler */
+err:
     return lc_mpi_error(NULL, "MPI_Buffer_detach", rc);
 }
 LC_MPI_ALIAS(Buffer_detach);
+
+LC_API int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    int rc;
+    LC_TRY(lc_check_ptr(size, "size"));
+    return lc_buffer_detach(buffer_addr, size, INT64_MAX, "MPI_Buffer_detach_c");
+err:
+    return lc_mpi_error(NULL, "MPI_Buffer_detach_c", rc);
+}
+LC_MPI_ALIAS(Buffer_detach_c);

@@ -6,6 +6,7 @@
 #include "coll/lc_op.h"
 #include "pmi/lc_pmi.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -51,9 +52,9 @@ int lc_check_comm(MPI_Comm handle, lc_comm_t **comm_p)
     return MPI_SUCCESS;
 }
 
-int lc_check_count(int count)
+int lc_check_count(MPI_Count count)
 {
-    if (lc_unlikely(count < 0)) return lc_error(MPI_ERR_COUNT, "count %d is negative", count);
+    if (lc_unlikely(count < 0)) return lc_error(MPI_ERR_COUNT, "count %lld is negative", (long long)count);
     return MPI_SUCCESS;
 }
 
@@ -66,10 +67,14 @@ int lc_check_dtype(MPI_Datatype dt)
                     (unsigned)dt);
 }
 
-int lc_check_buf(const void *buf, int count, MPI_Datatype dt)
+int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt)
 {
-    if (lc_unlikely(buf == NULL && count > 0 && lc_dtype_size(dt) > 0))
-        return lc_error(MPI_ERR_BUFFER, "buffer is NULL but count is %d", count);
+    size_t size = lc_dtype_size(dt), bytes;
+    if (lc_unlikely(buf == NULL && count > 0 && size > 0))
+        return lc_error(MPI_ERR_BUFFER, "buffer is NULL but count is %lld", (long long)count);
+    if (lc_unlikely(__builtin_mul_overflow((size_t)count, size, &bytes) || bytes > PTRDIFF_MAX))
+        return lc_error(MPI_ERR_COUNT, "count %lld of %zu-byte items exceeds the address space", (long long)count,
+                        size);
     return MPI_SUCCESS;
 }
 

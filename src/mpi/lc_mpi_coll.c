@@ -12,7 +12,7 @@
 #include "coll/lc_coll.h"
 
 /* count, datatype and buffer of one side of a transfer */
-static int lc_check_side(const void *buf, int count, MPI_Datatype dt)
+static int lc_check_side(const void *buf, MPI_Count count, MPI_Datatype dt)
 {
     int rc = lc_check_count(count);
     if (rc == MPI_SUCCESS) rc = lc_check_dtype(dt);
@@ -53,7 +53,7 @@ static int lc_check_vector(const lc_comm_t *comm, const void *buf, const int *co
 }
 
 /* count, datatype and operation of a reduction */
-static int lc_check_reduction(int count, MPI_Datatype dt, MPI_Op op)
+static int lc_check_reduction(MPI_Count count, MPI_Datatype dt, MPI_Op op)
 {
     int rc = lc_check_count(count);
     if (rc == MPI_SUCCESS) rc = lc_check_dtype(dt);
@@ -73,7 +73,7 @@ err:
 }
 LC_MPI_ALIAS(Barrier);
 
-LC_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int lc_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -84,12 +84,11 @@ LC_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, 
     LC_TRY(lc_coll_bcast(buffer, (size_t)count, datatype, root, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Bcast", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Bcast);
 
-LC_API int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                       MPI_Comm comm)
+static int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -107,12 +106,11 @@ LC_API int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     LC_TRY(lc_coll_reduce(sendbuf, recvbuf, (size_t)count, datatype, op, root, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Reduce", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Reduce);
 
-LC_API int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                          MPI_Comm comm)
+static int lc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -125,12 +123,11 @@ LC_API int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     LC_TRY(lc_coll_allreduce(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Allreduce", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Allreduce);
 
-LC_API int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int lc_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -146,9 +143,8 @@ LC_API int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     LC_TRY(lc_coll_gather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Gather", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Gather);
 
 LC_API int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -171,8 +167,8 @@ err:
 }
 LC_MPI_ALIAS(Gatherv);
 
-LC_API int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                        MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int lc_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -188,9 +184,8 @@ LC_API int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     LC_TRY(lc_coll_scatter(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Scatter", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Scatter);
 
 LC_API int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -213,8 +208,8 @@ err:
 }
 LC_MPI_ALIAS(Scatterv);
 
-LC_API int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, MPI_Comm comm)
+static int lc_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -225,9 +220,8 @@ LC_API int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendt
     LC_TRY(lc_coll_allgather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Allgather", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Allgather);
 
 LC_API int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
@@ -245,8 +239,8 @@ err:
 }
 LC_MPI_ALIAS(Allgatherv);
 
-LC_API int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, MPI_Comm comm)
+static int lc_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -260,9 +254,8 @@ LC_API int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
     LC_TRY(lc_coll_alltoall(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Alltoall", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Alltoall);
 
 LC_API int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
@@ -302,8 +295,8 @@ err:
 }
 LC_MPI_ALIAS(Reduce_scatter);
 
-LC_API int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
-                                     MPI_Op op, MPI_Comm comm)
+static int lc_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -316,11 +309,11 @@ LC_API int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rec
     LC_TRY(lc_coll_reduce_scatter_block(sendbuf, recvbuf, (size_t)recvcount, datatype, op, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Reduce_scatter_block", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Reduce_scatter_block);
 
-LC_API int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int lc_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -333,12 +326,11 @@ LC_API int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     LC_TRY(lc_coll_scan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Scan", rc);
+    return lc_mpi_error(c, func, rc);
 }
-LC_MPI_ALIAS(Scan);
 
-LC_API int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                       MPI_Comm comm)
+static int lc_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -352,6 +344,143 @@ LC_API int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     LC_TRY(lc_coll_exscan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Exscan", rc);
+    return lc_mpi_error(c, func, rc);
+}
+
+/* ---- the API entry points and their large-count (`_c`) twins ---------------- */
+
+LC_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return lc_bcast(buffer, count, datatype, root, comm, "MPI_Bcast");
+}
+LC_MPI_ALIAS(Bcast);
+
+LC_API int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return lc_bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c");
+}
+LC_MPI_ALIAS(Bcast_c);
+
+LC_API int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm comm)
+{
+    return lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce");
+}
+LC_MPI_ALIAS(Reduce);
+
+LC_API int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                         int root, MPI_Comm comm)
+{
+    return lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce_c");
+}
+LC_MPI_ALIAS(Reduce_c);
+
+LC_API int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm)
+{
+    return lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce");
+}
+LC_MPI_ALIAS(Allreduce);
+
+LC_API int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm)
+{
+    return lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce_c");
+}
+LC_MPI_ALIAS(Allreduce_c);
+
+LC_API int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather");
+}
+LC_MPI_ALIAS(Gather);
+
+LC_API int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather_c");
+}
+LC_MPI_ALIAS(Gather_c);
+
+LC_API int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter");
+}
+LC_MPI_ALIAS(Scatter);
+
+LC_API int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter_c");
+}
+LC_MPI_ALIAS(Scatter_c);
+
+LC_API int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather");
+}
+LC_MPI_ALIAS(Allgather);
+
+LC_API int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather_c");
+}
+LC_MPI_ALIAS(Allgather_c);
+
+LC_API int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall");
+}
+LC_MPI_ALIAS(Alltoall);
+
+LC_API int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall_c");
+}
+LC_MPI_ALIAS(Alltoall_c);
+
+LC_API int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm)
+{
+    return lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Reduce_scatter_block");
+}
+LC_MPI_ALIAS(Reduce_scatter_block);
+
+LC_API int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm)
+{
+    return lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Reduce_scatter_block_c");
+}
+LC_MPI_ALIAS(Reduce_scatter_block_c);
+
+LC_API int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan");
+}
+LC_MPI_ALIAS(Scan);
+
+LC_API int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm)
+{
+    return lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan_c");
+}
+LC_MPI_ALIAS(Scan_c);
+
+LC_API int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan");
 }
 LC_MPI_ALIAS(Exscan);
+
+LC_API int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm)
+{
+    return lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan_c");
+}
+LC_MPI_ALIAS(Exscan_c);

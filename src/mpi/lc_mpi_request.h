@@ -12,6 +12,12 @@ static inline void lc_mpi_request_out(lc_request_t *req, MPI_Request *handle)
     *handle = lc_request_handle(req);
 }
 
+/* A NULL request pointer is MPI_ERR_REQUEST: there is nowhere to put the handle. */
+static inline int lc_check_request_out(const MPI_Request *request)
+{
+    return lc_likely(request != NULL) ? MPI_SUCCESS : lc_error(MPI_ERR_REQUEST, "request is NULL");
+}
+
 /* A request that is already complete with an empty status (Ibsend,
  * operations on MPI_PROC_NULL handled in the API layer). */
 lc_request_t *lc_mpi_request_done(void);

@@ -74,7 +74,7 @@ typedef struct lc_request {
     lc_comm_t *comm;
     lc_peer_t *peer;         /* send, or recv after matching */
     MPI_Datatype dtype;      /* persistent restart and Get_count */
-    int count;
+    MPI_Count count;
 
     /* protocol */
     size_t offset;           /* pipeline: bytes pushed (send) or arrived (recv) */

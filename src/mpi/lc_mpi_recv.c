@@ -1,0 +1,63 @@
+/*
+ * lc_mpi_recv.c — MPI_Recv and MPI_Irecv: argument checks, then the pt2pt
+ * engine.
+ *
+ * Each function has its large-count twin (MPI 4 `_c`: MPI_Count counts);
+ * both call one helper that takes MPI_Count.
+ */
+#include "mpi/lc_mpi_request.h"
+
+static int lc_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status,
+                   const char *func)
+{
+    lc_comm_t *c;
+    int rc;
+    LC_TRY(lc_check_recv(buf, count, dt, source, tag, comm, &c));
+    LC_TRY(lc_pt2pt_recv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, status));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
+}
+
+static int lc_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                    MPI_Request *request, const char *func)
+{
+    lc_comm_t *c;
+    lc_request_t *req;
+    int rc;
+    LC_TRY(lc_check_recv(buf, count, dt, source, tag, comm, &c));
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_pt2pt_irecv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, &req));
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
+}
+
+LC_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Status *status)
+{
+    return lc_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
+}
+LC_MPI_ALIAS(Recv);
+
+LC_API int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Status *status)
+{
+    return lc_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
+}
+LC_MPI_ALIAS(Recv_c);
+
+LC_API int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    return lc_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+}
+LC_MPI_ALIAS(Irecv);
+
+LC_API int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    return lc_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
+}
+LC_MPI_ALIAS(Irecv_c);

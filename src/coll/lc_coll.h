@@ -19,8 +19,52 @@
 #include "pt2pt/lc_comm.h"
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
+
+/* The counts and displacements of a vector collective as the user gave
+ * them, read in place: int arrays (MPI_Gatherv, ...), MPI_Count/MPI_Aint
+ * arrays (the large-count `_c` variants, `wide`), or one count for every
+ * rank (`counts` NULL: reduce_scatter_block).  Displacements are in
+ * elements of the call's datatype. */
+typedef struct lc_vec {
+    const void *counts;  /* int[] or MPI_Count[]; NULL: every count is `uniform` */
+    const void *displs;  /* int[] or MPI_Aint[]; NULL: blocks packed in rank order */
+    size_t uniform;
+    bool wide;
+} lc_vec_t;
+
+static inline lc_vec_t lc_vec_int(const int *counts, const int *displs)
+{
+    return (lc_vec_t){ .counts = counts, .displs = displs, .uniform = 0, .wide = false };
+}
+
+static inline lc_vec_t lc_vec_wide(const MPI_Count *counts, const MPI_Aint *displs)
+{
+    return (lc_vec_t){ .counts = counts, .displs = displs, .uniform = 0, .wide = true };
+}
+
+static inline size_t lc_vec_count(const lc_vec_t *v, int i)
+{
+    if (!v->counts) return v->uniform;
+    return v->wide ? (size_t)((const MPI_Count *)v->counts)[i] : (size_t)((const int *)v->counts)[i];
+}
+
+/* Byte offset of block i for items of `esize` bytes (displs must be set). */
+static inline ptrdiff_t lc_vec_offset(const lc_vec_t *v, int i, size_t esize)
+{
+    ptrdiff_t d = v->wide ? (ptrdiff_t)((const MPI_Aint *)v->displs)[i] : (ptrdiff_t)((const int *)v->displs)[i];
+    return d * (ptrdiff_t)esize;
+}
+
+/* The sum of the n counts. */
+static inline size_t lc_vec_total(const lc_vec_t *v, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += lc_vec_count(v, i);
+    return total;
+}
 
 /* Read the LOCUS_COLL_<NAME> algorithm overrides (MPI_Init). */
 /* Print the LOCUS_COLL_<NAME> overrides in the format of
@@ -35,21 +79,21 @@ int lc_coll_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, 
 int lc_coll_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
 int lc_coll_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
                    int root, lc_comm_t *comm);
-int lc_coll_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                    const int *displs, MPI_Datatype rdt, int root, lc_comm_t *comm);
+int lc_coll_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
+                    MPI_Datatype rdt, int root, lc_comm_t *comm);
 int lc_coll_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
                     int root, lc_comm_t *comm);
-int lc_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype sdt, void *rbuf,
+int lc_coll_scatterv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, void *rbuf,
                      size_t rcount, MPI_Datatype rdt, int root, lc_comm_t *comm);
 int lc_coll_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
                       MPI_Datatype rdt, lc_comm_t *comm);
-int lc_coll_allgatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                       const int *displs, MPI_Datatype rdt, lc_comm_t *comm);
+int lc_coll_allgatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
+                       MPI_Datatype rdt, lc_comm_t *comm);
 int lc_coll_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
                      MPI_Datatype rdt, lc_comm_t *comm);
-int lc_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt, void *rbuf,
-                      const int *rcounts, const int *rdispls, MPI_Datatype rdt, lc_comm_t *comm);
-int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+int lc_coll_alltoallv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
+                      MPI_Datatype rdt, lc_comm_t *comm);
+int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
                            lc_comm_t *comm);
 int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MPI_Datatype dt, MPI_Op op,
                                  lc_comm_t *comm);

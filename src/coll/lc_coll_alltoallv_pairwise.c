@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 
-int lc_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *sdispls, size_t sesize,
-                               void *rbuf, const int *rcounts, const int *rdispls, size_t resize, lc_comm_t *comm)
+int lc_coll_alltoallv_pairwise(const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf, const lc_vec_t *rv,
+                               size_t resize, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     char *rb = rbuf, *copy = NULL;
@@ -21,9 +21,9 @@ int lc_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *
         if (p == 1) return MPI_SUCCESS;
         ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN;
         for (int i = 0; i < p; i++) {
-            if (rcounts[i] == 0) continue;
-            ptrdiff_t at = (ptrdiff_t)rdispls[i] * (ptrdiff_t)resize;
-            ptrdiff_t end = at + (ptrdiff_t)rcounts[i] * (ptrdiff_t)resize;
+            if (lc_vec_count(rv, i) == 0) continue;
+            ptrdiff_t at = lc_vec_offset(rv, i, resize);
+            ptrdiff_t end = at + (ptrdiff_t)(lc_vec_count(rv, i) * resize);
             if (at < lo) lo = at;
             if (end > hi) hi = end;
         }
@@ -33,14 +33,13 @@ int lc_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *
         if (hi > lo) memcpy(copy, rb + lo, (size_t)(hi - lo));
         sb = copy;
         shift = lo;
-        scounts = rcounts;
-        sdispls = rdispls;
+        sv = rv;
         sesize = resize;
     }
-#define LC_SPTR(i) (sb + (ptrdiff_t)sdispls[i] * (ptrdiff_t)sesize - shift)
-#define LC_SLEN(i) ((size_t)scounts[i] * sesize)
-#define LC_RPTR(i) (rb + (ptrdiff_t)rdispls[i] * (ptrdiff_t)resize)
-#define LC_RLEN(i) ((size_t)rcounts[i] * resize)
+#define LC_SPTR(i) (sb + lc_vec_offset(sv, i, sesize) - shift)
+#define LC_SLEN(i) (lc_vec_count(sv, i) * sesize)
+#define LC_RPTR(i) (rb + lc_vec_offset(rv, i, resize))
+#define LC_RLEN(i) (lc_vec_count(rv, i) * resize)
     rc = lc_coll_copy(LC_RPTR(r), LC_RLEN(r), LC_SPTR(r), LC_SLEN(r));
     for (int s = 1; s < p && rc == MPI_SUCCESS; s++) {
         int dst = lc_coll_mod((long)r + s, p), src = lc_coll_mod((long)r - s, p);

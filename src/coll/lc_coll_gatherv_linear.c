@@ -7,16 +7,15 @@
 
 #include <stdlib.h>
 
-int lc_coll_gatherv_linear(const void *sbuf, size_t sbytes, void *rbuf, const int *rcounts, const int *displs,
-                           size_t resize, int root, lc_comm_t *comm)
+int lc_coll_gatherv_linear(const void *sbuf, size_t sbytes, void *rbuf, const lc_vec_t *rv, size_t resize, int root,
+                           lc_comm_t *comm)
 {
     int p = comm->size, rc = MPI_SUCCESS;
     if (comm->rank != root) return lc_coll_send(sbuf, sbytes, root, LC_TAG_GATHERV, comm);
 
     char *rb = rbuf;
     if (sbuf != MPI_IN_PLACE) {
-        rc = lc_coll_copy(rb + (ptrdiff_t)displs[root] * (ptrdiff_t)resize, (size_t)rcounts[root] * resize, sbuf,
-                          sbytes);
+        rc = lc_coll_copy(rb + lc_vec_offset(rv, root, resize), lc_vec_count(rv, root) * resize, sbuf, sbytes);
         if (rc != MPI_SUCCESS) return rc;
     }
     if (p == 1) return MPI_SUCCESS;
@@ -27,8 +26,8 @@ int lc_coll_gatherv_linear(const void *sbuf, size_t sbytes, void *rbuf, const in
      * the root's counts and always sends. */
     for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
         if (i != root)
-            rc = lc_coll_irecv(rb + (ptrdiff_t)displs[i] * (ptrdiff_t)resize, (size_t)rcounts[i] * resize, i,
-                               LC_TAG_GATHERV, comm, &reqs[n++]);
+            rc = lc_coll_irecv(rb + lc_vec_offset(rv, i, resize), lc_vec_count(rv, i) * resize, i, LC_TAG_GATHERV,
+                               comm, &reqs[n++]);
     rc = lc_coll_waitall(n, reqs, rc);
     free(reqs);
     return rc;

@@ -105,7 +105,7 @@ int lc_coll_layout_uniform(lc_coll_layout_t *lay, int n, size_t bytes);
  * blocks (the first count % n blocks one element longer). */
 int lc_coll_layout_split(lc_coll_layout_t *lay, int n, size_t count, size_t esize);
 /* counts[i] elements at displs[i] elements; displs NULL means packed. */
-int lc_coll_layout_vector(lc_coll_layout_t *lay, int n, const int *counts, const int *displs, size_t esize);
+int lc_coll_layout_vector(lc_coll_layout_t *lay, int n, const lc_vec_t *v, size_t esize);
 void lc_coll_layout_free(lc_coll_layout_t *lay);
 size_t lc_coll_layout_max_len(const lc_coll_layout_t *lay);
 
@@ -132,21 +132,20 @@ typedef int lc_coll_allreduce_fn(const void *sbuf, void *rbuf, size_t count, MPI
 /* sbytes: this rank's contribution; rbytes: per-rank block at the root. */
 typedef int lc_coll_gather_fn(const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, int root,
                               lc_comm_t *comm);
-typedef int lc_coll_gatherv_fn(const void *sbuf, size_t sbytes, void *rbuf, const int *rcounts, const int *displs,
-                               size_t resize, int root, lc_comm_t *comm);
+typedef int lc_coll_gatherv_fn(const void *sbuf, size_t sbytes, void *rbuf, const lc_vec_t *rv, size_t resize,
+                               int root, lc_comm_t *comm);
 /* sbytes: per-rank block at the root; rbytes: this rank's block. */
 typedef int lc_coll_scatter_fn(const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, int root,
                                lc_comm_t *comm);
-typedef int lc_coll_scatterv_fn(const void *sbuf, const int *scounts, const int *displs, size_t sesize, void *rbuf,
-                                size_t rbytes, int root, lc_comm_t *comm);
+typedef int lc_coll_scatterv_fn(const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf, size_t rbytes,
+                                int root, lc_comm_t *comm);
 typedef int lc_coll_allgather_fn(const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, lc_comm_t *comm);
-typedef int lc_coll_allgatherv_fn(const void *sbuf, size_t sbytes, void *rbuf, const int *rcounts,
-                                  const int *displs, size_t resize, lc_comm_t *comm);
+typedef int lc_coll_allgatherv_fn(const void *sbuf, size_t sbytes, void *rbuf, const lc_vec_t *rv, size_t resize,
+                                  lc_comm_t *comm);
 typedef int lc_coll_alltoall_fn(const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, lc_comm_t *comm);
-typedef int lc_coll_alltoallv_fn(const void *sbuf, const int *scounts, const int *sdispls, size_t sesize,
-                                 void *rbuf, const int *rcounts, const int *rdispls, size_t resize,
-                                 lc_comm_t *comm);
-typedef int lc_coll_reduce_scatter_fn(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+typedef int lc_coll_alltoallv_fn(const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf,
+                                 const lc_vec_t *rv, size_t resize, lc_comm_t *comm);
+typedef int lc_coll_reduce_scatter_fn(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt,
                                       MPI_Op op, lc_comm_t *comm);
 typedef int lc_coll_scan_fn(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
                             lc_comm_t *comm);

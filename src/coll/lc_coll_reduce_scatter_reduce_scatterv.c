@@ -7,12 +7,11 @@
 
 #include <stdlib.h>
 
-int lc_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+int lc_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt,
                                            MPI_Op op, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
-    size_t esize = lc_dtype_size(dt), total = 0;
-    for (int i = 0; i < p; i++) total += (size_t)rcounts[i];
+    size_t esize = lc_dtype_size(dt), total = lc_vec_total(rv, p);
     const void *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf; /* in place: the whole vector is in rbuf */
     if (p == 1) return lc_coll_copy(rbuf, total * esize, input, total * esize);
 
@@ -26,20 +25,20 @@ int lc_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const i
     if (rc != MPI_SUCCESS) goto out;
 
     if (r != 0) {
-        rc = lc_coll_recv(rbuf, (size_t)rcounts[r] * esize, 0, LC_TAG_REDUCE_SCATTER, comm);
+        rc = lc_coll_recv(rbuf, lc_vec_count(rv, r) * esize, 0, LC_TAG_REDUCE_SCATTER, comm);
         goto out;
     }
     reqs = lc_coll_alloc((size_t)p * sizeof(*reqs), &rc);
     if (!reqs) goto out;
     int n = 0;
-    size_t at = (size_t)rcounts[0] * esize;
+    size_t at = lc_vec_count(rv, 0) * esize;
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
-        size_t len = (size_t)rcounts[i] * esize;
+        size_t len = lc_vec_count(rv, i) * esize;
         rc = lc_coll_isend(sum + at, len, i, LC_TAG_REDUCE_SCATTER, comm, &reqs[n++]);
         at += len;
     }
     /* Rank 0's own block last: in place, rbuf was the input until now. */
-    if (rc == MPI_SUCCESS && rcounts[0]) memcpy(rbuf, sum, (size_t)rcounts[0] * esize);
+    if (rc == MPI_SUCCESS && lc_vec_count(rv, 0)) memcpy(rbuf, sum, lc_vec_count(rv, 0) * esize);
     rc = lc_coll_waitall(n, reqs, rc);
 out:
     free(reqs);

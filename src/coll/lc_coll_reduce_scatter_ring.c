@@ -8,12 +8,11 @@
 
 #include <stdlib.h>
 
-int lc_coll_reduce_scatter_ring(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+int lc_coll_reduce_scatter_ring(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
                                 lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc;
-    size_t esize = lc_dtype_size(dt), total = 0;
-    for (int i = 0; i < p; i++) total += (size_t)rcounts[i];
+    size_t esize = lc_dtype_size(dt), total = lc_vec_total(rv, p);
     const void *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     if (p == 1) return lc_coll_copy(rbuf, total * esize, input, total * esize);
 
@@ -23,7 +22,9 @@ int lc_coll_reduce_scatter_ring(const void *sbuf, void *rbuf, const int *rcounts
     if (!acc) return rc;
     if (total) memcpy(acc, input, total * esize);
     lc_coll_layout_t lay;
-    rc = lc_coll_layout_vector(&lay, p, rcounts, NULL, esize);
+    lc_vec_t packed = *rv;
+    packed.displs = NULL; /* the blocks lie one after another in the vector */
+    rc = lc_coll_layout_vector(&lay, p, &packed, esize);
     if (rc != MPI_SUCCESS) goto out;
     rc = lc_coll_ring_reduce_scatter(acc, &lay, dt, op, LC_TAG_REDUCE_SCATTER, comm);
     if (rc == MPI_SUCCESS && lay.len[r]) memcpy(rbuf, acc + lay.off[r], lay.len[r]);

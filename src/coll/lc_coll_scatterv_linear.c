@@ -7,16 +7,15 @@
 
 #include <stdlib.h>
 
-int lc_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *displs, size_t sesize, void *rbuf,
-                            size_t rbytes, int root, lc_comm_t *comm)
+int lc_coll_scatterv_linear(const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf, size_t rbytes, int root,
+                            lc_comm_t *comm)
 {
     int p = comm->size, rc = MPI_SUCCESS;
     if (comm->rank != root) return lc_coll_recv(rbuf, rbytes, root, LC_TAG_SCATTERV, comm);
 
     const char *sb = sbuf;
     if (rbuf != MPI_IN_PLACE) {
-        rc = lc_coll_copy(rbuf, rbytes, sb + (ptrdiff_t)displs[root] * (ptrdiff_t)sesize,
-                          (size_t)scounts[root] * sesize);
+        rc = lc_coll_copy(rbuf, rbytes, sb + lc_vec_offset(sv, root, sesize), lc_vec_count(sv, root) * sesize);
         if (rc != MPI_SUCCESS) return rc;
     }
     if (p == 1) return MPI_SUCCESS;
@@ -28,8 +27,8 @@ int lc_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *dis
     for (int i = 0; i < p && rc == MPI_SUCCESS; i++) {
         int dest = lc_coll_mod((long)root + 1 + i, p);
         if (dest != root)
-            rc = lc_coll_isend(sb + (ptrdiff_t)displs[dest] * (ptrdiff_t)sesize, (size_t)scounts[dest] * sesize,
-                               dest, LC_TAG_SCATTERV, comm, &reqs[n++]);
+            rc = lc_coll_isend(sb + lc_vec_offset(sv, dest, sesize), lc_vec_count(sv, dest) * sesize, dest,
+                               LC_TAG_SCATTERV, comm, &reqs[n++]);
     }
     rc = lc_coll_waitall(n, reqs, rc);
     free(reqs);

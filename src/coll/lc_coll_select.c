@@ -272,14 +272,14 @@ int lc_coll_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf
     return lc_coll_pick(LC_COLL_GATHER, block, comm->size)->fn.gather(sbuf, sbytes, rbuf, rbytes, root, comm);
 }
 
-int lc_coll_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                    const int *displs, MPI_Datatype rdt, int root, lc_comm_t *comm)
+int lc_coll_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
+                    MPI_Datatype rdt, int root, lc_comm_t *comm)
 {
     bool is_root = comm->rank == root;
     size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
     size_t resize = is_root ? lc_dtype_size(rdt) : 0;
     return lc_coll_pick(LC_COLL_GATHERV, 0, comm->size)
-        ->fn.gatherv(sbuf, sbytes, rbuf, rcounts, displs, resize, root, comm);
+        ->fn.gatherv(sbuf, sbytes, rbuf, rv, resize, root, comm);
 }
 
 int lc_coll_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
@@ -293,14 +293,14 @@ int lc_coll_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbu
     return lc_coll_pick(LC_COLL_SCATTER, block, comm->size)->fn.scatter(sbuf, sbytes, rbuf, rbytes, root, comm);
 }
 
-int lc_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype sdt, void *rbuf,
+int lc_coll_scatterv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, void *rbuf,
                      size_t rcount, MPI_Datatype rdt, int root, lc_comm_t *comm)
 {
     bool is_root = comm->rank == root;
     size_t sesize = is_root ? lc_dtype_size(sdt) : 0;
     size_t rbytes = rbuf == MPI_IN_PLACE ? 0 : rcount * lc_dtype_size(rdt);
     return lc_coll_pick(LC_COLL_SCATTERV, 0, comm->size)
-        ->fn.scatterv(sbuf, scounts, displs, sesize, rbuf, rbytes, root, comm);
+        ->fn.scatterv(sbuf, sv, sesize, rbuf, rbytes, root, comm);
 }
 
 int lc_coll_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
@@ -312,15 +312,14 @@ int lc_coll_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *r
     return lc_coll_pick(LC_COLL_ALLGATHER, rbytes, comm->size)->fn.allgather(sbuf, sbytes, rbuf, rbytes, comm);
 }
 
-int lc_coll_allgatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                       const int *displs, MPI_Datatype rdt, lc_comm_t *comm)
+int lc_coll_allgatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
+                       MPI_Datatype rdt, lc_comm_t *comm)
 {
     size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
-    size_t resize = lc_dtype_size(rdt), total = 0;
-    for (int i = 0; i < comm->size; i++) total += (size_t)rcounts[i];
+    size_t resize = lc_dtype_size(rdt), total = lc_vec_total(rv, comm->size);
     if (total * resize == 0) return MPI_SUCCESS;
     return lc_coll_pick(LC_COLL_ALLGATHERV, total * resize, comm->size)
-        ->fn.allgatherv(sbuf, sbytes, rbuf, rcounts, displs, resize, comm);
+        ->fn.allgatherv(sbuf, sbytes, rbuf, rv, resize, comm);
 }
 
 int lc_coll_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
@@ -332,22 +331,20 @@ int lc_coll_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rb
     return lc_coll_pick(LC_COLL_ALLTOALL, rbytes, comm->size)->fn.alltoall(sbuf, sbytes, rbuf, rbytes, comm);
 }
 
-int lc_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt, void *rbuf,
-                      const int *rcounts, const int *rdispls, MPI_Datatype rdt, lc_comm_t *comm)
+int lc_coll_alltoallv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
+                      MPI_Datatype rdt, lc_comm_t *comm)
 {
     size_t sesize = sbuf == MPI_IN_PLACE ? 0 : lc_dtype_size(sdt);
     return lc_coll_pick(LC_COLL_ALLTOALLV, 0, comm->size)
-        ->fn.alltoallv(sbuf, scounts, sdispls, sesize, rbuf, rcounts, rdispls, lc_dtype_size(rdt), comm);
+        ->fn.alltoallv(sbuf, sv, sesize, rbuf, rv, lc_dtype_size(rdt), comm);
 }
 
-int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
                            lc_comm_t *comm)
 {
-    size_t total = 0;
-    for (int i = 0; i < comm->size; i++) total += (size_t)rcounts[i];
-    size_t bytes = total * lc_dtype_size(dt);
+    size_t bytes = lc_vec_total(rv, comm->size) * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_REDUCE_SCATTER, bytes, comm->size)->fn.reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm);
+    return lc_coll_pick(LC_COLL_REDUCE_SCATTER, bytes, comm->size)->fn.reduce_scatter(sbuf, rbuf, rv, dt, op, comm);
 }
 
 int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MPI_Datatype dt, MPI_Op op,
@@ -355,15 +352,9 @@ int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MP
 {
     size_t bytes = rcount * (size_t)comm->size * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    if (rcount > INT_MAX) return lc_error(MPI_ERR_COUNT, "recvcount %zu is too large", rcount);
-    int rc;
-    int *counts = lc_coll_alloc((size_t)comm->size * sizeof(int), &rc);
-    if (!counts) return rc;
-    for (int i = 0; i < comm->size; i++) counts[i] = (int)rcount;
-    rc = lc_coll_pick(LC_COLL_REDUCE_SCATTER_BLOCK, bytes, comm->size)
-             ->fn.reduce_scatter(sbuf, rbuf, counts, dt, op, comm);
-    free(counts);
-    return rc;
+    lc_vec_t uniform = { .counts = NULL, .displs = NULL, .uniform = rcount, .wide = false };
+    return lc_coll_pick(LC_COLL_REDUCE_SCATTER_BLOCK, bytes, comm->size)
+        ->fn.reduce_scatter(sbuf, rbuf, &uniform, dt, op, comm);
 }
 
 int lc_coll_scan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)

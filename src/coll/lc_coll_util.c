@@ -111,14 +111,14 @@ int lc_coll_layout_split(lc_coll_layout_t *lay, int n, size_t count, size_t esiz
     return MPI_SUCCESS;
 }
 
-int lc_coll_layout_vector(lc_coll_layout_t *lay, int n, const int *counts, const int *displs, size_t esize)
+int lc_coll_layout_vector(lc_coll_layout_t *lay, int n, const lc_vec_t *v, size_t esize)
 {
     int rc = lc_coll_layout_alloc(lay, n);
     if (rc != MPI_SUCCESS) return rc;
     size_t at = 0;
     for (int i = 0; i < n; i++) {
-        lay->len[i] = (size_t)counts[i] * esize;
-        lay->off[i] = displs ? (ptrdiff_t)displs[i] * (ptrdiff_t)esize : (ptrdiff_t)at;
+        lay->len[i] = lc_vec_count(v, i) * esize;
+        lay->off[i] = v->displs ? lc_vec_offset(v, i, esize) : (ptrdiff_t)at;
         at += lay->len[i];
     }
     return MPI_SUCCESS;

@@ -194,6 +194,66 @@ static void test_collectives(int rank, int size)
     free(b);
 }
 
+/* The vector collectives' `_c` forms: rank r contributes r+1 items. */
+static void test_vector_collectives(int rank, int size)
+{
+    MPI_Count *counts = malloc(size * sizeof(MPI_Count)), total = 0;
+    MPI_Aint *displs = malloc(size * sizeof(MPI_Aint));
+    for (int r = 0; r < size; r++) {
+        counts[r] = r + 1;
+        displs[r] = (MPI_Aint)total;
+        total += counts[r];
+    }
+    int *mine = malloc((size_t)(rank + 1) * sizeof(int)), *all = malloc((size_t)total * sizeof(int));
+    int *big = malloc((size_t)total * size * sizeof(int)), root = 0, bad = 0;
+    for (int i = 0; i <= rank; i++) mine[i] = rank * 100 + i;
+
+    memset(all, -1, (size_t)total * sizeof(int));
+    MPI_Gatherv_c(mine, rank + 1, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD);
+    if (rank == root)
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i <= r; i++) bad += all[displs[r] + i] != r * 100 + i;
+    LC_CHECK(bad == 0, "MPI_Gatherv_c: %d items wrong", bad);
+
+    memset(all, -1, (size_t)total * sizeof(int));
+    MPI_Allgatherv_c(mine, rank + 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    bad = 0;
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i <= r; i++) bad += all[displs[r] + i] != r * 100 + i;
+    LC_CHECK(bad == 0, "MPI_Allgatherv_c: %d items wrong", bad);
+
+    memset(mine, -1, (size_t)(rank + 1) * sizeof(int));
+    MPI_Scatterv_c(all, counts, displs, MPI_INT, mine, rank + 1, MPI_INT, root, MPI_COMM_WORLD);
+    bad = 0;
+    for (int i = 0; i <= rank; i++) bad += mine[i] != rank * 100 + i;
+    LC_CHECK(bad == 0, "MPI_Scatterv_c: %d items wrong", bad);
+
+    /* alltoallv: rank r sends counts[d] = d+1 items to d, receives r+1 from each */
+    MPI_Count *rcounts = malloc(size * sizeof(MPI_Count));
+    MPI_Aint *rdispls = malloc(size * sizeof(MPI_Aint));
+    for (int r = 0; r < size; r++) {
+        rcounts[r] = rank + 1;
+        rdispls[r] = (MPI_Aint)r * (rank + 1);
+    }
+    for (int d = 0; d < size; d++)
+        for (int i = 0; i <= d; i++) big[displs[d] + i] = rank * 1000 + d * 10 + i;
+    int *in = malloc((size_t)size * (rank + 1) * sizeof(int));
+    MPI_Alltoallv_c(big, counts, displs, MPI_INT, in, rcounts, rdispls, MPI_INT, MPI_COMM_WORLD);
+    bad = 0;
+    for (int s = 0; s < size; s++)
+        for (int i = 0; i <= rank; i++) bad += in[rdispls[s] + i] != s * 1000 + rank * 10 + i;
+    LC_CHECK(bad == 0, "MPI_Alltoallv_c: %d items wrong", bad);
+
+    /* reduce_scatter: every rank contributes item j = j; block r has r+1 items */
+    for (MPI_Count j = 0; j < total; j++) all[j] = (int)j;
+    MPI_Reduce_scatter_c(all, mine, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    bad = 0;
+    for (int i = 0; i <= rank; i++) bad += mine[i] != size * (int)(displs[rank] + i);
+    LC_CHECK(bad == 0, "MPI_Reduce_scatter_c: %d items wrong", bad);
+    free(counts); free(displs); free(rcounts); free(rdispls);
+    free(mine); free(all); free(big); free(in);
+}
+
 /* One message whose byte count does not fit an int. */
 static void test_huge(int rank, int size)
 {
@@ -232,6 +292,7 @@ int main(int argc, char **argv)
     test_buffered(rank, size);
     test_matched_and_persistent(rank, size);
     test_collectives(rank, size);
+    test_vector_collectives(rank, size);
     if (huge) test_huge(rank, size);
     return lc_finish();
 }

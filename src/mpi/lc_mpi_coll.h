@@ -1,0 +1,33 @@
+/*
+ * lc_mpi_coll.h — shared by the files of the MPI API that check and start
+ * collective operations.
+ *
+ * Which arguments are checked follows where the standard says they are
+ * significant: receive arguments of gather-like calls only at the root,
+ * send arguments of scatter-like calls only at the root, send arguments
+ * not at all where MPI_IN_PLACE replaces them.  MPI_IN_PLACE is accepted
+ * only where the standard allows it.
+ */
+#ifndef LC_MPI_COLL_H
+#define LC_MPI_COLL_H
+
+#include "mpi/lc_mpi.h"
+#include "coll/lc_coll.h"
+
+/* completes "%s cannot be MPI_IN_PLACE%s" for rooted collectives */
+#define LC_NOT_ROOT " on a rank other than the root"
+
+/* count, datatype and buffer of one side of a transfer */
+int lc_check_side(const void *buf, MPI_Count count, MPI_Datatype dt);
+/* `where` completes the message: "" or " on a rank other than the root" */
+int lc_check_not_in_place(const void *buf, const char *what, const char *where);
+/* The same buffer as input and output must be asked for with MPI_IN_PLACE. */
+int lc_check_not_aliased(const void *sbuf, const void *rbuf, size_t bytes);
+/* counts[size] (and displs[size] unless `displs_name` is NULL) of a vector
+ * collective, and the buffer they describe. */
+int lc_check_vector(const lc_comm_t *comm, const void *buf, const lc_vec_t *v, const char *counts_name,
+                    const char *displs_name, MPI_Datatype dt);
+/* count, datatype and operation of a reduction */
+int lc_check_reduction(MPI_Count count, MPI_Datatype dt, MPI_Op op);
+
+#endif

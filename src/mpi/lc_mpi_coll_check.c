@@ -1,0 +1,55 @@
+/*
+ * lc_mpi_coll_check.c — argument checks shared by the collective
+ * operations of the MPI API (lc_mpi_coll.c, lc_mpi_coll_vector.c).
+ */
+#include "mpi/lc_mpi_coll.h"
+
+/* count, datatype and buffer of one side of a transfer */
+int lc_check_side(const void *buf, MPI_Count count, MPI_Datatype dt)
+{
+    int rc = lc_check_count(count);
+    if (rc == MPI_SUCCESS) rc = lc_check_dtype(dt);
+    if (rc == MPI_SUCCESS) rc = lc_check_buf(buf, count, dt);
+    return rc;
+}
+
+/* `where` completes the message: "" or " on a rank other than the root" */
+int lc_check_not_in_place(const void *buf, const char *what, const char *where)
+{
+    if (lc_likely(buf != MPI_IN_PLACE)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE%s", what, where);
+}
+
+/* The same buffer as input and output must be asked for with MPI_IN_PLACE. */
+int lc_check_not_aliased(const void *sbuf, const void *rbuf, size_t bytes)
+{
+    if (lc_likely(sbuf != rbuf || bytes == 0 || sbuf == MPI_IN_PLACE)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer: pass MPI_IN_PLACE as sendbuf instead");
+}
+
+/* counts[size] (and displs[size] unless `displs_name` is NULL) of a vector
+ * collective, and the buffer they describe. */
+int lc_check_vector(const lc_comm_t *comm, const void *buf, const lc_vec_t *v, const char *counts_name,
+                    const char *displs_name, MPI_Datatype dt)
+{
+    if (!v->counts) return lc_error(MPI_ERR_ARG, "%s is NULL", counts_name);
+    if (displs_name && !v->displs) return lc_error(MPI_ERR_ARG, "%s is NULL", displs_name);
+    int rc = lc_check_dtype(dt);
+    if (rc != MPI_SUCCESS) return rc;
+    for (int i = 0; i < comm->size; i++) {
+        MPI_Count n = v->wide ? ((const MPI_Count *)v->counts)[i] : ((const int *)v->counts)[i];
+        if (n < 0) return lc_error(MPI_ERR_COUNT, "%s[%d] = %lld is negative", counts_name, i, (long long)n);
+        rc = lc_check_buf(buf, n, dt);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* count, datatype and operation of a reduction */
+int lc_check_reduction(MPI_Count count, MPI_Datatype dt, MPI_Op op)
+{
+    int rc = lc_check_count(count);
+    if (rc == MPI_SUCCESS) rc = lc_check_dtype(dt);
+    if (rc == MPI_SUCCESS) rc = lc_check_op(op, dt);
+    return rc;
+}

@@ -41,8 +41,6 @@ const lc_param_desc_t lc_param_table[] = {
     { "POLL", LC_PARAM_ENUM, LC_P(poll_mode), "auto", "auto|spin|yield",
       "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
       "host outnumber the cores they may run on." },
-    { "SPIN_COUNT", LC_PARAM_INT, LC_P(spin_count), "1", NULL,
-      "In yield mode, polls of the progress engine between two sched_yield calls." },
     { "SHOW_CHANNELS", LC_PARAM_BOOL, LC_P(show_channels), "0", NULL,
       "Rank 0 prints the peers x channel matrix and why each channel was chosen." },
     { "SHM_DIR", LC_PARAM_STRING, LC_P(shm_dir), "", NULL,

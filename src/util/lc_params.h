@@ -38,7 +38,6 @@ typedef struct lc_params {
     int    cma;               /* allow CMA single copy at all */
     size_t pipeline_chunk;    /* fragment size of the two-copy pipeline */
     int    poll_mode;         /* lc_poll_mode_t */
-    long   spin_count;        /* polls before a yield in yield mode */
     int    show_channels;     /* rank 0 prints the peer x channel matrix */
     char   shm_dir[LC_PARAM_STRING_MAX];      /* "" = POSIX shm (/dev/shm); else segment files here */
     int    net_force;         /* every non-self peer uses the network channel */

@@ -10,83 +10,82 @@
 
 lc_params_t lc_params;
 
-#define LC_P(field) offsetof(lc_params_t, field)
 const lc_param_desc_t lc_param_table[] = {
-    { "EAGER_LIMIT", LC_PARAM_SIZE, LC_P(eager_limit), "8000", NULL,
-      "Messages up to this size are copied into the receiver's ring and the send completes at once; "
-      "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 32-byte header." },
-    { "SHM_CELL_SIZE", LC_PARAM_SIZE, LC_P(shm_cell_size), "8k", NULL,
-      "Size of one cell of a shared-memory ring (a multiple of 64)." },
-    { "SHM_RING_CELLS", LC_PARAM_INT, LC_P(shm_ring_cells), "32", NULL,
-      "Cells per (sender, receiver) ring; a power of two. Memory per rank: ranks x cells x cell size." },
-    { "CMA", LC_PARAM_BOOL, LC_P(cma), "1", NULL,
-      "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works." },
-    { "CMA_THRESHOLD", LC_PARAM_SIZE, LC_P(cma_threshold), "256m", NULL,
-      "Rendezvous messages at least this large are pulled with CMA (one copy, no help from the sender); "
-      "smaller ones use the two-copy pipeline through the rings, whose copies run in parallel on both "
-      "cores and whose staging cells stay in cache. Measured on KVM guests the pipeline is faster up to "
-      "64 MiB (docs/performance.md); lower it when senders compute long between MPI calls." },
-    { "CMA_THRESHOLD_XNUMA", LC_PARAM_SIZE, LC_P(cma_threshold_xnuma), "64k", NULL,
-      "CMA_THRESHOLD for a shared-memory pair on two NUMA nodes farther apart than local (see NUMA): "
-      "across sockets the two-copy pipeline moves the data over the interconnect twice and CMA once, so "
-      "CMA pays off sooner. The default is a design choice, not measured here (docs/architecture.md, "
-      "\"NUMA\")." },
-    { "NUMA", LC_PARAM_BOOL, LC_P(numa), "1", NULL,
-      "Read the host's NUMA topology (hwloc) at start-up: each rank's NUMA node (the one node its "
-      "affinity mask lies in, else unknown) selects CMA_THRESHOLD_XNUMA for pairs on different nodes, "
-      "and each rank's ring segment is placed on its node. 0 = every pair gets the same-node settings "
-      "and rings are placed by first touch. hwloc's HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured." },
-    { "PIPELINE_CHUNK", LC_PARAM_SIZE, LC_P(pipeline_chunk), "0", NULL,
-      "Fragment size of the two-copy rendezvous pipeline; 0 = one full cell." },
-    { "POLL", LC_PARAM_ENUM, LC_P(poll_mode), "auto", "auto|spin|yield",
-      "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
-      "host outnumber the cores they may run on." },
-    { "SHOW_CHANNELS", LC_PARAM_BOOL, LC_P(show_channels), "0", NULL,
-      "Rank 0 prints the peers x channel matrix and why each channel was chosen." },
-    { "SHM_DIR", LC_PARAM_STRING, LC_P(shm_dir), "", NULL,
-      "Put the shared-memory segments in this directory instead of POSIX shared memory (/dev/shm). "
-      "Bind-mount one host directory at the same path into co-resident containers and set it in all "
-      "of them: ranks in containers with private /dev/shm then share memory (see docs/containers.md)." },
-    { "NET_FORCE", LC_PARAM_BOOL, LC_P(net_force), "0", NULL,
-      "Reach every other rank through the network channel (ofi), also those on this host: for testing "
-      "the network path on one machine, or when shared memory between the ranks is not wanted." },
-    { "NET_BLOCK", LC_PARAM_INT, LC_P(net_block), "0", NULL,
-      "Testing: ranks r and s on one host use the network channel unless r/N == s/N, as if every block "
-      "of N consecutive ranks ran on its own host (0 = off). Lets one machine run a job that mixes "
-      "shared-memory and network peers." },
-    { "OFI_PROVIDER", LC_PARAM_STRING, LC_P(ofi_provider), "", NULL,
-      "libfabric provider of the network channel, as `fi_info -l` names it (e.g. net, tcp, "
-      "\"tcp;ofi_rxm\", verbs, efa); empty = the first provider libfabric offers with reliable datagram "
-      "endpoints, except that net is taken before tcp;ofi_rxm (docs/ofi.md). FI_PROVIDER also restricts "
-      "libfabric's choice." },
-    { "OFI_IFACE", LC_PARAM_STRING, LC_P(ofi_iface), "", NULL,
-      "libfabric domain of the network channel; for the tcp provider the network interface (e.g. eth0). "
-      "Empty = the provider's first domain that is not a loopback interface." },
-    { "OFI_EAGER_LIMIT", LC_PARAM_SIZE, LC_P(ofi_eager_limit), "64k", NULL,
-      "Messages to network peers up to this size are sent in one packet and complete at once; larger "
-      "ones use the rendezvous protocol. It is also the payload of every network packet and receive "
-      "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values. With "
-      "many network peers, OFI_RX_POOL shrinks it (down to 16k) before it shrinks the credits." },
-    { "OFI_CREDITS", LC_PARAM_INT, LC_P(ofi_credits), "32", NULL,
-      "Packets a rank may have in flight to one network peer (1..255): the receiver pre-posts this many "
-      "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
-      "receiver to free some; nothing is ever dropped. See OFI_RX_POOL." },
-    { "OFI_RX_POOL", LC_PARAM_SIZE, LC_P(ofi_rx_pool), "64m", NULL,
-      "Memory for network receive buffers per rank (network peers x (credits + 3) x packet): with many "
-      "network peers the packets shrink to fit (down to 16k), then the credits per peer (down to 4)." },
-    { "OFI_TX_BUFFERS", LC_PARAM_INT, LC_P(ofi_tx_buffers), "64", NULL,
-      "Send bounce buffers per process (packets too large to inject wait in one until the provider "
-      "completes them)." },
-    { "OFI_RMA", LC_PARAM_BOOL, LC_P(ofi_rma), "1", NULL,
-      "Let the receiver of a large message read it with fi_read (one copy, no bounce buffers) when the "
-      "provider offers FI_RMA; 0 = always stream it in packets." },
-    { "OFI_RMA_THRESHOLD", LC_PARAM_SIZE, LC_P(ofi_rma_threshold), "0", NULL,
-      "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
-      "smaller ones are streamed in packets." },
-    { "OFI_CONNECT_TIMEOUT", LC_PARAM_INT, LC_P(ofi_connect_timeout), "10", NULL,
-      "Seconds the first packet to a network peer may wait for its connection before Locus checks that "
-      "something answers at the peer's address: if nothing does, the job ends with a message naming "
-      "the rank and host; if the peer is only busy, the wait goes on." },
+    LC_PARAM_ROW_SIZE("EAGER_LIMIT", eager_limit, "8000",
+        "Messages up to this size are copied into the receiver's ring and the send completes at once; "
+        "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 32-byte header."),
+    LC_PARAM_ROW_SIZE("SHM_CELL_SIZE", shm_cell_size, "8k",
+        "Size of one cell of a shared-memory ring (a multiple of 64)."),
+    LC_PARAM_ROW_INT("SHM_RING_CELLS", shm_ring_cells, "32",
+        "Cells per (sender, receiver) ring; a power of two. Memory per rank: ranks x cells x cell size."),
+    LC_PARAM_ROW_BOOL("CMA", cma, "1",
+        "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works."),
+    LC_PARAM_ROW_SIZE("CMA_THRESHOLD", cma_threshold, "256m",
+        "Rendezvous messages at least this large are pulled with CMA (one copy, no help from the sender); "
+        "smaller ones use the two-copy pipeline through the rings, whose copies run in parallel on both "
+        "cores and whose staging cells stay in cache. Measured on KVM guests the pipeline is faster up to "
+        "64 MiB (docs/performance.md); lower it when senders compute long between MPI calls."),
+    LC_PARAM_ROW_SIZE("CMA_THRESHOLD_XNUMA", cma_threshold_xnuma, "64k",
+        "CMA_THRESHOLD for a shared-memory pair on two NUMA nodes farther apart than local (see NUMA): "
+        "across sockets the two-copy pipeline moves the data over the interconnect twice and CMA once, so "
+        "CMA pays off sooner. The default is a design choice, not measured here (docs/architecture.md, "
+        "\"NUMA\")."),
+    LC_PARAM_ROW_BOOL("NUMA", numa, "1",
+        "Read the host's NUMA topology (hwloc) at start-up: each rank's NUMA node (the one node its "
+        "affinity mask lies in, else unknown) selects CMA_THRESHOLD_XNUMA for pairs on different nodes, "
+        "and each rank's ring segment is placed on its node. 0 = every pair gets the same-node settings "
+        "and rings are placed by first touch. hwloc's HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured."),
+    LC_PARAM_ROW_SIZE("PIPELINE_CHUNK", pipeline_chunk, "0",
+        "Fragment size of the two-copy rendezvous pipeline; 0 = one full cell."),
+    LC_PARAM_ROW_ENUM("POLL", poll_mode, "auto", "auto|spin|yield",
+        "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
+        "host outnumber the cores they may run on."),
+    LC_PARAM_ROW_BOOL("SHOW_CHANNELS", show_channels, "0",
+        "Rank 0 prints the peers x channel matrix and why each channel was chosen."),
+    LC_PARAM_ROW_STRING("SHM_DIR", shm_dir, "",
+        "Put the shared-memory segments in this directory instead of POSIX shared memory (/dev/shm). "
+        "Bind-mount one host directory at the same path into co-resident containers and set it in all "
+        "of them: ranks in containers with private /dev/shm then share memory (see docs/containers.md)."),
+    LC_PARAM_ROW_BOOL("NET_FORCE", net_force, "0",
+        "Reach every other rank through the network channel (ofi), also those on this host: for testing "
+        "the network path on one machine, or when shared memory between the ranks is not wanted."),
+    LC_PARAM_ROW_INT("NET_BLOCK", net_block, "0",
+        "Testing: ranks r and s on one host use the network channel unless r/N == s/N, as if every block "
+        "of N consecutive ranks ran on its own host (0 = off). Lets one machine run a job that mixes "
+        "shared-memory and network peers."),
+    LC_PARAM_ROW_STRING("OFI_PROVIDER", ofi_provider, "",
+        "libfabric provider of the network channel, as `fi_info -l` names it (e.g. net, tcp, "
+        "\"tcp;ofi_rxm\", verbs, efa); empty = the first provider libfabric offers with reliable datagram "
+        "endpoints, except that net is taken before tcp;ofi_rxm (docs/ofi.md). FI_PROVIDER also restricts "
+        "libfabric's choice."),
+    LC_PARAM_ROW_STRING("OFI_IFACE", ofi_iface, "",
+        "libfabric domain of the network channel; for the tcp provider the network interface (e.g. eth0). "
+        "Empty = the provider's first domain that is not a loopback interface."),
+    LC_PARAM_ROW_SIZE("OFI_EAGER_LIMIT", ofi_eager_limit, "64k",
+        "Messages to network peers up to this size are sent in one packet and complete at once; larger "
+        "ones use the rendezvous protocol. It is also the payload of every network packet and receive "
+        "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values. With "
+        "many network peers, OFI_RX_POOL shrinks it (down to 16k) before it shrinks the credits."),
+    LC_PARAM_ROW_INT("OFI_CREDITS", ofi_credits, "32",
+        "Packets a rank may have in flight to one network peer (1..255): the receiver pre-posts this many "
+        "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
+        "receiver to free some; nothing is ever dropped. See OFI_RX_POOL."),
+    LC_PARAM_ROW_SIZE("OFI_RX_POOL", ofi_rx_pool, "64m",
+        "Memory for network receive buffers per rank (network peers x (credits + 3) x packet): with many "
+        "network peers the packets shrink to fit (down to 16k), then the credits per peer (down to 4)."),
+    LC_PARAM_ROW_INT("OFI_TX_BUFFERS", ofi_tx_buffers, "64",
+        "Send bounce buffers per process (packets too large to inject wait in one until the provider "
+        "completes them)."),
+    LC_PARAM_ROW_BOOL("OFI_RMA", ofi_rma, "1",
+        "Let the receiver of a large message read it with fi_read (one copy, no bounce buffers) when the "
+        "provider offers FI_RMA; 0 = always stream it in packets."),
+    LC_PARAM_ROW_SIZE("OFI_RMA_THRESHOLD", ofi_rma_threshold, "0",
+        "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
+        "smaller ones are streamed in packets."),
+    LC_PARAM_ROW_INT("OFI_CONNECT_TIMEOUT", ofi_connect_timeout, "10",
+        "Seconds the first packet to a network peer may wait for its connection before Locus checks that "
+        "something answers at the peer's address: if nothing does, the job ends with a message naming "
+        "the rank and host; if the peer is only busy, the wait goes on."),
 };
 const size_t lc_param_count = LC_ARRAY_SIZE(lc_param_table);
 

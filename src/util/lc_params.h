@@ -64,6 +64,29 @@ typedef struct lc_param_desc {
     const char *help;
 } lc_param_desc_t;
 
+/*
+ * Rows of lc_param_table, one per parameter: LC_PARAM_ROW_<TYPE>(name,
+ * field of lc_params_t, default, [choices,] help).  A row compiles only
+ * when its field has the C type that the type's parser writes (SIZE:
+ * size_t, INT: long, BOOL and ENUM: int, STRING: char[LC_PARAM_STRING_MAX]):
+ * the _Generic has no default association, so a row naming a field of
+ * another type is a compile error rather than a value written over its
+ * neighbour (test/unit/params_row_type.sh checks that it stays one).
+ */
+#define LC_PARAM_FIELD(field, ctype_ptr) _Generic(&((lc_params_t *)0)->field, ctype_ptr: offsetof(lc_params_t, field))
+#define LC_PARAM_ROW(name_, type_, offset_, default_, choices_, help_) \
+    { .name = name_, .type = type_, .offset = offset_, .default_value = default_, .choices = choices_, .help = help_ }
+#define LC_PARAM_ROW_SIZE(name, field, dflt, help) \
+    LC_PARAM_ROW(name, LC_PARAM_SIZE, LC_PARAM_FIELD(field, size_t *), dflt, NULL, help)
+#define LC_PARAM_ROW_INT(name, field, dflt, help) \
+    LC_PARAM_ROW(name, LC_PARAM_INT, LC_PARAM_FIELD(field, long *), dflt, NULL, help)
+#define LC_PARAM_ROW_BOOL(name, field, dflt, help) \
+    LC_PARAM_ROW(name, LC_PARAM_BOOL, LC_PARAM_FIELD(field, int *), dflt, NULL, help)
+#define LC_PARAM_ROW_ENUM(name, field, dflt, choices, help) \
+    LC_PARAM_ROW(name, LC_PARAM_ENUM, LC_PARAM_FIELD(field, int *), dflt, choices, help)
+#define LC_PARAM_ROW_STRING(name, field, dflt, help) \
+    LC_PARAM_ROW(name, LC_PARAM_STRING, LC_PARAM_FIELD(field, char(*)[LC_PARAM_STRING_MAX]), dflt, NULL, help)
+
 extern const lc_param_desc_t lc_param_table[];
 extern const size_t lc_param_count;
 

@@ -160,7 +160,7 @@ static void print_locality(void)
 
 int main(int argc, char **argv)
 {
-    lc_params_load();
+    lc_params_load_for(LC_PARAM_RANKS | LC_PARAM_LAUNCHER);
     if (argc > 1 && !strcmp(argv[1], "--params")) {
         lc_params_print(stdout);
         lc_coll_params_print(stdout);

@@ -1,6 +1,7 @@
 /* Small helpers shared by the mpiexec files: one-write messages, time,
  * signals, byte buffers. */
 #include "mpiexec.h"
+#include "util/lc_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,19 @@ void mpiexec_say(const char *fmt, ...)
         mpiexec_write_all(2, line, (size_t)n);
     }
     errno = saved;
+}
+
+static void mpiexec_log_sink(const char *text)
+{
+    mpiexec_say("%s", text);
+}
+
+void mpiexec_params_load(void)
+{
+    /* The table's loader reports through lc_log, which in mpiexec is
+     * mpiexec_say: the same prefix, and through the connection in a proxy. */
+    lc_log_sink = mpiexec_log_sink;
+    lc_params_load_for(LC_PARAM_LAUNCHER);
 }
 
 static int mpiexec_signal_fd = -1;

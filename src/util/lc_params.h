@@ -4,7 +4,8 @@
  * The table in lc_params.c gives each parameter its name, type, default,
  * readers and help text.  The environment variable is LOCUS_<NAME>; the
  * values are read once into `lc_params` (by each rank at MPI_Init, by
- * mpiexec at start-up), and `locus-info --params` prints the table, so a
+ * mpiexec at start-up), `locus-info --params` prints the table and
+ * `locus-info --params --markdown` writes docs/params.md from it, so a
  * default is never stated twice.  Nothing else in Locus reads a LOCUS_*
  * variable (the collective algorithm choices LOCUS_COLL_<NAME> come from
  * the selection table in src/coll/lc_coll_select.c).
@@ -126,5 +127,12 @@ const char *lc_param_type_name(lc_param_type_t type);
 
 /* Print the table (name, type, current value, default, help) to `out`. */
 void lc_params_print(FILE *out);
+/* docs/params.md, from the table alone (defaults, never the environment):
+ * the rows of the index table "| variable | type | default | read by |",
+ * and one section per parameter. */
+void lc_params_print_markdown_index(FILE *out);
+void lc_params_print_markdown(FILE *out);
+/* "`a`, `b`, `c`" from "a|b|c" (also for LOCUS_COLL_<NAME>). */
+void lc_params_print_choices_markdown(const char *choices, FILE *out);
 
 #endif

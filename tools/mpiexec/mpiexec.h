@@ -214,8 +214,9 @@ extern void (*mpiexec_say_hook)(const char *text); /* set: messages go there */
 void   mpiexec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Read the LOCUS_* parameters mpiexec uses (the table's LC_PARAM_LAUNCHER
  * rows: lc_params.launch_timeout, lc_params.shm_dir) from the environment;
- * a bad value is reported through mpiexec_say and its default kept. */
-void   mpiexec_params_load(void);
+ * a bad value (also a launch timeout <= 0) keeps its default and, with
+ * `report`, is reported through mpiexec_say. */
+void   mpiexec_params_load(int report);
 long   mpiexec_ms_until(const struct timespec *t);
 void   mpiexec_deadline(struct timespec *t, long ms);
 int    mpiexec_write_all(int fd, const void *buf, size_t len);

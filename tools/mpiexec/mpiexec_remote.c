@@ -122,13 +122,6 @@ int mpiexec_remote_prepare(mpiexec_job_t *job)
     for (size_t i = 0; i < sizeof(rnd); i++)
         snprintf(job->token + 2 * i, 3, "%02x", rnd[i]);
 
-    if (lc_params.launch_timeout <= 0) {
-        const lc_param_desc_t *d = lc_param_find("LAUNCH_TIMEOUT");
-
-        mpiexec_say("LOCUS_LAUNCH_TIMEOUT=%ld is not a number of seconds greater than 0; using the default %s",
-                    lc_params.launch_timeout, d->default_value);
-        lc_param_set_default(d);
-    }
     mpiexec_deadline(&job->launch_deadline, lc_params.launch_timeout * 1000L);
     return 0;
 }

@@ -4,6 +4,7 @@
 #   make test       the whole test suite: plain build, then ASan+UBSan build
 #   make install PREFIX=/opt/locus
 #   make bench [QUICK=1]   Locus side by side with MPICH and Open MPI
+#   make params-doc        regenerate docs/params.md from the parameter tables
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 PREFIX     ?= /usr/local
@@ -13,7 +14,7 @@ NP         ?= 4
 # even when another python3 comes first in PATH.
 PYTHON     ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup build run test test-plain test-asan install bench clean
+.PHONY: all setup build run test test-plain test-asan install bench params-doc clean
 
 all: build
 
@@ -44,6 +45,10 @@ test-asan: setup
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# docs/params.md is generated from the parameter tables (test unit.params_doc).
+params-doc: build
+	$(BUILD)/bin/locus-info --params --markdown > docs/params.md
 
 bench: build
 	$(PYTHON) bench/compare.py $(if $(QUICK),--quick,)

@@ -228,7 +228,7 @@ static void *lc_ofi_pool_alloc(size_t n, size_t slot, uint64_t access, struct fi
         int rc = lc_ofi_mr_reg(p, bytes, access, mr);
         if (rc) {
             lc_log_error("network channel: cannot register %zu bytes of bounce buffers (fi_mr_reg: %s); "
-                         "lower LOCUS_OFI_CREDITS or LOCUS_OFI_PACKET_SIZE, or raise the locked-memory "
+                         "lower LOCUS_OFI_CREDITS or LOCUS_OFI_EAGER_LIMIT (the packet), or raise the locked-memory "
                          "limit (ulimit -l)", bytes, lc_ofi_strerror(rc));
             free(p);
             return NULL;

@@ -66,10 +66,12 @@ static inline size_t lc_vec_total(const lc_vec_t *v, int n)
     return total;
 }
 
-/* Read the LOCUS_COLL_<NAME> algorithm overrides (MPI_Init). */
 /* Print the LOCUS_COLL_<NAME> overrides in the format of
  * lc_params_print (locus-info --params). */
 void lc_coll_params_print(FILE *out);
+/* Their section of docs/params.md (locus-info --params --markdown). */
+void lc_coll_params_print_markdown(FILE *out);
+/* Read the LOCUS_COLL_<NAME> algorithm overrides (MPI_Init). */
 void lc_coll_init(void);
 
 int lc_coll_barrier(lc_comm_t *comm);

@@ -19,6 +19,7 @@
  *   size can be used: ranks do not know each other's counts).
  */
 #include "coll/lc_coll_impl.h"
+#include "util/lc_params.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -180,6 +181,9 @@ static void lc_coll_choices(const lc_coll_table_t *t, char *buf, size_t size)
     }
 }
 
+static const char lc_coll_param_help[] =
+    "Force this collective's algorithm; auto follows the selection table in src/coll/lc_coll_select.c.";
+
 void lc_coll_params_print(FILE *out)
 {
     for (int id = 0; id < LC_COLL_COUNT; id++) {
@@ -188,9 +192,23 @@ void lc_coll_params_print(FILE *out)
         lc_coll_choices(t, choices, sizeof(choices));
         snprintf(var, sizeof(var), "LOCUS_COLL_%s", t->name);
         const char *now = getenv(var);
-        fprintf(out, "%s (enum: %s) = %s  [default auto]\n    Force this collective's algorithm; auto follows "
-                     "the selection table in src/coll/lc_coll_select.c.\n",
-                var, choices, now && *now ? now : "auto");
+        fprintf(out, "%s (enum: %s) = %s  [default auto]\n    %s\n", var, choices, now && *now ? now : "auto",
+                lc_coll_param_help);
+    }
+}
+
+void lc_coll_params_print_markdown(FILE *out)
+{
+    fprintf(out, "## `LOCUS_COLL_<NAME>`\n\nenum, default `auto`; read by every rank at MPI_Init. One variable per "
+                 "collective. %s A word that is not an algorithm of that collective is reported once and `auto` "
+                 "used.\n\n| variable | choices |\n|---|---|\n", lc_coll_param_help);
+    for (int id = 0; id < LC_COLL_COUNT; id++) {
+        const lc_coll_table_t *t = &lc_coll_tables[id];
+        char choices[256];
+        lc_coll_choices(t, choices, sizeof(choices));
+        fprintf(out, "| `LOCUS_COLL_%s` | ", t->name);
+        lc_params_print_choices_markdown(choices, out);
+        fprintf(out, " |\n");
     }
 }
 

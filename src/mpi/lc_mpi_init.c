@@ -87,7 +87,7 @@ LC_API int PMPI_Finalize(void)
      * after this barrier every rank has finished communicating. */
     lc_coll_barrier(lc_comm_builtin[0]);
     int leftover = lc_pt2pt_fini();
-    if (leftover && getenv("LOCUS_DEBUG"))
+    if (leftover && lc_params.debug)
         lc_log_warn("%d unreceived messages discarded at MPI_Finalize", leftover);
     lc_pmi_finalize();
     lc_mpi_comm_fini();

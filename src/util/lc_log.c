@@ -1,17 +1,24 @@
-/* lc_log.c — diagnostics to stderr, prefixed with the world rank. */
+/* lc_log.c — diagnostics to stderr, prefixed with the world rank (or to a
+ * program's own sink: mpiexec). */
+#include "util/lc_params.h"
 #include "util/lc_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 int lc_log_rank = -1;
+void (*lc_log_sink)(const char *text);
 
 static void lc_log_vprint(const char *kind, const char *fmt, va_list ap)
 {
     char line[1024];
+    if (lc_log_sink) {
+        vsnprintf(line, sizeof(line), fmt, ap);
+        lc_log_sink(line);
+        return;
+    }
     int n = snprintf(line, sizeof(line), "locus[%d]: %s", lc_log_rank, kind);
     if (n < 0) return;
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
@@ -30,7 +37,7 @@ void lc_log_error(const char *fmt, ...)
 
 void lc_log_warn(const char *fmt, ...)
 {
-    if (getenv("LOCUS_QUIET")) return;
+    if (lc_params.quiet) return;
     va_list ap;
     va_start(ap, fmt);
     lc_log_vprint("warning: ", fmt, ap);

@@ -1,4 +1,4 @@
-/* lc_params.c — the parameter table and its parser. */
+/* lc_params.c — the parameter table, its parser and loader (printing: lc_params_print.c). */
 #include "util/lc_params.h"
 #include "util/lc_util.h"
 
@@ -10,89 +10,96 @@
 
 lc_params_t lc_params;
 
-#define LC_P(field) offsetof(lc_params_t, field)
 const lc_param_desc_t lc_param_table[] = {
-    { "EAGER_LIMIT", LC_PARAM_SIZE, LC_P(eager_limit), "8000", NULL,
-      "Messages up to this size are copied into the receiver's ring and the send completes at once; "
-      "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 32-byte header." },
-    { "SHM_CELL_SIZE", LC_PARAM_SIZE, LC_P(shm_cell_size), "8k", NULL,
-      "Size of one cell of a shared-memory ring (a multiple of 64)." },
-    { "SHM_RING_CELLS", LC_PARAM_INT, LC_P(shm_ring_cells), "32", NULL,
-      "Cells per (sender, receiver) ring; a power of two. Memory per rank: ranks x cells x cell size." },
-    { "CMA", LC_PARAM_BOOL, LC_P(cma), "1", NULL,
-      "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works." },
-    { "CMA_THRESHOLD", LC_PARAM_SIZE, LC_P(cma_threshold), "256m", NULL,
-      "Rendezvous messages at least this large are pulled with CMA (one copy, no help from the sender); "
-      "smaller ones use the two-copy pipeline through the rings, whose copies run in parallel on both "
-      "cores and whose staging cells stay in cache. Measured on KVM guests the pipeline is faster up to "
-      "64 MiB (docs/performance.md); lower it when senders compute long between MPI calls." },
-    { "CMA_THRESHOLD_XNUMA", LC_PARAM_SIZE, LC_P(cma_threshold_xnuma), "64k", NULL,
-      "CMA_THRESHOLD for a shared-memory pair on two NUMA nodes farther apart than local (see NUMA): "
-      "across sockets the two-copy pipeline moves the data over the interconnect twice and CMA once, so "
-      "CMA pays off sooner. The default is a design choice, not measured here (docs/architecture.md, "
-      "\"NUMA\")." },
-    { "NUMA", LC_PARAM_BOOL, LC_P(numa), "1", NULL,
-      "Read the host's NUMA topology (hwloc) at start-up: each rank's NUMA node (the one node its "
-      "affinity mask lies in, else unknown) selects CMA_THRESHOLD_XNUMA for pairs on different nodes, "
-      "and each rank's ring segment is placed on its node. 0 = every pair gets the same-node settings "
-      "and rings are placed by first touch. hwloc's HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured." },
-    { "PIPELINE_CHUNK", LC_PARAM_SIZE, LC_P(pipeline_chunk), "0", NULL,
-      "Fragment size of the two-copy rendezvous pipeline; 0 = one full cell." },
-    { "POLL", LC_PARAM_ENUM, LC_P(poll_mode), "auto", "auto|spin|yield",
-      "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
-      "host outnumber the cores they may run on." },
-    { "SPIN_COUNT", LC_PARAM_INT, LC_P(spin_count), "1", NULL,
-      "In yield mode, polls of the progress engine between two sched_yield calls." },
-    { "SHOW_CHANNELS", LC_PARAM_BOOL, LC_P(show_channels), "0", NULL,
-      "Rank 0 prints the peers x channel matrix and why each channel was chosen." },
-    { "SHM_DIR", LC_PARAM_STRING, LC_P(shm_dir), "", NULL,
-      "Put the shared-memory segments in this directory instead of POSIX shared memory (/dev/shm). "
-      "Bind-mount one host directory at the same path into co-resident containers and set it in all "
-      "of them: ranks in containers with private /dev/shm then share memory (see docs/containers.md)." },
-    { "NET_FORCE", LC_PARAM_BOOL, LC_P(net_force), "0", NULL,
-      "Reach every other rank through the network channel (ofi), also those on this host: for testing "
-      "the network path on one machine, or when shared memory between the ranks is not wanted." },
-    { "NET_BLOCK", LC_PARAM_INT, LC_P(net_block), "0", NULL,
-      "Testing: ranks r and s on one host use the network channel unless r/N == s/N, as if every block "
-      "of N consecutive ranks ran on its own host (0 = off). Lets one machine run a job that mixes "
-      "shared-memory and network peers." },
-    { "OFI_PROVIDER", LC_PARAM_STRING, LC_P(ofi_provider), "", NULL,
-      "libfabric provider of the network channel, as `fi_info -l` names it (e.g. net, tcp, "
-      "\"tcp;ofi_rxm\", verbs, efa); empty = the first provider libfabric offers with reliable datagram "
-      "endpoints, except that net is taken before tcp;ofi_rxm (docs/ofi.md). FI_PROVIDER also restricts "
-      "libfabric's choice." },
-    { "OFI_IFACE", LC_PARAM_STRING, LC_P(ofi_iface), "", NULL,
-      "libfabric domain of the network channel; for the tcp provider the network interface (e.g. eth0). "
-      "Empty = the provider's first domain that is not a loopback interface." },
-    { "OFI_EAGER_LIMIT", LC_PARAM_SIZE, LC_P(ofi_eager_limit), "64k", NULL,
-      "Messages to network peers up to this size are sent in one packet and complete at once; larger "
-      "ones use the rendezvous protocol. It is also the payload of every network packet and receive "
-      "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values. With "
-      "many network peers, OFI_RX_POOL shrinks it (down to 16k) before it shrinks the credits." },
-    { "OFI_CREDITS", LC_PARAM_INT, LC_P(ofi_credits), "32", NULL,
-      "Packets a rank may have in flight to one network peer (1..255): the receiver pre-posts this many "
-      "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
-      "receiver to free some; nothing is ever dropped. See OFI_RX_POOL." },
-    { "OFI_RX_POOL", LC_PARAM_SIZE, LC_P(ofi_rx_pool), "64m", NULL,
-      "Memory for network receive buffers per rank (network peers x (credits + 3) x packet): with many "
-      "network peers the packets shrink to fit (down to 16k), then the credits per peer (down to 4)." },
-    { "OFI_TX_BUFFERS", LC_PARAM_INT, LC_P(ofi_tx_buffers), "64", NULL,
-      "Send bounce buffers per process (packets too large to inject wait in one until the provider "
-      "completes them)." },
-    { "OFI_RMA", LC_PARAM_BOOL, LC_P(ofi_rma), "1", NULL,
-      "Let the receiver of a large message read it with fi_read (one copy, no bounce buffers) when the "
-      "provider offers FI_RMA; 0 = always stream it in packets." },
-    { "OFI_RMA_THRESHOLD", LC_PARAM_SIZE, LC_P(ofi_rma_threshold), "0", NULL,
-      "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
-      "smaller ones are streamed in packets." },
-    { "OFI_CONNECT_TIMEOUT", LC_PARAM_INT, LC_P(ofi_connect_timeout), "10", NULL,
-      "Seconds the first packet to a network peer may wait for its connection before Locus checks that "
-      "something answers at the peer's address: if nothing does, the job ends with a message naming "
-      "the rank and host; if the peer is only busy, the wait goes on." },
+    LC_PARAM_ROW_SIZE("EAGER_LIMIT", eager_limit, "8000", LC_PARAM_RANKS,
+        "Messages up to this size are copied into the receiver's ring and the send completes at once; "
+        "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 32-byte header."),
+    LC_PARAM_ROW_SIZE("SHM_CELL_SIZE", shm_cell_size, "8k", LC_PARAM_RANKS,
+        "Size of one cell of a shared-memory ring (a multiple of 64)."),
+    LC_PARAM_ROW_INT("SHM_RING_CELLS", shm_ring_cells, "32", LC_PARAM_RANKS,
+        "Cells per (sender, receiver) ring; a power of two. Memory per rank: ranks x cells x cell size."),
+    LC_PARAM_ROW_BOOL("CMA", cma, "1", LC_PARAM_RANKS,
+        "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works."),
+    LC_PARAM_ROW_SIZE("CMA_THRESHOLD", cma_threshold, "256m", LC_PARAM_RANKS,
+        "Rendezvous messages at least this large are pulled with CMA (one copy, no help from the sender); "
+        "smaller ones use the two-copy pipeline through the rings, whose copies run in parallel on both "
+        "cores and whose staging cells stay in cache. Measured on KVM guests the pipeline is faster up to "
+        "64 MiB (docs/performance.md); lower it when senders compute long between MPI calls."),
+    LC_PARAM_ROW_SIZE("CMA_THRESHOLD_XNUMA", cma_threshold_xnuma, "64k", LC_PARAM_RANKS,
+        "CMA_THRESHOLD for a shared-memory pair on two NUMA nodes farther apart than local (see NUMA): "
+        "across sockets the two-copy pipeline moves the data over the interconnect twice and CMA once, so "
+        "CMA pays off sooner. The default is a design choice, not measured here (docs/architecture.md, "
+        "\"NUMA\")."),
+    LC_PARAM_ROW_BOOL("NUMA", numa, "1", LC_PARAM_RANKS,
+        "Read the host's NUMA topology (hwloc) at start-up: each rank's NUMA node (the one node its "
+        "affinity mask lies in, else unknown) selects CMA_THRESHOLD_XNUMA for pairs on different nodes, "
+        "and each rank's ring segment is placed on its node. 0 = every pair gets the same-node settings "
+        "and rings are placed by first touch. hwloc's HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured."),
+    LC_PARAM_ROW_SIZE("PIPELINE_CHUNK", pipeline_chunk, "0", LC_PARAM_RANKS,
+        "Fragment size of the two-copy rendezvous pipeline; 0 = one full cell."),
+    LC_PARAM_ROW_ENUM("POLL", poll_mode, "auto", "auto|spin|yield", LC_PARAM_RANKS,
+        "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
+        "host outnumber the cores they may run on."),
+    LC_PARAM_ROW_BOOL("SHOW_CHANNELS", show_channels, "0", LC_PARAM_RANKS,
+        "Rank 0 prints the peers x channel matrix and why each channel was chosen."),
+    LC_PARAM_ROW_BOOL("QUIET", quiet, "0", LC_PARAM_RANKS,
+        "Print no warnings (errors are always printed)."),
+    LC_PARAM_ROW_BOOL("DEBUG", debug, "0", LC_PARAM_RANKS,
+        "Warn about what is legal but may be a mistake: at MPI_Finalize each rank reports how many "
+        "messages sent to it it never received (they are discarded). A warning, so QUIET hides it."),
+    LC_PARAM_ROW_STRING("SHM_DIR", shm_dir, "", LC_PARAM_RANKS | LC_PARAM_LAUNCHER,
+        "Put the shared-memory segments in this directory instead of POSIX shared memory (/dev/shm). "
+        "Bind-mount one host directory at the same path into co-resident containers and set it in all "
+        "of them: ranks in containers with private /dev/shm then share memory (see docs/containers.md). "
+        "mpiexec removes the segments of a job that ended abnormally from here too."),
+    LC_PARAM_ROW_BOOL("NET_FORCE", net_force, "0", LC_PARAM_RANKS,
+        "Reach every other rank through the network channel (ofi), also those on this host: for testing "
+        "the network path on one machine, or when shared memory between the ranks is not wanted."),
+    LC_PARAM_ROW_INT("NET_BLOCK", net_block, "0", LC_PARAM_RANKS,
+        "Testing: ranks r and s on one host use the network channel unless r/N == s/N, as if every block "
+        "of N consecutive ranks ran on its own host (0 = off). Lets one machine run a job that mixes "
+        "shared-memory and network peers."),
+    LC_PARAM_ROW_STRING("OFI_PROVIDER", ofi_provider, "", LC_PARAM_RANKS,
+        "libfabric provider of the network channel, as `fi_info -l` names it (e.g. net, tcp, "
+        "\"tcp;ofi_rxm\", verbs, efa); empty = the first provider libfabric offers with reliable datagram "
+        "endpoints, except that net is taken before tcp;ofi_rxm (docs/ofi.md). FI_PROVIDER also restricts "
+        "libfabric's choice."),
+    LC_PARAM_ROW_STRING("OFI_IFACE", ofi_iface, "", LC_PARAM_RANKS,
+        "libfabric domain of the network channel; for the tcp provider the network interface (e.g. eth0). "
+        "Empty = the provider's first domain that is not a loopback interface."),
+    LC_PARAM_ROW_SIZE("OFI_EAGER_LIMIT", ofi_eager_limit, "64k", LC_PARAM_RANKS,
+        "Messages to network peers up to this size are sent in one packet and complete at once; larger "
+        "ones use the rendezvous protocol. It is also the payload of every network packet and receive "
+        "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values. With "
+        "many network peers, OFI_RX_POOL shrinks it (down to 16k) before it shrinks the credits."),
+    LC_PARAM_ROW_INT("OFI_CREDITS", ofi_credits, "32", LC_PARAM_RANKS,
+        "Packets a rank may have in flight to one network peer (1..255): the receiver pre-posts this many "
+        "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
+        "receiver to free some; nothing is ever dropped. See OFI_RX_POOL."),
+    LC_PARAM_ROW_SIZE("OFI_RX_POOL", ofi_rx_pool, "64m", LC_PARAM_RANKS,
+        "Memory for network receive buffers per rank (network peers x (credits + 3) x packet): with many "
+        "network peers the packets shrink to fit (down to 16k), then the credits per peer (down to 4)."),
+    LC_PARAM_ROW_INT("OFI_TX_BUFFERS", ofi_tx_buffers, "64", LC_PARAM_RANKS,
+        "Send bounce buffers per process (packets too large to inject wait in one until the provider "
+        "completes them)."),
+    LC_PARAM_ROW_BOOL("OFI_RMA", ofi_rma, "1", LC_PARAM_RANKS,
+        "Let the receiver of a large message read it with fi_read (one copy, no bounce buffers) when the "
+        "provider offers FI_RMA; 0 = always stream it in packets."),
+    LC_PARAM_ROW_SIZE("OFI_RMA_THRESHOLD", ofi_rma_threshold, "0", LC_PARAM_RANKS,
+        "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
+        "smaller ones are streamed in packets."),
+    LC_PARAM_ROW_INT("OFI_CONNECT_TIMEOUT", ofi_connect_timeout, "10", LC_PARAM_RANKS,
+        "Seconds the first packet to a network peer may wait for its connection before Locus checks that "
+        "something answers at the peer's address: if nothing does, the job ends with a message naming "
+        "the rank and host; if the peer is only busy, the wait goes on."),
+    LC_PARAM_ROW_INT("LAUNCH_TIMEOUT", launch_timeout, "30", LC_PARAM_LAUNCHER,
+        "Seconds mpiexec waits for the proxy on each other host to connect back after it started the "
+        "launcher agent (ssh, -launcher-exec); a host whose proxy does not connect in time ends the job "
+        "with a message naming it (docs/launcher.md)."),
 };
 const size_t lc_param_count = LC_ARRAY_SIZE(lc_param_table);
 
-static const char *lc_param_type_name(lc_param_type_t t)
+const char *lc_param_type_name(lc_param_type_t t)
 {
     switch (t) {
     case LC_PARAM_SIZE: return "size";
@@ -159,59 +166,48 @@ static int lc_param_parse(const lc_param_desc_t *d, const char *text, void *fiel
     return -1;
 }
 
-int lc_params_load(void)
+static const char *lc_param_env_name(const lc_param_desc_t *d, char *buf, size_t len)
+{
+    snprintf(buf, len, "LOCUS_%s", d->name);
+    return buf;
+}
+
+void lc_param_set_default(const lc_param_desc_t *d)
+{
+    if (lc_param_parse(d, d->default_value, (char *)&lc_params + d->offset) != 0)
+        lc_fatal("internal: bad default for LOCUS_%s", d->name);
+}
+
+const lc_param_desc_t *lc_param_find(const char *name)
+{
+    for (size_t i = 0; i < lc_param_count; i++)
+        if (!strcmp(lc_param_table[i].name, name)) return &lc_param_table[i];
+    return NULL;
+}
+
+int lc_params_load_for(unsigned readers)
 {
     int rc = 0;
     for (size_t i = 0; i < lc_param_count; i++) {
         const lc_param_desc_t *d = &lc_param_table[i];
-        void *field = (char *)&lc_params + d->offset;
-        if (lc_param_parse(d, d->default_value, field) != 0)
-            lc_fatal("internal: bad default for LOCUS_%s", d->name);
+        lc_param_set_default(d);
+        /* Only the readers of a row parse it, so that a bad value is
+         * reported by those who use it and by nobody else. */
+        if (!(d->readers & readers)) continue;
         char env[96];
-        snprintf(env, sizeof(env), "LOCUS_%s", d->name);
-        const char *text = getenv(env);
-        if (text && lc_param_parse(d, text, field) != 0) {
+        const char *text = getenv(lc_param_env_name(d, env, sizeof(env)));
+        if (text && lc_param_parse(d, text, (char *)&lc_params + d->offset) != 0) {
             lc_log_error("%s=\"%s\" is not a valid %s%s%s%s; using the default %s", env, text,
                          lc_param_type_name(d->type), d->choices ? " (one of " : "",
                          d->choices ? d->choices : "", d->choices ? ")" : "", d->default_value);
-            lc_param_parse(d, d->default_value, field);
+            lc_param_set_default(d);
             rc = -1;
         }
     }
     return rc;
 }
 
-static void lc_param_format(const lc_param_desc_t *d, char *buf, size_t len)
+int lc_params_load(void)
 {
-    const void *field = (const char *)&lc_params + d->offset;
-    switch (d->type) {
-    case LC_PARAM_SIZE: snprintf(buf, len, "%zu", *(const size_t *)field); break;
-    case LC_PARAM_INT: snprintf(buf, len, "%ld", *(const long *)field); break;
-    case LC_PARAM_BOOL: snprintf(buf, len, "%s", *(const int *)field ? "1" : "0"); break;
-    case LC_PARAM_ENUM: {
-        int idx = *(const int *)field;
-        const char *c = d->choices;
-        for (int i = 0; i < idx && c; i++) {
-            c = strchr(c, '|');
-            if (c) c++;
-        }
-        size_t clen = c ? strcspn(c, "|") : 0;
-        snprintf(buf, len, "%.*s", (int)clen, c ? c : "");
-        break;
-    }
-    case LC_PARAM_STRING: snprintf(buf, len, "\"%s\"", (const char *)field); break;
-    }
-}
-
-void lc_params_print(FILE *out)
-{
-    for (size_t i = 0; i < lc_param_count; i++) {
-        const lc_param_desc_t *d = &lc_param_table[i];
-        char value[LC_PARAM_STRING_MAX + 8];
-        lc_param_format(d, value, sizeof(value));
-        int quote = d->type == LC_PARAM_STRING;
-        fprintf(out, "LOCUS_%s (%s%s%s) = %s  [default %s%s%s]\n    %s\n", d->name,
-                lc_param_type_name(d->type), d->choices ? ": " : "", d->choices ? d->choices : "",
-                value, quote ? "\"" : "", d->default_value, quote ? "\"" : "", d->help);
-    }
+    return lc_params_load_for(LC_PARAM_RANKS);
 }

@@ -1,10 +1,18 @@
 /*
  * lc_params.h — every tunable of Locus, declared once.
  *
- * The table in lc_params.c gives each parameter its name, type, default
- * and help text.  The environment variable is LOCUS_<NAME>; the values are
- * read once at MPI_Init into `lc_params`, and `locus-info --params` prints
- * the table, so a default is never stated twice.
+ * The table in lc_params.c gives each parameter its name, type, default,
+ * readers and help text.  The environment variable is LOCUS_<NAME>; the
+ * values are read once into `lc_params` (by each rank at MPI_Init, by
+ * mpiexec at start-up), `locus-info --params` prints the table and
+ * `locus-info --params --markdown` writes docs/params.md from it, so a
+ * default is never stated twice.  Nothing else in Locus reads a LOCUS_*
+ * variable (the collective algorithm choices LOCUS_COLL_<NAME> come from
+ * the selection table in src/coll/lc_coll_select.c).
+ *
+ * mpiexec links this file and lc_log.c and nothing else of Locus but the
+ * PMI codec (test/layers checks it), so both stay free of any other layer
+ * and of libraries beyond libc.
  */
 #ifndef LC_PARAMS_H
 #define LC_PARAMS_H
@@ -19,6 +27,12 @@ typedef enum lc_param_type {
     LC_PARAM_ENUM,    /* one of the words in `choices` (stored as index) */
     LC_PARAM_STRING,  /* free text, stored in a char[LC_PARAM_STRING_MAX] */
 } lc_param_type_t;
+
+/* Who reads a parameter from the environment (a bit mask). */
+enum {
+    LC_PARAM_RANKS = 1,    /* the library, in every rank at MPI_Init */
+    LC_PARAM_LAUNCHER = 2, /* mpiexec and its proxies on other hosts */
+};
 
 #define LC_PARAM_STRING_MAX 128
 
@@ -38,8 +52,9 @@ typedef struct lc_params {
     int    cma;               /* allow CMA single copy at all */
     size_t pipeline_chunk;    /* fragment size of the two-copy pipeline */
     int    poll_mode;         /* lc_poll_mode_t */
-    long   spin_count;        /* polls before a yield in yield mode */
     int    show_channels;     /* rank 0 prints the peer x channel matrix */
+    int    quiet;             /* lc_log_warn prints nothing */
+    int    debug;             /* report suspicious but legal use (unreceived messages) */
     char   shm_dir[LC_PARAM_STRING_MAX];      /* "" = POSIX shm (/dev/shm); else segment files here */
     int    net_force;         /* every non-self peer uses the network channel */
     long   net_block;         /* testing: ranks r, s are "other hosts" unless r/N == s/N */
@@ -52,6 +67,7 @@ typedef struct lc_params {
     int    ofi_rma;           /* pull rendezvous data with fi_read where the provider offers FI_RMA */
     size_t ofi_rma_threshold; /* rendezvous messages at least this big are pulled with fi_read */
     long   ofi_connect_timeout; /* s before a peer that accepts no packet is probed */
+    long   launch_timeout;    /* mpiexec: s for a remote proxy to connect back */
 } lc_params_t;
 
 extern lc_params_t lc_params;
@@ -62,16 +78,61 @@ typedef struct lc_param_desc {
     size_t offset;             /* into lc_params_t */
     const char *default_value; /* as the user would write it */
     const char *choices;       /* LC_PARAM_ENUM: "a|b|c" */
+    unsigned readers;          /* LC_PARAM_RANKS | LC_PARAM_LAUNCHER */
     const char *help;
 } lc_param_desc_t;
+
+/*
+ * Rows of lc_param_table, one per parameter: LC_PARAM_ROW_<TYPE>(name,
+ * field of lc_params_t, default, [choices,] readers, help).  A row compiles only
+ * when its field has the C type that the type's parser writes (SIZE:
+ * size_t, INT: long, BOOL and ENUM: int, STRING: char[LC_PARAM_STRING_MAX]):
+ * the _Generic has no default association, so a row naming a field of
+ * another type is a compile error rather than a value written over its
+ * neighbour (test/unit/params_row_type.sh checks that it stays one).
+ */
+#define LC_PARAM_FIELD(field, ctype_ptr) _Generic(&((lc_params_t *)0)->field, ctype_ptr: offsetof(lc_params_t, field))
+#define LC_PARAM_ROW(name_, type_, offset_, default_, choices_, readers_, help_) \
+    { .name = name_, .type = type_, .offset = offset_, .default_value = default_, .choices = choices_, \
+      .readers = readers_, .help = help_ }
+#define LC_PARAM_ROW_SIZE(name, field, dflt, readers, help) \
+    LC_PARAM_ROW(name, LC_PARAM_SIZE, LC_PARAM_FIELD(field, size_t *), dflt, NULL, readers, help)
+#define LC_PARAM_ROW_INT(name, field, dflt, readers, help) \
+    LC_PARAM_ROW(name, LC_PARAM_INT, LC_PARAM_FIELD(field, long *), dflt, NULL, readers, help)
+#define LC_PARAM_ROW_BOOL(name, field, dflt, readers, help) \
+    LC_PARAM_ROW(name, LC_PARAM_BOOL, LC_PARAM_FIELD(field, int *), dflt, NULL, readers, help)
+#define LC_PARAM_ROW_ENUM(name, field, dflt, choices, readers, help) \
+    LC_PARAM_ROW(name, LC_PARAM_ENUM, LC_PARAM_FIELD(field, int *), dflt, choices, readers, help)
+#define LC_PARAM_ROW_STRING(name, field, dflt, readers, help) \
+    LC_PARAM_ROW(name, LC_PARAM_STRING, LC_PARAM_FIELD(field, char(*)[LC_PARAM_STRING_MAX]), dflt, NULL, readers, \
+                 help)
 
 extern const lc_param_desc_t lc_param_table[];
 extern const size_t lc_param_count;
 
-/* Read defaults, then LOCUS_* from the environment.  Returns 0, or -1
- * after printing which variable has a bad value and what it accepts. */
+/* Set every parameter to its default, then read LOCUS_<NAME> from the
+ * environment for the rows whose readers include `readers`.  Returns 0,
+ * or -1 after printing which variable has a bad value and what it
+ * accepts (that parameter keeps its default). */
+int lc_params_load_for(unsigned readers);
+/* lc_params_load_for(LC_PARAM_RANKS): what MPI_Init and the unit tests read. */
 int lc_params_load(void);
+/* The row of LOCUS_<name>, or NULL. */
+const lc_param_desc_t *lc_param_find(const char *name);
+/* Put the row's default into its field of lc_params (for a caller that
+ * finds a parsed value out of its range). */
+void lc_param_set_default(const lc_param_desc_t *d);
+/* "size", "int", "bool", "enum", "string". */
+const char *lc_param_type_name(lc_param_type_t type);
+
 /* Print the table (name, type, current value, default, help) to `out`. */
 void lc_params_print(FILE *out);
+/* docs/params.md, from the table alone (defaults, never the environment):
+ * the rows of the index table "| variable | type | default | read by |",
+ * and one section per parameter. */
+void lc_params_print_markdown_index(FILE *out);
+void lc_params_print_markdown(FILE *out);
+/* "`a`, `b`, `c`" from "a|b|c" (also for LOCUS_COLL_<NAME>). */
+void lc_params_print_choices_markdown(const char *choices, FILE *out);
 
 #endif

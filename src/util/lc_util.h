@@ -44,8 +44,11 @@ extern int lc_log_rank;
 /* Print "locus[rank]: message" to stderr.  Used for errors the user must
  * see; the message should say what happened and what to do. */
 void lc_log_error(const char *fmt, ...) LC_PRINTF(1, 2);
-/* Print a warning (same format) unless LOCUS_QUIET is set. */
+/* Print a warning (same format) unless LOCUS_QUIET is set (lc_params.quiet). */
 void lc_log_warn(const char *fmt, ...) LC_PRINTF(1, 2);
+/* A program that is not a rank (mpiexec) may take the messages itself:
+ * when set, the sink gets each message without prefix and kind. */
+extern void (*lc_log_sink)(const char *text);
 /* Print the message and _exit(1) without MPI cleanup: for states the
  * library cannot recover from (corrupted shared memory, lost launcher). */
 void lc_fatal(const char *fmt, ...) LC_PRINTF(1, 2) __attribute__((noreturn));

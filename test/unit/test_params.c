@@ -33,6 +33,37 @@ int main(void)
     CHECK(lc_params.poll_mode == LC_POLL_AUTO);
     CHECK(lc_params.shm_ring_cells == 32);
 
+    /* Each row is read by its readers only: mpiexec's LAUNCH_TIMEOUT is not
+     * the ranks' business (nor reported by them when bad), and the other
+     * way round; SHM_DIR is read by both. */
+    unsetenv("LOCUS_POLL");
+    unsetenv("LOCUS_SHM_RING_CELLS");
+    setenv("LOCUS_LAUNCH_TIMEOUT", "7", 1);
+    setenv("LOCUS_SHM_DIR", "/tmp/segs", 1);
+    setenv("LOCUS_QUIET", "yes", 1);
+    setenv("LOCUS_DEBUG", "1", 1);
+    CHECK(lc_params_load() == 0);
+    CHECK(lc_params.launch_timeout == 30);
+    CHECK(!strcmp(lc_params.shm_dir, "/tmp/segs"));
+    CHECK(lc_params.quiet == 1 && lc_params.debug == 1);
+    CHECK(lc_params_load_for(LC_PARAM_LAUNCHER) == 0);
+    CHECK(lc_params.launch_timeout == 7);
+    CHECK(!strcmp(lc_params.shm_dir, "/tmp/segs"));
+    CHECK(lc_params.quiet == 0 && lc_params.debug == 0 && lc_params.cma == 1);
+    setenv("LOCUS_LAUNCH_TIMEOUT", "soon", 1);
+    CHECK(lc_params_load() == 0);
+    CHECK(lc_params_load_for(LC_PARAM_LAUNCHER) == -1);
+    CHECK(lc_params.launch_timeout == 30);
+    setenv("LOCUS_QUIET", "0", 1); /* a boolean now: 0 means not quiet */
+    CHECK(lc_params_load() == 0 && lc_params.quiet == 0);
+
+    /* Lookup and reset by name, as mpiexec does for a timeout <= 0. */
+    const lc_param_desc_t *d = lc_param_find("LAUNCH_TIMEOUT");
+    CHECK(d != NULL && d->readers == LC_PARAM_LAUNCHER && lc_param_find("SPIN_COUNT") == NULL);
+    lc_params.launch_timeout = -5;
+    if (d) lc_param_set_default(d);
+    CHECK(lc_params.launch_timeout == 30);
+
     /* Every parameter is listed with its help text. */
     char *text = NULL;
     size_t len = 0;

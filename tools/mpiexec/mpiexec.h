@@ -49,6 +49,7 @@
 #include <time.h>
 
 #include "pmi/lc_pmi_wire.h"
+#include "util/lc_params.h"
 
 #define MPIEXEC_IO_BUF   65536 /* longest line forwarded in one piece */
 #define MPIEXEC_KILL_GRACE_MS 1000 /* SIGTERM -> SIGKILL */
@@ -56,7 +57,6 @@
 #define MPIEXEC_DRAIN_MS 200   /* output still open after the last exit */
 #define MPIEXEC_HELLO_MS 5000  /* an accepted connection must identify itself */
 #define MPIEXEC_BYE_MS   3000  /* proxies end, sweep and hang up at the end */
-#define MPIEXEC_LAUNCH_TIMEOUT_S 30 /* default for LOCUS_LAUNCH_TIMEOUT */
 
 typedef struct mpiexec_options {
     int    nprocs;       /* -n / -np; 0 = not given */
@@ -212,6 +212,11 @@ typedef struct mpiexec_job {
 extern const char *mpiexec_say_prefix;            /* "mpiexec" */
 extern void (*mpiexec_say_hook)(const char *text); /* set: messages go there */
 void   mpiexec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Read the LOCUS_* parameters mpiexec uses (the table's LC_PARAM_LAUNCHER
+ * rows: lc_params.launch_timeout, lc_params.shm_dir) from the environment;
+ * a bad value (also a launch timeout <= 0) keeps its default and, with
+ * `report`, is reported through mpiexec_say. */
+void   mpiexec_params_load(int report);
 long   mpiexec_ms_until(const struct timespec *t);
 void   mpiexec_deadline(struct timespec *t, long ms);
 int    mpiexec_write_all(int fd, const void *buf, size_t len);

@@ -246,9 +246,7 @@ void mpiexec_fate_cleanup_shm(const char *kvsname)
 {
     char prefix[128];
     size_t plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", kvsname);
-    const char *dir = getenv("LOCUS_SHM_DIR");
-
     mpiexec_sweep_dir("/dev/shm", prefix, plen);
-    if (dir != NULL && dir[0] != '\0')
-        mpiexec_sweep_dir(dir, prefix, plen);
+    if (lc_params.shm_dir[0] != '\0')
+        mpiexec_sweep_dir(lc_params.shm_dir, prefix, plen);
 }

@@ -272,6 +272,7 @@ int main(int argc, char **argv)
     mpiexec_fix_std_fds();
     if (argc > 1 && strcmp(argv[1], "--proxy") == 0)
         return mpiexec_proxy_main(argc, argv);
+    mpiexec_params_load(1);
     job = calloc(1, sizeof(*job));
     if (job == NULL) {
         mpiexec_say("out of memory");

@@ -314,6 +314,7 @@ static int mpiexec_proxy_job(const char *p, size_t len)
         }
         free(kv);
     }
+    mpiexec_params_load(0); /* mpiexec's environment, now ours; mpiexec reported its faults */
     n = mpiexec_rd_u32(&rd);
     if (rd.bad || n == 0 || n > size || n > rd.left / 4)
         goto out;

@@ -15,7 +15,7 @@
  *
  * Failures, each reported once naming the host and its ranks, end the job
  * (exit code 1): an agent that exits before its proxy connected, a proxy
- * that does not connect within LOCUS_LAUNCH_TIMEOUT seconds (default 30),
+ * that does not connect within LOCUS_LAUNCH_TIMEOUT seconds (docs/params.md),
  * a lost connection (EOF, reset, or keepalive timeout: mpiexec_net.c), a
  * proxy that breaks the frame protocol.  The proxies, for their part, end
  * their ranks when the connection to mpiexec is lost. */
@@ -72,7 +72,6 @@ int mpiexec_remote_prepare(mpiexec_job_t *job)
 {
     unsigned char rnd[8];
     int loopback = 0, n = 0;
-    const char *t;
 
     job->listen_fd = -1;
     for (int h = 0; h < job->nhosts; h++)
@@ -123,9 +122,7 @@ int mpiexec_remote_prepare(mpiexec_job_t *job)
     for (size_t i = 0; i < sizeof(rnd); i++)
         snprintf(job->token + 2 * i, 3, "%02x", rnd[i]);
 
-    t = getenv("LOCUS_LAUNCH_TIMEOUT");
-    n = t != NULL ? atoi(t) : MPIEXEC_LAUNCH_TIMEOUT_S;
-    mpiexec_deadline(&job->launch_deadline, (n > 0 ? n : MPIEXEC_LAUNCH_TIMEOUT_S) * 1000L);
+    mpiexec_deadline(&job->launch_deadline, lc_params.launch_timeout * 1000L);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* Small helpers shared by the mpiexec files: one-write messages, time,
  * signals, byte buffers. */
 #include "mpiexec.h"
+#include "util/lc_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,33 @@ void mpiexec_say(const char *fmt, ...)
         mpiexec_write_all(2, line, (size_t)n);
     }
     errno = saved;
+}
+
+static void mpiexec_log_sink(const char *text)
+{
+    mpiexec_say("%s", text);
+}
+
+static void mpiexec_log_discard(const char *text)
+{
+    (void)text;
+}
+
+void mpiexec_params_load(int report)
+{
+    /* The table's loader reports through lc_log, which in mpiexec is
+     * mpiexec_say.  A proxy loads mpiexec's environment, whose bad values
+     * mpiexec has reported already: it keeps quiet. */
+    lc_log_sink = report ? mpiexec_log_sink : mpiexec_log_discard;
+    lc_params_load_for(LC_PARAM_LAUNCHER);
+    lc_log_sink = mpiexec_log_sink;
+    if (report && lc_params.launch_timeout <= 0) {
+        const lc_param_desc_t *d = lc_param_find("LAUNCH_TIMEOUT");
+
+        mpiexec_say("LOCUS_LAUNCH_TIMEOUT=%ld is not a number of seconds greater than 0; using the default %s",
+                    lc_params.launch_timeout, d->default_value);
+        lc_param_set_default(d);
+    }
 }
 
 static int mpiexec_signal_fd = -1;

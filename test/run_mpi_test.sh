@@ -3,6 +3,9 @@
 #
 # usage: run_mpi_test.sh [options] <mpiexec> <nprocs> <program> [args...]
 #   --expect-failure     the job must fail (non-zero exit, not a timeout)
+#   --blame R            the job must fail because rank R died: stderr
+#                        names it ("rank 2", "rank: 2", "rank=2", "rank #2"
+#                        as a word, not "kill_rank(+0x2")
 #   --stderr-regex RE    stderr must match the extended regex RE
 #   --max-seconds S      the job must end within S seconds (wall clock)
 #   --timeout S          kill the job after S seconds (default
@@ -27,6 +30,10 @@ timeout_s="${LC_TEST_TIMEOUT:-55}"
 while [ $# -gt 0 ]; do
     case "$1" in
     --expect-failure) expect_failure=1; shift ;;
+    --blame)
+        expect_failure=1
+        stderr_regex="(^|[^a-z0-9_])rank[ :=#]{1,3}$2([^0-9]|\$)"
+        shift 2 ;;
     --stderr-regex) stderr_regex="$2"; shift 2 ;;
     --max-seconds) max_seconds="$2"; shift 2 ;;
     --timeout) timeout_s="$2"; shift 2 ;;

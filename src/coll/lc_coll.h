@@ -73,6 +73,12 @@ void lc_coll_params_print(FILE *out);
 void lc_coll_params_print_markdown(FILE *out);
 /* Read the LOCUS_COLL_<NAME> algorithm overrides (MPI_Init). */
 void lc_coll_init(void);
+/* Print every algorithm of every collective, one "NAME algorithm" line
+ * each (NAME as in LOCUS_COLL_<NAME>), in table order, each algorithm of a
+ * collective once (locus-info --coll-algorithms).  The test list forces
+ * each one in turn from this output, so a new algorithm is tested forced
+ * without a list edit. */
+void lc_coll_algorithms_print(FILE *out);
 
 int lc_coll_barrier(lc_comm_t *comm);
 int lc_coll_bcast(void *buf, size_t count, MPI_Datatype dt, int root, lc_comm_t *comm);

@@ -169,15 +169,30 @@ static const lc_coll_table_t lc_coll_tables[LC_COLL_COUNT] = {
     LC_TABLE(LC_COLL_EXSCAN, "EXSCAN", lc_rules_exscan),
 };
 
-/* "auto|alg1|alg2": each algorithm of the table once (a table may name
- * one twice, for different sizes). */
+/* A table may name one algorithm twice, for different sizes: true for the
+ * first rule naming it, so that lists show each algorithm once. */
+static bool lc_coll_rule_is_first_of_its_algorithm(const lc_coll_table_t *t, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(t->rules[i].algorithm, t->rules[j].algorithm) == 0) return false;
+    return true;
+}
+
+/* "auto|alg1|alg2": each algorithm of the table once. */
 static void lc_coll_choices(const lc_coll_table_t *t, char *buf, size_t size)
 {
     size_t len = (size_t)snprintf(buf, size, "auto");
-    for (size_t i = 0; i < t->n; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i; j++) seen |= strcmp(t->rules[i].algorithm, t->rules[j].algorithm) == 0;
-        if (!seen && len < size) len += (size_t)snprintf(buf + len, size - len, "|%s", t->rules[i].algorithm);
+    for (size_t i = 0; i < t->n; i++)
+        if (lc_coll_rule_is_first_of_its_algorithm(t, i) && len < size)
+            len += (size_t)snprintf(buf + len, size - len, "|%s", t->rules[i].algorithm);
+}
+
+void lc_coll_algorithms_print(FILE *out)
+{
+    for (int id = 0; id < LC_COLL_COUNT; id++) {
+        const lc_coll_table_t *t = &lc_coll_tables[id];
+        for (size_t i = 0; i < t->n; i++)
+            if (lc_coll_rule_is_first_of_its_algorithm(t, i)) fprintf(out, "%s %s\n", t->name, t->rules[i].algorithm);
     }
 }
 

@@ -65,36 +65,76 @@ expect_shm_clean() {
     done
 }
 
-# mpi_run "LAYOUT PROG [NAME=VALUE]... [ARG]...": one test program of
-# test/mpi across the hosts of LAYOUT (mpiexec on h1, other hosts through
-# the lc-hosts agent), NAME=VALUE words in the job's environment (mpiexec
-# passes it on to every rank, local or remote).  Passes when the job exits
-# 0, rank 0 prints "No Errors", no rank reports a failed check, the
-# channels are the expected mix, and nothing of the job is left on any
-# host (processes, /dev/shm objects).
+# mpi_run LAYOUT PROG ENVS MAX_MS [ARG]...: one test program of test/mpi
+# across the hosts of LAYOUT (mpiexec on h1, other hosts through the
+# lc-hosts agent), ENVS (NAME=VALUE words) in the job's environment
+# (mpiexec passes it on to every rank, local or remote).  Passes when the
+# job exits 0, rank 0 prints "No Errors", no rank reports a failed check,
+# the channels are the expected mix, the job took less than MAX_MS ms (if
+# not empty), and nothing of the job is left on any host (processes,
+# /dev/shm objects).
 mpi_run() {
-    # shellcheck disable=SC2086 # the spec is split into words on purpose
-    set -- $1
-    layout=$1 prog=$2
-    shift 2
-    envs="" args="" ofi_label="ofi|ofi\\+rma"
-    for w in "$@"; do
-        case $w in
-        *=*) envs="$envs $w" ;;
-        *) args="$args $w" ;;
-        esac
-        # the streamed rendezvous does not pull: the peer is plain "ofi"
-        [ "$w" = LOCUS_OFI_RMA=0 ] && ofi_label="ofi"
-    done
-    what="$prog on $layout${envs:+ with$envs}${args:+ args$args}"
-    # shellcheck disable=SC2086 # envs and args are lists of words
+    layout=$1 prog=$2 envs=$3 max_ms=$4
+    shift 4
+    ofi_label="ofi|ofi\\+rma"
+    # the streamed rendezvous does not pull: the peer is plain "ofi"
+    case " $envs " in *" LOCUS_OFI_RMA=0 "*) ofi_label="ofi" ;; esac
+    what="$prog on $layout${envs:+ with$envs}${*:+ args $*}"
+    # shellcheck disable=SC2086 # envs is a list of words
     job "$LC_HOSTS" run "$HOSTS_NAME" h1 env LOCUS_SHOW_CHANNELS=1 $envs \
-        "$MPIEXEC" -launcher-exec "$AGENT" -hosts "$layout" "$MPI_TEST_DIR/$prog" $args
+        "$MPIEXEC" -launcher-exec "$AGENT" -hosts "$layout" "$MPI_TEST_DIR/$prog" "$@"
     [ "$RC" -eq 0 ] || fail "$what: exit code $RC"
     grep -qw 'No Errors' "$T/out" || fail "$what: 'No Errors' not printed"
     grep -q '^\[rank [0-9]*\] \(FAIL\|FATAL\)' "$T/err" && fail "$what: a rank reported a failure"
+    [ -z "$max_ms" ] || [ "$ELAPSED_MS" -lt "$max_ms" ] || fail "$what: the job took $ELAPSED_MS ms, limit $max_ms ms"
     expect_channels "$layout" "$ofi_label"
     expect_hosts_clean
     expect_shm_clean
     echo "ok: $what (${ELAPSED_MS} ms)"
+}
+
+# mpi_run_failing LAYOUT PROG ENVS VICTIM MAX_MS [ARG]...: a job that must
+# fail (e.g. test/mpi/kill_rank.c: every rank exchanges 64 KiB messages
+# with both ring neighbours, shared-memory and network peers mixed; the
+# victim SIGKILLs itself after 0.5 s with transfers in flight).  Passes
+# when mpiexec exits non-zero, no rank prints "No Errors", the job ends
+# within MAX_MS ms of its start (if not empty; start-up included), and
+# nothing of the job is left on any host (processes, /dev/shm objects).
+# With a VICTIM rank, also: stderr names the dead rank together with its
+# host (the launcher's "rank V (pid P on hK)" or the library's "rank V
+# (host hK)"; a victim on h1, mpiexec's own host, is named without a host
+# by the launcher), and mpiexec's own verdict is the death ("rank V ...
+# killed by signal"), not the abort of a survivor that lost its peer.
+mpi_run_failing() {
+    layout=$1 prog=$2 envs=$3 victim=$4 max_ms=$5
+    shift 5
+    what="$prog on $layout${envs:+ with$envs}${*:+ args $*}"
+    if [ -n "$victim" ]; then
+        vhost=$(layout_hosts "$layout" | sed -n "$((victim + 1))p")
+        [ -n "$vhost" ] || { echo "t_mpi.sh: victim $victim not in $layout" >&2; exit 2; }
+        what="$what, victim rank $victim on $vhost"
+    fi
+    # shellcheck disable=SC2086 # envs is a list of words
+    job "$LC_HOSTS" run "$HOSTS_NAME" h1 env $envs \
+        "$MPIEXEC" -launcher-exec "$AGENT" -hosts "$layout" "$MPI_TEST_DIR/$prog" "$@"
+    [ "$RC" -ne 0 ] || fail "$what: mpiexec exited 0"
+    grep -qw 'No Errors' "$T/out" && fail "$what: 'No Errors' printed"
+    [ -z "$max_ms" ] || [ "$ELAPSED_MS" -lt "$max_ms" ] || fail "$what: the job took $ELAPSED_MS ms, limit $max_ms ms"
+    said="" launcher=""
+    if [ -n "$victim" ]; then
+        if [ "$vhost" = h1 ]; then
+            named="rank $victim (pid [0-9]*)\|rank $victim (host h1)"
+        else
+            named="rank $victim (pid [0-9]* on $vhost)\|rank $victim (host $vhost)"
+        fi
+        grep -q "$named" "$T/err" || fail "$what: stderr does not name rank $victim and its host"
+        grep -q "^mpiexec: rank $victim (pid [0-9]*.*) killed by signal" "$T/err" ||
+            fail "$what: mpiexec does not report rank $victim killed: $(grep '^mpiexec:' "$T/err")"
+        said="; $(grep -m1 "$named" "$T/err")"
+        launcher=$(grep -m1 "^mpiexec:" "$T/err")
+        [ "; $launcher" = "$said" ] && launcher=""
+    fi
+    expect_hosts_clean
+    expect_shm_clean
+    echo "ok: $what: exit $RC after $ELAPSED_MS ms$said${launcher:+; $launcher}"
 }

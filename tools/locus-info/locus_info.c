@@ -9,6 +9,10 @@
  *   locus-info --locality   this process's identity (kernel, namespaces,
  *                           shared-memory domain) and the host's NUMA
  *                           nodes, their cpus and distances
+ *   locus-info --coll-algorithms
+ *                           every algorithm of every collective, one
+ *                           "NAME algorithm" line each (LOCUS_COLL_<NAME>);
+ *                           the test list forces each in turn from it
  *
  * The channel checks are real: a shared-memory segment is created and
  * mapped, and CMA is probed by a forked child reading a cookie out of
@@ -198,8 +202,12 @@ int main(int argc, char **argv)
         print_locality();
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "--coll-algorithms")) {
+        lc_coll_algorithms_print(stdout);
+        return 0;
+    }
     if (argc > 1) {
-        fprintf(stderr, "usage: locus-info [--params [--markdown] | --locality]\n");
+        fprintf(stderr, "usage: locus-info [--params [--markdown] | --locality | --coll-algorithms]\n");
         return 1;
     }
     print_version();

@@ -52,11 +52,11 @@ int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
     while (len) {
         struct iovec l = { .iov_base = dst, .iov_len = len };
         struct iovec r = { .iov_base = (void *)(uintptr_t)remote, .iov_len = len };
-        ssize_t n = process_vm_readv(peer->pid, &l, 1, &r, 1, 0);
+        ssize_t n = process_vm_readv(peer->cma.pid, &l, 1, &r, 1, 0);
         if (n <= 0) {
             if (n < 0 && errno == EINTR) continue;
             lc_log_error("single-copy read of %zu bytes from rank %d (pid %d) failed: %s", len,
-                         peer->world_rank, (int)peer->pid, n < 0 ? strerror(errno) : "no progress");
+                         peer->world_rank, (int)peer->cma.pid, n < 0 ? strerror(errno) : "no progress");
             return LC_ERROR;
         }
         dst += n;

@@ -203,15 +203,15 @@ int lc_shm_poll(void)
     for (int i = 0; i < lc_shm_rx_count; i++) {
         lc_peer_t *peer = lc_shm_rx_peers[i];
         for (int n = 0; n < LC_SHM_POLL_BATCH; n++) {
-            uint64_t pos = peer->rx_pos;
-            lc_shm_cell_t *cell = lc_shm_cell(peer->rx_cells, pos, lc_shm_rx_mask, lc_shm_rx_cell_size);
+            uint64_t pos = peer->shm.rx_pos;
+            lc_shm_cell_t *cell = lc_shm_cell(peer->shm.rx_cells, pos, lc_shm_rx_mask, lc_shm_rx_cell_size);
             /* Acquire: pairs with the sender's release of seq; header and
              * payload are complete once we see pos + 1. */
             if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos + 1) break;
             lc_channel_recv_handler(peer, &cell->hdr, (char *)cell + LC_SHM_CELL_HDR);
             /* Release: the handler's reads of the cell are done before the
              * sender may overwrite it. */
-            peer->rx_pos = pos + 1;
+            peer->shm.rx_pos = pos + 1;
             atomic_store_explicit(&cell->seq, pos + lc_shm_rx_ncells, memory_order_release);
             handled++;
         }

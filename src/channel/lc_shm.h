@@ -43,8 +43,8 @@ static inline lc_shm_cell_t *lc_shm_cell(char *cells, uint64_t pos, uint64_t mas
 LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                               const void *data, size_t datalen)
 {
-    uint64_t pos = peer->tx_pos;
-    lc_shm_cell_t *cell = lc_shm_cell(peer->tx_cells, pos, peer->tx_mask, peer->tx_cell_size);
+    uint64_t pos = peer->shm.tx_pos;
+    lc_shm_cell_t *cell = lc_shm_cell(peer->shm.tx_cells, pos, peer->shm.tx_mask, peer->shm.tx_cell_size);
     /* Acquire: the receiver's reads of this cell's previous contents
      * happened before it released the cell to us. */
     if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos) return LC_AGAIN;
@@ -56,7 +56,7 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
     /* Release: header and payload are visible before the receiver sees
      * the new sequence number. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
-    peer->tx_pos = pos + 1;
+    peer->shm.tx_pos = pos + 1;
     return LC_OK;
 }
 

@@ -166,7 +166,6 @@ static int lc_connect_network_peer(int r, const lc_identity_t *ids, const char *
         return -1;
     }
     lc_peer_t *p = &lc_world.peers[r];
-    p->pid = ids[r].pid;
     if (lc_ofi_connect(p, val, ids[r].host, why, sizeof(why)) != 0) {
         lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, ids[r].host, why);
         return -1;
@@ -268,7 +267,9 @@ int lc_coord_wireup(void)
     int *local = malloc(sizeof(int) * (size_t)size);      /* local index -> world rank */
     int *local_idx = malloc(sizeof(int) * (size_t)size);  /* world rank -> local index or -1 */
     char *uncertain = malloc((size_t)size);                /* shm candidate in other namespaces */
-    lc_world.peers = calloc((size_t)size, sizeof(lc_peer_t));
+    /* Aligned as lc_peer_t asks: a shm send reads one cache line of it. */
+    lc_world.peers = aligned_alloc(_Alignof(lc_peer_t), (size_t)size * sizeof(lc_peer_t));
+    if (lc_world.peers) memset(lc_world.peers, 0, (size_t)size * sizeof(lc_peer_t));
     lc_peer_segments = calloc((size_t)size, sizeof(lc_shm_segment_t));
     lc_rx_peers = calloc((size_t)size, sizeof(lc_peer_t *));
     if (!ids || !local || !local_idx || !uncertain || !lc_world.peers || !lc_peer_segments || !lc_rx_peers) {
@@ -287,7 +288,6 @@ int lc_coord_wireup(void)
     self->kind = LC_CHANNEL_SELF;
     self->can_pull = true;
     snprintf(self->reason, sizeof(self->reason), "same process");
-    self->pid = getpid();
 
     size_t cell = lc_params.shm_cell_size < 256 ? 256 : (lc_params.shm_cell_size + 63) & ~(size_t)63;
     int ncells = lc_pow2_at_least(lc_params.shm_ring_cells < 2 ? 2 : lc_params.shm_ring_cells);
@@ -364,7 +364,7 @@ int lc_coord_wireup(void)
             int r = local[i];
             if (r == me) continue;
             lc_peer_t *p = &lc_world.peers[r];
-            p->pid = ids[r].pid;
+            p->cma.pid = ids[r].pid;
             char why[160];
             if (lc_shm_segment_attach(&lc_peer_segments[r], lc_world.kvsname, r, why, sizeof(why)) != 0) {
                 char domains[96];
@@ -382,16 +382,16 @@ int lc_coord_wireup(void)
             p->kind = LC_CHANNEL_SHM;
             p->ops = &lc_channel_shm_ops;
             p->pull_min = lc_world.cma_threshold;
-            p->tx_cells = lc_shm_segment_ring(&lc_peer_segments[r], (uint32_t)local_idx[me]);
-            p->tx_cell_size = lc_peer_segments[r].cell_size;
-            p->tx_mask = lc_peer_segments[r].ncells - 1;
+            p->shm.tx_cells = lc_shm_segment_ring(&lc_peer_segments[r], (uint32_t)local_idx[me]);
+            p->shm.tx_cell_size = lc_peer_segments[r].cell_size;
+            p->shm.tx_mask = lc_peer_segments[r].ncells - 1;
             /* The peer's cells bound one packet (its LOCUS_SHM_CELL_SIZE
              * may differ from ours). */
-            size_t payload = p->tx_cell_size - LC_SHM_CELL_HDR;
+            size_t payload = p->shm.tx_cell_size - LC_SHM_CELL_HDR;
             p->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;
             p->chunk = payload - sizeof(lc_pkt_data_t);
             if (lc_world.pipeline_chunk < p->chunk) p->chunk = lc_world.pipeline_chunk;
-            p->rx_cells = lc_shm_segment_ring(&lc_my_segment, (uint32_t)i);
+            p->shm.rx_cells = lc_shm_segment_ring(&lc_my_segment, (uint32_t)i);
             char base[180], numa[96];
             if (!lc_params.cma) {
                 snprintf(base, sizeof(base), "%s",
@@ -432,7 +432,7 @@ int lc_coord_wireup(void)
                 snprintf(cause, sizeof(cause), "%.190s", p->reason);
             p->kind = LC_CHANNEL_NONE;
             p->can_pull = false;
-            p->tx_cells = p->rx_cells = NULL;
+            p->shm.tx_cells = p->shm.rx_cells = NULL;
             lc_shm_segment_detach(&lc_peer_segments[r]);
             if (lc_connect_network_peer(r, ids, cause) != 0) goto err;
         }

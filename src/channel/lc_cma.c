@@ -45,6 +45,16 @@ int lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t wh
     return 1;
 }
 
+int lc_cma_connect(lc_peer_t *peer, pid_t pid, uint64_t cookie_addr, uint64_t cookie, size_t pull_min, char *why,
+                   size_t whylen)
+{
+    if (!lc_cma_probe(pid, cookie_addr, cookie, why, whylen)) return -1;
+    peer->cma.pid = pid;
+    peer->can_pull = true;
+    peer->pull_min = pull_min;
+    return 0;
+}
+
 int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len)
 {
     (void)key; /* the pid is the only credential CMA needs */

@@ -34,7 +34,7 @@ static void lc_shm_name(char *buf, size_t len, const char *kvsname, int rank)
         snprintf(buf, len, "/locus-%s-%d", kvsname, rank);
 }
 
-static int lc_shm_open(const char *name, int flags, mode_t mode)
+static int lc_shm_object_open(const char *name, int flags, mode_t mode)
 {
     return lc_params.shm_dir[0] ? open(name, flags | O_CLOEXEC, mode) : shm_open(name, flags, mode);
 }
@@ -59,7 +59,7 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
     size_t ring_bytes = (size_t)cell_size * ncells;
     seg->size = LC_SHM_RINGS_OFFSET + ring_bytes * nsenders;
-    int fd = lc_shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = lc_shm_object_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
         lc_log_error("cannot create shared memory object %s (%m): check that %s is mounted and writable",
                      seg->name, lc_params.shm_dir[0] ? "LOCUS_SHM_DIR" : "/dev/shm");
@@ -117,7 +117,7 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
 {
     memset(seg, 0, sizeof(*seg));
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
-    int fd = lc_shm_open(seg->name, O_RDWR, 0);
+    int fd = lc_shm_object_open(seg->name, O_RDWR, 0);
     if (fd < 0) {
         snprintf(why, whylen, "cannot open %s: %s", seg->name, strerror(errno));
         return -1;

@@ -142,7 +142,7 @@ typedef struct lc_peer_ofi {
 typedef struct lc_peer {
     _Alignas(64) lc_channel_kind_t kind;
     int world_rank;
-    size_t eager_limit;     /* messages up to this size go in one EAGER packet (0: lc_world's) */
+    size_t eager_limit;     /* messages up to this size go in one EAGER packet */
     /* Outgoing work that found the channel full, in FIFO order (the pt2pt
      * engine owns the entries).  Non-empty => new messages queue too, so
      * that MPI's non-overtaking order holds. */
@@ -150,7 +150,7 @@ typedef struct lc_peer {
     lc_peer_shm_t shm;
 
     const lc_channel_ops_t *ops;
-    size_t chunk;           /* data bytes of one pipelined DATA packet (0: lc_world's) */
+    size_t chunk;           /* data bytes of one pipelined DATA packet */
     bool can_pull;          /* ops->pull proven to work for this peer */
     size_t pull_min;        /* with can_pull: rendezvous messages at least this large are pulled */
     lc_peer_cma_t cma;

@@ -337,7 +337,25 @@ static int lc_wireup_finish(lc_wireup_t *w)
     return 0;
 }
 
-/* The peer table (every peer unreached but self) and the world limits. */
+/* The self channel hands a packet over in place, so any size would do;
+ * it takes the limits a shm peer with our cells would have, so that a
+ * message is eager or rendezvous whether it goes to oneself or to a
+ * neighbour (a blocking send to oneself completes for the same sizes).
+ * Everything is pulled: a memcpy. */
+static void lc_wireup_self(lc_peer_t *self)
+{
+    size_t payload = lc_shm_cell_size() - LC_SHM_CELL_HDR;
+    self->kind = LC_CHANNEL_SELF;
+    self->ops = &lc_channel_self_ops;
+    self->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;
+    self->chunk = payload - sizeof(lc_pkt_data_t);
+    if (lc_params.pipeline_chunk && lc_params.pipeline_chunk < self->chunk) self->chunk = lc_params.pipeline_chunk;
+    self->can_pull = true;
+    self->pull_min = 0;
+    snprintf(self->reason, sizeof(self->reason), "same process");
+}
+
+/* The peer table: every peer unreached, but self. */
 static int lc_wireup_init(lc_wireup_t *w)
 {
     memset(w, 0, sizeof(*w));
@@ -363,18 +381,7 @@ static int lc_wireup_init(lc_wireup_t *w)
         snprintf(p->reason, sizeof(p->reason), "not on this host");
         lc_list_init(&p->pending);
     }
-    lc_peer_t *self = &lc_world.peers[w->rank];
-    self->kind = LC_CHANNEL_SELF;
-    self->can_pull = true;
-    snprintf(self->reason, sizeof(self->reason), "same process");
-
-    size_t cell = lc_shm_cell_size();
-    lc_world.eager_limit = lc_params.eager_limit;
-    if (lc_world.eager_limit > cell - LC_SHM_CELL_HDR) lc_world.eager_limit = cell - LC_SHM_CELL_HDR;
-    lc_world.cma_threshold = lc_params.cma_threshold;
-    lc_world.pipeline_chunk = cell - LC_SHM_CELL_HDR - sizeof(lc_pkt_data_t);
-    if (lc_params.pipeline_chunk && lc_params.pipeline_chunk < lc_world.pipeline_chunk)
-        lc_world.pipeline_chunk = lc_params.pipeline_chunk;
+    lc_wireup_self(&lc_world.peers[w->rank]);
     lc_world.local_size = 1;
     lc_ring_placement[0] = 0;
     return 0;

@@ -17,8 +17,8 @@
 #ifndef LC_CHANNEL_H
 #define LC_CHANNEL_H
 
+#include "util/lc_error.h"
 #include "util/lc_list.h"
-#include "util/lc_util.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -59,9 +59,9 @@ int lc_ofi_mr_reg(const void *buf, size_t len, uint64_t access, struct fid_mr **
 
 /* Loopback and link-local addresses reach no other host: a domain bound
  * to one is a last resort. */
-static int lc_ofi_addr_is_local_only(const struct fi_info *fi)
+static bool lc_ofi_addr_is_local_only(const struct fi_info *fi)
 {
-    if (!fi->src_addr) return 0;
+    if (!fi->src_addr) return false;
     if (fi->addr_format == FI_SOCKADDR_IN) {
         const struct sockaddr_in *sin = fi->src_addr;
         return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
@@ -70,7 +70,7 @@ static int lc_ofi_addr_is_local_only(const struct fi_info *fi)
         const struct sockaddr_in6 *sin6 = fi->src_addr;
         return IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) || IN6_IS_ADDR_LINKLOCAL(&sin6->sin6_addr);
     }
-    return 0;
+    return false;
 }
 
 static struct fi_info *lc_ofi_hints(int rma, int ordered)
@@ -97,10 +97,10 @@ static struct fi_info *lc_ofi_hints(int rma, int ordered)
 }
 
 /* With LOCUS_OFI_IFACE: its domain (or fabric) name must match. */
-static int lc_ofi_iface_matches(const struct fi_info *fi)
+static bool lc_ofi_iface_matches(const struct fi_info *fi)
 {
     const char *want = lc_params.ofi_iface;
-    if (!want[0]) return 1;
+    if (!want[0]) return true;
     return (fi->domain_attr->name && !strcmp(fi->domain_attr->name, want)) ||
            (fi->fabric_attr->name && !strcmp(fi->fabric_attr->name, want));
 }

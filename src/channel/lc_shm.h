@@ -112,15 +112,16 @@ uint32_t lc_shm_ring_cells(void);
  * local sender of index i (ourselves included, as in lc_shm_connect).
  * `peers` is the world-rank-indexed table of `size` peers; `place` as in
  * lc_shm_segment_create_placed (NULL: first touch), its result in
- * `placed`.  Returns 0, or -1 after logging what failed and what to do. */
+ * `placed`.  Returns LC_OK, or LC_ERROR after logging what failed and
+ * what to do. */
 int lc_shm_open(lc_peer_t *peers, int rank, int size, const char *kvsname, uint32_t nsenders,
                 lc_shm_place_fn place, void *arg, int *placed);
 /* Make `peer` a shared-memory peer: map its segment, write to its ring
  * `tx_ring` (our local index) and read ours `rx_ring` (its local index).
  * Sets kind, ops, eager_limit and chunk (what the peer's cells and ours
  * hold) and peer->shm; can_pull stays for a single-copy mechanism to
- * prove (lc_cma_connect).  Returns 0, or -1 with the reason in `why`,
- * not logged: whether it matters is the caller's decision. */
+ * prove (lc_cma_connect).  Returns LC_OK, or LC_ERROR with the reason in
+ * `why`, not logged: whether it matters is the caller's decision. */
 int lc_shm_connect(lc_peer_t *peer, uint32_t tx_ring, uint32_t rx_ring, char *why, size_t whylen);
 /* Undo lc_shm_connect (the pair goes another way): unmap the peer's
  * segment; kind LC_CHANNEL_NONE, no ops, nothing to pull. */

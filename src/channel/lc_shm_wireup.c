@@ -43,7 +43,7 @@ int lc_shm_open(lc_peer_t *peers, int rank, int size, const char *kvsname, uint3
     lc_shm_wire.rx = calloc((size_t)size, sizeof(lc_peer_t *));
     if (!lc_shm_wire.theirs || !lc_shm_wire.rx) {
         lc_log_error("shared memory: out of memory for the segments of %d peers", size);
-        return -1;
+        return LC_ERROR;
     }
     lc_shm_wire.peers = peers;
     lc_shm_wire.size = size;
@@ -56,16 +56,16 @@ int lc_shm_connect(lc_peer_t *peer, uint32_t tx_ring, uint32_t rx_ring, char *wh
 {
     if (!lc_shm_wire.theirs || !lc_shm_wire.mine.base) {
         snprintf(why, whylen, "internal: shared-memory channel not open");
-        return -1;
+        return LC_ERROR;
     }
     lc_shm_segment_t *seg = &lc_shm_wire.theirs[peer->world_rank];
-    if (lc_shm_segment_attach(seg, lc_shm_wire.kvsname, peer->world_rank, why, whylen) != 0) return -1;
+    if (lc_shm_segment_attach(seg, lc_shm_wire.kvsname, peer->world_rank, why, whylen) != 0) return LC_ERROR;
     /* Both ends count the same candidates (the coordinator's choice is
      * symmetric); a segment with fewer rings is not this job's. */
     if (tx_ring >= seg->nrings || rx_ring >= lc_shm_wire.mine.nrings) {
         snprintf(why, whylen, "%s has %u rings, ring %u was expected there", seg->name, seg->nrings, tx_ring);
         lc_shm_segment_detach(seg);
-        return -1;
+        return LC_ERROR;
     }
     peer->kind = LC_CHANNEL_SHM;
     peer->ops = &lc_channel_shm_ops;

@@ -92,16 +92,18 @@ static int lc_exchange_identities(lc_identity_t *ids)
     char key[64], val[1024];
     snprintf(key, sizeof(key), "lc-id-%d", lc_world.rank);
     lc_identity_format(&me, val, sizeof(val));
-    if (lc_pmi_put(key, val) != 0 || lc_pmi_fence() != 0) return -1;
+    if (lc_pmi_put(key, val) != 0 || lc_pmi_fence() != 0) return LC_ERROR;
     for (int r = 0; r < lc_world.size; r++) {
         if (r == lc_world.rank) {
             ids[r] = me;
             continue;
         }
         snprintf(key, sizeof(key), "lc-id-%d", r);
-        if (lc_pmi_get(r, key, val, sizeof(val)) != 0 || lc_identity_parse(val, &ids[r]) != 0) {
+        int rc = lc_pmi_get(r, key, val, sizeof(val));
+        if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+        if (rc != 0 || lc_identity_parse(val, &ids[r]) != 0) {
             lc_log_error("wire-up: no valid identity record from rank %d", r);
-            return -1;
+            return LC_ERROR;
         }
     }
     return 0;
@@ -128,7 +130,7 @@ static int lc_wireup_classify(lc_wireup_t *w)
     /* Before the identity: it carries our NUMA node.  A failed load was
      * reported; NUMA awareness is then off (node unknown). */
     if (lc_params.numa) lc_topo_load();
-    if (lc_exchange_identities(w->ids) != 0) return -1;
+    if (lc_exchange_identities(w->ids) != 0) return LC_ERROR;
     /* Ranks on this kernel share its cores (waiting policy) whatever
      * channel reaches them. */
     int nkernel = 0;
@@ -182,7 +184,7 @@ static int lc_wireup_open(lc_wireup_t *w)
         int placed = 0;
         if (lc_shm_open(lc_world.peers, w->rank, w->size, lc_world.kvsname, (uint32_t)w->nlocal, lc_place_rings,
                         &where, &placed) != 0)
-            return -1;
+            return LC_ERROR;
         lc_describe_placement(where.node, placed, where.err);
     }
     if (w->nnet > 0) {
@@ -191,12 +193,12 @@ static int lc_wireup_open(lc_wireup_t *w)
             lc_log_error("rank %d cannot open its network endpoint, which it needs to reach %d rank(s) %s",
                          w->rank, w->nnet,
                          lc_params.net_force ? "(LOCUS_NET_FORCE=1)" : "on other hosts or in other containers");
-            return -1;
+            return LC_ERROR;
         }
         snprintf(key, sizeof(key), "lc-ofi-%d", w->rank);
-        if (lc_pmi_put(key, addr) != 0) return -1;
+        if (lc_pmi_put(key, addr) != 0) return LC_ERROR;
     }
-    return lc_pmi_fence() != 0 ? -1 : 0;
+    return lc_pmi_fence() != 0 ? LC_ERROR : LC_OK;
 }
 
 /* Reach rank r through the network endpoint at the address it published
@@ -206,16 +208,18 @@ static int lc_connect_network_peer(const lc_wireup_t *w, int r, const char *caus
     char key[64], val[1024], why[256];
     const lc_identity_t *id = &w->ids[r];
     snprintf(key, sizeof(key), "lc-ofi-%d", r);
-    if (lc_pmi_get(r, key, val, sizeof(val)) != 0) {
+    int rc = lc_pmi_get(r, key, val, sizeof(val));
+    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+    if (rc != 0) {
         lc_log_error("rank %d (host %s) published no network address, so this rank cannot reach it; "
                      "were the ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?",
                      r, id->host);
-        return -1;
+        return LC_ERROR;
     }
     lc_peer_t *p = &lc_world.peers[r];
     if (lc_ofi_connect(p, val, id->host, why, sizeof(why)) != 0) {
         lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, id->host, why);
-        return -1;
+        return LC_ERROR;
     }
     char via[sizeof(p->reason)];
     snprintf(via, sizeof(via), "%s", p->reason);
@@ -262,7 +266,7 @@ static int lc_connect_shm_peer(const lc_wireup_t *w, int r)
     lc_log_error("rank %d (pid %d on %s) runs on this kernel but its shared memory is not visible here (%s): %s. "
                  "Share /dev/shm (and the IPC namespace) between the containers of this job.",
                  r, (int)id->pid, id->host, domains, why);
-    return -1;
+    return LC_ERROR;
 }
 
 static int lc_wireup_connect(lc_wireup_t *w)
@@ -279,7 +283,7 @@ static int lc_wireup_connect(lc_wireup_t *w)
             rc = lc_connect_network_peer(w, r, cause);
             break;
         }
-        if (rc != 0) return -1;
+        if (rc != 0) return LC_ERROR;
     }
     return 0;
 }
@@ -291,7 +295,13 @@ static int lc_agree_pair(const lc_wireup_t *w, int r)
     lc_peer_t *p = &lc_world.peers[r];
     char key[64], theirs[16];
     snprintf(key, sizeof(key), "lc-shm-%d-%d", r, w->rank);
-    if (lc_pmi_get(r, key, theirs, sizeof(theirs)) != 0) return -1;
+    int rc = lc_pmi_get(r, key, theirs, sizeof(theirs));
+    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+    if (rc != 0) {
+        lc_log_error("wire-up: rank %d did not say whether it could map our shared-memory segment; were the "
+                     "ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?", r);
+        return LC_ERROR;
+    }
     if (p->kind == LC_CHANNEL_SHM && theirs[0] == '1') return 0;
     char cause[200], domains[96];
     lc_coord_reason_domains(&w->ids[r], &w->ids[w->rank], domains, sizeof(domains));
@@ -309,13 +319,13 @@ static int lc_wireup_agree(lc_wireup_t *w)
     for (int r = 0; r < w->size; r++) {
         if (w->plan[r] != LC_PLAN_SHM_TRY) continue;
         snprintf(key, sizeof(key), "lc-shm-%d-%d", w->rank, r);
-        if (lc_pmi_put(key, lc_world.peers[r].kind == LC_CHANNEL_SHM ? "1" : "0") != 0) return -1;
+        if (lc_pmi_put(key, lc_world.peers[r].kind == LC_CHANNEL_SHM ? "1" : "0") != 0) return LC_ERROR;
     }
-    if (lc_pmi_fence() != 0) return -1;
+    if (lc_pmi_fence() != 0) return LC_ERROR;
     /* Every peer has mapped our segment or given up. */
     lc_shm_unlink();
     for (int r = 0; r < w->size; r++)
-        if (w->plan[r] == LC_PLAN_SHM_TRY && lc_agree_pair(w, r) != 0) return -1;
+        if (w->plan[r] == LC_PLAN_SHM_TRY && lc_agree_pair(w, r) != 0) return LC_ERROR;
     return 0;
 }
 
@@ -331,7 +341,7 @@ static int lc_wireup_finish(lc_wireup_t *w)
     for (int r = 0; r < w->size; r++) {
         if (lc_world.peers[r].kind == LC_CHANNEL_NONE) {
             lc_log_error("internal: no channel reaches rank %d on host %s", r, w->ids[r].host);
-            return -1;
+            return LC_ERROR;
         }
     }
     return 0;
@@ -370,7 +380,7 @@ static int lc_wireup_init(lc_wireup_t *w)
     lc_world.peers = aligned_alloc(_Alignof(lc_peer_t), n * sizeof(lc_peer_t));
     if (!w->ids || !w->plan || !w->ring || !w->kernel || !lc_world.peers) {
         lc_log_error("wire-up: out of memory for %d peers", w->size);
-        return -1;
+        return LC_ERROR;
     }
     memset(lc_world.peers, 0, n * sizeof(lc_peer_t));
     for (int r = 0; r < w->size; r++) {

@@ -17,8 +17,8 @@
 #ifndef LC_CHANNEL_H
 #define LC_CHANNEL_H
 
+#include "util/lc_error.h"
 #include "util/lc_list.h"
-#include "util/lc_util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,42 +92,75 @@ typedef struct lc_channel_ops {
     int (*pull)(struct lc_peer *peer, void *local, uint64_t remote, uint64_t key, size_t len);
 } lc_channel_ops_t;
 
-/* Per-peer state, indexed by world rank.  Filled once at wire-up by the
- * coordinator (src/coord), then read on every message. */
-typedef struct lc_peer {
-    const lc_channel_ops_t *ops;
-    lc_channel_kind_t kind;
-    int world_rank;
-    bool can_pull;          /* ops->pull proven to work for this peer */
-    size_t pull_min;        /* with can_pull: rendezvous messages at least this large are pulled */
-    size_t eager_limit;     /* messages up to this size go in one EAGER packet (0: lc_world's) */
-    size_t chunk;           /* data bytes of one pipelined DATA packet (0: lc_world's) */
-    pid_t pid;
-    char reason[256];       /* why this channel was chosen (SHOW_CHANNELS) */
+/*
+ * Per-peer state of each channel, embedded by value in lc_peer_t (no
+ * pointer to chase on the message path).  Only the owning channel's files
+ * read or write it; the coordinator makes a peer a channel's peer through
+ * that channel's connect function (lc_shm_connect, lc_cma_connect,
+ * lc_ofi_connect) and never sets these fields itself.
+ */
 
-    /* shm: the ring in the peer's segment that this process writes to. */
+/* shm (lc_shm.h): one ring each way.  The positions are private copies
+ * (only the cells are shared), see the ring protocol in lc_shm.h. */
+typedef struct lc_peer_shm {
+    /* The ring in the peer's segment that this process writes to. */
     char *tx_cells;
     uint64_t tx_pos;
-    uint64_t tx_mask;
+    uint64_t tx_mask;       /* cells - 1 (a power of two) */
     uint32_t tx_cell_size;
-    /* shm: the ring in this process's segment that the peer writes to. */
+    /* The ring in this process's segment that the peer writes to (its
+     * mask and cell size are this process's, held by lc_shm.c). */
     char *rx_cells;
     uint64_t rx_pos;
+} lc_peer_shm_t;
 
-    /* ofi (lc_ofi.h): the hot per-peer state of the network channel; the
-     * rest (reorder window, registered send buffers) behind `ofi`. */
-    uint64_t ofi_addr;      /* fi_addr_t of the peer in our address vector */
-    uint32_t ofi_credits;   /* packets we may still send: receive buffers the peer holds for us */
-    uint32_t ofi_owed;      /* the peer's packets we consumed and not yet credited back */
-    uint16_t ofi_tx_seq;    /* number of our next packet to the peer */
-    uint16_t ofi_rx_seq;    /* number of the next packet we deliver from the peer */
-    struct lc_ofi_peer *ofi;
+/* cma (lc_cma.h): the single copy needs nothing but the peer's pid, valid
+ * once the probe read the peer's cookie through it. */
+typedef struct lc_peer_cma {
+    pid_t pid;
+} lc_peer_cma_t;
 
+/* ofi (lc_ofi.h): the hot per-peer state of the network channel; the rest
+ * (reorder window, registered send buffers, address) behind `state`. */
+typedef struct lc_peer_ofi {
+    uint64_t addr;          /* fi_addr_t of the peer in our address vector */
+    uint32_t credits;       /* packets we may still send: receive buffers the peer holds for us */
+    uint32_t owed;          /* the peer's packets we consumed and not yet credited back */
+    uint16_t tx_seq;        /* number of our next packet to the peer */
+    uint16_t rx_seq;        /* number of the next packet we deliver from the peer */
+    struct lc_ofi_peer *state;
+} lc_peer_ofi_t;
+
+/* Per-peer state, indexed by world rank.  Filled once at wire-up (the
+ * coordinator in src/coord and the channels' connect functions), then
+ * read on every message.
+ *
+ * Layout: what a small send to a shm peer reads (kind, eager_limit, the
+ * pending queue's head, the tx half of `shm`) is the first 64 bytes, and
+ * the table is 64-byte aligned, so that fast path touches one cache line
+ * of it.  The diagnostic text comes last. */
+typedef struct lc_peer {
+    _Alignas(64) lc_channel_kind_t kind;
+    int world_rank;
+    size_t eager_limit;     /* messages up to this size go in one EAGER packet */
     /* Outgoing work that found the channel full, in FIFO order (the pt2pt
      * engine owns the entries).  Non-empty => new messages queue too, so
      * that MPI's non-overtaking order holds. */
     lc_list_t pending;
+    lc_peer_shm_t shm;
+
+    const lc_channel_ops_t *ops;
+    size_t chunk;           /* data bytes of one pipelined DATA packet */
+    bool can_pull;          /* ops->pull proven to work for this peer */
+    size_t pull_min;        /* with can_pull: rendezvous messages at least this large are pulled */
+    lc_peer_cma_t cma;
+    lc_peer_ofi_t ofi;
+
+    char reason[256];       /* why this channel was chosen (SHOW_CHANNELS) */
 } lc_peer_t;
+
+_Static_assert(offsetof(lc_peer_t, shm.tx_cell_size) + sizeof(uint32_t) <= 64,
+               "a shm send must find what it needs in the peer's first cache line");
 
 typedef void (*lc_channel_recv_func_t)(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 

@@ -26,7 +26,7 @@ void lc_cma_allow_peers(void)
 uint64_t lc_cma_cookie_value(void) { return lc_cma_cookie; }
 uint64_t lc_cma_cookie_addr(void) { return (uint64_t)(uintptr_t)&lc_cma_cookie; }
 
-int lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t whylen)
+bool lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t whylen)
 {
     uint64_t seen = 0;
     struct iovec local = { .iov_base = &seen, .iov_len = sizeof(seen) };
@@ -35,14 +35,24 @@ int lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t wh
     if (n != (ssize_t)sizeof(seen)) {
         snprintf(why, whylen, "process_vm_readv of pid %d failed: %s", (int)pid,
                  n < 0 ? strerror(errno) : "short read");
-        return 0;
+        return false;
     }
     if (seen != cookie) {
         /* Same pid number, another process: separate PID namespaces. */
         snprintf(why, whylen, "pid %d is another process here (separate PID namespace)", (int)pid);
-        return 0;
+        return false;
     }
-    return 1;
+    return true;
+}
+
+int lc_cma_connect(lc_peer_t *peer, pid_t pid, uint64_t cookie_addr, uint64_t cookie, size_t pull_min, char *why,
+                   size_t whylen)
+{
+    if (!lc_cma_probe(pid, cookie_addr, cookie, why, whylen)) return LC_ERROR;
+    peer->cma.pid = pid;
+    peer->can_pull = true;
+    peer->pull_min = pull_min;
+    return LC_OK;
 }
 
 int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len)
@@ -52,11 +62,11 @@ int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
     while (len) {
         struct iovec l = { .iov_base = dst, .iov_len = len };
         struct iovec r = { .iov_base = (void *)(uintptr_t)remote, .iov_len = len };
-        ssize_t n = process_vm_readv(peer->pid, &l, 1, &r, 1, 0);
+        ssize_t n = process_vm_readv(peer->cma.pid, &l, 1, &r, 1, 0);
         if (n <= 0) {
             if (n < 0 && errno == EINTR) continue;
             lc_log_error("single-copy read of %zu bytes from rank %d (pid %d) failed: %s", len,
-                         peer->world_rank, (int)peer->pid, n < 0 ? strerror(errno) : "no progress");
+                         peer->world_rank, (int)peer->cma.pid, n < 0 ? strerror(errno) : "no progress");
             return LC_ERROR;
         }
         dst += n;

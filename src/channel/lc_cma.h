@@ -18,9 +18,17 @@ void lc_cma_allow_peers(void);
 uint64_t lc_cma_cookie_value(void);
 uint64_t lc_cma_cookie_addr(void);
 
-/* Read `cookie` at `addr` in process `pid`: 1 if it matches, 0 if not
- * (why says what failed). */
-int lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t whylen);
+/* Can we read process `pid`?  True if `cookie` is at `addr` there; false
+ * with the reason in `why`. */
+bool lc_cma_probe(pid_t pid, uint64_t addr, uint64_t cookie, char *why, size_t whylen);
+
+/* Let the shared-memory peer `peer` (process `pid`) be pulled from with
+ * CMA if the probe reads its cookie: sets peer->cma, can_pull, and
+ * pull_min (rendezvous messages at least this large are pulled; the
+ * caller's policy).  Returns LC_OK, or LC_ERROR with the reason in `why` (the peer
+ * then stays without single copy: the two-copy pipeline works anyway). */
+int lc_cma_connect(lc_peer_t *peer, pid_t pid, uint64_t cookie_addr, uint64_t cookie, size_t pull_min, char *why,
+                   size_t whylen);
 
 /* The ops-table pull: process_vm_readv loop until len bytes arrived. */
 int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);

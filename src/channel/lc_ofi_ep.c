@@ -59,9 +59,9 @@ int lc_ofi_mr_reg(const void *buf, size_t len, uint64_t access, struct fid_mr **
 
 /* Loopback and link-local addresses reach no other host: a domain bound
  * to one is a last resort. */
-static int lc_ofi_addr_is_local_only(const struct fi_info *fi)
+static bool lc_ofi_addr_is_local_only(const struct fi_info *fi)
 {
-    if (!fi->src_addr) return 0;
+    if (!fi->src_addr) return false;
     if (fi->addr_format == FI_SOCKADDR_IN) {
         const struct sockaddr_in *sin = fi->src_addr;
         return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
@@ -70,7 +70,7 @@ static int lc_ofi_addr_is_local_only(const struct fi_info *fi)
         const struct sockaddr_in6 *sin6 = fi->src_addr;
         return IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) || IN6_IS_ADDR_LINKLOCAL(&sin6->sin6_addr);
     }
-    return 0;
+    return false;
 }
 
 static struct fi_info *lc_ofi_hints(int rma, int ordered)
@@ -97,10 +97,10 @@ static struct fi_info *lc_ofi_hints(int rma, int ordered)
 }
 
 /* With LOCUS_OFI_IFACE: its domain (or fabric) name must match. */
-static int lc_ofi_iface_matches(const struct fi_info *fi)
+static bool lc_ofi_iface_matches(const struct fi_info *fi)
 {
     const char *want = lc_params.ofi_iface;
-    if (!want[0]) return 1;
+    if (!want[0]) return true;
     return (fi->domain_attr->name && !strcmp(fi->domain_attr->name, want)) ||
            (fi->fabric_attr->name && !strcmp(fi->fabric_attr->name, want));
 }
@@ -455,12 +455,12 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
     memcpy(st->addr, raw, st->addrlen);
     peer->kind = LC_CHANNEL_OFI;
     peer->ops = &lc_channel_ofi_ops;
-    peer->ofi_addr = fa;
-    peer->ofi = st;
-    peer->ofi_credits = (uint32_t)grant;
-    peer->ofi_owed = 0;
-    peer->ofi_tx_seq = 0;
-    peer->ofi_rx_seq = 0;
+    peer->ofi.addr = fa;
+    peer->ofi.state = st;
+    peer->ofi.credits = (uint32_t)grant;
+    peer->ofi.owed = 0;
+    peer->ofi.tx_seq = 0;
+    peer->ofi.rx_seq = 0;
     peer->can_pull = lc_ofi.can_rma;
     peer->pull_min = lc_ofi.rma_threshold;
     /* A packet must fit the receiver's buffers and ours. */
@@ -489,8 +489,8 @@ static void lc_ofi_say_goodbye(void)
         lc_ofi_poll();
         for (int r = 0; r < lc_ofi.size; r++) {
             lc_peer_t *peer = &lc_ofi.peers[r];
-            if (peer->kind != LC_CHANNEL_OFI || peer->ofi != &lc_ofi.state[r]) continue;
-            lc_ofi_peer_t *st = peer->ofi;
+            if (peer->kind != LC_CHANNEL_OFI || peer->ofi.state != &lc_ofi.state[r]) continue;
+            lc_ofi_peer_t *st = peer->ofi.state;
             if ((st->talked || st->bye_received) && !st->bye_sent) {
                 if (lc_ofi_send_bare(peer, LC_OFI_WIRE_BYE) == LC_OK) st->bye_sent = 1;
                 else waiting = 1;
@@ -544,6 +544,6 @@ void lc_ofi_close(void)
     free(lc_ofi.state);
     if (lc_ofi.peers)
         for (int r = 0; r < lc_ofi.size; r++)
-            if (lc_ofi.peers[r].kind == LC_CHANNEL_OFI) lc_ofi.peers[r].ofi = NULL;
+            if (lc_ofi.peers[r].kind == LC_CHANNEL_OFI) lc_ofi.peers[r].ofi.state = NULL;
     memset(&lc_ofi, 0, sizeof(lc_ofi));
 }

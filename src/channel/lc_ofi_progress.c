@@ -52,8 +52,8 @@ static LC_NOINLINE void lc_ofi_repost(void)
         lc_ofi.repost = b->next;
         if (b->peer < 0) continue;
         lc_peer_t *peer = &lc_ofi.peers[b->peer];
-        if (++peer->ofi_owed >= lc_ofi.credit_threshold && !peer->ofi->credit_queued) {
-            peer->ofi->credit_queued = 1;
+        if (++peer->ofi.owed >= lc_ofi.credit_threshold && !peer->ofi.state->credit_queued) {
+            peer->ofi.state->credit_queued = 1;
             lc_ofi.credit_list[lc_ofi.ncredit++] = peer->world_rank;
         }
     }
@@ -157,9 +157,9 @@ LC_INLINE void lc_ofi_consumed(lc_ofi_buf_t *b, int owner)
 static void lc_ofi_deliver(lc_peer_t *peer, lc_ofi_buf_t *b)
 {
     const lc_ofi_wire_t *w = (const lc_ofi_wire_t *)b->data;
-    peer->ofi_credits += w->credits;
-    peer->ofi_rx_seq++;
-    peer->ofi->reached = 1;
+    peer->ofi.credits += w->credits;
+    peer->ofi.rx_seq++;
+    peer->ofi.state->reached = 1;
     switch (w->type) {
     case LC_OFI_WIRE_PKT: {
         const lc_pkt_hdr_t *hdr = (const lc_pkt_hdr_t *)(b->data + sizeof(*w));
@@ -169,12 +169,12 @@ static void lc_ofi_deliver(lc_peer_t *peer, lc_ofi_buf_t *b)
                      b->len, peer->world_rank, (unsigned)(LC_OFI_HDR + hdr->len));
         /* The peer answered our RTS (read it, or asked for a stream): the
          * registration of that send buffer has served. */
-        if ((hdr->kind == LC_PKT_FIN || hdr->kind == LC_PKT_CTS) && peer->ofi->exposed) {
+        if ((hdr->kind == LC_PKT_FIN || hdr->kind == LC_PKT_CTS) && peer->ofi.state->exposed) {
             lc_pkt_ctl_t ctl;
             memcpy(&ctl, payload, sizeof(ctl));
             lc_ofi_unexpose(peer, ctl.sreq);
         }
-        peer->ofi->talked = 1;
+        peer->ofi.state->talked = 1;
         if (lc_likely(!lc_ofi.closing)) lc_channel_recv_handler(peer, hdr, payload);
         else lc_ofi.dropped_at_close++;
         lc_ofi_consumed(b, peer->world_rank);
@@ -184,7 +184,7 @@ static void lc_ofi_deliver(lc_peer_t *peer, lc_ofi_buf_t *b)
         lc_ofi_consumed(b, -1);
         break;
     case LC_OFI_WIRE_BYE:
-        peer->ofi->bye_received = 1;
+        peer->ofi.state->bye_received = 1;
         lc_ofi_consumed(b, -1);
         break;
     default:
@@ -210,14 +210,14 @@ void lc_ofi_arrived(lc_ofi_buf_t *b)
         lc_fatal("network channel: protocol error: a packet of %u bytes from unknown rank %u", b->len,
                  b->len >= sizeof(*w) ? w->src : 0u);
     lc_peer_t *peer = &lc_ofi.peers[w->src];
-    lc_ofi_peer_t *st = peer->ofi;
-    if (lc_likely(w->seq == peer->ofi_rx_seq)) {
+    lc_ofi_peer_t *st = peer->ofi.state;
+    if (lc_likely(w->seq == peer->ofi.rx_seq)) {
         lc_ofi_deliver(peer, b);
         if (lc_likely(st->nheld == 0)) return;
         /* The packet that opened a gap came: deliver what waited on it. */
         uint32_t mask = lc_ofi_hold_ring() - 1;
         for (;;) {
-            lc_ofi_buf_t **slot = &st->held[peer->ofi_rx_seq & mask];
+            lc_ofi_buf_t **slot = &st->held[peer->ofi.rx_seq & mask];
             lc_ofi_buf_t *next = *slot;
             if (!next) break;
             *slot = NULL;
@@ -228,10 +228,10 @@ void lc_ofi_arrived(lc_ofi_buf_t *b)
     }
     /* Ahead of its turn: only a provider without send-after-send order
      * does that, and never by more than the window. */
-    uint16_t ahead = (uint16_t)(w->seq - peer->ofi_rx_seq);
+    uint16_t ahead = (uint16_t)(w->seq - peer->ofi.rx_seq);
     if (ahead >= lc_ofi.window)
         lc_fatal("network channel: protocol error: packet %u from rank %d while %u was due",
-                 (unsigned)w->seq, peer->world_rank, (unsigned)peer->ofi_rx_seq);
+                 (unsigned)w->seq, peer->world_rank, (unsigned)peer->ofi.rx_seq);
     uint32_t ring = lc_ofi_hold_ring();
     if (!st->held) {
         st->held = calloc(ring, sizeof(*st->held));
@@ -291,7 +291,7 @@ int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
             if (rd[i].busy) continue;
             size_t n = len - off < chunk ? len - off : chunk;
             rd[i].ctx.type = LC_OFI_CTX_READ;
-            ssize_t rc = fi_read(lc_ofi.ep, (char *)local + off, n, desc, peer->ofi_addr, remote + off, key,
+            ssize_t rc = fi_read(lc_ofi.ep, (char *)local + off, n, desc, peer->ofi.addr, remote + off, key,
                                  &rd[i].ctx.fi);
             if (rc == -FI_EAGAIN) break;
             if (rc) {
@@ -320,6 +320,6 @@ int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
     if (failed)
         lc_log_error("network channel: reading a %zu-byte message from rank %d (host %s) failed: %s. The rank "
                      "or its host may have died, or the connection was lost", len, peer->world_rank,
-                     peer->ofi->host, why ? why : "?");
+                     peer->ofi.state->host, why ? why : "?");
     return failed ? LC_ERROR : LC_OK;
 }

@@ -86,7 +86,7 @@ static int lc_ofi_probe(const lc_ofi_peer_t *st, char *why, size_t whylen)
 
 void lc_ofi_stalled(lc_peer_t *peer)
 {
-    lc_ofi_peer_t *st = peer->ofi;
+    lc_ofi_peer_t *st = peer->ofi.state;
     if (st->reached || lc_ofi.closing) return;
     double now = lc_time_now();
     if (st->stall_since == 0) {

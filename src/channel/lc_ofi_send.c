@@ -16,22 +16,22 @@
  * holds; credits are capped at 255 so that is all of it). */
 LC_INLINE uint8_t lc_ofi_owed_now(const lc_peer_t *peer)
 {
-    return (uint8_t)(peer->ofi_owed > 255 ? 255 : peer->ofi_owed);
+    return (uint8_t)(peer->ofi.owed > 255 ? 255 : peer->ofi.owed);
 }
 
 LC_INLINE void lc_ofi_sent(lc_peer_t *peer, uint8_t credits)
 {
-    peer->ofi_tx_seq++;
-    peer->ofi_owed -= credits;
-    peer->ofi->talked = 1;
-    peer->ofi->reached = 1;
+    peer->ofi.tx_seq++;
+    peer->ofi.owed -= credits;
+    peer->ofi.state->talked = 1;
+    peer->ofi.state->reached = 1;
 }
 
 static LC_NOINLINE void lc_ofi_send_failed(const lc_peer_t *peer, ssize_t rc)
 {
     lc_fatal("network channel: sending to rank %d (host %s) failed: %s (%s). The rank or its host may have "
              "died, or this host cannot reach it: check the network between the hosts, or choose the "
-             "interface with LOCUS_OFI_IFACE", peer->world_rank, peer->ofi->host, lc_ofi_strerror(rc),
+             "interface with LOCUS_OFI_IFACE", peer->world_rank, peer->ofi.state->host, lc_ofi_strerror(rc),
              lc_ofi.describe);
 }
 
@@ -48,8 +48,8 @@ static int lc_ofi_expose(lc_peer_t *peer, lc_pkt_rts_t *rts)
                  "instead", (unsigned long long)rts->size, (void *)(uintptr_t)rts->addr, peer->world_rank,
                  lc_ofi_strerror(rc));
     e->sreq = rts->sreq;
-    e->next = peer->ofi->exposed;
-    peer->ofi->exposed = e;
+    e->next = peer->ofi.state->exposed;
+    peer->ofi.state->exposed = e;
     rts->key = fi_mr_key(e->mr);
     if (!lc_ofi.mr_virt_addr) rts->addr = 0;
     return 0;
@@ -57,7 +57,7 @@ static int lc_ofi_expose(lc_peer_t *peer, lc_pkt_rts_t *rts)
 
 void lc_ofi_unexpose(lc_peer_t *peer, uint32_t sreq)
 {
-    for (lc_ofi_exposed_t **pp = &peer->ofi->exposed; *pp; pp = &(*pp)->next) {
+    for (lc_ofi_exposed_t **pp = &peer->ofi.state->exposed; *pp; pp = &(*pp)->next) {
         lc_ofi_exposed_t *e = *pp;
         if (e->sreq != sreq) continue;
         *pp = e->next;
@@ -71,8 +71,8 @@ void lc_ofi_unexpose(lc_peer_t *peer, uint32_t sreq)
  * will try the whole packet again). */
 static void lc_ofi_unexpose_last(lc_peer_t *peer)
 {
-    lc_ofi_exposed_t *e = peer->ofi->exposed;
-    peer->ofi->exposed = e->next;
+    lc_ofi_exposed_t *e = peer->ofi.state->exposed;
+    peer->ofi.state->exposed = e->next;
     fi_close(&e->mr->fid);
     free(e);
 }
@@ -92,9 +92,9 @@ static inline void lc_ofi_fill(char *buf, const lc_ofi_wire_t *w, const lc_pkt_h
 int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                     const void *data, size_t datalen)
 {
-    if (lc_unlikely(peer->ofi_credits == 0)) return LC_AGAIN;
+    if (lc_unlikely(peer->ofi.credits == 0)) return LC_AGAIN;
     size_t len = LC_OFI_HDR + prelen + datalen;
-    lc_ofi_wire_t w = { .src = (uint32_t)lc_ofi.rank, .seq = peer->ofi_tx_seq,
+    lc_ofi_wire_t w = { .src = (uint32_t)lc_ofi.rank, .seq = peer->ofi.tx_seq,
                         .credits = lc_ofi_owed_now(peer), .type = LC_OFI_WIRE_PKT };
     lc_pkt_rts_t rts;
     int exposed = 0;
@@ -109,7 +109,7 @@ int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, s
         /* Tiny packet: the provider copies it, no completion, no buffer. */
         char buf[256] LC_ALIGNED(8);
         lc_ofi_fill(buf, &w, hdr, pre, prelen, data, datalen);
-        rc = fi_inject(lc_ofi.ep, buf, len, peer->ofi_addr);
+        rc = fi_inject(lc_ofi.ep, buf, len, peer->ofi.addr);
     } else {
         lc_ofi_buf_t *b = lc_ofi.tx_free;
         if (lc_unlikely(!b)) {
@@ -117,7 +117,7 @@ int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, s
         } else {
             lc_ofi_fill(b->data, &w, hdr, pre, prelen, data, datalen);
             b->peer = peer->world_rank;
-            rc = fi_send(lc_ofi.ep, b->data, len, lc_ofi.tx_desc, peer->ofi_addr, &b->ctx.fi);
+            rc = fi_send(lc_ofi.ep, b->data, len, lc_ofi.tx_desc, peer->ofi.addr, &b->ctx.fi);
             if (rc == 0) {
                 lc_ofi.tx_free = b->next;
                 lc_ofi.tx_busy++;
@@ -127,17 +127,17 @@ int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, s
     if (lc_unlikely(rc != 0)) {
         if (exposed) lc_ofi_unexpose_last(peer);
         if (rc != -FI_EAGAIN) lc_ofi_send_failed(peer, rc);
-        if (!peer->ofi->reached) lc_ofi_stalled(peer);
+        if (!peer->ofi.state->reached) lc_ofi_stalled(peer);
         return LC_AGAIN;
     }
-    peer->ofi_credits--;
+    peer->ofi.credits--;
     lc_ofi_sent(peer, w.credits);
     return LC_OK;
 }
 
 int lc_ofi_send_bare(lc_peer_t *peer, uint8_t type)
 {
-    lc_ofi_wire_t w = { .src = (uint32_t)lc_ofi.rank, .seq = peer->ofi_tx_seq,
+    lc_ofi_wire_t w = { .src = (uint32_t)lc_ofi.rank, .seq = peer->ofi.tx_seq,
                         .credits = lc_ofi_owed_now(peer), .type = type };
     ssize_t rc;
     if (type == LC_OFI_WIRE_BYE) {
@@ -147,16 +147,16 @@ int lc_ofi_send_bare(lc_peer_t *peer, uint8_t type)
         if (!b) return LC_AGAIN;
         memcpy(b->data, &w, sizeof(w));
         b->peer = peer->world_rank;
-        rc = fi_send(lc_ofi.ep, b->data, sizeof(w), lc_ofi.tx_desc, peer->ofi_addr, &b->ctx.fi);
+        rc = fi_send(lc_ofi.ep, b->data, sizeof(w), lc_ofi.tx_desc, peer->ofi.addr, &b->ctx.fi);
         if (rc == 0) {
             lc_ofi.tx_free = b->next;
             lc_ofi.tx_busy++;
         }
     } else {
-        rc = fi_inject(lc_ofi.ep, &w, sizeof(w), peer->ofi_addr);
+        rc = fi_inject(lc_ofi.ep, &w, sizeof(w), peer->ofi.addr);
     }
     if (rc == -FI_EAGAIN) {
-        if (!peer->ofi->reached) lc_ofi_stalled(peer);
+        if (!peer->ofi.state->reached) lc_ofi_stalled(peer);
         return LC_AGAIN;
     }
     if (rc) {
@@ -174,9 +174,9 @@ void lc_ofi_flush_credits(void)
         lc_peer_t *peer = &lc_ofi.peers[lc_ofi.credit_list[i]];
         /* A packet since queueing may have carried them already; after
          * our goodbye the peer expects nothing more. */
-        if (peer->ofi_owed < lc_ofi.credit_threshold || peer->ofi->bye_sent ||
+        if (peer->ofi.owed < lc_ofi.credit_threshold || peer->ofi.state->bye_sent ||
             lc_ofi_send_bare(peer, LC_OFI_WIRE_CREDIT) == LC_OK) {
-            peer->ofi->credit_queued = 0;
+            peer->ofi.state->credit_queued = 0;
             continue;
         }
         lc_ofi.credit_list[keep++] = lc_ofi.credit_list[i];

@@ -34,7 +34,7 @@ static void lc_shm_name(char *buf, size_t len, const char *kvsname, int rank)
         snprintf(buf, len, "/locus-%s-%d", kvsname, rank);
 }
 
-static int lc_shm_open(const char *name, int flags, mode_t mode)
+static int lc_shm_object_open(const char *name, int flags, mode_t mode)
 {
     return lc_params.shm_dir[0] ? open(name, flags | O_CLOEXEC, mode) : shm_open(name, flags, mode);
 }
@@ -59,7 +59,7 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
     size_t ring_bytes = (size_t)cell_size * ncells;
     seg->size = LC_SHM_RINGS_OFFSET + ring_bytes * nsenders;
-    int fd = lc_shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = lc_shm_object_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
         lc_log_error("cannot create shared memory object %s (%m): check that %s is mounted and writable",
                      seg->name, lc_params.shm_dir[0] ? "LOCUS_SHM_DIR" : "/dev/shm");
@@ -117,7 +117,7 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
 {
     memset(seg, 0, sizeof(*seg));
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
-    int fd = lc_shm_open(seg->name, O_RDWR, 0);
+    int fd = lc_shm_object_open(seg->name, O_RDWR, 0);
     if (fd < 0) {
         snprintf(why, whylen, "cannot open %s: %s", seg->name, strerror(errno));
         return -1;
@@ -203,15 +203,15 @@ int lc_shm_poll(void)
     for (int i = 0; i < lc_shm_rx_count; i++) {
         lc_peer_t *peer = lc_shm_rx_peers[i];
         for (int n = 0; n < LC_SHM_POLL_BATCH; n++) {
-            uint64_t pos = peer->rx_pos;
-            lc_shm_cell_t *cell = lc_shm_cell(peer->rx_cells, pos, lc_shm_rx_mask, lc_shm_rx_cell_size);
+            uint64_t pos = peer->shm.rx_pos;
+            lc_shm_cell_t *cell = lc_shm_cell(peer->shm.rx_cells, pos, lc_shm_rx_mask, lc_shm_rx_cell_size);
             /* Acquire: pairs with the sender's release of seq; header and
              * payload are complete once we see pos + 1. */
             if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos + 1) break;
             lc_channel_recv_handler(peer, &cell->hdr, (char *)cell + LC_SHM_CELL_HDR);
             /* Release: the handler's reads of the cell are done before the
              * sender may overwrite it. */
-            peer->rx_pos = pos + 1;
+            peer->shm.rx_pos = pos + 1;
             atomic_store_explicit(&cell->seq, pos + lc_shm_rx_ncells, memory_order_release);
             handled++;
         }

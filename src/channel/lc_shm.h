@@ -43,8 +43,8 @@ static inline lc_shm_cell_t *lc_shm_cell(char *cells, uint64_t pos, uint64_t mas
 LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                               const void *data, size_t datalen)
 {
-    uint64_t pos = peer->tx_pos;
-    lc_shm_cell_t *cell = lc_shm_cell(peer->tx_cells, pos, peer->tx_mask, peer->tx_cell_size);
+    uint64_t pos = peer->shm.tx_pos;
+    lc_shm_cell_t *cell = lc_shm_cell(peer->shm.tx_cells, pos, peer->shm.tx_mask, peer->shm.tx_cell_size);
     /* Acquire: the receiver's reads of this cell's previous contents
      * happened before it released the cell to us. */
     if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos) return LC_AGAIN;
@@ -56,7 +56,7 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
     /* Release: header and payload are visible before the receiver sees
      * the new sequence number. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
-    peer->tx_pos = pos + 1;
+    peer->shm.tx_pos = pos + 1;
     return LC_OK;
 }
 
@@ -94,7 +94,47 @@ void lc_shm_segment_detach(lc_shm_segment_t *seg);
 /* Start of ring `index` (the sender's local index) inside a segment. */
 char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index);
 
-/* Peers whose rings this process polls (set up by the coordinator). */
+/* ---- wire-up (lc_shm_wireup.c), driven by the coordinator ------------
+ *
+ * open (our segment) -> connect (each shm peer: attach its segment) ->
+ * unlink (after the fence that follows every attach) -> start (poll the
+ * connected peers' rings) -> close.  The segments are the channel's own;
+ * the coordinator only decides which peers to try and what a failure
+ * means. */
+
+/* Cell size and cells per ring this process uses (LOCUS_SHM_CELL_SIZE
+ * rounded up to 64 bytes, at least 256; LOCUS_SHM_RING_CELLS rounded up
+ * to a power of two, at least 2). */
+uint32_t lc_shm_cell_size(void);
+uint32_t lc_shm_ring_cells(void);
+
+/* Create this process's segment: `nsenders` rings, ring i written by the
+ * local sender of index i (ourselves included, as in lc_shm_connect).
+ * `peers` is the world-rank-indexed table of `size` peers; `place` as in
+ * lc_shm_segment_create_placed (NULL: first touch), its result in
+ * `placed`.  Returns LC_OK, or LC_ERROR after logging what failed and
+ * what to do. */
+int lc_shm_open(lc_peer_t *peers, int rank, int size, const char *kvsname, uint32_t nsenders,
+                lc_shm_place_fn place, void *arg, int *placed);
+/* Make `peer` a shared-memory peer: map its segment, write to its ring
+ * `tx_ring` (our local index) and read ours `rx_ring` (its local index).
+ * Sets kind, ops, eager_limit and chunk (what the peer's cells and ours
+ * hold) and peer->shm; can_pull stays for a single-copy mechanism to
+ * prove (lc_cma_connect).  Returns LC_OK, or LC_ERROR with the reason in
+ * `why`, not logged: whether it matters is the caller's decision. */
+int lc_shm_connect(lc_peer_t *peer, uint32_t tx_ring, uint32_t rx_ring, char *why, size_t whylen);
+/* Undo lc_shm_connect (the pair goes another way): unmap the peer's
+ * segment; kind LC_CHANNEL_NONE, no ops, nothing to pull. */
+void lc_shm_disconnect(lc_peer_t *peer);
+/* Remove our segment's name once every peer has mapped it (mappings stay). */
+void lc_shm_unlink(void);
+/* Poll the rings of every peer in the table that is connected (kind
+ * LC_CHANNEL_SHM).  Call when no peer can have sent yet. */
+void lc_shm_start(void);
+/* Stop polling, unmap every segment, unlink ours.  Idempotent. */
+void lc_shm_close(void);
+
+/* Peers whose rings this process polls (lc_shm_start, or a test). */
 void lc_shm_set_rx_peers(lc_peer_t **peers, int n, uint32_t ncells, uint32_t cell_size);
 /* Hand every waiting packet (at most a bounded batch per peer) to the
  * engine's handler.  Returns the number of packets handled. */

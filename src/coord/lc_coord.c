@@ -1,71 +1,84 @@
 /*
- * lc_coord.c — wire-up: identities, shared-memory segments, CMA probe,
- * and the per-peer channel table.
+ * lc_coord.c — wire-up: decide which channel reaches each peer and let
+ * that channel connect it.  Five phases, one function each, three PMI
+ * fences:
  *
- * Sequence (three PMI fences):
- *   1. publish identity; fence; read everyone's.
- *   2. peers with the same kernel and user are shared-memory candidates
- *      (unless LOCUS_NET_FORCE / LOCUS_NET_BLOCK send them to the network);
- *      create our segment with one ring per candidate.  If any other peer
- *      is left, or a candidate lives in other namespaces (its /dev/shm
- *      may not be ours: emulated hosts, containers), open the network
- *      endpoint (ofi), post its receives and publish its address; fence.
- *   3. insert the network peers' addresses; attach every candidate's
- *      segment (the proof that we share memory) and probe CMA by reading
- *      the candidate's cookie; for candidates in other namespaces publish
- *      whether the attach worked; fence; unlink our segment name — from
- *      here on nothing of the job is left in /dev/shm, whatever happens
- *      (mpiexec also sweeps on abnormal ends).  A pair in other
- *      namespaces uses shared memory only if both ends attached, else
- *      the network.
+ *   classify  publish our identity; fence 1; read everyone's.  Give each
+ *             peer a plan (lc_plan_t): self, shared memory (certain; or
+ *             uncertain: other namespaces), or the network.  The inputs
+ *             are the same on both ends of a pair, so both make the same
+ *             plan.
+ *   open      every channel some plan needs opens its own end: our shm
+ *             segment (one ring per shm candidate, pages on our NUMA
+ *             node), the ofi endpoint (receives posted, address
+ *             published); fence 2.
+ *   connect   each peer through its planned channel's connect function —
+ *             lc_shm_connect (maps the peer's segment: the proof that we
+ *             share memory) and then lc_cma_connect (the single-copy
+ *             probe), or lc_ofi_connect (the peer's published address).
+ *             A connect function sets kind, ops, the packet limits and
+ *             its own per-peer struct; this file never writes a channel's
+ *             fields.
+ *   agree     an uncertain pair uses shared memory only if both ends
+ *             mapped: each publishes its result; fence 3; our segment's
+ *             name is unlinked (from here on nothing of the job is left
+ *             in /dev/shm, whatever happens; mpiexec also sweeps on
+ *             abnormal ends); a pair where either end failed is
+ *             disconnected and reached through the network.
+ *   finish    close what no peer uses, start polling the connected rings,
+ *             check that every peer is reached.
  *
- * NUMA (lc_topo.h): the topology is loaded before step 1, so that the
- * identity carries the rank's NUMA node; the segment of step 2 is placed
- * on our node (we are the receiver of its rings); a shm pair on two
- * distant nodes gets LOCUS_CMA_THRESHOLD_XNUMA as its pull threshold.
- * The topology is dropped when wire-up ends.
+ * Where a new channel plugs in (IVSHMEM, as a segment provider of the
+ * shm channel, or a channel of its own): a plan and the test that picks
+ * it (lc_plan_of); its open in lc_wireup_open; its connect in
+ * lc_wireup_connect's switch; an agreement step if, like a segment
+ * attach, one end's success does not prove the other's; its start in
+ * lc_wireup_finish and its close in lc_coord_teardown (and the error path
+ * of lc_coord_wireup).
+ *
+ * NUMA (lc_topo.h): the topology is loaded before the identities, which
+ * carry the rank's NUMA node; our segment is placed on our node (we read
+ * its rings); a shm pair on two distant nodes pulls from
+ * LOCUS_CMA_THRESHOLD_XNUMA.  The topology is dropped when wire-up ends.
  */
-#include "coord/lc_coord.h"
+#include "coord/lc_coord_impl.h"
 #include "channel/lc_cma.h"
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
-#include "locality/lc_locality.h"
 #include "locality/lc_topo.h"
 #include "pmi/lc_pmi.h"
 #include "util/lc_params.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 lc_world_t lc_world;
 
-static lc_shm_segment_t lc_my_segment;
-static lc_shm_segment_t *lc_peer_segments; /* [size] */
-static lc_peer_t **lc_rx_peers;
 /* Where our segment's pages went (SHOW_CHANNELS), set at creation. */
 static char lc_ring_placement[160];
 
-const char *lc_coord_channel_label(const lc_peer_t *peer)
-{
-    switch (peer->kind) {
-    case LC_CHANNEL_SELF: return "self";
-    case LC_CHANNEL_SHM: return peer->can_pull ? "shm+cma" : "shm";
-    case LC_CHANNEL_OFI: return peer->can_pull ? "ofi+rma" : "ofi";
-    case LC_CHANNEL_NONE: return "none";
-    }
-    return "?";
-}
+/* What wire-up tries for a peer. */
+typedef enum lc_plan {
+    LC_PLAN_SELF = 0,
+    LC_PLAN_SHM,     /* same kernel, user and namespaces: the segment must map */
+    LC_PLAN_SHM_TRY, /* same kernel and user, other mount/IPC/user namespace (containers, emulated
+                      * hosts): shared memory if both ends map, else the network */
+    LC_PLAN_NET,     /* another kernel, or the network forced (LOCUS_NET_FORCE, LOCUS_NET_BLOCK) */
+} lc_plan_t;
 
-static int lc_pow2_at_least(long v)
-{
-    int p = 1;
-    while (p < v && p < (1 << 20)) p <<= 1;
-    return p;
-}
+/* What wire-up knows while it runs. */
+typedef struct lc_wireup {
+    int rank, size;
+    lc_identity_t *ids; /* [size]: everyone's identity */
+    lc_plan_t *plan;    /* [size] */
+    int *ring;          /* [size]: shm candidate's (self's too) local index, the ring it writes in each
+                         * candidate's segment; -1 for the others */
+    int *kernel;        /* [size], scratch: the ranks on this kernel */
+    int nlocal;         /* shm candidates, self included */
+    int nnet;           /* peers that may need the network (LC_PLAN_NET, LC_PLAN_SHM_TRY) */
+} lc_wireup_t;
 
 static int lc_exchange_identities(lc_identity_t *ids)
 {
@@ -79,155 +92,58 @@ static int lc_exchange_identities(lc_identity_t *ids)
     char key[64], val[1024];
     snprintf(key, sizeof(key), "lc-id-%d", lc_world.rank);
     lc_identity_format(&me, val, sizeof(val));
-    if (lc_pmi_put(key, val) != 0 || lc_pmi_fence() != 0) return -1;
+    if (lc_pmi_put(key, val) != 0 || lc_pmi_fence() != 0) return LC_ERROR;
     for (int r = 0; r < lc_world.size; r++) {
         if (r == lc_world.rank) {
             ids[r] = me;
             continue;
         }
         snprintf(key, sizeof(key), "lc-id-%d", r);
-        if (lc_pmi_get(r, key, val, sizeof(val)) != 0 || lc_identity_parse(val, &ids[r]) != 0) {
+        int rc = lc_pmi_get(r, key, val, sizeof(val));
+        if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+        if (rc != 0 || lc_identity_parse(val, &ids[r]) != 0) {
             lc_log_error("wire-up: no valid identity record from rank %d", r);
-            return -1;
+            return LC_ERROR;
         }
     }
     return 0;
 }
 
-static void lc_show_channels(void)
-{
-    /* Every rank publishes its row; rank 0 prints the matrix. */
-    char key[64];
-    char *row = malloc((size_t)lc_world.size * 8 + 1);
-    if (!row) return;
-    row[0] = 0;
-    for (int r = 0; r < lc_world.size; r++) {
-        strcat(row, lc_coord_channel_label(&lc_world.peers[r]));
-        strcat(row, r + 1 < lc_world.size ? "," : "");
-    }
-    snprintf(key, sizeof(key), "lc-ch-%d", lc_world.rank);
-    if (lc_pmi_put(key, row) != 0 || lc_pmi_fence() != 0 || lc_world.rank != 0) {
-        free(row);
-        return;
-    }
-    printf("Locus channels (row: from rank, column: to rank):\n");
-    char val[1024];
-    for (int r = 0; r < lc_world.size; r++) {
-        snprintf(key, sizeof(key), "lc-ch-%d", r);
-        if (r == 0) snprintf(val, sizeof(val), "%s", row);
-        else if (lc_pmi_get(r, key, val, sizeof(val)) != 0) snprintf(val, sizeof(val), "?");
-        printf("  rank %d:", r);
-        for (char *tok = strtok(val, ","); tok; tok = strtok(NULL, ",")) printf(" %-8s", tok);
-        printf("\n");
-    }
-    for (int r = 0; r < lc_world.size; r++)
-        printf("  rank 0 -> rank %d: %s (%s)\n", r, lc_coord_channel_label(&lc_world.peers[r]),
-               lc_world.peers[r].reason);
-    if (lc_topo_loaded())
-        printf("  NUMA of rank 0: %d node(s)%s, distances %s, topology loaded in %.1f ms\n",
-               lc_topo_numa_count(), lc_topo_is_this_system() ? "" : " (HWLOC_XMLFILE/HWLOC_SYNTHETIC)",
-               lc_topo_distances_measured() ? "from the topology" : "assumed (10 same node, 20 other)",
-               lc_topo_load_ms());
-    if (lc_ring_placement[0]) printf("  rings of rank 0: %s\n", lc_ring_placement);
-    fflush(stdout);
-    free(row);
-}
-
 /* Shared memory is tried for peers on this kernel, unless the network is
  * forced for all (LOCUS_NET_FORCE) or for other blocks of ranks
- * (LOCUS_NET_BLOCK, which emulates hosts of N ranks on one machine). */
-static bool lc_shm_candidate(const lc_identity_t *peer, const lc_identity_t *me, int r, int my_rank)
+ * (LOCUS_NET_BLOCK, which emulates hosts of N ranks on one machine).  In
+ * other mount, IPC or user namespaces whether its /dev/shm is ours is not
+ * known until we try.  Every test is symmetric. */
+static lc_plan_t lc_plan_of(const lc_wireup_t *w, int r)
 {
-    if (r == my_rank) return true;
-    if (!lc_identity_same_kernel(peer, me)) return false;
-    if (lc_params.net_force) return false;
-    if (lc_params.net_block > 0 && r / lc_params.net_block != my_rank / lc_params.net_block) return false;
-    return true;
+    const lc_identity_t *peer = &w->ids[r], *me = &w->ids[w->rank];
+    if (r == w->rank) return LC_PLAN_SELF;
+    if (!lc_identity_same_kernel(peer, me) || lc_params.net_force) return LC_PLAN_NET;
+    if (lc_params.net_block > 0 && r / lc_params.net_block != w->rank / lc_params.net_block) return LC_PLAN_NET;
+    if (peer->ns_mnt != me->ns_mnt || peer->ns_ipc != me->ns_ipc || peer->ns_user != me->ns_user)
+        return LC_PLAN_SHM_TRY;
+    return LC_PLAN_SHM;
 }
 
-/* Same kernel, but in another mount, IPC or user namespace: whether its
- * /dev/shm is ours is not known until we try (emulated hosts, containers
- * with a private /dev/shm).  Symmetric, so both ends agree on trying. */
-static bool lc_shm_uncertain(const lc_identity_t *peer, const lc_identity_t *me)
+static int lc_wireup_classify(lc_wireup_t *w)
 {
-    return peer->ns_mnt != me->ns_mnt || peer->ns_ipc != me->ns_ipc || peer->ns_user != me->ns_user;
-}
-
-/* Reach rank r through the network endpoint at the address it published
- * (before the last fence); `cause` says why it is not shared memory. */
-static int lc_connect_network_peer(int r, const lc_identity_t *ids, const char *cause)
-{
-    char key[64], val[1024], why[256];
-    snprintf(key, sizeof(key), "lc-ofi-%d", r);
-    if (lc_pmi_get(r, key, val, sizeof(val)) != 0) {
-        lc_log_error("rank %d (host %s) published no network address, so this rank cannot reach it; "
-                     "were the ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?",
-                     r, ids[r].host);
-        return -1;
+    /* Before the identity: it carries our NUMA node.  A failed load was
+     * reported; NUMA awareness is then off (node unknown). */
+    if (lc_params.numa) lc_topo_load();
+    if (lc_exchange_identities(w->ids) != 0) return LC_ERROR;
+    /* Ranks on this kernel share its cores (waiting policy) whatever
+     * channel reaches them. */
+    int nkernel = 0;
+    for (int r = 0; r < w->size; r++)
+        if (lc_identity_same_kernel(&w->ids[r], &w->ids[w->rank])) w->kernel[nkernel++] = r;
+    lc_world.local_size = nkernel;
+    lc_world.usable_cores = lc_locality_union_cores(w->ids, w->kernel, nkernel);
+    for (int r = 0; r < w->size; r++) {
+        w->plan[r] = lc_plan_of(w, r);
+        w->ring[r] = w->plan[r] == LC_PLAN_NET ? -1 : w->nlocal++;
+        if (w->plan[r] == LC_PLAN_NET || w->plan[r] == LC_PLAN_SHM_TRY) w->nnet++;
     }
-    lc_peer_t *p = &lc_world.peers[r];
-    p->pid = ids[r].pid;
-    if (lc_ofi_connect(p, val, ids[r].host, why, sizeof(why)) != 0) {
-        lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, ids[r].host, why);
-        return -1;
-    }
-    char via[sizeof(p->reason)];
-    snprintf(via, sizeof(via), "%s", p->reason);
-    snprintf(p->reason, sizeof(p->reason), "%.180s; %.70s", cause, via);
     return 0;
-}
-
-static void lc_network_cause(const lc_identity_t *ids, int r, char *cause, size_t len)
-{
-    if (!lc_identity_same_kernel(&ids[r], &ids[lc_world.rank]))
-        snprintf(cause, len, "other host (%s)", ids[r].host);
-    else
-        snprintf(cause, len, "same kernel, network forced by %s",
-                 lc_params.net_force ? "LOCUS_NET_FORCE" : "LOCUS_NET_BLOCK");
-}
-
-/* The shared-memory domains (directory dev:ino, lc_identity_t) of a
- * peer and ours, for the reason of a failed proof: equal domains point at
- * permissions or a vanished segment, different ones at a directory that
- * is not shared (private /dev/shm, LOCUS_SHM_DIR not bind-mounted). */
-static void lc_shm_domains(const lc_identity_t *peer, const lc_identity_t *me, char *buf, size_t len)
-{
-    if (peer->shm_dev == me->shm_dev && peer->shm_ino == me->shm_ino)
-        snprintf(buf, len, "same shm domain %" PRIx64 ":%" PRIx64, me->shm_dev, me->shm_ino);
-    else
-        snprintf(buf, len, "other shm domain (%" PRIx64 ":%" PRIx64 ", ours %" PRIx64 ":%" PRIx64 ")",
-                 peer->shm_dev, peer->shm_ino, me->shm_dev, me->shm_ino);
-}
-
-/* "64 KiB", "256 MiB", or "1000 B". */
-static void lc_size_text(size_t v, char *buf, size_t len)
-{
-    if (v && v % (1u << 30) == 0) snprintf(buf, len, "%zu GiB", v >> 30);
-    else if (v && v % (1u << 20) == 0) snprintf(buf, len, "%zu MiB", v >> 20);
-    else if (v && v % (1u << 10) == 0) snprintf(buf, len, "%zu KiB", v >> 10);
-    else snprintf(buf, len, "%zu B", v);
-}
-
-/* The NUMA relation of a shm pair and the pull threshold it implies. */
-static void lc_numa_relation(int mine, int theirs, const lc_peer_t *p, char *buf, size_t len)
-{
-    char cma[48] = "", size[24];
-    if (p->can_pull) {
-        lc_size_text(p->pull_min, size, sizeof(size));
-        snprintf(cma, sizeof(cma), ", CMA from %s", size);
-    }
-    if (!lc_params.numa) {
-        snprintf(buf, len, "NUMA not read (LOCUS_NUMA=0)%s", cma);
-    } else if (mine < 0 || theirs < 0) {
-        snprintf(buf, len, "NUMA node unknown%s", cma);
-    } else if (mine == theirs) {
-        snprintf(buf, len, "same NUMA node %d%s", mine, cma);
-    } else {
-        int d = lc_topo_distance(mine, theirs);
-        char dist[24] = "unknown";
-        if (d >= 0) snprintf(dist, sizeof(dist), "%d", d);
-        snprintf(buf, len, "NUMA nodes %d,%d (distance %s)%s", mine, theirs, dist, cma);
-    }
 }
 
 /* Placement hook of our segment: its rings are read by us, so their
@@ -261,21 +177,213 @@ static void lc_describe_placement(int node, int placed, int err)
                  "NUMA node unknown: pages allocated by this rank (first touch)");
 }
 
-int lc_coord_wireup(void)
+static int lc_wireup_open(lc_wireup_t *w)
 {
-    int size = lc_world.size, me = lc_world.rank;
-    lc_identity_t *ids = calloc((size_t)size, sizeof(*ids));
-    int *local = malloc(sizeof(int) * (size_t)size);      /* local index -> world rank */
-    int *local_idx = malloc(sizeof(int) * (size_t)size);  /* world rank -> local index or -1 */
-    char *uncertain = malloc((size_t)size);                /* shm candidate in other namespaces */
-    lc_world.peers = calloc((size_t)size, sizeof(lc_peer_t));
-    lc_peer_segments = calloc((size_t)size, sizeof(lc_shm_segment_t));
-    lc_rx_peers = calloc((size_t)size, sizeof(lc_peer_t *));
-    if (!ids || !local || !local_idx || !uncertain || !lc_world.peers || !lc_peer_segments || !lc_rx_peers) {
-        lc_log_error("wire-up: out of memory for %d peers", size);
-        goto err;
+    if (w->nlocal > 1) {
+        lc_ring_place_t where = { .node = w->ids[w->rank].numa_node, .err = 0 };
+        int placed = 0;
+        if (lc_shm_open(lc_world.peers, w->rank, w->size, lc_world.kvsname, (uint32_t)w->nlocal, lc_place_rings,
+                        &where, &placed) != 0)
+            return LC_ERROR;
+        lc_describe_placement(where.node, placed, where.err);
     }
-    for (int r = 0; r < size; r++) {
+    if (w->nnet > 0) {
+        char key[64], addr[LC_OFI_ADDR_TEXT_MAX];
+        if (lc_ofi_open(lc_world.peers, w->rank, w->size, w->nnet, addr, sizeof(addr)) != 0) {
+            lc_log_error("rank %d cannot open its network endpoint, which it needs to reach %d rank(s) %s",
+                         w->rank, w->nnet,
+                         lc_params.net_force ? "(LOCUS_NET_FORCE=1)" : "on other hosts or in other containers");
+            return LC_ERROR;
+        }
+        snprintf(key, sizeof(key), "lc-ofi-%d", w->rank);
+        if (lc_pmi_put(key, addr) != 0) return LC_ERROR;
+    }
+    return lc_pmi_fence() != 0 ? LC_ERROR : LC_OK;
+}
+
+/* Reach rank r through the network endpoint at the address it published
+ * (before the second fence); `cause` says why it is not shared memory. */
+static int lc_connect_network_peer(const lc_wireup_t *w, int r, const char *cause)
+{
+    char key[64], val[1024], why[256];
+    const lc_identity_t *id = &w->ids[r];
+    snprintf(key, sizeof(key), "lc-ofi-%d", r);
+    int rc = lc_pmi_get(r, key, val, sizeof(val));
+    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+    if (rc != 0) {
+        lc_log_error("rank %d (host %s) published no network address, so this rank cannot reach it; "
+                     "were the ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?",
+                     r, id->host);
+        return LC_ERROR;
+    }
+    lc_peer_t *p = &lc_world.peers[r];
+    if (lc_ofi_connect(p, val, id->host, why, sizeof(why)) != 0) {
+        lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, id->host, why);
+        return LC_ERROR;
+    }
+    char via[sizeof(p->reason)];
+    snprintf(via, sizeof(via), "%s", p->reason);
+    snprintf(p->reason, sizeof(p->reason), "%.180s; %.70s", cause, via);
+    return 0;
+}
+
+/* Single copy for a connected shm peer: CMA where enabled and the probe
+ * reads its cookie.  Across NUMA nodes the pipeline moves the data over
+ * the interconnect twice, CMA once: such a pair pulls sooner. */
+static void lc_connect_cma(lc_peer_t *p, const lc_identity_t *id, const lc_identity_t *me)
+{
+    char base[180], numa[96], why[160];
+    size_t pull_min = lc_topo_far(me->numa_node, id->numa_node) ? lc_params.cma_threshold_xnuma
+                                                                 : lc_params.cma_threshold;
+    if (!lc_params.cma)
+        snprintf(base, sizeof(base), "%s", "same kernel; shared-memory segment attached; CMA disabled by LOCUS_CMA=0");
+    else if (lc_cma_connect(p, id->pid, id->cookie_addr, id->cookie, pull_min, why, sizeof(why)) == 0)
+        snprintf(base, sizeof(base), "same kernel; shared-memory segment attached; CMA probe read the cookie");
+    else
+        snprintf(base, sizeof(base), "same kernel; shared memory; no CMA: %.130s", why);
+    lc_coord_reason_numa(me->numa_node, id->numa_node, p, numa, sizeof(numa));
+    snprintf(p->reason, sizeof(p->reason), "%.170s; %.80s", base, numa);
+}
+
+/* A shm candidate whose segment does not map: an error when it shares
+ * our namespaces, else (LC_PLAN_SHM_TRY) the reason it may go to the
+ * network once the pair agrees. */
+static int lc_connect_shm_peer(const lc_wireup_t *w, int r)
+{
+    const lc_identity_t *id = &w->ids[r], *me = &w->ids[w->rank];
+    lc_peer_t *p = &lc_world.peers[r];
+    char why[160], domains[96];
+    if (lc_shm_connect(p, (uint32_t)w->ring[w->rank], (uint32_t)w->ring[r], why, sizeof(why)) == 0) {
+        lc_connect_cma(p, id, me);
+        return 0;
+    }
+    lc_coord_reason_domains(id, me, domains, sizeof(domains));
+    if (w->plan[r] == LC_PLAN_SHM_TRY) {
+        /* Another /dev/shm: the network it is, if the peer agrees. */
+        snprintf(p->reason, sizeof(p->reason), "same kernel, %.70s: %.110s", domains, why);
+        return 0;
+    }
+    lc_log_error("rank %d (pid %d on %s) runs on this kernel but its shared memory is not visible here (%s): %s. "
+                 "Share /dev/shm (and the IPC namespace) between the containers of this job.",
+                 r, (int)id->pid, id->host, domains, why);
+    return LC_ERROR;
+}
+
+static int lc_wireup_connect(lc_wireup_t *w)
+{
+    for (int r = 0; r < w->size; r++) {
+        int rc = 0;
+        char cause[96];
+        switch (w->plan[r]) {
+        case LC_PLAN_SELF: break; /* set up by lc_wireup_init */
+        case LC_PLAN_SHM:
+        case LC_PLAN_SHM_TRY: rc = lc_connect_shm_peer(w, r); break;
+        case LC_PLAN_NET:
+            lc_coord_reason_network(w->ids, w->rank, r, cause, sizeof(cause));
+            rc = lc_connect_network_peer(w, r, cause);
+            break;
+        }
+        if (rc != 0) return LC_ERROR;
+    }
+    return 0;
+}
+
+/* After the third fence: the uncertain pair with rank r keeps shared
+ * memory if both ends mapped, else goes to the network. */
+static int lc_agree_pair(const lc_wireup_t *w, int r)
+{
+    lc_peer_t *p = &lc_world.peers[r];
+    char key[64], theirs[16];
+    snprintf(key, sizeof(key), "lc-shm-%d-%d", r, w->rank);
+    int rc = lc_pmi_get(r, key, theirs, sizeof(theirs));
+    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+    if (rc != 0) {
+        lc_log_error("wire-up: rank %d did not say whether it could map our shared-memory segment; were the "
+                     "ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?", r);
+        return LC_ERROR;
+    }
+    if (p->kind == LC_CHANNEL_SHM && theirs[0] == '1') return 0;
+    char cause[200], domains[96];
+    lc_coord_reason_domains(&w->ids[r], &w->ids[w->rank], domains, sizeof(domains));
+    if (p->kind == LC_CHANNEL_SHM)
+        snprintf(cause, sizeof(cause), "same kernel, but it cannot see our segment (%.90s)", domains);
+    else
+        snprintf(cause, sizeof(cause), "%.190s", p->reason);
+    lc_shm_disconnect(p);
+    return lc_connect_network_peer(w, r, cause);
+}
+
+static int lc_wireup_agree(lc_wireup_t *w)
+{
+    char key[64];
+    for (int r = 0; r < w->size; r++) {
+        if (w->plan[r] != LC_PLAN_SHM_TRY) continue;
+        snprintf(key, sizeof(key), "lc-shm-%d-%d", w->rank, r);
+        if (lc_pmi_put(key, lc_world.peers[r].kind == LC_CHANNEL_SHM ? "1" : "0") != 0) return LC_ERROR;
+    }
+    if (lc_pmi_fence() != 0) return LC_ERROR;
+    /* Every peer has mapped our segment or given up. */
+    lc_shm_unlink();
+    for (int r = 0; r < w->size; r++)
+        if (w->plan[r] == LC_PLAN_SHM_TRY && lc_agree_pair(w, r) != 0) return LC_ERROR;
+    return 0;
+}
+
+static int lc_wireup_finish(lc_wireup_t *w)
+{
+    /* Containers that proved shared memory after all need no network:
+     * close the endpoint so that progress does not poll it. */
+    int nofi = 0;
+    for (int r = 0; r < w->size; r++) nofi += lc_world.peers[r].kind == LC_CHANNEL_OFI;
+    if (!nofi) lc_ofi_close();
+    /* No peer sends before its MPI_Init returns, after the last fence. */
+    lc_shm_start();
+    for (int r = 0; r < w->size; r++) {
+        if (lc_world.peers[r].kind == LC_CHANNEL_NONE) {
+            lc_log_error("internal: no channel reaches rank %d on host %s", r, w->ids[r].host);
+            return LC_ERROR;
+        }
+    }
+    return 0;
+}
+
+/* The self channel hands a packet over in place, so any size would do;
+ * it takes the limits a shm peer with our cells would have, so that a
+ * message is eager or rendezvous whether it goes to oneself or to a
+ * neighbour (a blocking send to oneself completes for the same sizes).
+ * Everything is pulled: a memcpy. */
+static void lc_wireup_self(lc_peer_t *self)
+{
+    size_t payload = lc_shm_cell_size() - LC_SHM_CELL_HDR;
+    self->kind = LC_CHANNEL_SELF;
+    self->ops = &lc_channel_self_ops;
+    self->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;
+    self->chunk = payload - sizeof(lc_pkt_data_t);
+    if (lc_params.pipeline_chunk && lc_params.pipeline_chunk < self->chunk) self->chunk = lc_params.pipeline_chunk;
+    self->can_pull = true;
+    self->pull_min = 0;
+    snprintf(self->reason, sizeof(self->reason), "same process");
+}
+
+/* The peer table: every peer unreached, but self. */
+static int lc_wireup_init(lc_wireup_t *w)
+{
+    memset(w, 0, sizeof(*w));
+    w->rank = lc_world.rank;
+    w->size = lc_world.size;
+    size_t n = (size_t)w->size;
+    w->ids = calloc(n, sizeof(*w->ids));
+    w->plan = calloc(n, sizeof(*w->plan));
+    w->ring = calloc(n, sizeof(*w->ring));
+    w->kernel = calloc(n, sizeof(*w->kernel));
+    /* Aligned as lc_peer_t asks: a shm send reads one cache line of it. */
+    lc_world.peers = aligned_alloc(_Alignof(lc_peer_t), n * sizeof(lc_peer_t));
+    if (!w->ids || !w->plan || !w->ring || !w->kernel || !lc_world.peers) {
+        lc_log_error("wire-up: out of memory for %d peers", w->size);
+        return LC_ERROR;
+    }
+    memset(lc_world.peers, 0, n * sizeof(lc_peer_t));
+    for (int r = 0; r < w->size; r++) {
         lc_peer_t *p = &lc_world.peers[r];
         p->world_rank = r;
         p->kind = LC_CHANNEL_NONE;
@@ -283,219 +391,71 @@ int lc_coord_wireup(void)
         snprintf(p->reason, sizeof(p->reason), "not on this host");
         lc_list_init(&p->pending);
     }
-    lc_peer_t *self = &lc_world.peers[me];
-    self->kind = LC_CHANNEL_SELF;
-    self->can_pull = true;
-    snprintf(self->reason, sizeof(self->reason), "same process");
-    self->pid = getpid();
-
-    size_t cell = lc_params.shm_cell_size < 256 ? 256 : (lc_params.shm_cell_size + 63) & ~(size_t)63;
-    int ncells = lc_pow2_at_least(lc_params.shm_ring_cells < 2 ? 2 : lc_params.shm_ring_cells);
-    lc_world.eager_limit = lc_params.eager_limit;
-    if (lc_world.eager_limit > cell - LC_SHM_CELL_HDR) lc_world.eager_limit = cell - LC_SHM_CELL_HDR;
-    lc_world.cma_threshold = lc_params.cma_threshold;
-    lc_world.pipeline_chunk = cell - LC_SHM_CELL_HDR - sizeof(lc_pkt_data_t);
-    if (lc_params.pipeline_chunk && lc_params.pipeline_chunk < lc_world.pipeline_chunk)
-        lc_world.pipeline_chunk = lc_params.pipeline_chunk;
+    lc_wireup_self(&lc_world.peers[w->rank]);
     lc_world.local_size = 1;
-
     lc_ring_placement[0] = 0;
-    if (size > 1) {
-        /* Before the identity: it carries our NUMA node.  A failed load
-         * was reported; NUMA awareness is then off (node unknown). */
-        if (lc_params.numa) lc_topo_load();
-        if (lc_exchange_identities(ids) != 0) goto err;
-        /* Ranks on this kernel share its cores (waiting policy) whatever
-         * channel reaches them. */
-        int nkernel = 0;
-        for (int r = 0; r < size; r++)
-            if (lc_identity_same_kernel(&ids[r], &ids[me])) local[nkernel++] = r;
-        lc_world.local_size = nkernel;
-        lc_world.usable_cores = lc_locality_union_cores(ids, local, nkernel);
-        /* Shared-memory candidates.  The choice is symmetric (same inputs
-         * on both sides), so both ends of a pair pick the same channel.
-         * Uncertain candidates (other namespaces) may still end up on the
-         * network: their endpoint addresses are published too. */
-        int nlocal = 0, nnet = 0, nuncertain = 0;
-        for (int r = 0; r < size; r++) {
-            local_idx[r] = -1;
-            uncertain[r] = 0;
-            if (lc_shm_candidate(&ids[r], &ids[me], r, me)) {
-                local_idx[r] = nlocal;
-                local[nlocal++] = r;
-                if (r != me && lc_shm_uncertain(&ids[r], &ids[me])) {
-                    uncertain[r] = 1;
-                    nuncertain++;
-                }
-            } else {
-                nnet++;
-            }
-        }
-        if (nlocal > 1) {
-            lc_ring_place_t where = { .node = ids[me].numa_node, .err = 0 };
-            int placed = 0;
-            if (lc_shm_segment_create_placed(&lc_my_segment, lc_world.kvsname, me, (uint32_t)nlocal,
-                                             (uint32_t)cell, (uint32_t)ncells, lc_place_rings, &where,
-                                             &placed) != 0)
-                goto err;
-            lc_describe_placement(where.node, placed, where.err);
-        }
-        if (nnet + nuncertain > 0) {
-            char key[64], addr[LC_OFI_ADDR_TEXT_MAX];
-            if (lc_ofi_open(lc_world.peers, me, size, nnet + nuncertain, addr, sizeof(addr)) != 0) {
-                lc_log_error("rank %d cannot open its network endpoint, which it needs to reach %d rank(s) "
-                             "%s", me, nnet + nuncertain,
-                             lc_params.net_force ? "(LOCUS_NET_FORCE=1)" : "on other hosts or in other containers");
-                goto err;
-            }
-            snprintf(key, sizeof(key), "lc-ofi-%d", me);
-            if (lc_pmi_put(key, addr) != 0) goto err;
-        }
-        if (lc_pmi_fence() != 0) goto err;
+    return 0;
+}
 
-        for (int r = 0; r < size; r++) {
-            if (local_idx[r] >= 0) continue;
-            char cause[96];
-            lc_network_cause(ids, r, cause, sizeof(cause));
-            if (lc_connect_network_peer(r, ids, cause) != 0) goto err;
-        }
+static void lc_wireup_free(lc_wireup_t *w)
+{
+    free(w->ids);
+    free(w->plan);
+    free(w->ring);
+    free(w->kernel);
+}
 
-        for (int i = 0; i < nlocal; i++) {
-            int r = local[i];
-            if (r == me) continue;
-            lc_peer_t *p = &lc_world.peers[r];
-            p->pid = ids[r].pid;
-            char why[160];
-            if (lc_shm_segment_attach(&lc_peer_segments[r], lc_world.kvsname, r, why, sizeof(why)) != 0) {
-                char domains[96];
-                lc_shm_domains(&ids[r], &ids[me], domains, sizeof(domains));
-                if (uncertain[r]) {
-                    /* Another /dev/shm: the network it is, if the peer agrees. */
-                    snprintf(p->reason, sizeof(p->reason), "same kernel, %.70s: %.110s", domains, why);
-                    continue;
-                }
-                lc_log_error("rank %d (pid %d on %s) runs on this kernel but its shared memory is not "
-                             "visible here (%s): %s. Share /dev/shm (and the IPC namespace) between the "
-                             "containers of this job.", r, (int)ids[r].pid, ids[r].host, domains, why);
-                goto err;
-            }
-            p->kind = LC_CHANNEL_SHM;
-            p->ops = &lc_channel_shm_ops;
-            p->pull_min = lc_world.cma_threshold;
-            p->tx_cells = lc_shm_segment_ring(&lc_peer_segments[r], (uint32_t)local_idx[me]);
-            p->tx_cell_size = lc_peer_segments[r].cell_size;
-            p->tx_mask = lc_peer_segments[r].ncells - 1;
-            /* The peer's cells bound one packet (its LOCUS_SHM_CELL_SIZE
-             * may differ from ours). */
-            size_t payload = p->tx_cell_size - LC_SHM_CELL_HDR;
-            p->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;
-            p->chunk = payload - sizeof(lc_pkt_data_t);
-            if (lc_world.pipeline_chunk < p->chunk) p->chunk = lc_world.pipeline_chunk;
-            p->rx_cells = lc_shm_segment_ring(&lc_my_segment, (uint32_t)i);
-            char base[180], numa[96];
-            if (!lc_params.cma) {
-                snprintf(base, sizeof(base), "%s",
-                         "same kernel; shared-memory segment attached; CMA disabled by LOCUS_CMA=0");
-            } else if (lc_cma_probe(ids[r].pid, ids[r].cookie_addr, ids[r].cookie, why, sizeof(why))) {
-                p->can_pull = true;
-                snprintf(base, sizeof(base), "same kernel; shared-memory segment attached; CMA probe read the cookie");
-            } else {
-                snprintf(base, sizeof(base), "same kernel; shared memory; no CMA: %.130s", why);
-            }
-            /* Across NUMA nodes the pipeline moves the data over the
-             * interconnect twice, CMA once: pull sooner. */
-            if (lc_topo_far(ids[me].numa_node, ids[r].numa_node)) p->pull_min = lc_params.cma_threshold_xnuma;
-            lc_numa_relation(ids[me].numa_node, ids[r].numa_node, p, numa, sizeof(numa));
-            snprintf(p->reason, sizeof(p->reason), "%.170s; %.80s", base, numa);
-        }
-        /* Uncertain pairs use shared memory only if both ends attached. */
-        for (int r = 0; r < size; r++) {
-            if (!uncertain[r]) continue;
-            char key[64];
-            snprintf(key, sizeof(key), "lc-shm-%d-%d", me, r);
-            if (lc_pmi_put(key, lc_world.peers[r].kind == LC_CHANNEL_SHM ? "1" : "0") != 0) goto err;
-        }
-        if (lc_pmi_fence() != 0) goto err;
-        lc_shm_segment_unlink(&lc_my_segment);
-        for (int r = 0; r < size; r++) {
-            if (!uncertain[r]) continue;
-            lc_peer_t *p = &lc_world.peers[r];
-            char key[64], theirs[16];
-            snprintf(key, sizeof(key), "lc-shm-%d-%d", r, me);
-            if (lc_pmi_get(r, key, theirs, sizeof(theirs)) != 0) goto err;
-            if (p->kind == LC_CHANNEL_SHM && theirs[0] == '1') continue;
-            char cause[200], domains[96];
-            lc_shm_domains(&ids[r], &ids[me], domains, sizeof(domains));
-            if (p->kind == LC_CHANNEL_SHM)
-                snprintf(cause, sizeof(cause), "same kernel, but it cannot see our segment (%.90s)", domains);
-            else
-                snprintf(cause, sizeof(cause), "%.190s", p->reason);
-            p->kind = LC_CHANNEL_NONE;
-            p->can_pull = false;
-            p->tx_cells = p->rx_cells = NULL;
-            lc_shm_segment_detach(&lc_peer_segments[r]);
-            if (lc_connect_network_peer(r, ids, cause) != 0) goto err;
-        }
-        /* Containers that proved shared memory after all need no network:
-         * close the endpoint so that progress does not poll it. */
-        int nofi = 0;
-        for (int r = 0; r < size; r++) nofi += lc_world.peers[r].kind == LC_CHANNEL_OFI;
-        if (!nofi) lc_ofi_close();
-        int nrx = 0;
-        for (int r = 0; r < size; r++)
-            if (lc_world.peers[r].kind == LC_CHANNEL_SHM) lc_rx_peers[nrx++] = &lc_world.peers[r];
-        /* No peer sends before its MPI_Init returns, after the fence. */
-        lc_shm_set_rx_peers(lc_rx_peers, nrx, (uint32_t)ncells, (uint32_t)cell);
+/* A job of one: no exchange, no channel but self. */
+static void lc_wireup_alone(void)
+{
+    lc_identity_t me;
+    lc_identity_self(&me);
+    snprintf(lc_world.hostname, sizeof(lc_world.hostname), "%s", me.host);
+    lc_world.usable_cores = lc_locality_union_cores(&me, &(int){ 0 }, 1);
+}
 
-        for (int r = 0; r < size; r++) {
-            if (lc_world.peers[r].kind == LC_CHANNEL_NONE) {
-                lc_log_error("internal: no channel reaches rank %d on host %s", r, ids[r].host);
-                goto err;
-            }
-        }
-    } else {
-        lc_identity_t me_id;
-        lc_identity_self(&me_id);
-        snprintf(lc_world.hostname, sizeof(lc_world.hostname), "%s", me_id.host);
-        lc_world.usable_cores = lc_locality_union_cores(&me_id, &(int){ 0 }, 1);
-    }
-
+/* Waits yield when ranks on this kernel outnumber their cores, or as
+ * LOCUS_POLL says. */
+static void lc_set_wait_policy(void)
+{
     switch (lc_params.poll_mode) {
     case LC_POLL_SPIN: lc_world.yield_when_idle = 0; break;
     case LC_POLL_YIELD: lc_world.yield_when_idle = 1; break;
     default: lc_world.yield_when_idle = lc_world.local_size > lc_world.usable_cores; break;
     }
     lc_ofi_set_idle_yield(lc_world.yield_when_idle);
-    if (lc_params.show_channels && size > 1) lc_show_channels();
+}
+
+int lc_coord_wireup(void)
+{
+    lc_wireup_t w;
+    int rc = lc_wireup_init(&w);
+    if (rc == 0 && w.size > 1) {
+        rc = lc_wireup_classify(&w);
+        if (rc == 0) rc = lc_wireup_open(&w);
+        if (rc == 0) rc = lc_wireup_connect(&w);
+        if (rc == 0) rc = lc_wireup_agree(&w);
+        if (rc == 0) rc = lc_wireup_finish(&w);
+    } else if (rc == 0) {
+        lc_wireup_alone();
+    }
+    if (rc == 0) {
+        lc_set_wait_policy();
+        if (lc_params.show_channels && w.size > 1) lc_coord_show_channels(lc_ring_placement);
+    } else {
+        lc_ofi_close();
+        lc_shm_close();
+    }
     lc_topo_unload();
-    free(ids);
-    free(local);
-    free(local_idx);
-    free(uncertain);
-    return 0;
-err:
-    lc_shm_segment_detach(&lc_my_segment);
-    lc_ofi_close();
-    lc_topo_unload();
-    free(ids);
-    free(local);
-    free(local_idx);
-    free(uncertain);
-    return -1;
+    lc_wireup_free(&w);
+    return rc;
 }
 
 void lc_coord_teardown(void)
 {
     /* First: the goodbye exchange still delivers packets to the peers. */
     lc_ofi_close();
-    if (lc_peer_segments)
-        for (int r = 0; r < lc_world.size; r++) lc_shm_segment_detach(&lc_peer_segments[r]);
-    lc_shm_segment_detach(&lc_my_segment);
-    lc_shm_set_rx_peers(NULL, 0, 2, 256);
-    free(lc_peer_segments);
-    free(lc_rx_peers);
+    lc_shm_close();
     free(lc_world.peers);
-    lc_peer_segments = NULL;
-    lc_rx_peers = NULL;
     lc_world.peers = NULL;
 }

@@ -9,8 +9,8 @@
 
 #include "coord/lc_world.h"
 
-/* lc_world.rank/size/kvsname must be set.  Returns 0, or -1 after
- * logging what is unreachable and why. */
+/* lc_world.rank/size/kvsname must be set.  Returns LC_OK, or LC_ERROR
+ * after logging what is unreachable and why. */
 int lc_coord_wireup(void);
 /* Unmap segments, free the peer table. */
 void lc_coord_teardown(void);

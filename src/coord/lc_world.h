@@ -12,9 +12,6 @@ typedef struct lc_world {
     int local_size;          /* ranks on this host (shared-memory peers + self) */
     int usable_cores;        /* CPUs in our affinity mask */
     int yield_when_idle;     /* waits call sched_yield (oversubscribed or LOCUS_POLL=yield) */
-    size_t eager_limit;      /* effective: param capped by the channel's packet size */
-    size_t cma_threshold;
-    size_t pipeline_chunk;   /* bytes of data per pipelined DATA packet */
     lc_peer_t *peers;        /* [size], indexed by world rank */
     char kvsname[256];
     char hostname[256];

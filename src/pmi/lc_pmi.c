@@ -446,7 +446,7 @@ int lc_pmi_get(int src_rank, const char *key, char *value, size_t len)
         lc_pmi_kv_t *kv = lc_pmi_local_find(key);
 
         if (kv == NULL)
-            return -1;
+            return LC_PMI_NO_KEY;
         v = kv->value;
     } else {
         lc_pmi_fmt_init(&fmt, 1, buf, sizeof(buf));
@@ -456,7 +456,7 @@ int lc_pmi_get(int src_rank, const char *key, char *value, size_t len)
         if (lc_pmi_call(&fmt, "get_result", &msg, &rc) != 0)
             return -1;
         if (rc != 0)
-            return -1; /* key not found: the caller decides whether that is fatal */
+            return LC_PMI_NO_KEY; /* the caller decides whether that is fatal */
         v = lc_pmi_msg_get(&msg, "value");
         if (v == NULL) {
             lc_pmi_error("get_result for key '%s' carries no value", key);

@@ -12,7 +12,9 @@
  *
  * Calls are blocking and not thread-safe: the library calls them from
  * MPI_Init/MPI_Finalize/MPI_Abort only.  All functions return 0 on success
- * and -1 on error, after printing one line saying why on stderr.
+ * and -1 (LC_ERROR in util/lc_error.h's vocabulary) on error, after
+ * printing one line saying why on stderr; lc_pmi_get also says, without a
+ * message, that a key is missing (LC_PMI_NO_KEY).
  *
  * Limits: keys shorter than LC_PMI_KEY_MAX (64) characters, values shorter
  * than LC_PMI_VALUE_MAX (1024), neither containing spaces or newlines
@@ -45,8 +47,11 @@ int lc_pmi_put(const char *key, const char *value);
 int lc_pmi_fence(void);
 
 /* Fetch the value another rank put.  src_rank is a hint (PMI-1 has one
- * flat key space and ignores it).  A missing key is an error (-1).
- * `len` is the size of `value`; a longer value is an error. */
+ * flat key space and ignores it).  `len` is the size of `value`; a longer
+ * value is an error.  Returns 0; LC_PMI_NO_KEY if nobody put the key,
+ * with no message (the caller knows what its absence means); or -1 after
+ * printing why. */
+#define LC_PMI_NO_KEY (-2)
 int lc_pmi_get(int src_rank, const char *key, char *value, size_t len);
 
 /* Tell the launcher this job aborts with exit_code (msg may be NULL).

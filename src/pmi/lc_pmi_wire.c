@@ -11,7 +11,7 @@
 
 /* Attributes whose value is free text running to the end of a PMI-1 line
  * (abort messages); every other value ends at a space. */
-static int lc_pmi1_key_is_free_text(const char *key)
+static bool lc_pmi1_key_is_free_text(const char *key)
 {
     return strcmp(key, "message") == 0 || strcmp(key, "error_msg") == 0;
 }
@@ -215,14 +215,14 @@ static void lc_pmi_fmt_putc(lc_pmi_fmt_t *fmt, char c)
     fmt->buf[fmt->len++] = c;
 }
 
-int lc_pmi_key_is_valid(const char *s)
+bool lc_pmi_key_is_valid(const char *s)
 {
     size_t n = strlen(s);
 
     return n > 0 && n < LC_PMI_KEY_MAX && strpbrk(s, " =;\n\r") == NULL;
 }
 
-int lc_pmi1_value_is_valid(const char *s)
+bool lc_pmi1_value_is_valid(const char *s)
 {
     return strlen(s) < LC_PMI_VALUE_MAX && strpbrk(s, " \n\r") == NULL;
 }

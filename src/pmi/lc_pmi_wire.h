@@ -26,6 +26,7 @@
 #ifndef LC_PMI_WIRE_H
 #define LC_PMI_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -112,12 +113,12 @@ void lc_pmi_fmt_add_int(lc_pmi_fmt_t *fmt, const char *key, long value);
  * NUL), or -1 if any earlier step failed. */
 ssize_t lc_pmi_fmt_finish(lc_pmi_fmt_t *fmt);
 
-/* 1 if `s` can be a PMI key: 1..LC_PMI_KEY_MAX-1 characters, none of
+/* True if `s` can be a PMI key: 1..LC_PMI_KEY_MAX-1 characters, none of
  * ' ', '=', ';', '\n', '\r'. */
-int lc_pmi_key_is_valid(const char *s);
+bool lc_pmi_key_is_valid(const char *s);
 
-/* 1 if `s` can be a value on a PMI-1 wire: shorter than LC_PMI_VALUE_MAX,
+/* True if `s` can be a value on a PMI-1 wire: shorter than LC_PMI_VALUE_MAX,
  * no ' ', '\n', '\r' (PMI-1 cannot carry them). */
-int lc_pmi1_value_is_valid(const char *s);
+bool lc_pmi1_value_is_valid(const char *s);
 
 #endif /* LC_PMI_WIRE_H */

@@ -13,14 +13,18 @@
 
 #include <sched.h>
 
-
-
+/* Every arrived packet: to the side that handles its kind. */
 static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
-    if (lc_likely(hdr->kind <= LC_PKT_RTS))
-        lc_pt2pt_on_message(from, hdr, payload);
-    else
-        lc_pt2pt_on_ctl(from, hdr, payload);
+    switch ((lc_pkt_kind_t)hdr->kind) {
+    case LC_PKT_EAGER:
+    case LC_PKT_RTS: lc_pt2pt_on_message(from, hdr, payload); return;
+    case LC_PKT_DATA: lc_pt2pt_on_data(from, hdr, payload); return;
+    case LC_PKT_CTS:
+    case LC_PKT_FIN:
+    case LC_PKT_ACK: lc_pt2pt_on_sender_ctl(from, hdr, payload); return;
+    }
+    lc_fatal("protocol error: packet kind %d from rank %d", hdr->kind, from->world_rank);
 }
 
 void lc_pt2pt_init(void)
@@ -67,13 +71,4 @@ int lc_pt2pt_waitall_release(int n, lc_request_t **reqs)
         if (e != MPI_SUCCESS && err == MPI_SUCCESS) err = e;
     }
     return err;
-}
-
-int lc_pt2pt_start(lc_request_t *preq)
-{
-    if (preq->kind == LC_REQ_PSEND)
-        return lc_pt2pt_isend(preq->buf, preq->bytes, preq->rank, preq->tag, preq->comm, LC_CTX_PT2PT,
-                              (lc_send_mode_t)preq->mode, &preq->active);
-    return lc_pt2pt_irecv(preq->buf, preq->bytes, preq->rank, preq->tag, preq->comm, LC_CTX_PT2PT,
-                          &preq->active);
 }

@@ -3,7 +3,7 @@
  *
  * Protocols (all sizes in bytes; messages of predefined datatypes are
  * contiguous):
- *  - eager (size <= lc_world.eager_limit): one EAGER packet carries the
+ *  - eager (size <= peer->eager_limit): one EAGER packet carries the
  *    message; the send completes as soon as it is in the ring.  MPI_Ssend
  *    sets LC_PKT_FLAG_SYNC and completes on the receiver's ACK.
  *  - rendezvous: an RTS names the sender's buffer.  When the receive is

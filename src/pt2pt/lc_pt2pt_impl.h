@@ -38,11 +38,19 @@ void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint3
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
 /* Push what the peer's pending queue holds while the ring has room. */
 int lc_pt2pt_drain_pending(void);
-/* Handle CTS / FIN / ACK (sender side) and DATA (receiver side). */
-void lc_pt2pt_on_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+/* The request a packet from `from` names by its pool index: in flight
+ * and of `kind` (LC_REQ_SEND or LC_REQ_RECV), else a fatal protocol error. */
+lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t index, lc_req_kind_t kind);
 
-/* Match an arrived EAGER/RTS against the posted queue, else queue it. */
+/* Packet handlers, one per side (lc_progress.c dispatches on the kind).
+ * Send side (lc_pt2pt_send.c): CTS starts the pipeline, FIN and ACK
+ * complete the send. */
+void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+/* Receive side (lc_pt2pt_match.c): an EAGER or RTS is matched against the
+ * posted queue, else queued as unexpected; a DATA fragment is copied into
+ * the receive it names. */
 void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 /* Deliver a matched message described by `u` (unexpected entry) into req. */
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u);
 

@@ -1,6 +1,7 @@
 /*
  * lc_pt2pt_match.c — the receive side: posted and unexpected queues,
- * matching, and delivery of eager and rendezvous messages.
+ * matching, and delivery of eager and rendezvous messages, including the
+ * DATA fragments of the two-copy pipeline.
  *
  * Both queues are FIFO lists: a message matches the oldest posted receive
  * that accepts it, and a receive takes the oldest unexpected message it
@@ -116,6 +117,21 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->key = rts.key;
     }
     lc_list_push_back(&lc_unexpected, &u->link);
+}
+
+void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_pkt_data_t d;
+    memcpy(&d, payload, sizeof(d));
+    lc_request_t *req = lc_pt2pt_wire_request(from, d.rreq, LC_REQ_RECV);
+    size_t n = hdr->len - sizeof(d);
+    /* A truncated receive still consumes every fragment. */
+    if (d.offset < req->bytes) {
+        size_t copy = req->bytes - d.offset < n ? req->bytes - d.offset : n;
+        memcpy((char *)req->buf + d.offset, (const char *)payload + sizeof(d), copy);
+    }
+    req->offset += n;
+    if (req->offset >= req->msg_size) lc_request_complete(req);
 }
 
 static lc_unexp_t *lc_find_unexpected(uint32_t ctx, int src, int tag)

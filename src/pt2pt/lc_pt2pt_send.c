@@ -1,6 +1,7 @@
 /*
  * lc_pt2pt_send.c — the send side: eager and rendezvous packets, the
- * per-peer pending queues, and the control packets (CTS/FIN/ACK/DATA).
+ * per-peer pending queues, control packets (CTS/FIN/ACK) going out, and
+ * the ones that come back to a sender (CTS, FIN, ACK).
  */
 #include "channel/lc_shm.h"
 #include "pt2pt/lc_pt2pt_impl.h"
@@ -17,18 +18,6 @@ LC_INLINE int lc_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *
     if (lc_likely(peer->kind == LC_CHANNEL_SHM))
         return lc_shm_try_send(peer, hdr, pre, prelen, data, datalen);
     return peer->ops->try_send(peer, hdr, pre, prelen, data, datalen);
-}
-
-/* Packet limits are per peer (a network packet is not a ring cell); a
- * peer whose limits were never set uses the world's. */
-LC_INLINE size_t lc_eager_limit(const lc_peer_t *peer)
-{
-    return peer->eager_limit ? peer->eager_limit : lc_world.eager_limit;
-}
-
-LC_INLINE size_t lc_chunk(const lc_peer_t *peer)
-{
-    return peer->chunk ? peer->chunk : lc_world.pipeline_chunk;
 }
 
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p)
@@ -62,7 +51,7 @@ static int lc_send_first_packet(lc_request_t *req)
         .ctx = req->comm->ctx + req->ctx_kind,
         .src = req->comm->rank,
     };
-    if (req->bytes <= lc_eager_limit(req->peer)) {
+    if (req->bytes <= req->peer->eager_limit) {
         int sync = req->mode == LC_MODE_SYNC;
         if (sync) {
             hdr.flags = LC_PKT_FLAG_SYNC;
@@ -92,7 +81,7 @@ static int lc_send_stream(lc_request_t *req)
     const char *buf = req->buf;
     while (req->offset < req->bytes) {
         size_t n = req->bytes - req->offset;
-        if (n > lc_chunk(req->peer)) n = lc_chunk(req->peer);
+        if (n > req->peer->chunk) n = req->peer->chunk;
         lc_pkt_hdr_t hdr = { .kind = LC_PKT_DATA };
         lc_pkt_data_t d = { .rreq = req->remote, .offset = req->offset };
         if (lc_try_send(req->peer, &hdr, &d, sizeof(d), buf + req->offset, n) != LC_OK) return LC_AGAIN;
@@ -135,48 +124,28 @@ int lc_pt2pt_drain_pending(void)
     return events;
 }
 
-static lc_request_t *lc_send_request(lc_peer_t *from, uint32_t index)
+lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t index, lc_req_kind_t kind)
 {
     lc_request_t *req = lc_request_at(index);
-    if (!req || (req->kind != LC_REQ_SEND && req->kind != LC_REQ_RECV))
-        lc_fatal("protocol error: rank %d named request %u, which is not in flight", from->world_rank,
-                 index);
+    if (!req || req->kind != kind)
+        lc_fatal("protocol error: rank %d named %s request %u, which is not in flight", from->world_rank,
+                 kind == LC_REQ_SEND ? "send" : "receive", index);
     return req;
 }
 
-void lc_pt2pt_on_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
-    if (hdr->kind == LC_PKT_DATA) {
-        lc_pkt_data_t d;
-        memcpy(&d, payload, sizeof(d));
-        lc_request_t *req = lc_send_request(from, d.rreq);
-        size_t n = hdr->len - sizeof(d);
-        /* A truncated receive still consumes every fragment. */
-        if (d.offset < req->bytes) {
-            size_t copy = req->bytes - d.offset < n ? req->bytes - d.offset : n;
-            memcpy((char *)req->buf + d.offset, (const char *)payload + sizeof(d), copy);
-        }
-        req->offset += n;
-        if (req->offset >= req->msg_size) lc_request_complete(req);
-        return;
-    }
     lc_pkt_ctl_t ctl;
     memcpy(&ctl, payload, sizeof(ctl));
-    lc_request_t *req = lc_send_request(from, ctl.sreq);
-    switch (hdr->kind) {
-    case LC_PKT_FIN:
-    case LC_PKT_ACK:
+    lc_request_t *req = lc_pt2pt_wire_request(from, ctl.sreq, LC_REQ_SEND);
+    if (hdr->kind != LC_PKT_CTS) { /* FIN or ACK: the receiver has the data */
         lc_request_complete(req);
-        break;
-    case LC_PKT_CTS:
-        req->remote = ctl.rreq;
-        req->offset = 0;
-        req->state = LC_ST_STREAMING;
-        if (!lc_list_empty(&from->pending) || lc_send_stream(req) != LC_OK) lc_pt2pt_enqueue(from, &req->pend);
-        break;
-    default:
-        lc_fatal("protocol error: packet kind %d from rank %d", hdr->kind, from->world_rank);
+        return;
     }
+    req->remote = ctl.rreq;
+    req->offset = 0;
+    req->state = LC_ST_STREAMING;
+    if (!lc_list_empty(&from->pending) || lc_send_stream(req) != LC_OK) lc_pt2pt_enqueue(from, &req->pend);
 }
 
 int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
@@ -210,7 +179,7 @@ int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *c
     /* Fast path: a small standard send straight into the ring. */
     if (lc_likely(mode != LC_MODE_SYNC && dest >= 0)) {
         lc_peer_t *peer = comm->peers[dest];
-        if (lc_likely(bytes <= lc_eager_limit(peer) && lc_list_empty(&peer->pending))) {
+        if (lc_likely(bytes <= peer->eager_limit && lc_list_empty(&peer->pending))) {
             lc_pkt_hdr_t hdr = {
                 .kind = LC_PKT_EAGER,
                 .tag = tag,

@@ -11,6 +11,32 @@
 
 #include "util/lc_util.h"
 
+/*
+ * Status vocabulary below the MPI layer (src/util ... src/coll):
+ *
+ *   LC_OK (0)      done.
+ *   LC_AGAIN (1)   nothing done now, call again (after progress): only
+ *                  where a function can be busy (a full ring, no credits).
+ *   negative       failed.  LC_ERROR (-1) unless a header names others
+ *                  (lc_pmi_get's LC_PMI_NO_KEY).
+ *   an MPI code    where the failure reaches the user (pt2pt, coll): made
+ *                  by lc_error(MPI_ERR_xxx, "what was wrong; what to do"),
+ *                  which records the message MPI_Error_string returns.
+ *
+ * The function that decides something failed says so once — lc_error,
+ * or lc_log_error for what the user must see on stderr (wire-up); its
+ * callers pass the status up without a second message.  Where failing is
+ * an answer rather than an error (a segment another container cannot
+ * see, a CMA probe), the function fills a caller's `why` buffer instead
+ * and logs nothing: the caller decides whether it matters.  Predicates
+ * (can this be done?) return bool.
+ */
+enum {
+    LC_OK = 0,
+    LC_AGAIN = 1,
+    LC_ERROR = -1,
+};
+
 /* Record a message for error class `cls`; returns the error code. */
 int lc_error(int cls, const char *fmt, ...) LC_PRINTF(2, 3);
 

@@ -30,14 +30,6 @@ static inline void lc_cpu_relax(void)
 #endif
 }
 
-/* Internal status codes of the layers below the MPI API.  Layers that
- * produce MPI-visible errors return MPI error codes instead. */
-enum {
-    LC_OK = 0,
-    LC_AGAIN = -11,     /* no resource right now: retry after progress */
-    LC_ERROR = -1,
-};
-
 /* The world rank used in diagnostics; -1 before MPI_Init knows it. */
 extern int lc_log_rank;
 

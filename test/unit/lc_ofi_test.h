@@ -146,7 +146,7 @@ static inline long lc_t_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const voi
         lc_ofi_poll();
         if (lc_time_now() > deadline) {
             fprintf(stderr, "rank %d: send to rank %d stuck (credits %u)\n", lc_ofi.rank, peer->world_rank,
-                    peer->ofi_credits);
+                    peer->ofi.credits);
             _exit(3);
         }
     }

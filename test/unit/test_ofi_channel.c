@@ -147,7 +147,7 @@ static void phase_a_send(lc_peer_t *peer, double deadline)
         lc_pkt_hdr_t hdr = { .kind = LC_PKT_EAGER, .tag = n, .ctx = PHASE_A };
         size_t pre = len / 3; /* header part + data part, as the engine sends DATA */
         again += lc_t_send(peer, &hdr, buf, pre, buf + pre, len - pre, deadline);
-        if (peer->ofi_credits > max_credits) max_credits = peer->ofi_credits;
+        if (peer->ofi.credits > max_credits) max_credits = peer->ofi.credits;
     }
     poll_until(&acks, 1, deadline, "the receiver's ACK");
     long grown = heap_kib() - heap0;
@@ -196,7 +196,7 @@ static void phase_b(lc_peer_t *peer, double deadline)
         lc_ofi_poll();
         if (lc_time_now() > deadline) {
             fprintf(stderr, "rank %d: phase B deadlocked: sent %d, received %d, credits %u, owed %u\n",
-                    lc_ofi.rank, sent, expected[PHASE_B], peer->ofi_credits, peer->ofi_owed);
+                    lc_ofi.rank, sent, expected[PHASE_B], peer->ofi.credits, peer->ofi.owed);
             _exit(3);
         }
     }
@@ -246,7 +246,7 @@ static int run(int me, int rfd, int wfd)
     double deadline = lc_time_now() + 45;
     lc_channel_recv_handler = on_packet;
     lc_peer_t *peer = lc_t_open(me, rfd, wfd);
-    CHECK(peer->ofi_credits == GRANT, "granted %u credits, expected %d", peer->ofi_credits, GRANT);
+    CHECK(peer->ofi.credits == GRANT, "granted %u credits, expected %d", peer->ofi.credits, GRANT);
     if (me == 1) phase_a_send(peer, deadline);
     else phase_a_receive(peer, deadline);
     phase_b(peer, deadline);

@@ -50,7 +50,7 @@ static lc_ofi_buf_t *packet(uint16_t seq, int tag)
 static void feed(lc_peer_t *peer, uint16_t start, const int *order, int n)
 {
     ngot = 0;
-    peer->ofi_rx_seq = start;
+    peer->ofi.rx_seq = start;
     for (int i = 0; i < n; i++) lc_ofi_arrived(packet((uint16_t)(start + order[i]), order[i]));
 }
 
@@ -82,19 +82,19 @@ static int one(const char *prov)
     feed(&peers[1], 100, order1, 7);
     CHECK(ngot == 7);
     for (int i = 0; i < ngot; i++) CHECK(got[i] == i);
-    CHECK(peers[1].ofi->nheld == 0);
+    CHECK(peers[1].ofi.state->nheld == 0);
 
     /* Across the wrap of the 16-bit sequence number. */
     static const int order2[] = { 2, 0, 3, 1, 4 };
     feed(&peers[1], 65534, order2, 5);
     CHECK(ngot == 5);
     for (int i = 0; i < ngot; i++) CHECK(got[i] == i);
-    CHECK(peers[1].ofi_rx_seq == (uint16_t)(65534 + 5));
+    CHECK(peers[1].ofi.rx_seq == (uint16_t)(65534 + 5));
 
     /* Nothing is delivered before the missing first packet arrives. */
     static const int order3[] = { 1, 2 };
     feed(&peers[1], 7, order3, 2);
-    CHECK(ngot == 0 && peers[1].ofi->nheld == 2);
+    CHECK(ngot == 0 && peers[1].ofi.state->nheld == 2);
     lc_ofi_arrived(packet(7, 0));
     CHECK(ngot == 3 && got[0] == 0 && got[1] == 1 && got[2] == 2);
 
@@ -102,7 +102,7 @@ static int one(const char *prov)
     fflush(stdout);
     pid_t child = fork();
     if (child == 0) {
-        peers[1].ofi_rx_seq = 10;
+        peers[1].ofi.rx_seq = 10;
         lc_ofi_arrived(packet((uint16_t)(10 + lc_ofi.window), 0));
         _exit(0); /* not reached if the check works */
     }
@@ -112,8 +112,8 @@ static int one(const char *prov)
 
     lc_ofi.delivering = 0;
     /* The fabricated packets never crossed the wire: no goodbye is due. */
-    peers[1].ofi->talked = 0;
-    peers[1].ofi_owed = 0;
+    peers[1].ofi.state->talked = 0;
+    peers[1].ofi.owed = 0;
     uint32_t window = lc_ofi.window;
     lc_ofi_close();
     free(mem);

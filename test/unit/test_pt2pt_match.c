@@ -19,13 +19,12 @@ static lc_comm_t *setup(void)
     self.kind = LC_CHANNEL_SELF;
     self.ops = &lc_channel_self_ops;
     self.can_pull = true;
+    self.eager_limit = 64;
+    self.chunk = 100;
     lc_list_init(&self.pending);
     lc_world.rank = 0;
     lc_world.size = 1;
     lc_world.peers = &self;
-    lc_world.eager_limit = 64;
-    lc_world.cma_threshold = 1024;
-    lc_world.pipeline_chunk = 100;
     lc_pt2pt_init();
     int zero = 0;
     return lc_comm_create(0, 0, 1, &zero, MPI_COMM_WORLD);

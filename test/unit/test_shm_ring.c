@@ -55,8 +55,9 @@ int main(void)
 
     pid_t child = fork();
     if (child == 0) {
-        lc_peer_t tx = { .tx_cells = lc_shm_segment_ring(&peer_seg, 0), .tx_mask = NCELLS - 1,
-                         .tx_cell_size = CELL, .kind = LC_CHANNEL_SHM };
+        lc_peer_t tx = { .shm = { .tx_cells = lc_shm_segment_ring(&peer_seg, 0), .tx_mask = NCELLS - 1,
+                                  .tx_cell_size = CELL },
+                         .kind = LC_CHANNEL_SHM };
         unsigned char buf[CELL];
         int full = 0;
         for (int n = 0; n < NPKT; n++) {
@@ -69,7 +70,7 @@ int main(void)
         }
         _exit(full > 0 ? 0 : 3); /* the ring must have been full at times */
     }
-    lc_peer_t rx = { .rx_cells = lc_shm_segment_ring(&seg, 0) };
+    lc_peer_t rx = { .shm.rx_cells = lc_shm_segment_ring(&seg, 0) };
     lc_peer_t *rxp = &rx;
     lc_channel_recv_handler = on_packet;
     lc_shm_set_rx_peers(&rxp, 1, NCELLS, CELL);

@@ -72,7 +72,7 @@ static void check_cma(void)
     pid_t child = fork();
     if (child == 0) {
         char why[256];
-        int ok = lc_cma_probe(parent, addr, cookie, why, sizeof(why));
+        bool ok = lc_cma_probe(parent, addr, cookie, why, sizeof(why));
         if (!ok) printf("        (%s)\n", why);
         fflush(stdout);
         _exit(ok ? 0 : 1);

@@ -273,7 +273,9 @@ int    mpiexec_bind_cpuset(int index, cpu_set_t *set_p);
 /* mpiexec_kvs.c */
 mpiexec_kvs_t *mpiexec_kvs_create(void);
 void           mpiexec_kvs_destroy(mpiexec_kvs_t *kvs);
-int            mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value);
+/* Insert, or replace a value the same owner put.  0 ok, -1 out of memory,
+ * -2 the key belongs to another owner. */
+int            mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value, int owner);
 const char    *mpiexec_kvs_get(const mpiexec_kvs_t *kvs, const char *key);
 
 /* mpiexec_pmi_server.c */

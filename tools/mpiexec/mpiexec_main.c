@@ -202,11 +202,11 @@ static void mpiexec_run(mpiexec_job_t *job)
                 mpiexec_io_stdin_writable(job);
                 break;
             case MPIEXEC_PFD_LISTEN:
-                mpiexec_remote_accept(job);
+                mpiexec_listen_accept(job);
                 break;
             case MPIEXEC_PFD_CONN:
                 if (who[i] < job->nconns && job->conns[who[i]].fd == pfd[i].fd)
-                    mpiexec_remote_conn_readable(job, who[i]);
+                    mpiexec_listen_conn_readable(job, who[i]);
                 break;
             case MPIEXEC_PFD_PROXY:
                 if (px->fd == pfd[i].fd && (pfd[i].revents & POLLOUT))

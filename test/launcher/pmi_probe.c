@@ -7,7 +7,8 @@
  *   pmi_probe abort  RANK CODE      RANK aborts through PMI; others wait
  *   pmi_probe nofinalize RANK       RANK exits 0 without PMI finalize; others wait
  *                                   (these four print "FAIL_AT <wall clock ms>" first)
- *   pmi_probe shm    [crash]        rank 0 creates /dev/shm/locus-<kvsname>-probe,
+ *   pmi_probe shm    [crash]        rank 0 creates /dev/shm/locus-<kvsname>-probe
+ *                                   (in $LOCUS_SHM_DIR instead when set),
  *                                   prints "SHM <path>", then all wait (or rank 0
  *                                   crashes with SIGKILL)
  *   pmi_probe wait                  init, fence, print "READY", sleep until killed
@@ -188,7 +189,10 @@ int main(int argc, char **argv)
             char path[512];
             int fd;
 
-            snprintf(path, sizeof(path), "/dev/shm/locus-%s-probe", info.kvsname);
+            const char *dir = getenv("LOCUS_SHM_DIR");
+
+            snprintf(path, sizeof(path), "%s/locus-%s-probe", dir != NULL && dir[0] ? dir : "/dev/shm",
+                     info.kvsname);
             fd = open(path, O_CREAT | O_RDWR, 0600);
             CHECK(fd >= 0, "create %s: %s", path, strerror(errno));
             close(fd);

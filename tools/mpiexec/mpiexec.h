@@ -369,6 +369,8 @@ void   mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const 
 void   mpiexec_fate_signal(mpiexec_job_t *job, int sig);
 void   mpiexec_fate_end_job(mpiexec_job_t *job, int code);
 void   mpiexec_fate_tick(mpiexec_job_t *job);
-void   mpiexec_fate_cleanup_shm(const char *kvsname);
+/* Remove what the job left in /dev/shm and in shm_dir (NULL: our
+ * LOCUS_SHM_DIR), the ranks' LOCUS_SHM_DIR. */
+void   mpiexec_fate_cleanup_shm(const char *kvsname, const char *shm_dir);
 
 #endif /* MPIEXEC_H */

@@ -242,11 +242,11 @@ static void mpiexec_sweep_dir(const char *dir, const char *prefix, size_t plen)
     closedir(d);
 }
 
-void mpiexec_fate_cleanup_shm(const char *kvsname)
+void mpiexec_fate_cleanup_shm(const char *kvsname, const char *shm_dir)
 {
     char prefix[128];
     size_t plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", kvsname);
-    const char *dir = getenv("LOCUS_SHM_DIR");
+    const char *dir = shm_dir != NULL ? shm_dir : getenv("LOCUS_SHM_DIR");
 
     mpiexec_sweep_dir("/dev/shm", prefix, plen);
     if (dir != NULL && dir[0] != '\0')

@@ -59,6 +59,17 @@ static int mpiexec_stdin_usable(void)
     return 1;
 }
 
+/* The ranks' LOCUS_SHM_DIR: -genv wins over our environment (NULL: that). */
+static const char *mpiexec_shm_dir(const mpiexec_job_t *job)
+{
+    const char *dir = NULL;
+
+    for (int i = 0; i < job->opt.ngenv; i++)
+        if (strcmp(job->opt.genv_names[i], "LOCUS_SHM_DIR") == 0)
+            dir = job->opt.genv_values[i];
+    return dir;
+}
+
 static int mpiexec_streams_open(const mpiexec_job_t *job)
 {
     for (int i = 0; i < job->size; i++)
@@ -331,7 +342,7 @@ int main(int argc, char **argv)
     mpiexec_io_stdin_close(job);
     mpiexec_remote_finish(job);
     mpiexec_kill_orphans();
-    mpiexec_fate_cleanup_shm(job->kvsname);
+    mpiexec_fate_cleanup_shm(job->kvsname, mpiexec_shm_dir(job));
     rc = job->exit_code_set ? job->exit_code : 0;
 out:
     mpiexec_job_free(job);

@@ -534,7 +534,7 @@ end:
 out:
     mpiexec_kill_orphans();
     if (px.have_job)
-        mpiexec_fate_cleanup_shm(px.kvsname);
+        mpiexec_fate_cleanup_shm(px.kvsname, NULL); /* the JOB's environment is ours */
     if (code == 0) {
         mpiexec_proxy_send(MPX_BYE, -1, NULL, 0);
         mpiexec_proxy_flush(MPIEXEC_BYE_MS);

@@ -2,8 +2,9 @@
  * libmpi, and so with libfabric and whatever that pulls in, such as
  * libinfinipath and its SIGSEGV handler).
  *
- *   mpi_victim segv RANK   after MPI_Init and a barrier, RANK dereferences
- *                          NULL; the others wait in a barrier that never ends
+ *   mpi_victim segv RANK   after MPI_Init and a barrier, RANK writes to an
+ *                          unmapped address; the others wait in a barrier
+ *                          that never ends
  *   mpi_victim traffic     every rank exchanges 64 KiB messages with both ring
  *                          neighbours in a loop; after the first round each
  *                          prints "READY <rank> <pid>" (so the shared memory
@@ -12,6 +13,7 @@
  *
  * Exit 0 never happens by design: these jobs end by a failure. */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +55,9 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (strcmp(mode, "segv") == 0 && argc > 2) {
         if (rank == atoi(argv[2])) {
-            volatile int *volatile p = NULL;
+            /* An unmapped page below mmap_min_addr, not NULL: UBSan would
+             * report a null store and exit before the fault. */
+            volatile int *volatile p = (volatile int *)(uintptr_t)64;
 
             *p = 1;
         }

@@ -2,6 +2,7 @@
 #   make            set up the machine (Debian packages) and build into build/
 #   make run        build, then run a real 4-rank MPI job on this host
 #   make test       the whole test suite: plain build, then ASan+UBSan build
+#   make stress     the long stress runs (ctest label stress, not in make test)
 #   make install PREFIX=/opt/locus
 #   make bench [QUICK=1]   Locus side by side with MPICH and Open MPI
 #   make params-doc        regenerate docs/params.md from the parameter tables
@@ -14,7 +15,7 @@ NP         ?= 4
 # even when another python3 comes first in PATH.
 PYTHON     ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup build run test test-plain test-asan install bench params-doc clean
+.PHONY: all setup build run test test-plain test-asan stress install bench params-doc clean
 
 all: build
 
@@ -32,8 +33,10 @@ run: build
 
 test: test-plain test-asan
 
+# The stress label (minutes of repetitions) runs only with `make stress`
+# (elsewhere its tests skip unless LOCUS_STRESS=1).
 test-plain: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j$(JOBS)
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j$(JOBS) -LE stress
 
 test-asan: setup
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOCUS_SANITIZE=ON >/dev/null
@@ -41,7 +44,10 @@ test-asan: setup
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure --timeout 300 -j$(JOBS)
+	  ctest --output-on-failure --timeout 300 -j$(JOBS) -LE stress
+
+stress: build
+	cd $(BUILD) && LOCUS_STRESS=1 ctest --output-on-failure -L stress
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -7,10 +7,16 @@
  *   pmi_probe abort  RANK CODE      RANK aborts through PMI; others wait
  *   pmi_probe nofinalize RANK       RANK exits 0 without PMI finalize; others wait
  *                                   (these four print "FAIL_AT <wall clock ms>" first)
- *   pmi_probe shm    [crash]        rank 0 creates /dev/shm/locus-<kvsname>-probe,
+ *   pmi_probe shm    [crash]        rank 0 creates /dev/shm/locus-<kvsname>-probe
+ *                                   (in $LOCUS_SHM_DIR instead when set),
  *                                   prints "SHM <path>", then all wait (or rank 0
  *                                   crashes with SIGKILL)
  *   pmi_probe wait                  init, fence, print "READY", sleep until killed
+ *   pmi_probe hold MS               init, fence, print "READY", sleep MS ms, fence, end
+ *   pmi_probe owner                 keys are their writer's: rank 0 may not put
+ *                                   Locus's key of rank 1 (lc-ofi-1) nor replace a
+ *                                   key rank 1 put first; each rank may replace its
+ *                                   own; prints "OWNER ok" (needs 2 ranks or more)
  *   pmi_probe stdin                 rank 0 reports bytes and checksum of its
  *                                   stdin; others check theirs is empty
  *   pmi_probe lines N               every rank prints N long numbered lines
@@ -107,6 +113,35 @@ static void sleep_while_launcher_lives(void)
     exit(6);
 }
 
+/* The key space protects each rank's keys from the others (mpiexec's
+ * PMI server): a put that would take over another rank's key fails. */
+static int probe_owner(void)
+{
+    char value[LC_PMI_VALUE_MAX];
+
+    CHECK(info.size >= 2, "needs 2 ranks, has %d", info.size);
+    if (info.rank == 1) {
+        CHECK(lc_pmi_put("lc-ofi-1", "rank1-address") == 0, "put lc-ofi-1");
+        CHECK(lc_pmi_put("probe-shared", "rank1") == 0, "put probe-shared");
+        CHECK(lc_pmi_put("probe-shared", "rank1-again") == 0, "replace own probe-shared");
+    }
+    CHECK(lc_pmi_fence() == 0, "fence");
+    if (info.rank == 0) {
+        CHECK(lc_pmi_put("lc-ofi-1", "forged") != 0, "rank 0 replaced rank 1's lc-ofi-1");
+        CHECK(lc_pmi_put("lc-id-1", "forged") != 0, "rank 0 put rank 1's lc-id-1 first");
+        CHECK(lc_pmi_put("probe-shared", "forged") != 0, "rank 0 replaced rank 1's probe-shared");
+        CHECK(lc_pmi_put("lc-ofi-0", "rank0-address") == 0, "put lc-ofi-0");
+    }
+    CHECK(lc_pmi_fence() == 0, "second fence");
+    CHECK(lc_pmi_get(1, "lc-ofi-1", value, sizeof(value)) == 0 && strcmp(value, "rank1-address") == 0,
+          "lc-ofi-1 is '%s'", value);
+    CHECK(lc_pmi_get(1, "probe-shared", value, sizeof(value)) == 0 && strcmp(value, "rank1-again") == 0,
+          "probe-shared is '%s'", value);
+    CHECK(lc_pmi_get(1, "lc-id-1", value, sizeof(value)) != 0, "lc-id-1 exists: '%s'", value);
+    printf("OWNER ok rank %d\n", info.rank);
+    return 0;
+}
+
 static void wait_forever(void)
 {
     /* The second fence never completes when a rank failed; it returns
@@ -154,7 +189,10 @@ int main(int argc, char **argv)
             char path[512];
             int fd;
 
-            snprintf(path, sizeof(path), "/dev/shm/locus-%s-probe", info.kvsname);
+            const char *dir = getenv("LOCUS_SHM_DIR");
+
+            snprintf(path, sizeof(path), "%s/locus-%s-probe", dir != NULL && dir[0] ? dir : "/dev/shm",
+                     info.kvsname);
             fd = open(path, O_CREAT | O_RDWR, 0600);
             CHECK(fd >= 0, "create %s: %s", path, strerror(errno));
             close(fd);
@@ -214,6 +252,15 @@ int main(int argc, char **argv)
         CHECK(lc_pmi_fence() == 0, "fence");
         printf("READY %d\n", info.rank);
         sleep_while_launcher_lives();
+    } else if (strcmp(mode, "hold") == 0) {
+        struct timespec ts = {arg1 / 1000, (arg1 % 1000) * 1000000L};
+
+        CHECK(lc_pmi_fence() == 0, "fence");
+        printf("READY %d\n", info.rank);
+        nanosleep(&ts, NULL);
+        CHECK(lc_pmi_fence() == 0, "second fence");
+    } else if (strcmp(mode, "owner") == 0) {
+        rc = probe_owner();
     } else if (strcmp(mode, "stdin") == 0) {
         unsigned long bytes = 0, sum = 0;
         unsigned char buf[4096];

@@ -1,6 +1,9 @@
 #!/bin/sh
 # put/fence/get across ranks through mpiexec's PMI-1 server; one kvsname
 # per job, of the form lc<pid>x<8 hex digits>, different for two jobs.
+# A rank's keys are its own (issue 12): another rank can neither put
+# Locus's key of that rank (lc-<what>-<rank>) nor replace a key that rank
+# put first, and the refused puts change nothing.
 . "$(dirname "$0")/lib.sh"
 for n in 1 4; do
     run "$MPIEXEC" -n "$n" "$PMI_PROBE" kvs
@@ -17,4 +20,9 @@ grep -q "$first" "$T/out" && fail "two jobs got the same kvsname $first"
 run "$(dirname "$MPIEXEC")/mpirun" -n 2 "$PMI_PROBE" kvs
 expect_rc 0
 expect_lines "kvs ok" 2 "$T/out"
+for n in 2 3; do
+    run "$MPIEXEC" -n "$n" "$PMI_PROBE" owner
+    expect_rc 0
+    expect_lines "^OWNER ok" "$n" "$T/out"
+done
 echo "PASS"

@@ -45,6 +45,7 @@
 
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -55,7 +56,7 @@
 #define MPIEXEC_KILL_GRACE_MS 1000 /* SIGTERM -> SIGKILL */
 #define MPIEXEC_ABORT_SETTLE_MS 300 /* an abort waits this long for the failure behind it */
 #define MPIEXEC_DRAIN_MS 200   /* output still open after the last exit */
-#define MPIEXEC_HELLO_MS 5000  /* an accepted connection must identify itself */
+#define MPIEXEC_HELLO_MS 5000  /* an accepted connection must finish the handshake */
 #define MPIEXEC_BYE_MS   3000  /* proxies end, sweep and hang up at the end */
 
 typedef struct mpiexec_options {
@@ -145,16 +146,29 @@ typedef struct mpiexec_proxy {
     int              write_errno;   /* a write failed: handled by the event loop */
     mpiexec_buf_t    out;           /* frames not yet written */
     mpiexec_buf_t    in;            /* bytes received, not yet a whole frame */
+    uint8_t          key[32];       /* launch key (mpiexec_auth.h); wiped once the proxy is in */
     int              nrunning;      /* its ranks running */
     int              npending;      /* its ranks neither started nor failed */
     int              said_bye;
 } mpiexec_proxy_t;
 
-/* An accepted connection that has not said who it is yet. */
+/* An accepted connection that has not proven who it is yet
+ * (mpiexec_listen.c). */
+enum mpiexec_conn_state {
+    MPIEXEC_CONN_HELLO,     /* waiting for HELLO */
+    MPIEXEC_CONN_PROOF      /* CHALLENGE sent, waiting for PROOF */
+};
+
 typedef struct mpiexec_conn {
     int             fd;
+    int             state;
+    uint32_t        index;           /* the host it claims to be the proxy of */
+    unsigned long   seq;             /* accept order: lower is older */
+    int             peer_family;     /* its address, to share the slots fairly */
+    unsigned char   peer[16];
     mpiexec_buf_t   in;
-    struct timespec deadline;
+    struct timespec deadline;        /* the handshake must be over by then */
+    uint8_t         nonce_p[32], nonce_m[32];
 } mpiexec_conn_t;
 
 #define MPIEXEC_CONNS_MAX 64
@@ -179,12 +193,13 @@ typedef struct mpiexec_job {
     /* remote hosts */
     int             nproxies;
     mpiexec_proxy_t *proxies;
-    int             listen_fd;
-    char            addr[64];       /* where proxies connect */
+    int             listen_fd;      /* open while a proxy is awaited */
+    char            addr[64];       /* where proxies connect (and what we bind) */
     int             port;
-    char            token[24];      /* proxies prove they are ours */
     struct timespec launch_deadline;
     int             nconns;
+    unsigned long   conn_seq;
+    int             said_refused;   /* a wrong proof was reported (once) */
     mpiexec_conn_t  conns[MPIEXEC_CONNS_MAX];
     /* stdin -> rank 0 */
     int             stdin_fd;       /* our 0 while we forward it, else -1 */
@@ -242,7 +257,7 @@ int    mpiexec_options_parse(int argc, char **argv, mpiexec_options_t *opt);
 int    mpiexec_hosts_place(mpiexec_job_t *job);
 
 /* mpiexec_net.c */
-int    mpiexec_net_listen(int *port_p);
+int    mpiexec_net_listen(const char *addr, int *port_p);
 int    mpiexec_net_iface_addr(const char *iface, char *buf, size_t len);
 int    mpiexec_net_default_addr(char *buf, size_t len, int *loopback_p);
 int    mpiexec_net_is_this_host(const char *name);
@@ -278,7 +293,9 @@ int    mpiexec_bind_cpuset(int index, cpu_set_t *set_p);
 /* mpiexec_kvs.c */
 mpiexec_kvs_t *mpiexec_kvs_create(void);
 void           mpiexec_kvs_destroy(mpiexec_kvs_t *kvs);
-int            mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value);
+/* Insert, or replace a value the same owner put.  0 ok, -1 out of memory,
+ * -2 the key belongs to another owner. */
+int            mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value, int owner);
 const char    *mpiexec_kvs_get(const mpiexec_kvs_t *kvs, const char *key);
 
 /* mpiexec_pmi_server.c */
@@ -298,9 +315,10 @@ void   mpiexec_io_stdin_close(mpiexec_job_t *job);
 int    mpiexec_io_stdin_wanted(const mpiexec_job_t *job); /* poll our stdin now? */
 
 /* mpiexec_remote.c: mpiexec's side of the proxies */
-int    mpiexec_remote_prepare(mpiexec_job_t *job); /* listen, address; 0 or -1 */
-void   mpiexec_remote_accept(mpiexec_job_t *job);
-void   mpiexec_remote_conn_readable(mpiexec_job_t *job, int i);
+int    mpiexec_remote_prepare(mpiexec_job_t *job); /* listen, address, keys; 0 or -1 */
+/* px proved who it is on fd (in: what it sent after the proof): it is in. */
+void   mpiexec_remote_admit(mpiexec_job_t *job, mpiexec_proxy_t *px, int fd, mpiexec_buf_t *in);
+int    mpiexec_remote_awaited(const mpiexec_proxy_t *px); /* its proxy may still connect */
 void   mpiexec_remote_readable(mpiexec_job_t *job, mpiexec_proxy_t *px);
 void   mpiexec_remote_writable(mpiexec_job_t *job, mpiexec_proxy_t *px);
 void   mpiexec_remote_send(mpiexec_job_t *job, mpiexec_proxy_t *px, int type, int rank,
@@ -315,14 +333,38 @@ void   mpiexec_remote_cancel_pending(mpiexec_job_t *job, mpiexec_proxy_t *px);
 const char *mpiexec_remote_ranks_text(const mpiexec_host_t *h); /* "ranks 2-3" */
 const char *mpiexec_rank_where(const mpiexec_job_t *job, const mpiexec_rank_t *r);
 
+/* mpiexec_listen.c: the listening socket and the connections that have not
+ * proven who they are yet (the handshake of mpiexec_auth.h) */
+void   mpiexec_listen_accept(mpiexec_job_t *job);
+void   mpiexec_listen_conn_readable(mpiexec_job_t *job, int i);
+long   mpiexec_listen_timeout(const mpiexec_job_t *job); /* ms until a handshake deadline, -1 none */
+void   mpiexec_listen_tick(mpiexec_job_t *job);   /* drop connections past their deadline */
+void   mpiexec_listen_update(mpiexec_job_t *job); /* close the listener once no proxy is awaited */
+void   mpiexec_listen_close(mpiexec_job_t *job);
+
 /* mpiexec_agent.c: the launcher agents that start the proxies */
 int    mpiexec_agent_launch_all(mpiexec_job_t *job);
 void   mpiexec_agent_kill(mpiexec_proxy_t *px, int sig);
 int    mpiexec_agent_reaped(mpiexec_job_t *job, pid_t pid, int status); /* 1: was an agent */
 void   mpiexec_agent_finish(mpiexec_job_t *job); /* end and reap what is left */
 
-/* mpiexec_proxy.c: `mpiexec --proxy ADDR PORT HOST-INDEX TOKEN` */
+/* mpiexec_proxy.c: `mpiexec --proxy ADDR PORT HOST-INDEX` (key on stdin) */
 int    mpiexec_proxy_main(int argc, char **argv);
+/* mpiexec_proxy_job.c: the JOB frame, decoded (its environment set) */
+typedef struct mpiexec_proxy_job {
+    char      kvsname[LC_PMI_KVSNAME_MAX];
+    uint32_t  size, flags;  /* flags: 1 bind to cores, 2 rank 0 reads mpiexec's stdin */
+    char     *cwd;
+    char    **argv;         /* NULL-terminated */
+    int       nranks;
+    int      *ranks;        /* this host's global ranks, increasing */
+} mpiexec_proxy_job_t;
+int    mpiexec_proxy_job_decode(const char *p, size_t len, mpiexec_proxy_job_t *job_p); /* 0 or -1 */
+void   mpiexec_proxy_job_free(mpiexec_proxy_job_t *job);
+/* mpiexec_proxy_connect.c: the proxy's connection to mpiexec, once both
+ * proved they know the key: a tuned non-blocking socket, or -1 after a
+ * message. */
+int    mpiexec_proxy_connect(const char *addr, const char *port, uint32_t index, const char *host);
 
 /* mpiexec_fate.c */
 void   mpiexec_fate_reap(mpiexec_job_t *job);
@@ -332,6 +374,8 @@ void   mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const 
 void   mpiexec_fate_signal(mpiexec_job_t *job, int sig);
 void   mpiexec_fate_end_job(mpiexec_job_t *job, int code);
 void   mpiexec_fate_tick(mpiexec_job_t *job);
-void   mpiexec_fate_cleanup_shm(const char *kvsname);
+/* Remove what the job left in /dev/shm and in shm_dir (NULL: our
+ * LOCUS_SHM_DIR), the ranks' LOCUS_SHM_DIR. */
+void   mpiexec_fate_cleanup_shm(const char *kvsname, const char *shm_dir);
 
 #endif /* MPIEXEC_H */

@@ -1,19 +1,24 @@
 /* The launcher agents: one per remote host, started as
  *
- *     AGENT host 'exec <this mpiexec> --proxy ADDR PORT HOST-INDEX TOKEN'
+ *     AGENT host 'exec <this mpiexec> --proxy ADDR PORT HOST-INDEX'
  *
  * AGENT is -launcher-exec (split at blanks), else `ssh -x` (-x: no X11
  * forwarding, as hydra asks) or `rsh`.  Each runs in its own process
  * group (so ssh and whatever it started can be signalled together), with
- * stdin /dev/null (our stdin is rank 0's) and its stdout/stderr forwarded
- * line by line to our stderr: an agent's complaints (ssh: Could not
- * resolve hostname ...) are what the user needs to see.
+ * its stdout/stderr forwarded line by line to our stderr: an agent's
+ * complaints (ssh: Could not resolve hostname ...) are what the user
+ * needs to see.  Its stdin is a pipe that carries one line, the host's
+ * launch key (mpiexec_auth.h), then EOF: ssh forwards it, encrypted, to
+ * the proxy's stdin, so the key is never on a command line, where every
+ * local user could read it (/proc/PID/cmdline).  Our own stdin is rank
+ * 0's and never reaches an agent.
  *
  * An agent that exits non-zero before its proxy connected means the host
  * cannot be used: the job ends, naming the host and its ranks.  After the
  * proxy connected, the agent's fate no longer matters (the connection
  * does).  At the end the agents still there get SIGTERM, then SIGKILL. */
 #include "mpiexec.h"
+#include "mpiexec_auth.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,17 +72,17 @@ static int mpiexec_agent_start(mpiexec_job_t *job, mpiexec_proxy_t *px, char **w
                                       const char *exe)
 {
     mpiexec_buf_t cmd = {0};
-    char tail[256];
-    int out[2] = {-1, -1}, err[2] = {-1, -1}, rc = -1;
+    char tail[256], key_line[MPIEXEC_KEY_LINE_MAX];
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, rc = -1;
     pid_t pid;
 
-    snprintf(tail, sizeof(tail), " --proxy %s %d %d %s", job->addr, job->port, px->host, job->token);
+    snprintf(tail, sizeof(tail), " --proxy %s %d %d", job->addr, job->port, px->host);
     if (mpiexec_buf_put(&cmd, "exec ", 5) != 0 || mpiexec_agent_quote(&cmd, exe) != 0 ||
         mpiexec_buf_put(&cmd, tail, strlen(tail) + 1) != 0) {
         mpiexec_say("out of memory");
         goto out;
     }
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(in, O_CLOEXEC) != 0) {
         mpiexec_say("cannot create pipes for the launcher agent: %m");
         goto out;
     }
@@ -88,12 +93,10 @@ static int mpiexec_agent_start(mpiexec_job_t *job, mpiexec_proxy_t *px, char **w
     }
     if (pid == 0) {
         char *argv[nwords + 3];
-        int null = open("/dev/null", O_RDONLY);
 
         setpgid(0, 0);
         mpiexec_child_signals();
-        /* stdin is /dev/null, like ssh -n: our stdin is rank 0's. */
-        if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
+        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
             _exit(127);
         for (int i = 0; i < nwords; i++)
             argv[i] = words[i];
@@ -105,6 +108,11 @@ static int mpiexec_agent_start(mpiexec_job_t *job, mpiexec_proxy_t *px, char **w
         _exit(127);
     }
     setpgid(pid, pid);
+    /* One short line into an empty pipe: it never blocks.  EPIPE (the
+     * agent died at once) is the agent's exit to report, not ours. */
+    mpiexec_auth_key_line(px->key, key_line);
+    (void)mpiexec_write_all(in[1], key_line, strlen(key_line));
+    mpiexec_auth_wipe(key_line, sizeof(key_line));
     px->agent_pid = pid;
     px->agent_running = 1;
     mpiexec_io_init_stream(&px->agent_out, out[0], 2, -1);
@@ -117,6 +125,7 @@ out:
     for (int i = 0; i < 2; i++) {
         if (out[i] >= 0) close(out[i]);
         if (err[i] >= 0) close(err[i]);
+        if (in[i] >= 0) close(in[i]);
     }
     mpiexec_buf_free(&cmd);
     return rc;

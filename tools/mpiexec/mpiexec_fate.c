@@ -242,11 +242,14 @@ static void mpiexec_sweep_dir(const char *dir, const char *prefix, size_t plen)
     closedir(d);
 }
 
-void mpiexec_fate_cleanup_shm(const char *kvsname)
+void mpiexec_fate_cleanup_shm(const char *kvsname, const char *shm_dir)
 {
     char prefix[128];
     size_t plen = (size_t)snprintf(prefix, sizeof(prefix), "locus-%s-", kvsname);
+    /* -genv LOCUS_SHM_DIR reaches the ranks only: the caller passes it */
+    const char *dir = shm_dir != NULL ? shm_dir : lc_params.shm_dir;
+
     mpiexec_sweep_dir("/dev/shm", prefix, plen);
-    if (lc_params.shm_dir[0] != '\0')
-        mpiexec_sweep_dir(lc_params.shm_dir, prefix, plen);
+    if (dir[0] != '\0')
+        mpiexec_sweep_dir(dir, prefix, plen);
 }

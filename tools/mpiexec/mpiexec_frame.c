@@ -22,6 +22,13 @@ int mpiexec_frame_put_str(mpiexec_buf_t *b, const char *s)
     return mpiexec_buf_put(b, s, n);
 }
 
+int mpiexec_frame_put_blob(mpiexec_buf_t *b, const void *p, size_t n)
+{
+    if (n > MPIEXEC_FRAME_MAX || mpiexec_frame_put_u32(b, (uint32_t)n) != 0)
+        return -1;
+    return n > 0 ? mpiexec_buf_put(b, p, n) : 0;
+}
+
 int mpiexec_frame_put(mpiexec_buf_t *q, int type, int rank, const void *payload, size_t len)
 {
     if (len > MPIEXEC_FRAME_MAX || mpiexec_buf_reserve(q, MPIEXEC_FRAME_HDR + len) != 0)
@@ -40,7 +47,7 @@ static uint32_t mpiexec_frame_get_u32(const char *p)
     return ntohl(be);
 }
 
-int mpiexec_frame_next(mpiexec_buf_t *in, int *type_p, int *rank_p, const char **payload_p,
+int mpiexec_frame_next(mpiexec_buf_t *in, size_t max, int *type_p, int *rank_p, const char **payload_p,
                        size_t *len_p)
 {
     size_t avail = in->len - in->off;
@@ -50,7 +57,7 @@ int mpiexec_frame_next(mpiexec_buf_t *in, int *type_p, int *rank_p, const char *
     if (avail < MPIEXEC_FRAME_HDR)
         return 0;
     len = mpiexec_frame_get_u32(p + 8);
-    if (len > MPIEXEC_FRAME_MAX)
+    if (len > max)
         return -1;
     if (avail < MPIEXEC_FRAME_HDR + (size_t)len)
         return 0;
@@ -78,6 +85,21 @@ uint32_t mpiexec_rd_u32(mpiexec_rd_t *rd)
     return v;
 }
 
+const uint8_t *mpiexec_rd_blob(mpiexec_rd_t *rd, size_t n)
+{
+    uint32_t len = mpiexec_rd_u32(rd);
+    const uint8_t *p = (const uint8_t *)rd->p;
+
+    if (rd->bad || len != n || n > rd->left) {
+        rd->bad = 1;
+        rd->left = 0;
+        return NULL;
+    }
+    rd->p += n;
+    rd->left -= n;
+    return p;
+}
+
 const char *mpiexec_rd_str(mpiexec_rd_t *rd)
 {
     uint32_t n = mpiexec_rd_u32(rd);
@@ -93,25 +115,32 @@ const char *mpiexec_rd_str(mpiexec_rd_t *rd)
     return s;
 }
 
-ssize_t mpiexec_frame_fill(int fd, mpiexec_buf_t *in)
+ssize_t mpiexec_frame_fill(int fd, mpiexec_buf_t *in, size_t max)
 {
+    size_t want = 65536, pending;
     ssize_t n;
 
     /* Drop what was consumed, then make room for at least one header or
-     * the rest of the frame being received. */
+     * the rest of the frame being received -- never for more than one
+     * frame of at most max bytes beyond what is already here. */
     mpiexec_buf_consume(in, 0);
-    size_t want = 65536;
-    if (in->len >= MPIEXEC_FRAME_HDR) {
-        size_t need = MPIEXEC_FRAME_HDR + mpiexec_frame_get_u32(in->data + 8);
-        if (need > in->len && need - in->len > want && need <= MPIEXEC_FRAME_HDR + MPIEXEC_FRAME_MAX)
-            want = need - in->len;
+    pending = in->len - in->off;
+    if (want > MPIEXEC_FRAME_HDR + max)
+        want = MPIEXEC_FRAME_HDR + max;
+    if (pending >= MPIEXEC_FRAME_HDR) {
+        size_t need = MPIEXEC_FRAME_HDR + mpiexec_frame_get_u32(in->data + in->off + 8);
+
+        if (need > MPIEXEC_FRAME_HDR + max)
+            return 1; /* refused by the caller's mpiexec_frame_next: read nothing more */
+        if (need > pending && need - pending > want)
+            want = need - pending;
     }
     if (mpiexec_buf_reserve(in, want) != 0) {
         errno = ENOMEM;
         return -2;
     }
     do {
-        n = read(fd, in->data + in->len, in->cap - in->len);
+        n = read(fd, in->data + in->len, want);
     } while (n < 0 && errno == EINTR);
     if (n < 0)
         return errno == EAGAIN || errno == EWOULDBLOCK ? -1 : -2;

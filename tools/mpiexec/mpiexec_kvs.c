@@ -1,6 +1,8 @@
 /* The job's key/value space: a chained hash table of copied strings.
  * Keys are short and a job puts a few per rank, so 1024 buckets keep the
- * chains short up to thousands of ranks. */
+ * chains short up to thousands of ranks.  Each key belongs to whoever put
+ * it first (a rank, or a host for node attributes): nobody else may
+ * replace it. */
 #include "mpiexec.h"
 
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 typedef struct mpiexec_kv {
     struct mpiexec_kv *next;
+    int                owner;
     char              *value;
     char               key[]; /* NUL-terminated */
 } mpiexec_kv_t;
@@ -48,13 +51,16 @@ void mpiexec_kvs_destroy(mpiexec_kvs_t *kvs)
     free(kvs);
 }
 
-/* Insert or replace.  0 ok, -1 out of memory. */
-int mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value)
+int mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value, int owner)
 {
     unsigned b = mpiexec_kvs_hash(key);
-    char *v = strdup(value);
+    char *v;
     mpiexec_kv_t *kv;
 
+    for (kv = kvs->bucket[b]; kv != NULL; kv = kv->next)
+        if (strcmp(kv->key, key) == 0 && kv->owner != owner)
+            return -2;
+    v = strdup(value);
     if (v == NULL)
         return -1;
     for (kv = kvs->bucket[b]; kv != NULL; kv = kv->next) {
@@ -70,6 +76,7 @@ int mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value)
         return -1;
     }
     strcpy(kv->key, key);
+    kv->owner = owner;
     kv->value = v;
     kv->next = kvs->bucket[b];
     kvs->bucket[b] = kv;

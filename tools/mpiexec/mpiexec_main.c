@@ -59,6 +59,17 @@ static int mpiexec_stdin_usable(void)
     return 1;
 }
 
+/* The ranks' LOCUS_SHM_DIR: -genv wins over our environment (NULL: that). */
+static const char *mpiexec_shm_dir(const mpiexec_job_t *job)
+{
+    const char *dir = NULL;
+
+    for (int i = 0; i < job->opt.ngenv; i++)
+        if (strcmp(job->opt.genv_names[i], "LOCUS_SHM_DIR") == 0)
+            dir = job->opt.genv_values[i];
+    return dir;
+}
+
 static int mpiexec_streams_open(const mpiexec_job_t *job)
 {
     for (int i = 0; i < job->size; i++)
@@ -202,11 +213,11 @@ static void mpiexec_run(mpiexec_job_t *job)
                 mpiexec_io_stdin_writable(job);
                 break;
             case MPIEXEC_PFD_LISTEN:
-                mpiexec_remote_accept(job);
+                mpiexec_listen_accept(job);
                 break;
             case MPIEXEC_PFD_CONN:
                 if (who[i] < job->nconns && job->conns[who[i]].fd == pfd[i].fd)
-                    mpiexec_remote_conn_readable(job, who[i]);
+                    mpiexec_listen_conn_readable(job, who[i]);
                 break;
             case MPIEXEC_PFD_PROXY:
                 if (px->fd == pfd[i].fd && (pfd[i].revents & POLLOUT))
@@ -332,7 +343,7 @@ int main(int argc, char **argv)
     mpiexec_io_stdin_close(job);
     mpiexec_remote_finish(job);
     mpiexec_kill_orphans();
-    mpiexec_fate_cleanup_shm(job->kvsname);
+    mpiexec_fate_cleanup_shm(job->kvsname, mpiexec_shm_dir(job));
     rc = job->exit_code_set ? job->exit_code : 0;
 out:
     mpiexec_job_free(job);

@@ -43,35 +43,32 @@ void mpiexec_net_tune(int fd)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-/* Listen on every interface, IPv6 and IPv4 at once where the kernel
- * allows, else IPv4 only; the port is chosen by the kernel. */
-int mpiexec_net_listen(int *port_p)
+/* Listen on addr (numeric, the address the proxies are told) only, on a
+ * port the kernel chooses. */
+int mpiexec_net_listen(const char *addr, int *port_p)
 {
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_PASSIVE}, *res;
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
-    int fd, zero = 0;
+    int fd, rc;
 
-    fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd >= 0) {
-        struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
-
-        if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) != 0 ||
-            bind(fd, (struct sockaddr *)&a6, sizeof(a6)) != 0) {
+    rc = getaddrinfo(addr, "0", &hints, &res);
+    if (rc != 0) {
+        mpiexec_say("cannot listen for remote hosts on %s: %s", addr, gai_strerror(rc));
+        return -1;
+    }
+    fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0) {
+        mpiexec_say("cannot listen for remote hosts on %s, the address they are told to connect to: %m%s",
+                    addr, errno == EADDRNOTAVAIL ? " (not an address of this host; name the interface the "
+                                                   "other hosts reach with -iface)" : "");
+        freeaddrinfo(res);
+        if (fd >= 0)
             close(fd);
-            fd = -1;
-        }
+        return -1;
     }
-    if (fd < 0) {
-        struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
-
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *)&a4, sizeof(a4)) != 0) {
-            mpiexec_say("cannot create the listening socket for remote hosts: %m");
-            if (fd >= 0)
-                close(fd);
-            return -1;
-        }
-    }
+    freeaddrinfo(res);
     if (listen(fd, 128) != 0 || getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
         mpiexec_say("cannot listen for remote hosts: %m");
         close(fd);

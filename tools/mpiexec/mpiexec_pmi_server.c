@@ -9,6 +9,12 @@
  * rank has entered it, so after it every put made before it is visible.
  * Both versions share one barrier count, so a job may mix clients.
  *
+ * A rank writes only its own keys (issue 12): a key belongs to the rank
+ * that put it first (a node attribute to that rank's host), and Locus's
+ * per-rank keys, `lc-<what>-<rank>[-...]`, to that rank from the start, so
+ * no rank (nor a proxy, which speaks only for its host's ranks:
+ * mpiexec_remote.c) can publish, say, another rank's network address.
+ *
  * Replies are a few hundred bytes at most and a well-behaved client reads
  * each before its next request, so a reply always fits the socket buffer;
  * one that does not is a protocol violation that ends the job.
@@ -20,6 +26,7 @@
 #include "mpiexec_frame.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -108,10 +115,30 @@ static void mpiexec_pmi_barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
     job->nbarrier = 0;
 }
 
-/* Reasons are single words: PMI-1 values cannot carry spaces. */
-static int mpiexec_pmi_put(mpiexec_kvs_t *kvs, const char *key, const char *value,
+/* The rank a Locus key `lc-<letters>-<digits>[-...]` belongs to, or -1. */
+static int mpiexec_pmi_key_rank(const char *key)
+{
+    const char *p = key + 3;
+    long rank = 0;
+
+    if (strncmp(key, "lc-", 3) != 0 || *p < 'a' || *p > 'z')
+        return -1;
+    while (*p >= 'a' && *p <= 'z')
+        p++;
+    if (*p++ != '-' || *p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9' && rank <= INT_MAX / 10; p++)
+        rank = rank * 10 + (*p - '0');
+    return (*p == '\0' || *p == '-') && rank <= INT_MAX / 10 ? (int)rank : -1;
+}
+
+/* Reasons are single words: PMI-1 values cannot carry spaces.  owner: the
+ * writing rank (its host for node attributes). */
+static int mpiexec_pmi_put(mpiexec_kvs_t *kvs, const char *key, const char *value, int owner,
                            const char **why_p)
 {
+    int rc;
+
     if (key == NULL || value == NULL) {
         *why_p = "missing_key_or_value";
         return -1;
@@ -124,11 +151,29 @@ static int mpiexec_pmi_put(mpiexec_kvs_t *kvs, const char *key, const char *valu
         *why_p = "value_too_long";
         return -1;
     }
-    if (mpiexec_kvs_put(kvs, key, value) != 0) {
+    rc = mpiexec_kvs_put(kvs, key, value, owner);
+    if (rc == -2) {
+        *why_p = "key_of_another_rank";
+        return -1;
+    }
+    if (rc != 0) {
         *why_p = "out_of_memory";
         return -1;
     }
     return 0;
+}
+
+/* A put into the job's key space by rank r. */
+static int mpiexec_pmi_put_rank(mpiexec_job_t *job, const mpiexec_rank_t *r, const char *key, const char *value,
+                                const char **why_p)
+{
+    int want = key != NULL ? mpiexec_pmi_key_rank(key) : -1;
+
+    if (want >= 0 && want != r->rank) {
+        *why_p = "key_of_another_rank";
+        return -1;
+    }
+    return mpiexec_pmi_put(job->kvs, key, value, r->rank, why_p);
 }
 
 /* Keys the launcher defines itself; looked up after the job's own puts.
@@ -201,7 +246,7 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
             rc = -1;
             why = "unknown_kvsname";
         } else {
-            rc = mpiexec_pmi_put(job->kvs, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
+            rc = mpiexec_pmi_put_rank(job, r, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
         }
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "put_result");
         lc_pmi_fmt_add(&fmt, "rc", rc == 0 ? "0" : "-1");
@@ -276,8 +321,9 @@ static void mpiexec_pmi2_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
         lc_pmi_fmt_add(&fmt, "rc", "0");
     } else if (strcmp(cmd, "kvs-put") == 0 || strcmp(cmd, "info-putnodeattr") == 0) {
         int node = cmd[0] == 'i';
-        int rc = mpiexec_pmi_put(node ? job->node_attrs : job->kvs, lc_pmi_msg_get(msg, "key"),
-                                 lc_pmi_msg_get(msg, "value"), &why);
+        int rc = node ? mpiexec_pmi_put(job->node_attrs, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"),
+                                        r->host, &why)
+                      : mpiexec_pmi_put_rank(job, r, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
 
         snprintf(name, sizeof(name), "%s-response", cmd);
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), name);

@@ -1,7 +1,9 @@
-/* The proxy: `mpiexec --proxy ADDR PORT HOST-INDEX TOKEN`, started on a
- * remote host by the launcher agent (ssh), one per host and job.
+/* The proxy: `mpiexec --proxy ADDR PORT HOST-INDEX`, started on a remote
+ * host by the launcher agent (ssh), one per host and job, with the host's
+ * launch key on its stdin.
  *
- * It connects back to mpiexec, says HELLO, receives the JOB, and then
+ * It connects back to mpiexec; the two prove to each other that they know
+ * the key (mpiexec_proxy_connect.c); it receives the JOB, and then
  *  - starts the host's ranks (mpiexec_spawn.c: own process group, death
  *    with the proxy, PMI_FD socketpair, stdout/stderr pipes);
  *  - relays each rank's PMI bytes to mpiexec and mpiexec's replies back,
@@ -40,7 +42,6 @@
 
 #define MPIEXEC_PROXY_BACKLOG (4u << 20)
 #define MPIEXEC_PROXY_PMI_BACKLOG 65536 /* replies a rank has not read: it is stuck */
-#define MPIEXEC_PROXY_CONNECT_MS 10000
 
 typedef struct mpiexec_proxy_rank {
     int           rank;
@@ -282,76 +283,41 @@ static void mpiexec_proxy_start(mpiexec_proxy_rank_t *pr, const char *path, char
         px.stdin_fd = res.in_fd;
 }
 
-/* JOB (format: mpiexec_remote.c): take on mpiexec's environment and
+/* JOB (mpiexec_proxy_job.c): take on mpiexec's environment and
  * directory, find the program here, start the ranks. */
 static int mpiexec_proxy_job(const char *p, size_t len)
 {
-    mpiexec_rd_t rd = {.p = p, .left = len};
-    char **argv = NULL, *path = NULL, here[4096];
-    const char *kvsname, *cwd;
-    uint32_t size, flags, argc, nenv, n;
-    int failed = 0, rc = -1;
+    mpiexec_proxy_job_t job;
+    char *path, here[4096];
+    int failed = 0;
 
-    kvsname = mpiexec_rd_str(&rd);
-    size = mpiexec_rd_u32(&rd);
-    flags = mpiexec_rd_u32(&rd);
-    cwd = mpiexec_rd_str(&rd);
-    argc = mpiexec_rd_u32(&rd);
-    if (rd.bad || px.have_job || argc == 0 || argc > rd.left / 5 || size == 0)
+    if (px.have_job || mpiexec_proxy_job_decode(p, len, &job) != 0)
         return -1;
-    argv = calloc((size_t)argc + 1, sizeof(char *));
-    if (argv == NULL)
+    px.ranks = calloc((size_t)job.nranks, sizeof(mpiexec_proxy_rank_t));
+    if (px.ranks == NULL) {
+        mpiexec_proxy_job_free(&job);
         return -1;
-    for (uint32_t i = 0; i < argc; i++)
-        argv[i] = strdup(mpiexec_rd_str(&rd));
-    nenv = mpiexec_rd_u32(&rd);
-    for (uint32_t i = 0; i < nenv && !rd.bad; i++) {
-        char *kv = strdup(mpiexec_rd_str(&rd)), *eq = kv != NULL ? strchr(kv, '=') : NULL;
-
-        if (eq != NULL && eq != kv) {
-            *eq = '\0';
-            setenv(kv, eq + 1, 1);
-        }
-        free(kv);
     }
     mpiexec_params_load(0); /* mpiexec's environment, now ours; mpiexec reported its faults */
-    n = mpiexec_rd_u32(&rd);
-    if (rd.bad || n == 0 || n > size || n > rd.left / 4)
-        goto out;
-    px.ranks = calloc(n, sizeof(mpiexec_proxy_rank_t));
-    if (px.ranks == NULL)
-        goto out;
-    px.nranks = (int)n;
-    for (uint32_t i = 0; i < n; i++) {
-        px.ranks[i].rank = (int)mpiexec_rd_u32(&rd);
+    px.nranks = job.nranks;
+    for (int i = 0; i < px.nranks; i++) {
+        px.ranks[i].rank = job.ranks[i];
         px.ranks[i].pmi_fd = px.ranks[i].out_fd = px.ranks[i].err_fd = -1;
-        if (px.ranks[i].rank < 0 || (uint32_t)px.ranks[i].rank >= size ||
-            (i > 0 && px.ranks[i].rank <= px.ranks[i - 1].rank))
-            rd.bad = 1;
     }
-    for (uint32_t i = 0; i < argc; i++)
-        if (argv[i] == NULL)
-            rd.bad = 1;
-    if (rd.bad)
-        goto out;
-    snprintf(px.kvsname, sizeof(px.kvsname), "%s", kvsname);
+    snprintf(px.kvsname, sizeof(px.kvsname), "%s", job.kvsname);
     px.have_job = 1;
 
     /* The ranks run where mpiexec was started, as far as this host has
      * that directory. */
-    if (chdir(cwd) != 0)
-        mpiexec_say("cannot change to directory '%s' (%m); the ranks run in '%s'", cwd,
+    if (chdir(job.cwd) != 0)
+        mpiexec_say("cannot change to directory '%s' (%m); the ranks run in '%s'", job.cwd,
                     getcwd(here, sizeof(here)) != NULL ? here : "?");
-    path = mpiexec_launch_resolve(argv[0]);
+    path = mpiexec_launch_resolve(job.argv[0]);
     for (int i = 0; i < px.nranks; i++)
-        mpiexec_proxy_start(&px.ranks[i], path, argv, (int)size, i, flags, &failed);
-    rc = 0;
-out:
-    for (uint32_t i = 0; argv != NULL && i < argc; i++)
-        free(argv[i]);
-    free(argv);
+        mpiexec_proxy_start(&px.ranks[i], path, job.argv, (int)job.size, i, job.flags, &failed);
     free(path);
-    return rc;
+    mpiexec_proxy_job_free(&job);
+    return 0;
 }
 
 static void mpiexec_proxy_stdin_write(void)
@@ -505,7 +471,7 @@ static int mpiexec_proxy_run(void)
                 }
                 if (!(re & ~POLLOUT))
                     break;
-                got = mpiexec_frame_fill(px.fd, &px.in);
+                got = mpiexec_frame_fill(px.fd, &px.in, MPIEXEC_FRAME_MAX);
                 if (got == 0 || got == -2) {
                     mpiexec_say_hook = NULL;
                     if (got == 0)
@@ -514,7 +480,7 @@ static int mpiexec_proxy_run(void)
                         mpiexec_say("lost the connection to mpiexec (%m); ending the ranks");
                     goto lost;
                 }
-                while ((rc = mpiexec_frame_next(&px.in, &type, &rank, &payload, &len)) != 0) {
+                while ((rc = mpiexec_frame_next(&px.in, MPIEXEC_FRAME_MAX, &type, &rank, &payload, &len)) != 0) {
                     if (rc < 0 || mpiexec_proxy_frame(type, rank, payload, len) != 0) {
                         if (rc < 0 || type != MPX_END)
                             goto lost;
@@ -569,7 +535,7 @@ end:
 out:
     mpiexec_kill_orphans();
     if (px.have_job)
-        mpiexec_fate_cleanup_shm(px.kvsname);
+        mpiexec_fate_cleanup_shm(px.kvsname, NULL); /* the JOB's environment is ours */
     if (code == 0) {
         mpiexec_proxy_send(MPX_BYE, -1, NULL, 0);
         mpiexec_proxy_flush(MPIEXEC_BYE_MS);
@@ -582,7 +548,6 @@ out:
 
 int mpiexec_proxy_main(int argc, char **argv)
 {
-    mpiexec_buf_t hello = {0};
     int rc;
 
     if (gethostname(px.host, sizeof(px.host)) != 0)
@@ -590,24 +555,16 @@ int mpiexec_proxy_main(int argc, char **argv)
     px.host[sizeof(px.host) - 1] = '\0';
     snprintf(px.prefix, sizeof(px.prefix), "mpiexec proxy on %s", px.host);
     mpiexec_say_prefix = px.prefix;
-    if (argc != 6) {
-        mpiexec_say("usage: mpiexec --proxy ADDR PORT HOST-INDEX TOKEN (started by mpiexec)");
+    if (argc != 5) {
+        mpiexec_say("usage: mpiexec --proxy ADDR PORT HOST-INDEX, the launch key on stdin (started by mpiexec)");
         return 1;
     }
     if (mpiexec_install_signals(px.signal_pipe) != 0)
         return 1;
     mpiexec_adopt_orphans();
-    px.fd = mpiexec_net_connect(argv[2], argv[3], MPIEXEC_PROXY_CONNECT_MS);
+    px.fd = mpiexec_proxy_connect(argv[2], argv[3], (uint32_t)atoi(argv[4]), px.host);
     if (px.fd < 0)
         return 1;
-    if (mpiexec_frame_put_str(&hello, MPIEXEC_PROXY_MAGIC) != 0 || mpiexec_frame_put_str(&hello, argv[5]) != 0 ||
-        mpiexec_frame_put_u32(&hello, (uint32_t)atoi(argv[4])) != 0 ||
-        mpiexec_frame_put_str(&hello, px.host) != 0 || mpiexec_frame_put_u32(&hello, (uint32_t)getpid()) != 0) {
-        mpiexec_say("out of memory");
-        return 1;
-    }
-    mpiexec_proxy_send(MPX_HELLO, -1, hello.data, hello.len);
-    mpiexec_buf_free(&hello);
     mpiexec_say_hook = mpiexec_proxy_note;
     rc = mpiexec_proxy_run();
     mpiexec_say_hook = NULL;

@@ -1,12 +1,15 @@
 /* mpiexec's side of the remote hosts: one proxy per host.
  *
- *  1. prepare: listen on every interface; choose the address the proxies
- *     are told (-iface, else this host's name); a random token.
+ *  1. prepare: choose the address the proxies are told (-iface, else this
+ *     host's name) and listen on that address only; a random launch key
+ *     per host (mpiexec_auth.h).
  *  2. per remote host, run the launcher agent (mpiexec_agent.c), which
- *     starts `mpiexec --proxy ADDR PORT INDEX TOKEN` there.
- *  3. The proxy connects back and says HELLO (with the token); mpiexec
- *     answers with the JOB: kvsname, size, program, arguments, working
- *     directory, environment, and the ranks of that host.
+ *     starts `mpiexec --proxy ADDR PORT INDEX` there, the key on its stdin.
+ *  3. The proxy connects back; it and mpiexec prove to each other that they
+ *     know the key (mpiexec_listen.c); mpiexec answers with the JOB:
+ *     kvsname, size, program, arguments, working directory, environment,
+ *     and the ranks of that host.  Once every proxy is in, the listener is
+ *     closed.
  *  4. Then frames (mpiexec_frame.h) carry the ranks' PMI bytes, output,
  *     starts and exits; the PMI server, the output and the fate rules see
  *     remote ranks like local ones.
@@ -20,6 +23,7 @@
  * proxy that breaks the frame protocol.  The proxies, for their part, end
  * their ranks when the connection to mpiexec is lost. */
 #include "mpiexec.h"
+#include "mpiexec_auth.h"
 #include "mpiexec_frame.h"
 
 #include <errno.h>
@@ -29,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,7 +73,6 @@ static const char *mpiexec_remote_name(const mpiexec_job_t *job, const mpiexec_p
 
 int mpiexec_remote_prepare(mpiexec_job_t *job)
 {
-    unsigned char rnd[8];
     int loopback = 0, n = 0;
 
     job->listen_fd = -1;
@@ -94,6 +96,8 @@ int mpiexec_remote_prepare(mpiexec_job_t *job)
         px->fd = -1;
         px->npending = job->hosts[h].nranks;
         job->npending += px->npending;
+        if (mpiexec_auth_random(px->key, sizeof(px->key)) != 0)
+            return -1;
         job->hosts[h].proxy = px;
         for (int i = 0; i < job->hosts[h].nranks; i++)
             job->ranks[job->hosts[h].ranks[i]].proxy = px;
@@ -111,16 +115,11 @@ int mpiexec_remote_prepare(mpiexec_job_t *job)
             return -1;
         }
     }
-    job->listen_fd = mpiexec_net_listen(&job->port);
+    /* The advertised address only: with -iface, nobody on another
+     * network reaches the listener at all. */
+    job->listen_fd = mpiexec_net_listen(job->addr, &job->port);
     if (job->listen_fd < 0)
         return -1;
-
-    if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-        mpiexec_say("cannot get random bytes for the proxies' token: %m");
-        return -1;
-    }
-    for (size_t i = 0; i < sizeof(rnd); i++)
-        snprintf(job->token + 2 * i, 3, "%02x", rnd[i]);
 
     mpiexec_deadline(&job->launch_deadline, lc_params.launch_timeout * 1000L);
     return 0;
@@ -393,7 +392,7 @@ void mpiexec_remote_readable(mpiexec_job_t *job, mpiexec_proxy_t *px)
 {
     /* Bounded, so one chatty host cannot starve the others. */
     for (int i = 0; i < 16 && px->fd >= 0; i++) {
-        ssize_t n = mpiexec_frame_fill(px->fd, &px->in);
+        ssize_t n = mpiexec_frame_fill(px->fd, &px->in, MPIEXEC_PROXY_FRAME_MAX);
         const char *payload;
         size_t len;
         int type, rank, rc;
@@ -404,7 +403,7 @@ void mpiexec_remote_readable(mpiexec_job_t *job, mpiexec_proxy_t *px)
             mpiexec_remote_lost(job, px, n == 0 ? "the proxy hung up" : strerror(errno));
             return;
         }
-        while (px->fd >= 0 && (rc = mpiexec_frame_next(&px->in, &type, &rank, &payload, &len)) != 0) {
+        while (px->fd >= 0 && (rc = mpiexec_frame_next(&px->in, MPIEXEC_PROXY_FRAME_MAX, &type, &rank, &payload, &len)) != 0) {
             if (rc < 0) {
                 mpiexec_remote_broken(job, px, "sent an oversized frame");
                 return;
@@ -421,77 +420,29 @@ void mpiexec_remote_writable(mpiexec_job_t *job, mpiexec_proxy_t *px)
         px->write_errno = errno;
 }
 
-/* ------------------------------------------------------------ connections */
+/* ------------------------------------------------------------ admission */
 
-static void mpiexec_remote_conn_drop(mpiexec_job_t *job, int i)
+int mpiexec_remote_awaited(const mpiexec_proxy_t *px)
 {
-    close(job->conns[i].fd);
-    mpiexec_buf_free(&job->conns[i].in);
-    job->conns[i] = job->conns[--job->nconns];
+    return px->state == MPIEXEC_PROXY_STARTING && px->npending > 0;
 }
 
-void mpiexec_remote_accept(mpiexec_job_t *job)
+void mpiexec_remote_admit(mpiexec_job_t *job, mpiexec_proxy_t *px, int fd, mpiexec_buf_t *in)
 {
-    for (;;) {
-        int fd = accept4(job->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-        if (fd < 0)
-            return; /* EAGAIN, or an aborted connection: nothing to do */
-        if (job->nconns == MPIEXEC_CONNS_MAX) {
-            close(fd);
-            continue;
-        }
-        mpiexec_net_tune(fd);
-        job->conns[job->nconns].fd = fd;
-        memset(&job->conns[job->nconns].in, 0, sizeof(mpiexec_buf_t));
-        mpiexec_deadline(&job->conns[job->nconns].deadline, MPIEXEC_HELLO_MS);
-        job->nconns++;
-    }
-}
-
-/* The first frame of a connection must be a HELLO with our token, from a
- * host whose proxy we are waiting for. */
-void mpiexec_remote_conn_readable(mpiexec_job_t *job, int i)
-{
-    mpiexec_conn_t *c = &job->conns[i];
-    ssize_t n = mpiexec_frame_fill(c->fd, &c->in);
-    const char *payload, *magic, *token;
-    mpiexec_proxy_t *px;
-    mpiexec_rd_t rd;
-    uint32_t index;
-    size_t len;
-    int type, rank, rc;
-
-    if (n == -1)
-        return;
-    if (n <= 0 || (rc = mpiexec_frame_next(&c->in, &type, &rank, &payload, &len)) < 0) {
-        mpiexec_remote_conn_drop(job, i);
-        return;
-    }
-    if (rc == 0)
-        return; /* no complete frame yet */
-    rd = (mpiexec_rd_t){.p = payload, .left = len};
-    magic = mpiexec_rd_str(&rd);
-    token = mpiexec_rd_str(&rd);
-    index = mpiexec_rd_u32(&rd);
-    if (type != MPX_HELLO || rd.bad || strcmp(magic, MPIEXEC_PROXY_MAGIC) != 0 ||
-        strcmp(token, job->token) != 0 || index >= (uint32_t)job->nhosts ||
-        (px = job->hosts[index].proxy) == NULL || px->state != MPIEXEC_PROXY_STARTING) {
-        mpiexec_remote_conn_drop(job, i); /* not one of ours, or a duplicate */
-        return;
-    }
-    px->fd = c->fd;
-    px->in = c->in; /* anything after the HELLO stays queued */
-    job->conns[i] = job->conns[--job->nconns];
-    if (job->ending) {
+    px->fd = fd;
+    px->in = *in; /* anything after the proof stays queued */
+    *in = (mpiexec_buf_t){0};
+    mpiexec_auth_wipe(px->key, sizeof(px->key));
+    if (job->ending || px->npending == 0) {
         /* Too late: the job failed meanwhile. */
         px->state = MPIEXEC_PROXY_ENDING;
         mpiexec_remote_send(job, px, MPX_END, -1, NULL, 0);
-        return;
+    } else {
+        px->state = MPIEXEC_PROXY_RUNNING;
+        if (mpiexec_remote_send_job(job, px) != 0)
+            mpiexec_remote_broken(job, px, "could not be sent the job");
     }
-    px->state = MPIEXEC_PROXY_RUNNING;
-    if (mpiexec_remote_send_job(job, px) != 0)
-        mpiexec_remote_broken(job, px, "could not be sent the job");
+    mpiexec_listen_update(job);
 }
 
 /* ------------------------------------------------------------ fate hooks */
@@ -525,19 +476,15 @@ long mpiexec_remote_timeout(mpiexec_job_t *job)
         if (t < 0 || ms < t)
             t = ms;
     }
-    for (int i = 0; i < job->nconns; i++) {
-        ms = mpiexec_ms_until(&job->conns[i].deadline);
-        if (t < 0 || ms < t)
-            t = ms;
-    }
+    ms = mpiexec_listen_timeout(job);
+    if (ms >= 0 && (t < 0 || ms < t))
+        t = ms;
     return t;
 }
 
 void mpiexec_remote_tick(mpiexec_job_t *job)
 {
-    for (int i = job->nconns - 1; i >= 0; i--)
-        if (mpiexec_ms_until(&job->conns[i].deadline) == 0)
-            mpiexec_remote_conn_drop(job, i);
+    mpiexec_listen_tick(job);
     for (int i = 0; i < job->nproxies; i++) {
         mpiexec_proxy_t *px = &job->proxies[i];
         const mpiexec_host_t *h = &job->hosts[px->host];
@@ -562,6 +509,7 @@ void mpiexec_remote_tick(mpiexec_job_t *job)
             px->state = MPIEXEC_PROXY_GONE;
         mpiexec_fate_end_job(job, 1);
     }
+    mpiexec_listen_update(job);
 }
 
 /* ------------------------------------------------------------ the end */
@@ -603,11 +551,7 @@ void mpiexec_remote_finish(mpiexec_job_t *job)
         mpiexec_buf_free(&job->proxies[i].out);
         mpiexec_buf_free(&job->proxies[i].in);
     }
-    while (job->nconns > 0)
-        mpiexec_remote_conn_drop(job, job->nconns - 1);
-    if (job->listen_fd >= 0)
-        close(job->listen_fd);
-    job->listen_fd = -1;
+    mpiexec_listen_close(job);
     free(job->proxies);
     job->proxies = NULL;
     job->nproxies = 0;

@@ -7,7 +7,14 @@
  * Every descriptor the parent opens is close-on-exec; the child clears the
  * flag only on its own PMI socket, so a rank inherits exactly stdin,
  * stdout, stderr and PMI_FD.  Exec failures travel back through a
- * close-on-exec pipe: EOF means exec succeeded, 4 bytes mean errno. */
+ * close-on-exec pipe: EOF means exec succeeded, 4 bytes mean errno.
+ *
+ * IPATH_NO_BACKTRACE=1 unless the user set it: Debian's libfabric loads
+ * libinfinipath (through the psm provider), whose constructor installs a
+ * SIGSEGV/SIGBUS handler that prints a backtrace and exits with code 1,
+ * so a crash would be reported as "exited with code 1" and leave no core
+ * dump.  (The name is the one libinfinipath.so.4 reads; libpsm2, loaded
+ * too, leaves SIGSEGV alone: test/launcher/t_segv.sh.) */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -52,6 +59,7 @@ static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, in
 
     for (int i = 0; i < req->ngenv; i++)
         setenv(req->genv_names[i], req->genv_values[i], 1);
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
     /* The launch we are part of wins over any launcher that started us. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");

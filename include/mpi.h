@@ -335,48 +335,6 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_WIN_NULL_DELETE_FN  ((MPI_Win_delete_attr_function *)0)
 #define MPI_WIN_DUP_FN          ((MPI_Win_copy_attr_function *)MPI_DUP_FN)
 
-/* Fortran handles are the C handles (MPICH ABI): conversion is a cast. */
-#define MPI_Comm_c2f(comm)              ((MPI_Fint)(comm))
-#define MPI_Comm_f2c(comm)              ((MPI_Comm)(comm))
-#define MPI_Type_c2f(datatype)          ((MPI_Fint)(datatype))
-#define MPI_Type_f2c(datatype)          ((MPI_Datatype)(datatype))
-#define MPI_Group_c2f(group)            ((MPI_Fint)(group))
-#define MPI_Group_f2c(group)            ((MPI_Group)(group))
-#define MPI_Info_c2f(info)              ((MPI_Fint)(info))
-#define MPI_Info_f2c(info)              ((MPI_Info)(info))
-#define MPI_Request_c2f(request)        ((MPI_Fint)(request))
-#define MPI_Request_f2c(request)        ((MPI_Request)(request))
-#define MPI_Op_c2f(op)                  ((MPI_Fint)(op))
-#define MPI_Op_f2c(op)                  ((MPI_Op)(op))
-#define MPI_Errhandler_c2f(errhandler)  ((MPI_Fint)(errhandler))
-#define MPI_Errhandler_f2c(errhandler)  ((MPI_Errhandler)(errhandler))
-#define MPI_Message_c2f(msg)            ((MPI_Fint)(msg))
-#define MPI_Message_f2c(msg)            ((MPI_Message)(msg))
-#define MPI_Win_c2f(win)                ((MPI_Fint)(win))
-#define MPI_Win_f2c(win)                ((MPI_Win)(win))
-#define MPI_Session_c2f(session)        ((MPI_Fint)(session))
-#define MPI_Session_f2c(session)        ((MPI_Session)(session))
-#define PMPI_Comm_c2f(comm)             ((MPI_Fint)(comm))
-#define PMPI_Comm_f2c(comm)             ((MPI_Comm)(comm))
-#define PMPI_Type_c2f(datatype)         ((MPI_Fint)(datatype))
-#define PMPI_Type_f2c(datatype)         ((MPI_Datatype)(datatype))
-#define PMPI_Group_c2f(group)           ((MPI_Fint)(group))
-#define PMPI_Group_f2c(group)           ((MPI_Group)(group))
-#define PMPI_Info_c2f(info)             ((MPI_Fint)(info))
-#define PMPI_Info_f2c(info)             ((MPI_Info)(info))
-#define PMPI_Request_c2f(request)       ((MPI_Fint)(request))
-#define PMPI_Request_f2c(request)       ((MPI_Request)(request))
-#define PMPI_Op_c2f(op)                 ((MPI_Fint)(op))
-#define PMPI_Op_f2c(op)                 ((MPI_Op)(op))
-#define PMPI_Errhandler_c2f(errhandler) ((MPI_Fint)(errhandler))
-#define PMPI_Errhandler_f2c(errhandler) ((MPI_Errhandler)(errhandler))
-#define PMPI_Message_c2f(msg)           ((MPI_Fint)(msg))
-#define PMPI_Message_f2c(msg)           ((MPI_Message)(msg))
-#define PMPI_Win_c2f(win)               ((MPI_Fint)(win))
-#define PMPI_Win_f2c(win)               ((MPI_Win)(win))
-#define PMPI_Session_c2f(session)       ((MPI_Fint)(session))
-#define PMPI_Session_f2c(session)       ((MPI_Session)(session))
-
 /* The Fortran 2008 status (the layout of MPI_Status). */
 typedef struct {
     MPI_Fint count_lo;
@@ -600,7 +558,23 @@ int MPI_Op_free(MPI_Op *op);
 int MPI_Op_commutative(MPI_Op op, int *commute);
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
 int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op);
-/* Status conversion (handles convert by macros in mpi.h, as in MPICH) */
+/* Fortran handle and status conversion (mpi.h also has the handle ones as macros) */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
@@ -797,6 +771,22 @@ int PMPI_Op_free(MPI_Op *op);
 int PMPI_Op_commutative(MPI_Op op, int *commute);
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
@@ -804,6 +794,51 @@ int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 /* @@api-end */
+
+/* Fortran handles are the C handles (MPICH ABI): conversion is a cast.
+ * The library exports the conversions as functions too (declared above;
+ * newer MPICH exports them and binaries built against it call them); the
+ * macros, defined after the prototypes as in MPICH 4.0, save the call. */
+#define MPI_Comm_c2f(comm)              ((MPI_Fint)(comm))
+#define MPI_Comm_f2c(comm)              ((MPI_Comm)(comm))
+#define MPI_Type_c2f(datatype)          ((MPI_Fint)(datatype))
+#define MPI_Type_f2c(datatype)          ((MPI_Datatype)(datatype))
+#define MPI_Group_c2f(group)            ((MPI_Fint)(group))
+#define MPI_Group_f2c(group)            ((MPI_Group)(group))
+#define MPI_Info_c2f(info)              ((MPI_Fint)(info))
+#define MPI_Info_f2c(info)              ((MPI_Info)(info))
+#define MPI_Request_c2f(request)        ((MPI_Fint)(request))
+#define MPI_Request_f2c(request)        ((MPI_Request)(request))
+#define MPI_Op_c2f(op)                  ((MPI_Fint)(op))
+#define MPI_Op_f2c(op)                  ((MPI_Op)(op))
+#define MPI_Errhandler_c2f(errhandler)  ((MPI_Fint)(errhandler))
+#define MPI_Errhandler_f2c(errhandler)  ((MPI_Errhandler)(errhandler))
+#define MPI_Message_c2f(msg)            ((MPI_Fint)(msg))
+#define MPI_Message_f2c(msg)            ((MPI_Message)(msg))
+#define MPI_Win_c2f(win)                ((MPI_Fint)(win))
+#define MPI_Win_f2c(win)                ((MPI_Win)(win))
+#define MPI_Session_c2f(session)        ((MPI_Fint)(session))
+#define MPI_Session_f2c(session)        ((MPI_Session)(session))
+#define PMPI_Comm_c2f(comm)             ((MPI_Fint)(comm))
+#define PMPI_Comm_f2c(comm)             ((MPI_Comm)(comm))
+#define PMPI_Type_c2f(datatype)         ((MPI_Fint)(datatype))
+#define PMPI_Type_f2c(datatype)         ((MPI_Datatype)(datatype))
+#define PMPI_Group_c2f(group)           ((MPI_Fint)(group))
+#define PMPI_Group_f2c(group)           ((MPI_Group)(group))
+#define PMPI_Info_c2f(info)             ((MPI_Fint)(info))
+#define PMPI_Info_f2c(info)             ((MPI_Info)(info))
+#define PMPI_Request_c2f(request)       ((MPI_Fint)(request))
+#define PMPI_Request_f2c(request)       ((MPI_Request)(request))
+#define PMPI_Op_c2f(op)                 ((MPI_Fint)(op))
+#define PMPI_Op_f2c(op)                 ((MPI_Op)(op))
+#define PMPI_Errhandler_c2f(errhandler) ((MPI_Fint)(errhandler))
+#define PMPI_Errhandler_f2c(errhandler) ((MPI_Errhandler)(errhandler))
+#define PMPI_Message_c2f(msg)           ((MPI_Fint)(msg))
+#define PMPI_Message_f2c(msg)           ((MPI_Message)(msg))
+#define PMPI_Win_c2f(win)               ((MPI_Fint)(win))
+#define PMPI_Win_f2c(win)               ((MPI_Win)(win))
+#define PMPI_Session_c2f(session)       ((MPI_Fint)(session))
+#define PMPI_Session_f2c(session)       ((MPI_Session)(session))
 
 #if defined(__cplusplus)
 }

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_fortran.c — the C side of Fortran interoperability that C
- * programs see: MPI_Status_c2f/f2c and the Fortran 2008 forms, and the
- * objects MPICH exports for them (MPI_F_STATUS(ES)_IGNORE,
- * MPI_F08_STATUS(ES)_IGNORE and the objects behind them).
+ * programs see: the handle conversions MPI_<Handle>_c2f/f2c,
+ * MPI_Status_c2f/f2c and the Fortran 2008 forms, and the objects MPICH
+ * exports for them (MPI_F_STATUS(ES)_IGNORE, MPI_F08_STATUS(ES)_IGNORE and
+ * the objects behind them).
+ *
+ * A Fortran handle is the C handle (MPICH ABI), so the handle conversions
+ * are casts; mpi.h makes them macros, the functions here serve binaries
+ * that call them (mpi4py's wheel, built against a newer MPICH, does).
  *
  * A Fortran status is MPI_F_STATUS_SIZE (5) integers in the order of
  * MPI_Status's fields (MPICH ABI), an F08 status the same as a struct,
@@ -14,6 +19,57 @@
 #include "mpi/lc_mpi.h"
 
 #include <string.h>
+
+/* The definitions below need the names, not mpi.h's macros. */
+#undef MPI_Comm_c2f
+#undef MPI_Comm_f2c
+#undef MPI_Type_c2f
+#undef MPI_Type_f2c
+#undef MPI_Group_c2f
+#undef MPI_Group_f2c
+#undef MPI_Info_c2f
+#undef MPI_Info_f2c
+#undef MPI_Request_c2f
+#undef MPI_Request_f2c
+#undef MPI_Op_c2f
+#undef MPI_Op_f2c
+#undef MPI_Errhandler_c2f
+#undef MPI_Errhandler_f2c
+#undef MPI_Message_c2f
+#undef MPI_Message_f2c
+#undef PMPI_Comm_c2f
+#undef PMPI_Comm_f2c
+#undef PMPI_Type_c2f
+#undef PMPI_Type_f2c
+#undef PMPI_Group_c2f
+#undef PMPI_Group_f2c
+#undef PMPI_Info_c2f
+#undef PMPI_Info_f2c
+#undef PMPI_Request_c2f
+#undef PMPI_Request_f2c
+#undef PMPI_Op_c2f
+#undef PMPI_Op_f2c
+#undef PMPI_Errhandler_c2f
+#undef PMPI_Errhandler_f2c
+#undef PMPI_Message_c2f
+#undef PMPI_Message_f2c
+
+/* Both directions of one handle type: casts, valid for any value (MPI
+ * says nothing is checked; MPI_*_NULL converts to its Fortran twin). */
+#define LC_HANDLE_CONV(Name, type)                                     \
+    LC_API MPI_Fint PMPI_##Name##_c2f(type h) { return (MPI_Fint)h; } \
+    LC_MPI_ALIAS(Name##_c2f);                                          \
+    LC_API type PMPI_##Name##_f2c(MPI_Fint h) { return (type)h; }      \
+    LC_MPI_ALIAS(Name##_f2c);
+
+LC_HANDLE_CONV(Comm, MPI_Comm)
+LC_HANDLE_CONV(Type, MPI_Datatype)
+LC_HANDLE_CONV(Group, MPI_Group)
+LC_HANDLE_CONV(Info, MPI_Info)
+LC_HANDLE_CONV(Request, MPI_Request)
+LC_HANDLE_CONV(Op, MPI_Op)
+LC_HANDLE_CONV(Errhandler, MPI_Errhandler)
+LC_HANDLE_CONV(Message, MPI_Message)
 
 _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "a Fortran status is an MPI_Status");
 _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "an F08 status is an MPI_Status");

@@ -40,6 +40,16 @@ static void test_handles(void)
     ROUND_TRIP(Request, MPI_REQUEST_NULL);
     ROUND_TRIP(Op, op);
     ROUND_TRIP(Message, MPI_MESSAGE_NO_PROC);
+#if !defined(MPICH_VERSION) /* Locus also exports the conversions as functions; (name) bypasses the macro */
+    LC_CHECK((MPI_Comm_f2c)((MPI_Comm_c2f)(MPI_COMM_WORLD)) == MPI_COMM_WORLD, "MPI_Comm_c2f/f2c functions");
+    LC_CHECK((MPI_Group_f2c)((MPI_Group_c2f)(g)) == g, "MPI_Group_c2f/f2c functions");
+    LC_CHECK((MPI_Info_f2c)((MPI_Info_c2f)(info)) == info, "MPI_Info_c2f/f2c functions");
+    LC_CHECK((MPI_Type_f2c)((MPI_Type_c2f)(MPI_INT)) == MPI_INT, "MPI_Type_c2f/f2c functions");
+    LC_CHECK((MPI_Request_f2c)((MPI_Request_c2f)(req)) == req, "MPI_Request_c2f/f2c functions");
+    LC_CHECK((MPI_Op_f2c)((MPI_Op_c2f)(MPI_MAX)) == MPI_MAX, "MPI_Op_c2f/f2c functions");
+    LC_CHECK((MPI_Errhandler_f2c)((MPI_Errhandler_c2f)(eh)) == eh, "MPI_Errhandler_c2f/f2c functions");
+    LC_CHECK((MPI_Message_f2c)((MPI_Message_c2f)(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL, "MPI_Message_c2f/f2c");
+#endif
     LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     LC_MPI(MPI_Errhandler_free(&eh));
     LC_MPI(MPI_Info_free(&info));

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The counts and displacements of a vector collective as the user gave
  * them, read in place: int arrays (MPI_Gatherv, ...), MPI_Count/MPI_Aint
@@ -107,5 +108,13 @@ int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MP
                                  lc_comm_t *comm);
 int lc_coll_scan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
 int lc_coll_exscan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
+
+/* Bitwise AND of words[nwords] over the n ranks members[] of comm (comm
+ * ranks; this process is members[me]), in place.  Only the members call
+ * it; `tag` keeps concurrent calls on one communicator apart and should
+ * be LC_COLL_TAG_SUBSET | a tag of the caller (MPI_Comm_create_group's). */
+#define LC_COLL_TAG_SUBSET 0x40000000
+int lc_coll_subset_band(uint64_t *words, size_t nwords, const int *members, int n, int me, int tag,
+                        lc_comm_t *comm);
 
 #endif

@@ -10,7 +10,11 @@
  *
  * Both partners of an exchange compute a op b and b op a; the predefined
  * operations are commutative bit for bit (IEEE + and * included), so
- * every rank ends with the same bits.
+ * every rank ends with the same bits.  A user operation may not be (not
+ * commutative at all, or not bit for bit): then both partners compute
+ * lower op higher.  The renumbering keeps rank order (pairs merge
+ * neighbours), so a partial result always covers consecutive ranks and
+ * the whole is x0 op x1 op ... op x(p-1).
  */
 #include "coll/lc_coll_impl.h"
 
@@ -23,7 +27,7 @@ int lc_coll_allreduce_recursive_doubling(const void *sbuf, void *rbuf, size_t co
     size_t bytes = count * lc_dtype_size(dt);
     if (sbuf != MPI_IN_PLACE && bytes) memcpy(rbuf, sbuf, bytes);
     if (p == 1) return MPI_SUCCESS;
-    lc_op_fn_t *fn = lc_op_kernel(op, dt);
+    bool ordered = !lc_op_is_predefined(op);
     void *tmp = lc_coll_alloc(bytes, &rc);
     if (!tmp) return rc;
 
@@ -34,7 +38,7 @@ int lc_coll_allreduce_recursive_doubling(const void *sbuf, void *rbuf, size_t co
             newrank = -1;
         } else {
             rc = lc_coll_recv(tmp, bytes, r - 1, LC_TAG_ALLREDUCE, comm);
-            if (rc == MPI_SUCCESS) fn(tmp, rbuf, count);
+            if (rc == MPI_SUCCESS) lc_op_apply(op, dt, tmp, rbuf, count); /* r-1 op r */
             newrank = r / 2;
         }
     } else {
@@ -48,7 +52,12 @@ int lc_coll_allreduce_recursive_doubling(const void *sbuf, void *rbuf, size_t co
             int peer = newpeer < rem ? newpeer * 2 + 1 : newpeer + rem;
             rc = lc_coll_sendrecv(rbuf, bytes, peer, tmp, bytes, peer, LC_TAG_ALLREDUCE, comm);
             if (rc != MPI_SUCCESS) goto out;
-            fn(tmp, rbuf, count);
+            if (!ordered || peer < r) {
+                lc_op_apply(op, dt, tmp, rbuf, count); /* peer's op mine */
+            } else {
+                lc_op_apply(op, dt, rbuf, tmp, count); /* mine op peer's */
+                memcpy(rbuf, tmp, bytes);
+            }
         }
     }
 

@@ -4,7 +4,7 @@
  * `partial`, never its result.  The first contribution from below is
  * copied rather than reduced (there is no identity element to start
  * from), and rank 0 never gets one, so its receive buffer is left
- * untouched as MPI requires.
+ * untouched as MPI requires.  Operands are combined in rank order.
  */
 #include "coll/lc_coll_impl.h"
 
@@ -16,7 +16,6 @@ int lc_coll_exscan_recursive_doubling(const void *sbuf, void *rbuf, size_t count
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     size_t bytes = count * lc_dtype_size(dt);
     if (p == 1 || bytes == 0) return MPI_SUCCESS;
-    lc_op_fn_t *fn = lc_op_kernel(op, dt);
     char *partial = lc_coll_alloc(2 * bytes, &rc), *tmp = partial + bytes;
     if (!partial) return rc;
     memcpy(partial, sbuf == MPI_IN_PLACE ? rbuf : sbuf, bytes); /* before rbuf is written */
@@ -27,11 +26,11 @@ int lc_coll_exscan_recursive_doubling(const void *sbuf, void *rbuf, size_t count
         rc = lc_coll_sendrecv(partial, bytes, (int)peer, tmp, bytes, (int)peer, LC_TAG_EXSCAN, comm);
         if (rc != MPI_SUCCESS) break;
         if (peer < (unsigned)r) {
-            if (have_result) fn(tmp, rbuf, count);
+            if (have_result) lc_op_apply(op, dt, tmp, rbuf, count);
             else memcpy(rbuf, tmp, bytes);
             have_result = true;
         }
-        fn(tmp, partial, count);
+        lc_coll_fold_ordered(op, dt, tmp, partial, count, peer < (unsigned)r, bytes);
     }
     free(partial);
     return rc;

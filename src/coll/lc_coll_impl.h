@@ -71,6 +71,20 @@ void *lc_coll_alloc(size_t bytes, int *rc);
  * fit (send side larger than receive side); no-op when dst == src. */
 int lc_coll_copy(void *dst, size_t dbytes, const void *src, size_t sbytes);
 
+/* acc = other op acc when other comes from lower ranks (`other_lower`),
+ * else acc = acc op other, so operands meet in rank order.  `other` is
+ * scratch: the second case computes into it, then copies to acc. */
+static inline void lc_coll_fold_ordered(MPI_Op op, MPI_Datatype dt, void *other, void *acc, size_t count,
+                                        bool other_lower, size_t bytes)
+{
+    if (other_lower || lc_op_commutative(op)) {
+        lc_op_apply(op, dt, other, acc, count);
+    } else {
+        lc_op_apply(op, dt, acc, other, count);
+        memcpy(acc, other, bytes);
+    }
+}
+
 /* ---- rank arithmetic ------------------------------------------------- */
 
 /* Rank relative to `root` and back: trees are built on relative ranks

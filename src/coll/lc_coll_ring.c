@@ -15,14 +15,14 @@
  * folds into its copy and sends on at step s+1.  After p-1 steps the last
  * block received, r-p = r, has passed through every rank: it is complete
  * at r.  The reduction of block b starts at rank b+1 and follows the ring,
- * a fixed order that does not depend on timing. */
+ * a fixed order that does not depend on timing, but not rank order: only
+ * commutative operations may use the ring. */
 int lc_coll_ring_reduce_scatter(void *buf, const lc_coll_layout_t *lay, MPI_Datatype dt, MPI_Op op, int tag,
                                 lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     if (p == 1) return MPI_SUCCESS;
     size_t esize = lc_dtype_size(dt);
-    lc_op_fn_t *fn = lc_op_kernel(op, dt);
     char *tmp = lc_coll_alloc(lc_coll_layout_max_len(lay), &rc);
     if (!tmp) return rc;
     char *base = buf;
@@ -31,7 +31,7 @@ int lc_coll_ring_reduce_scatter(void *buf, const lc_coll_layout_t *lay, MPI_Data
         int sb = lc_coll_mod((long)r - s - 1, p), rb = lc_coll_mod((long)r - s - 2, p);
         rc = lc_coll_sendrecv(base + lay->off[sb], lay->len[sb], right, tmp, lay->len[rb], left, tag, comm);
         if (rc != MPI_SUCCESS) break;
-        fn(tmp, base + lay->off[rb], lay->len[rb] / esize);
+        lc_op_apply(op, dt, tmp, base + lay->off[rb], lay->len[rb] / esize);
     }
     free(tmp);
     return rc;

@@ -5,7 +5,8 @@
  * Rank r keeps `partial`, the reduction over the aligned group of 2^k
  * ranks containing it (cut at p).  At step k it swaps partials with
  * r ^ 2^k; a partner below r contributes a whole group of lower ranks to
- * r's prefix.  ceil(log2 p) steps for any p.
+ * r's prefix.  ceil(log2 p) steps for any p.  Operands are combined in
+ * rank order (lower op higher), as non-commutative operations need.
  */
 #include "coll/lc_coll_impl.h"
 
@@ -18,7 +19,6 @@ int lc_coll_scan_recursive_doubling(const void *sbuf, void *rbuf, size_t count, 
     size_t bytes = count * lc_dtype_size(dt);
     if (sbuf != MPI_IN_PLACE && bytes) memcpy(rbuf, sbuf, bytes);
     if (p == 1 || bytes == 0) return MPI_SUCCESS;
-    lc_op_fn_t *fn = lc_op_kernel(op, dt);
     char *partial = lc_coll_alloc(2 * bytes, &rc), *tmp = partial + bytes;
     if (!partial) return rc;
     memcpy(partial, rbuf, bytes);
@@ -27,8 +27,8 @@ int lc_coll_scan_recursive_doubling(const void *sbuf, void *rbuf, size_t count, 
         if (peer >= (unsigned)p) continue;
         rc = lc_coll_sendrecv(partial, bytes, (int)peer, tmp, bytes, (int)peer, LC_TAG_SCAN, comm);
         if (rc != MPI_SUCCESS) break;
-        if (peer < (unsigned)r) fn(tmp, rbuf, count); /* lower ranks join the prefix */
-        fn(tmp, partial, count);
+        lc_coll_fold_ordered(op, dt, tmp, partial, count, peer < (unsigned)r, bytes);
+        if (peer < (unsigned)r) lc_op_apply(op, dt, tmp, rbuf, count); /* lower ranks join the prefix */
     }
     free(partial);
     return rc;

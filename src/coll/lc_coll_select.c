@@ -261,6 +261,39 @@ static const lc_coll_rule_t *lc_coll_pick(lc_coll_id_t id, size_t bytes, int ran
     return &t->rules[0]; /* unreachable: every table ends with a catch-all */
 }
 
+/* Whether a reduction algorithm combines operands in rank order.  The
+ * ring reduce-scatter does not (block b's reduction starts at rank b+1),
+ * so the algorithms built on it take commutative operations only. */
+static bool lc_coll_rule_keeps_order(lc_coll_id_t id, const lc_coll_rule_t *rule)
+{
+    switch (id) {
+    case LC_COLL_REDUCE: return rule->fn.reduce != lc_coll_reduce_scatter_gather;
+    case LC_COLL_ALLREDUCE: return rule->fn.allreduce != lc_coll_allreduce_ring;
+    case LC_COLL_REDUCE_SCATTER:
+    case LC_COLL_REDUCE_SCATTER_BLOCK: return rule->fn.reduce_scatter != lc_coll_reduce_scatter_ring;
+    default: return true;
+    }
+}
+
+/* lc_coll_pick for a reduction with `op`: a non-commutative operation
+ * skips the rules (and an override) that would reorder its operands.
+ * Commutativity is a property of the operation, the same on every rank,
+ * so the choice still agrees everywhere.  The first rule of each table
+ * keeps order. */
+static const lc_coll_rule_t *lc_coll_pick_op(lc_coll_id_t id, size_t bytes, int ranks, MPI_Op op)
+{
+    const lc_coll_rule_t *rule = lc_coll_pick(id, bytes, ranks);
+    if (lc_likely(lc_coll_rule_keeps_order(id, rule)) || lc_op_commutative(op)) return rule;
+    const lc_coll_table_t *t = &lc_coll_tables[id];
+    for (size_t i = 0; i < t->n; i++) {
+        rule = &t->rules[i];
+        if (bytes <= rule->max_bytes && ranks >= rule->min_ranks && ranks <= rule->max_ranks &&
+            lc_coll_rule_keeps_order(id, rule))
+            return rule;
+    }
+    return &t->rules[0];
+}
+
 /* ---- entry points ------------------------------------------------------- */
 /* A collective that moves no data on any rank returns at once: every rank
  * computes the same "nothing to do" from arguments all ranks share. */
@@ -282,14 +315,14 @@ int lc_coll_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, 
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_REDUCE, bytes, comm->size)->fn.reduce(sbuf, rbuf, count, dt, op, root, comm);
+    return lc_coll_pick_op(LC_COLL_REDUCE, bytes, comm->size, op)->fn.reduce(sbuf, rbuf, count, dt, op, root, comm);
 }
 
 int lc_coll_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_ALLREDUCE, bytes, comm->size)->fn.allreduce(sbuf, rbuf, count, dt, op, comm);
+    return lc_coll_pick_op(LC_COLL_ALLREDUCE, bytes, comm->size, op)->fn.allreduce(sbuf, rbuf, count, dt, op, comm);
 }
 
 int lc_coll_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
@@ -377,7 +410,8 @@ int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI
 {
     size_t bytes = lc_vec_total(rv, comm->size) * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_REDUCE_SCATTER, bytes, comm->size)->fn.reduce_scatter(sbuf, rbuf, rv, dt, op, comm);
+    return lc_coll_pick_op(LC_COLL_REDUCE_SCATTER, bytes, comm->size, op)
+        ->fn.reduce_scatter(sbuf, rbuf, rv, dt, op, comm);
 }
 
 int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MPI_Datatype dt, MPI_Op op,
@@ -386,7 +420,7 @@ int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MP
     size_t bytes = rcount * (size_t)comm->size * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
     lc_vec_t uniform = { .counts = NULL, .displs = NULL, .uniform = rcount, .wide = false };
-    return lc_coll_pick(LC_COLL_REDUCE_SCATTER_BLOCK, bytes, comm->size)
+    return lc_coll_pick_op(LC_COLL_REDUCE_SCATTER_BLOCK, bytes, comm->size, op)
         ->fn.reduce_scatter(sbuf, rbuf, &uniform, dt, op, comm);
 }
 

@@ -331,14 +331,27 @@ static const char *const lc_op_names[LC_OP_COUNT] = {
     [LC_OPI(MPI_MINLOC)] = "MPI_MINLOC", [LC_OPI(MPI_MAXLOC)] = "MPI_MAXLOC",
 };
 
-static int lc_op_is_predefined(MPI_Op op)
+/* A predefined reduction of the table (not MPI_REPLACE / MPI_NO_OP). */
+static bool lc_op_is_reduction(MPI_Op op)
 {
     return LC_OPI(op) < LC_OP_COUNT;  /* unsigned: below MPI_MAX wraps to large */
 }
 
+bool lc_op_is_predefined(MPI_Op op)
+{
+    return lc_op_is_reduction(op) || op == MPI_REPLACE || op == MPI_NO_OP;
+}
+
+bool lc_op_commutative(MPI_Op op)
+{
+    if (lc_op_is_reduction(op)) return true;
+    if (op == MPI_REPLACE || op == MPI_NO_OP) return false;
+    return lc_op_user_commutative(op);
+}
+
 lc_op_fn_t *lc_op_kernel(MPI_Op op, MPI_Datatype dt)
 {
-    if (!lc_op_is_predefined(op) || !lc_dtype_lookup(dt)) return NULL;
+    if (!lc_op_is_reduction(op) || !lc_dtype_lookup(dt)) return NULL;
     return lc_op_table[LC_OPI(op)][lc_op_kind_of(dt)];
 }
 
@@ -349,9 +362,9 @@ int lc_op_check(MPI_Op op, MPI_Datatype dt)
     if (op == MPI_REPLACE || op == MPI_NO_OP)
         return lc_error(MPI_ERR_OP, "%s is only valid in one-sided accumulate operations, not in collective reductions",
                         op == MPI_REPLACE ? "MPI_REPLACE" : "MPI_NO_OP");
-    if (!lc_op_is_predefined(op))
-        return lc_error(MPI_ERR_OP, "%#x is not a predefined reduction operation "
-                                    "(user-defined operations are not supported)", (unsigned)op);
+    /* A user operation takes any datatype: its function decides what the
+     * bytes mean (the caller has validated the datatype itself). */
+    if (!lc_op_is_reduction(op)) return lc_op_user_check(op);
     const lc_dtype_info_t *info = lc_dtype_lookup(dt);
     if (!info || info->cls == LC_DT_MARKER)
         return lc_error(MPI_ERR_TYPE, "%#x is not a valid predefined datatype", (unsigned)dt);
@@ -363,5 +376,6 @@ int lc_op_check(MPI_Op op, MPI_Datatype dt)
 
 void lc_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, size_t count)
 {
-    lc_op_table[LC_OPI(op)][lc_op_kind_of(dt)](in, inout, count);
+    if (lc_likely(lc_op_is_reduction(op))) lc_op_table[LC_OPI(op)][lc_op_kind_of(dt)](in, inout, count);
+    else lc_op_user_apply(op, dt, in, inout, count);
 }

@@ -4,6 +4,7 @@
  */
 #include "mpi/lc_mpi.h"
 #include "coll/lc_op.h"
+#include "mpi/lc_mpi_errhandler.h"
 #include "pmi/lc_pmi.h"
 
 #include <stdint.h>
@@ -17,12 +18,22 @@ int lc_mpi_error(lc_comm_t *comm, const char *func, int code)
     if (!comm) comm = lc_comm_builtin[0];
     MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN) return code;
+    MPI_Comm_errhandler_function *fn = lc_errhandler_fn(eh);
+    if (fn) {
+        /* A user handler gets copies: it may free the communicator, and
+         * the code it sees is the one the call returns afterwards.  The
+         * variadic part: Locus passes the function's name (char *). */
+        MPI_Comm handle = comm->handle;
+        int arg = code;
+        fn(&handle, &arg, func);
+        return code;
+    }
     char text[MPI_MAX_ERROR_STRING];
-    lc_error_string(code, text, sizeof(text));
+    lc_mpi_error_text(code, text, sizeof(text));
     lc_log_error("%s: %s", func, text);
     if (eh == MPI_ERRORS_ABORT && comm && comm != lc_comm_builtin[0])
         lc_log_error("MPI_ERRORS_ABORT on communicator %#x: aborting the job", (unsigned)comm->handle);
-    int exit_code = lc_error_class_of(code);
+    int exit_code = lc_error_class_of(code) & 0xff;
     char msg[MPI_MAX_ERROR_STRING + 64];
     snprintf(msg, sizeof(msg), "%s: %s", func, text);
     if (lc_mpi_state == LC_MPI_STATE_INIT) lc_pmi_abort(exit_code, msg);

@@ -1,21 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lc_mpi_comm.c — communicator creation and queries.
+ * lc_mpi_comm.c — communicators: the builtin ones, duplication and
+ * freeing (with their attributes and hints), names, hints and queries.
+ * Splitting is in lc_mpi_comm_split.c, creation from groups in
+ * lc_mpi_comm_create.c, attributes in lc_mpi_comm_attr.c.
  *
  * Context ids (see lc_comm.h): a new communicator takes the lowest slot
  * free on *every* member of the parent, agreed with an MPI_BAND allreduce
  * of the members' free masks (the approach MPICH takes), so no central
  * allocator is needed.
  */
-#include "mpi/lc_mpi.h"
-#include "coll/lc_coll.h"
 #include "mpi/lc_mpi_comm.h"
+#include "coll/lc_coll.h"
+#include "coll/lc_op.h"
+#include "mpi/lc_mpi.h"
+#include "mpi/lc_mpi_attr.h"
+#include "mpi/lc_mpi_errhandler.h"
+#include "mpi/lc_mpi_group.h"
+#include "mpi/lc_mpi_info.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int lc_mpi_comm_init_builtin(void)
+int lc_mpi_appnum = -1;
+
+/* What the API layer hangs on a communicator goes with the object. */
+static void lc_mpi_comm_on_destroy(lc_comm_t *c)
 {
+    lc_attr_discard(&c->attrs);
+    lc_info_free(c->info);
+    c->info = NULL;
+    lc_errhandler_release(c->errhandler);
+}
+
+int lc_mpi_comm_init_builtin(int appnum)
+{
+    lc_mpi_appnum = appnum;
+    lc_comm_destroy_hook = lc_mpi_comm_on_destroy;
     lc_comm_ctx_reset();
     int *ranks = malloc(sizeof(int) * (size_t)lc_world.size);
     if (!ranks) return -1;
@@ -29,9 +51,20 @@ int lc_mpi_comm_init_builtin(void)
     return 0;
 }
 
+int lc_mpi_comm_finalize_begin(void)
+{
+    lc_comm_t *self = lc_comm_builtin[1];
+    return lc_attr_delete_all(LC_ATTR_COMM, MPI_COMM_SELF, &self->attrs);
+}
+
 void lc_mpi_comm_fini(void)
 {
     lc_comm_destroy_all();
+    lc_group_fini();
+    lc_keyval_fini();
+    lc_errhandler_fini();
+    lc_errclass_fini();
+    lc_op_fini();
 }
 
 /* Agree on a free slot with the other members of `parent`. */
@@ -50,27 +83,15 @@ static int lc_ctx_agree(lc_comm_t *parent, int *slot_p)
                                     "communicators you no longer need");
 }
 
-LC_API int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+int lc_mpi_comm_make(lc_comm_t *parent, int slot, int rank, int size, const int *world_ranks, lc_comm_t **out_p)
 {
-    lc_comm_t *c;
-    int rc = lc_check_comm(comm, &c);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_rank", rc);
-    if (!rank) return lc_mpi_error(c, "MPI_Comm_rank", lc_error(MPI_ERR_ARG, "rank is NULL"));
-    *rank = c->rank;
+    lc_comm_t *c = lc_comm_create(slot, rank, size, world_ranks, MPI_COMM_NULL);
+    if (!c) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+    lc_errhandler_retain(parent->errhandler);
+    c->errhandler = parent->errhandler;
+    *out_p = c;
     return MPI_SUCCESS;
 }
-LC_MPI_ALIAS(Comm_rank);
-
-LC_API int PMPI_Comm_size(MPI_Comm comm, int *size)
-{
-    lc_comm_t *c;
-    int rc = lc_check_comm(comm, &c);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_size", rc);
-    if (!size) return lc_mpi_error(c, "MPI_Comm_size", lc_error(MPI_ERR_ARG, "size is NULL"));
-    *size = c->size;
-    return MPI_SUCCESS;
-}
-LC_MPI_ALIAS(Comm_size);
 
 int lc_mpi_comm_derive(lc_comm_t *parent, int rank, int size, const int *world_ranks, lc_comm_t **out_p)
 {
@@ -81,105 +102,127 @@ int lc_mpi_comm_derive(lc_comm_t *parent, int rank, int size, const int *world_r
         *out_p = NULL;
         return MPI_SUCCESS;
     }
-    lc_comm_t *c = lc_comm_create(slot, rank, size, world_ranks, MPI_COMM_NULL);
-    if (!c) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator");
-    c->errhandler = parent->errhandler;
-    *out_p = c;
+    return lc_mpi_comm_make(parent, slot, rank, size, world_ranks, out_p);
+}
+
+LC_API int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(rank, "rank"));
+    *rank = c->rank;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_rank", rc);
+}
+LC_MPI_ALIAS(Comm_rank);
+
+LC_API int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(size, "size"));
+    *size = c->size;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_size", rc);
+}
+LC_MPI_ALIAS(Comm_size);
+
+/* Intercommunicators do not exist yet: every communicator is an intra. */
+LC_API int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(flag, "flag"));
+    *flag = 0;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_test_inter", rc);
+}
+LC_MPI_ALIAS(Comm_test_inter);
+
+/* The duplicate of `c` with the hints `info` (copied; NULL: none): same
+ * group, its topology, its attributes as their copy callbacks decide. */
+static int lc_comm_dup(lc_comm_t *c, const lc_info_t *info, lc_comm_t **n_p)
+{
+    lc_comm_t *n;
+    int rc = lc_mpi_comm_derive(c, c->rank, c->size, c->world_ranks, &n);
+    if (rc != MPI_SUCCESS) return rc;
+    /* The duplicate keeps the topology (MPI 4.1 §7.4.2). */
+    if (c->cart && !(n->cart = lc_cart_new(c->cart->ndims, c->cart->dims, c->cart->periods)))
+        rc = lc_error(MPI_ERR_NO_MEM, "out of memory copying a topology");
+    lc_info_t *hints = NULL;
+    if (rc == MPI_SUCCESS && info) rc = lc_info_dup(info, &hints);
+    n->info = hints;
+    if (rc == MPI_SUCCESS) rc = lc_attr_copy_all(LC_ATTR_COMM, c->handle, &c->attrs, n->handle, &n->attrs);
+    if (rc != MPI_SUCCESS) {
+        lc_comm_free_handle(n);
+        return rc;
+    }
+    *n_p = n;
     return MPI_SUCCESS;
 }
 
 LC_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    lc_comm_t *c, *n;
-    int rc = lc_check_comm(comm, &c);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_dup", rc);
-    if (!newcomm) return lc_mpi_error(c, "MPI_Comm_dup", lc_error(MPI_ERR_ARG, "newcomm is NULL"));
-    rc = lc_mpi_comm_derive(c, c->rank, c->size, c->world_ranks, &n);
-    if (rc) return lc_mpi_error(c, "MPI_Comm_dup", rc);
-    /* The duplicate keeps the topology (MPI 4.1 §7.4.2). */
-    if (c->cart && !(n->cart = lc_cart_new(c->cart->ndims, c->cart->dims, c->cart->periods))) {
-        lc_comm_free_handle(n);
-        return lc_mpi_error(c, "MPI_Comm_dup", lc_error(MPI_ERR_NO_MEM, "out of memory copying a topology"));
-    }
+    lc_comm_t *c = NULL, *n;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(newcomm, "newcomm"));
+    LC_TRY(lc_comm_dup(c, c->info, &n)); /* MPI 4: the hints are duplicated too */
     *newcomm = n->handle;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_dup", rc);
 }
 LC_MPI_ALIAS(Comm_dup);
 
+LC_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    lc_comm_t *c = NULL, *n;
+    lc_info_t *i;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_info_or_null(info, &i));
+    LC_TRY(lc_check_ptr(newcomm, "newcomm"));
+    LC_TRY(lc_comm_dup(c, i, &n));
+    *newcomm = n->handle;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_dup_with_info", rc);
+}
+LC_MPI_ALIAS(Comm_dup_with_info);
+
 LC_API int PMPI_Comm_free(MPI_Comm *comm)
 {
-    lc_comm_t *c;
-    if (!comm) return lc_mpi_error(NULL, "MPI_Comm_free", lc_error(MPI_ERR_ARG, "comm is NULL"));
-    int rc = lc_check_comm(*comm, &c);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_free", rc);
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_ptr(comm, "comm"));
+    LC_TRY(lc_check_comm(*comm, &c));
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
-        return lc_mpi_error(c, "MPI_Comm_free",
-                            lc_error(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed"));
+        LC_TRY(lc_error(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed"));
+    /* Delete callbacks run while the handle is still valid (they receive
+     * it); one that fails leaves the communicator alive. */
+    LC_TRY(lc_attr_delete_all(LC_ATTR_COMM, c->handle, &c->attrs));
     lc_comm_free_handle(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_free", rc);
 }
 LC_MPI_ALIAS(Comm_free);
 
-typedef struct lc_split_entry {
-    int color, key, rank;
-} lc_split_entry_t;
-
-static int lc_split_cmp(const void *a, const void *b)
-{
-    const lc_split_entry_t *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
-LC_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-{
-    lc_comm_t *c, *n = NULL;
-    int rc = lc_check_comm(comm, &c);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_split", rc);
-    if (!newcomm) return lc_mpi_error(c, "MPI_Comm_split", lc_error(MPI_ERR_ARG, "newcomm is NULL"));
-    if (color < 0 && color != MPI_UNDEFINED)
-        return lc_mpi_error(c, "MPI_Comm_split",
-                            lc_error(MPI_ERR_ARG, "color %d is negative (use MPI_UNDEFINED to opt out)", color));
-    int mine[2] = { color, key };
-    int *all = malloc(sizeof(int) * 2 * (size_t)c->size);
-    lc_split_entry_t *members = malloc(sizeof(*members) * (size_t)c->size);
-    int *world_ranks = malloc(sizeof(int) * (size_t)c->size);
-    if (!all || !members || !world_ranks) {
-        rc = lc_error(MPI_ERR_NO_MEM, "out of memory splitting a communicator of size %d", c->size);
-        goto out;
-    }
-    rc = lc_coll_allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c);
-    if (rc) goto out;
-    int n_members = 0;
-    for (int r = 0; r < c->size; r++) {
-        if (color == MPI_UNDEFINED || all[2 * r] != color) continue;
-        members[n_members++] = (lc_split_entry_t){ all[2 * r], all[2 * r + 1], r };
-    }
-    qsort(members, (size_t)n_members, sizeof(*members), lc_split_cmp);
-    int my_rank = 0;
-    for (int i = 0; i < n_members; i++) {
-        world_ranks[i] = c->world_ranks[members[i].rank];
-        if (members[i].rank == c->rank) my_rank = i;
-    }
-    rc = lc_mpi_comm_derive(c, my_rank, n_members, world_ranks, &n);
-out:
-    free(all);
-    free(members);
-    free(world_ranks);
-    if (rc) return lc_mpi_error(c, "MPI_Comm_split", rc);
-    *newcomm = n ? n->handle : MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
-LC_MPI_ALIAS(Comm_split);
-
 LC_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    lc_comm_t *a, *b;
-    int rc = lc_check_comm(comm1, &a);
-    if (!rc) rc = lc_check_comm(comm2, &b);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_compare", rc);
-    if (!result) return lc_mpi_error(a, "MPI_Comm_compare", lc_error(MPI_ERR_ARG, "result is NULL"));
+    lc_comm_t *a = NULL, *b;
+    int rc;
+    LC_TRY(lc_check_comm(comm1, &a));
+    LC_TRY(lc_check_comm(comm2, &b));
+    LC_TRY(lc_check_ptr(result, "result"));
     if (a == b) {
         *result = MPI_IDENT;
     } else if (a->size != b->size) {
@@ -196,67 +239,71 @@ LC_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         }
     }
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(a, "MPI_Comm_compare", rc);
 }
 LC_MPI_ALIAS(Comm_compare);
 
-LC_API int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+/* Longer names are cut to MPI_MAX_OBJECT_NAME - 1 characters. */
+LC_API int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
-    lc_comm_t *c;
-    int rc = lc_check_comm(comm, &c);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_set_errhandler", rc);
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ABORT)
-        return lc_mpi_error(c, "MPI_Comm_set_errhandler",
-                            lc_error(MPI_ERR_ARG, "%#x is not an error handler (only the predefined ones exist)",
-                                     (unsigned)errhandler));
-    c->errhandler = errhandler;
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(comm_name, "comm_name"));
+    snprintf(c->name, sizeof(c->name), "%.*s", (int)sizeof(c->name) - 1, comm_name);
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_set_name", rc);
 }
-LC_MPI_ALIAS(Comm_set_errhandler);
+LC_MPI_ALIAS(Comm_set_name);
 
-LC_API int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+LC_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
-    lc_comm_t *c;
-    int rc = lc_check_comm(comm, &c);
-    if (rc) return lc_mpi_error(NULL, "MPI_Comm_get_errhandler", rc);
-    if (!errhandler) return lc_mpi_error(c, "MPI_Comm_get_errhandler", lc_error(MPI_ERR_ARG, "errhandler is NULL"));
-    *errhandler = c->errhandler;
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(comm_name, "comm_name"));
+    LC_TRY(lc_check_ptr(resultlen, "resultlen"));
+    size_t len = strlen(c->name);
+    memcpy(comm_name, c->name, len + 1);
+    *resultlen = (int)len;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_get_name", rc);
 }
-LC_MPI_ALIAS(Comm_get_errhandler);
+LC_MPI_ALIAS(Comm_get_name);
 
-LC_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+/* Locus acts on no communicator hint yet; it keeps every hint the user
+ * gives and returns them (MPI 4.1 §7.4.4 allows returning hints that
+ * were not ignored, and keeping them is the least surprising choice). */
+LC_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    int rc = lc_check_initialized();
-    if (rc) return lc_mpi_error(NULL, "MPI_Errhandler_free", rc);
-    if (!errhandler) return lc_mpi_error(NULL, "MPI_Errhandler_free", lc_error(MPI_ERR_ARG, "errhandler is NULL"));
-    if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN && *errhandler != MPI_ERRORS_ABORT)
-        return lc_mpi_error(NULL, "MPI_Errhandler_free",
-                            lc_error(MPI_ERR_ARG, "%#x is not an error handler", (unsigned)*errhandler));
-    /* Predefined handlers are not destroyed; the handle is nulled (MPI 4.1 §9.3.4). */
-    *errhandler = MPI_ERRHANDLER_NULL;
+    lc_comm_t *c = NULL;
+    lc_info_t *i, *copy;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_info(info, &i));
+    LC_TRY(lc_info_dup(i, &copy));
+    lc_info_free(c->info);
+    c->info = copy;
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_set_info", rc);
 }
-LC_MPI_ALIAS(Errhandler_free);
+LC_MPI_ALIAS(Comm_set_info);
 
-LC_API int PMPI_Error_class(int errorcode, int *errorclass)
+LC_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    if (!errorclass) return lc_mpi_error(NULL, "MPI_Error_class", lc_error(MPI_ERR_ARG, "errorclass is NULL"));
-    int cls = lc_error_class_of(errorcode);
-    if (errorcode < 0 || cls > MPI_ERR_VALUE_TOO_LARGE)
-        return lc_mpi_error(NULL, "MPI_Error_class", lc_error(MPI_ERR_ARG, "%d is not an MPI error code", errorcode));
-    *errorclass = cls;
+    lc_comm_t *c = NULL;
+    lc_info_t *copy;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(info_used, "info_used"));
+    LC_TRY(lc_info_dup(c->info, &copy));
+    LC_TRY(lc_info_publish(copy, info_used));
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_get_info", rc);
 }
-LC_MPI_ALIAS(Error_class);
-
-LC_API int PMPI_Error_string(int errorcode, char *string, int *resultlen)
-{
-    if (!string || !resultlen)
-        return lc_mpi_error(NULL, "MPI_Error_string", lc_error(MPI_ERR_ARG, "string or resultlen is NULL"));
-    if (errorcode < 0 || lc_error_class_of(errorcode) > MPI_ERR_VALUE_TOO_LARGE)
-        return lc_mpi_error(NULL, "MPI_Error_string", lc_error(MPI_ERR_ARG, "%d is not an MPI error code", errorcode));
-    lc_error_string(errorcode, string, MPI_MAX_ERROR_STRING);
-    *resultlen = (int)strlen(string);
-    return MPI_SUCCESS;
-}
-LC_MPI_ALIAS(Error_string);
+LC_MPI_ALIAS(Comm_get_info);

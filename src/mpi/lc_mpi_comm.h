@@ -1,19 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_mpi_comm.h — communicator management inside the API layer. */
 #ifndef LC_MPI_COMM_H
 #define LC_MPI_COMM_H
 
 #include "pt2pt/lc_comm.h"
 
-/* Create MPI_COMM_WORLD and MPI_COMM_SELF (after wire-up). 0 or -1. */
-int lc_mpi_comm_init_builtin(void);
-/* Free every communicator (MPI_Finalize). */
+/* Create MPI_COMM_WORLD and MPI_COMM_SELF (after wire-up); `appnum` is the
+ * MPI_APPNUM attribute (-1: unknown).  0 or -1. */
+int lc_mpi_comm_init_builtin(int appnum);
+/* The first step of MPI_Finalize: delete MPI_COMM_SELF's attributes, in
+ * reverse order of setting, running their delete callbacks (MPI 4.1
+ * §11.2.4).  MPI error code. */
+int lc_mpi_comm_finalize_begin(void);
+/* Free every communicator and the objects of the API layer (MPI_Finalize). */
 void lc_mpi_comm_fini(void);
 
 /* A communicator of `size` members (world_ranks) derived from `parent`,
  * with a context id agreed by all of parent's ranks (collective over
  * parent); size 0 for ranks that take part but are not members (*out
- * NULL).  MPI error code. */
+ * NULL).  It inherits parent's error handler.  MPI error code. */
 int lc_mpi_comm_derive(lc_comm_t *parent, int rank, int size, const int *world_ranks, lc_comm_t **out);
+/* The same for a communicator whose context id has been agreed already
+ * (context slot `slot`). */
+int lc_mpi_comm_make(lc_comm_t *parent, int slot, int rank, int size, const int *world_ranks, lc_comm_t **out);
+
+/* The MPI_APPNUM attribute's value (-1 when unknown). */
+extern int lc_mpi_appnum;
 
 /* A Cartesian topology record (lc_mpi_topo.c); NULL when out of memory. */
 lc_cart_t *lc_cart_new(int ndims, const int *dims, const int *periods);

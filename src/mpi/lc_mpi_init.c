@@ -44,7 +44,7 @@ static int lc_init(int required, int *provided)
         lc_pmi_abort(1, "wire-up failed");
         _exit(1);
     }
-    if (lc_mpi_comm_init_builtin() != 0) {
+    if (lc_mpi_comm_init_builtin(info.appnum) != 0) {
         lc_pmi_abort(1, "out of memory creating MPI_COMM_WORLD");
         _exit(1);
     }
@@ -83,6 +83,7 @@ LC_API int PMPI_Finalize(void)
 {
     int rc;
     LC_TRY(lc_check_initialized());
+    LC_TRY(lc_mpi_comm_finalize_begin()); /* MPI_COMM_SELF's attributes go first */
     /* No peer may still be writing into our rings when we unmap them:
      * after this barrier every rank has finished communicating. */
     lc_coll_barrier(lc_comm_builtin[0]);

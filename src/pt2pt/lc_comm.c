@@ -9,6 +9,7 @@
 #define LC_COMM_INDEX_MASK 0x03ffffffu
 
 lc_comm_t *lc_comm_builtin[2];
+lc_comm_destroy_fn_t *lc_comm_destroy_hook;
 static uint64_t lc_ctx_free[LC_CTX_WORDS];
 
 static void lc_ctx_mark(int slot, int used)
@@ -77,6 +78,7 @@ static void lc_comm_unpublish(lc_comm_t *c)
 
 void lc_comm_destroy(lc_comm_t *c)
 {
+    if (lc_comm_destroy_hook) lc_comm_destroy_hook(c);
     lc_comm_unpublish(c);
     lc_ctx_mark(c->context_slot, 0);
     free(c->world_ranks);

@@ -34,6 +34,9 @@ typedef struct lc_comm {
                                 operations on a freed communicator complete normally) */
     lc_cart_t *cart;         /* NULL: no topology */
     char name[MPI_MAX_OBJECT_NAME];
+    /* Owned by the MPI layer (src/mpi), released by lc_comm_destroy_hook: */
+    void *attrs;             /* cached attributes (lc_attr_list), NULL: none */
+    void *info;              /* hints given by the user (lc_info_t), NULL: none */
 } lc_comm_t;
 
 #define LC_CTX_PT2PT 0
@@ -45,6 +48,11 @@ typedef struct lc_comm {
 lc_comm_t *lc_comm_create(int slot, int rank, int size, const int *world_ranks, MPI_Comm builtin_handle);
 /* Free the object and its context slot now, whatever holds it. */
 void lc_comm_destroy(lc_comm_t *comm);
+/* Called by lc_comm_destroy before it frees the object, so that the MPI
+ * layer can release what it hangs on a communicator (attributes, hints,
+ * a user error handler).  Set once at MPI_Init; NULL: nothing to do. */
+typedef void lc_comm_destroy_fn_t(lc_comm_t *comm);
+extern lc_comm_destroy_fn_t *lc_comm_destroy_hook;
 /* References held by requests in flight. */
 static inline void lc_comm_retain(lc_comm_t *comm) { comm->refcount++; }
 void lc_comm_release(lc_comm_t *comm);

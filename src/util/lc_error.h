@@ -40,7 +40,14 @@ enum {
 /* Record a message for error class `cls`; returns the error code. */
 int lc_error(int cls, const char *fmt, ...) LC_PRINTF(2, 3);
 
-static inline int lc_error_class_of(int code) { return code & 0xff; }
+/* Codes users add (MPI_Add_error_class/_code, src/mpi/lc_mpi_errclass.c)
+ * carry bit 30: 0x40000000 | k | j << 8 is code j of user class
+ * 0x40000000 | k; with bit 29 also set, code j of predefined class k. */
+static inline int lc_error_class_of(int code)
+{
+    if (code & 0x40000000) return code & (code & 0x20000000 ? 0xff : 0x400000ff);
+    return code & 0xff;
+}
 
 /* The standard text of an error class. */
 const char *lc_error_class_string(int cls);

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_comm_split.c — MPI_Comm_split and MPI_Comm_split_type.
+ *
+ * MPI_COMM_TYPE_SHARED groups the ranks that Locus *proved* can share
+ * memory: a peer is one when wire-up chose the shared-memory channel for
+ * it (same kernel and user, and both sides attached each other's
+ * segment), so two containers that share a segment directory land in one
+ * communicator, while ranks that LOCUS_NET_FORCE or LOCUS_NET_BLOCK sends
+ * through the network do not.  MPI_COMM_TYPE_HW_GUIDED takes the level
+ * from the info key "mpi_hw_resource_type": "mpi_shared_memory" (the same
+ * groups) or "NUMANode" (those groups cut by NUMA node, from hwloc);
+ * MPI_COMM_TYPE_HW_UNGUIDED takes the first of these levels that splits
+ * the communicator into strict subsets.
+ */
+#include "mpi/lc_mpi_comm.h"
+#include "coll/lc_coll.h"
+#include "locality/lc_topo.h"
+#include "mpi/lc_mpi.h"
+#include "mpi/lc_mpi_info.h"
+#include "util/lc_params.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct lc_split_entry {
+    int color, key, rank;
+} lc_split_entry_t;
+
+static int lc_split_cmp(const void *a, const void *b)
+{
+    const lc_split_entry_t *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The ranks of `c` that chose this rank's color, by key then rank
+ * (collective: an allgather).  *members_p: malloc'd, *n_p entries (0 for
+ * MPI_UNDEFINED). */
+static int lc_split_members(lc_comm_t *c, int color, int key, lc_split_entry_t **members_p, int *n_p)
+{
+    int rc = MPI_SUCCESS, mine[2] = { color, key }, n = 0;
+    int *all = malloc(sizeof(int) * 2 * (size_t)c->size);
+    lc_split_entry_t *members = malloc(sizeof(*members) * (size_t)c->size);
+    if (!all || !members) {
+        rc = lc_error(MPI_ERR_NO_MEM, "out of memory splitting a communicator of size %d", c->size);
+        goto out;
+    }
+    rc = lc_coll_allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c);
+    if (rc != MPI_SUCCESS) goto out;
+    for (int r = 0; r < c->size; r++)
+        if (color != MPI_UNDEFINED && all[2 * r] == color)
+            members[n++] = (lc_split_entry_t){ all[2 * r], all[2 * r + 1], r };
+    qsort(members, (size_t)n, sizeof(*members), lc_split_cmp);
+    *members_p = members;
+    *n_p = n;
+    members = NULL;
+out:
+    free(all);
+    free(members);
+    return rc;
+}
+
+/* The new communicator of the members (collective over c: every rank
+ * takes part in the context agreement; n = 0 gives *out_p NULL). */
+static int lc_split_make(lc_comm_t *c, const lc_split_entry_t *members, int n, lc_comm_t **out_p)
+{
+    int *world = malloc(sizeof(int) * (size_t)(n + 1)), me = 0;
+    if (!world) return lc_error(MPI_ERR_NO_MEM, "out of memory splitting a communicator of size %d", c->size);
+    for (int i = 0; i < n; i++) {
+        world[i] = c->world_ranks[members[i].rank];
+        if (members[i].rank == c->rank) me = i;
+    }
+    int rc = lc_mpi_comm_derive(c, me, n, world, out_p);
+    free(world);
+    return rc;
+}
+
+static int lc_split(lc_comm_t *c, int color, int key, lc_comm_t **out_p)
+{
+    lc_split_entry_t *members = NULL;
+    int n = 0;
+    int rc = lc_split_members(c, color, key, &members, &n);
+    if (rc == MPI_SUCCESS) rc = lc_split_make(c, members, n, out_p);
+    free(members);
+    return rc;
+}
+
+LC_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    lc_comm_t *c = NULL, *n = NULL;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(newcomm, "newcomm"));
+    if (color < 0 && color != MPI_UNDEFINED)
+        LC_TRY(lc_error(MPI_ERR_ARG, "color %d is negative (use MPI_UNDEFINED to opt out)", color));
+    LC_TRY(lc_split(c, color, key, &n));
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_split", rc);
+}
+LC_MPI_ALIAS(Comm_split);
+
+/* ---- MPI_Comm_split_type ------------------------------------------------- */
+
+/* Rank r of c can share memory with this process: itself, or a peer that
+ * wire-up gave the shared-memory channel. */
+static bool lc_split_shares_memory(const lc_comm_t *c, int r)
+{
+    lc_channel_kind_t kind = c->peers[r]->kind;
+    return kind == LC_CHANNEL_SELF || kind == LC_CHANNEL_SHM;
+}
+
+/* The hardware levels Locus can split by, coarsest first. */
+typedef enum { LC_LEVEL_NONE, LC_LEVEL_SHARED, LC_LEVEL_NUMA } lc_split_level_t;
+
+static const char *lc_split_level_name(lc_split_level_t level)
+{
+    return level == LC_LEVEL_SHARED ? "mpi_shared_memory" : "NUMANode";
+}
+
+/* This rank's color at `level`: the lowest rank of c it shares memory
+ * with (for NUMA, times the node count plus its NUMA node), or
+ * MPI_UNDEFINED when the level does not place it (a rank whose cpus span
+ * several NUMA nodes). */
+static int lc_split_color(const lc_comm_t *c, lc_split_level_t level)
+{
+    int leader = 0;
+    while (!lc_split_shares_memory(c, leader)) leader++; /* ends at c->rank at the latest */
+    if (level == LC_LEVEL_SHARED) return leader;
+    bool loaded = lc_topo_loaded();
+    if (!lc_params.numa || (!loaded && lc_topo_load() != 0)) return MPI_UNDEFINED; /* LOCUS_NUMA=0: no topology */
+    int node = lc_topo_node_of_self();
+    if (!loaded) lc_topo_unload();
+    if (node < 0 || node >= LC_TOPO_MAX_NODES) return MPI_UNDEFINED;
+    return leader * LC_TOPO_MAX_NODES + node;
+}
+
+/* Members of this rank's group at `level`.  Every member must share memory
+ * with every other: when the channel choice is not transitive (possible
+ * only with unusual container set-ups) all ranks fall back to groups of
+ * one, which are always right, and rank 0 says so. */
+static int lc_split_level_members(lc_comm_t *c, lc_split_level_t level, int key, lc_split_entry_t **members_p,
+                                  int *n_p)
+{
+    int color = lc_split_color(c, level), n = 0;
+    lc_split_entry_t *members = NULL;
+    int rc = lc_split_members(c, color, key, &members, &n);
+    if (rc != MPI_SUCCESS) return rc;
+    int ok = 1, all_ok = 1;
+    for (int i = 0; i < n; i++) ok &= lc_split_shares_memory(c, members[i].rank);
+    rc = lc_coll_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c);
+    if (rc == MPI_SUCCESS && !all_ok) {
+        if (c->rank == 0)
+            lc_log_warn("MPI_Comm_split_type: the ranks that share memory do not form disjoint groups (a rank "
+                        "shares memory with two ranks that cannot share with each other); each rank gets a "
+                        "communicator of its own");
+        n = color == MPI_UNDEFINED ? 0 : 1;
+        members[0] = (lc_split_entry_t){ color, key, c->rank };
+    }
+    if (rc != MPI_SUCCESS) {
+        free(members);
+        return rc;
+    }
+    *members_p = members;
+    *n_p = n;
+    return MPI_SUCCESS;
+}
+
+/* The level an info object asks for (HW_GUIDED); NONE when it names none
+ * Locus knows. */
+static lc_split_level_t lc_split_guided_level(const lc_info_t *info)
+{
+    const char *v = info ? lc_info_get(info, "mpi_hw_resource_type") : NULL;
+    if (!v) return LC_LEVEL_NONE;
+    if (strcmp(v, "mpi_shared_memory") == 0) return LC_LEVEL_SHARED;
+    if (strcasecmp(v, "NUMANode") == 0 || strcasecmp(v, "numa") == 0) return LC_LEVEL_NUMA;
+    return LC_LEVEL_NONE;
+}
+
+/* The new communicator of one split_type call, with the level it used in
+ * its hints (MPI 4.1 §7.4.2 asks for that under HW_UNGUIDED). */
+static int lc_split_type(lc_comm_t *c, int type, int key, const lc_info_t *info, lc_comm_t **out_p)
+{
+    lc_split_entry_t *members = NULL;
+    int n = 0, rc = MPI_SUCCESS;
+    lc_split_level_t level = LC_LEVEL_NONE;
+    if (type == MPI_COMM_TYPE_SHARED) level = LC_LEVEL_SHARED;
+    if (type == MPI_COMM_TYPE_HW_GUIDED) level = lc_split_guided_level(info);
+    if (type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* The first level whose groups are strict subsets.  Groups are
+         * disjoint, so when this rank's group is all of c, every rank's
+         * is, and all ranks move to the next level together. */
+        for (level = LC_LEVEL_SHARED; level <= LC_LEVEL_NUMA; level++) {
+            free(members);
+            rc = lc_split_level_members(c, level, key, &members, &n);
+            if (rc != MPI_SUCCESS || n < c->size) break;
+        }
+        if (level > LC_LEVEL_NUMA) { /* no level splits c: MPI_COMM_NULL everywhere */
+            n = 0;
+            level = LC_LEVEL_NONE;
+        }
+    } else if (level != LC_LEVEL_NONE) {
+        rc = lc_split_level_members(c, level, key, &members, &n);
+    } else {
+        rc = lc_split_members(c, MPI_UNDEFINED, key, &members, &n);
+    }
+    if (rc == MPI_SUCCESS) rc = lc_split_make(c, members, n, out_p);
+    free(members);
+    if (rc != MPI_SUCCESS || !*out_p || type == MPI_COMM_TYPE_SHARED) return rc;
+    lc_info_t *hints = NULL;
+    rc = lc_info_new(&hints);
+    if (rc == MPI_SUCCESS) rc = lc_info_set(hints, "mpi_hw_resource_type", lc_split_level_name(level));
+    (*out_p)->info = hints;
+    if (rc != MPI_SUCCESS) lc_comm_free_handle(*out_p);
+    return rc;
+}
+
+LC_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    lc_comm_t *c = NULL, *n = NULL;
+    lc_info_t *i;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_info_or_null(info, &i));
+    LC_TRY(lc_check_ptr(newcomm, "newcomm"));
+    if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+        split_type != MPI_COMM_TYPE_HW_UNGUIDED)
+        LC_TRY(lc_error(MPI_ERR_ARG, "split_type %d is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                                     "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", split_type));
+    LC_TRY(lc_split_type(c, split_type, key, i, &n));
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_split_type", rc);
+}
+LC_MPI_ALIAS(Comm_split_type);

@@ -161,6 +161,40 @@ typedef struct MPI_Status {
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3
 
+/* ---- Derived datatypes (MPICH's values) -------------------------------- */
+/* MPI_Type_get_envelope combiners; MPI_COMBINER_VALUE_INDEX (MPI 4.1) as
+ * MPICH 4.1+ numbers it. */
+enum {
+    MPI_COMBINER_NAMED            = 1,
+    MPI_COMBINER_DUP              = 2,
+    MPI_COMBINER_CONTIGUOUS       = 3,
+    MPI_COMBINER_VECTOR           = 4,
+    MPI_COMBINER_HVECTOR_INTEGER  = 5,
+    MPI_COMBINER_HVECTOR          = 6,
+    MPI_COMBINER_INDEXED          = 7,
+    MPI_COMBINER_HINDEXED_INTEGER = 8,
+    MPI_COMBINER_HINDEXED         = 9,
+    MPI_COMBINER_INDEXED_BLOCK    = 10,
+    MPI_COMBINER_STRUCT_INTEGER   = 11,
+    MPI_COMBINER_STRUCT           = 12,
+    MPI_COMBINER_SUBARRAY         = 13,
+    MPI_COMBINER_DARRAY           = 14,
+    MPI_COMBINER_F90_REAL         = 15,
+    MPI_COMBINER_F90_COMPLEX      = 16,
+    MPI_COMBINER_F90_INTEGER      = 17,
+    MPI_COMBINER_RESIZED          = 18,
+    MPI_COMBINER_HINDEXED_BLOCK   = 19,
+    MPI_COMBINER_VALUE_INDEX      = 20
+};
+
+/* Array order and distributions (subarray, darray) */
+#define MPI_ORDER_C              56
+#define MPI_ORDER_FORTRAN        57
+#define MPI_DISTRIBUTE_BLOCK    121
+#define MPI_DISTRIBUTE_CYCLIC   122
+#define MPI_DISTRIBUTE_NONE     123
+#define MPI_DISTRIBUTE_DFLT_DARG -49767
+
 /* ---- Reduction operations -------------------------------------------- */
 #define MPI_MAX     ((MPI_Op)0x58000001)
 #define MPI_MIN     ((MPI_Op)0x58000002)

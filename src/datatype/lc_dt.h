@@ -282,8 +282,8 @@ int lc_dt_unpack(const lc_dt_t *t, MPI_Count count, void *buf, MPI_Count off, co
 typedef int lc_dt_visit_fn_t(void *ctx, const lc_dtype_info_t *basic, uintptr_t addr, MPI_Count n);
 int lc_dt_walk(const lc_dt_t *t, uintptr_t origin, MPI_Count count, lc_dt_visit_fn_t *fn, void *ctx);
 
-/* Basic elements in the first `bytes` packed bytes of items of t;
- * -1 when the bytes end inside a basic element (MPI_UNDEFINED). */
+/* Whole basic elements in the first `bytes` packed bytes of items of t
+ * (a basic element the bytes cut does not count); 0 for an empty type. */
 MPI_Count lc_dt_elements(const lc_dt_t *t, MPI_Count bytes);
 
 /* external32 (MPI 4.1 §13.5.2): big-endian, standard sizes.  `out` /

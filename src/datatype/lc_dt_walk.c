@@ -45,34 +45,34 @@ int lc_dt_walk(const lc_dt_t *t, uintptr_t origin, MPI_Count count, lc_dt_visit_
     }
 }
 
-/* Elements in the first r packed bytes of one item, 0 < r < t->size;
- * -1 when r ends inside a basic element. */
+/* Whole basic elements in the first r packed bytes of one item,
+ * 0 < r < t->size.  A basic element cut by r does not count: that is
+ * what MPICH does, and the standard only defines whole elements. */
 static MPI_Count lc_dt_prefix_elements(const lc_dt_t *t, MPI_Count r)
 {
     switch (t->layout) {
     case LC_DT_L_BASIC:
-        return -1;
+        return 0;
     case LC_DT_L_RESIZED:
         return lc_dt_prefix_elements(t->child, r);
     case LC_DT_L_VECTOR: { /* the packed stream is count * blocklen items of the child */
         const lc_dt_t *c = t->child;
-        MPI_Count rest = r % c->size, e = rest ? lc_dt_prefix_elements(c, rest) : 0;
-        return e < 0 ? -1 : (r / c->size) * c->n_elements + e;
+        MPI_Count rest = r % c->size;
+        return (r / c->size) * c->n_elements + (rest ? lc_dt_prefix_elements(c, rest) : 0);
     }
     default: {
         MPI_Count e = 0;
-        for (MPI_Count j = 0; j < t->count; j++) {
+        for (MPI_Count j = 0; j < t->count && r > 0; j++) {
             const lc_dt_t *c = lc_dt_block_child(t, j);
             MPI_Count n = lc_dt_block_reps(t, j);
             if (n <= 0 || c->size == 0) continue;
             if (r >= n * c->size) {
                 e += n * c->n_elements;
                 r -= n * c->size;
-                if (r == 0) return e;
                 continue;
             }
-            MPI_Count rest = r % c->size, p = rest ? lc_dt_prefix_elements(c, rest) : 0;
-            return p < 0 ? -1 : e + (r / c->size) * c->n_elements + p;
+            MPI_Count rest = r % c->size;
+            return e + (r / c->size) * c->n_elements + (rest ? lc_dt_prefix_elements(c, rest) : 0);
         }
         return e;
     }
@@ -81,10 +81,8 @@ static MPI_Count lc_dt_prefix_elements(const lc_dt_t *t, MPI_Count r)
 
 MPI_Count lc_dt_elements(const lc_dt_t *t, MPI_Count bytes)
 {
-    if (t->size == 0) return bytes == 0 ? 0 : -1;
+    if (t->size == 0) return 0;
     /* n_elements <= size, so this cannot overflow */
     MPI_Count e = (bytes / t->size) * t->n_elements, rest = bytes % t->size;
-    if (rest == 0) return e;
-    MPI_Count p = lc_dt_prefix_elements(t, rest);
-    return p < 0 ? -1 : e + p;
+    return rest ? e + lc_dt_prefix_elements(t, rest) : e;
 }

@@ -5,8 +5,7 @@
  * bytes of a received message hold.
  *
  * A derived type counts by its data bytes (its size); a partial item
- * counts its whole basic elements (MPI_UNDEFINED when the bytes end
- * inside one).  Predefined types count by the bytes point-to-point moves
+ * counts the basic elements it holds whole (as MPICH does).  Predefined types count by the bytes point-to-point moves
  * for one item today, their extent: a pair type such as MPI_DOUBLE_INT
  * still travels with its padding until the datatype engine is wired
  * into point-to-point (docs/architecture.md "Datatypes").
@@ -69,8 +68,7 @@ static int lc_mpi_get_elements_any(const MPI_Status *status, MPI_Datatype dataty
     } else if (!t->contents) { /* predefined: whole items only (see above) */
         *count = bytes % per ? MPI_UNDEFINED : bytes / per * t->n_elements;
     } else {
-        MPI_Count e = lc_dt_elements(t, bytes);
-        *count = e < 0 ? MPI_UNDEFINED : e;
+        *count = lc_dt_elements(t, bytes);
     }
     return MPI_SUCCESS;
 err:

@@ -4,6 +4,7 @@
  */
 #include "mpi/lc_mpi.h"
 #include "coll/lc_op.h"
+#include "datatype/lc_dt.h"
 #include "mpi/lc_mpi_errhandler.h"
 #include "pmi/lc_pmi.h"
 
@@ -69,13 +70,13 @@ int lc_check_count(MPI_Count count)
     return MPI_SUCCESS;
 }
 
+/* Point-to-point and collectives move predefined types only, for now;
+ * the datatype layer says what is wrong with anything else (null, freed,
+ * uncommitted, derived). */
 int lc_check_dtype(MPI_Datatype dt)
 {
     if (lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
-    if (dt == MPI_DATATYPE_NULL) return lc_error(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
-    return lc_error(MPI_ERR_TYPE,
-                    "%#x is not a datatype Locus supports (only predefined datatypes are implemented)",
-                    (unsigned)dt);
+    return lc_dt_check_comm(dt);
 }
 
 int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt)

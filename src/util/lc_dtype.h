@@ -1,9 +1,12 @@
 /*
- * lc_dtype.h — predefined datatypes (the only ones Locus has so far).
+ * lc_dtype.h — the table of predefined datatypes.
  *
  * MPICH encodes the size of a builtin datatype in bits 8..15 of the
  * handle; the pair types used by MINLOC/MAXLOC are "direct" handles whose
- * sizes come from a small table.  All predefined types are contiguous.
+ * sizes come from a small table.  Point-to-point and collectives still
+ * move only predefined types, as count x extent bytes (lc_dtype_size);
+ * derived datatypes, built on this table, live in the datatype layer
+ * (src/datatype, docs/architecture.md "Datatypes").
  */
 #ifndef LC_DTYPE_H
 #define LC_DTYPE_H
@@ -30,10 +33,16 @@ typedef struct lc_dtype_info {
     lc_dtype_class_t cls;
     unsigned size;       /* extent: bytes one item spans in memory (what is copied) */
     unsigned type_size;  /* MPI_Type_size: data bytes without padding */
+    unsigned align;      /* alignment inside a C struct (padding of MPI_Type_create_struct) */
+    unsigned ext32;      /* bytes in "external32" (MPI 4.1 Table 13.2); 0 for pairs and markers */
 } lc_dtype_info_t;
 
 /* Table lookup; NULL if `dt` is not a predefined datatype Locus knows. */
 const lc_dtype_info_t *lc_dtype_lookup(MPI_Datatype dt);
+
+/* The table itself, for walking every predefined type: entries 0..n-1. */
+size_t lc_dtype_count(void);
+const lc_dtype_info_t *lc_dtype_at(size_t i);
 
 /* Extent in bytes (one item in memory, padding included): messages are
  * copied as count x extent contiguous bytes.  0 for an invalid type.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Locus MPI — convenience targets around CMake.  See README.md.
 #   make            set up the machine (Debian packages) and build into build/
 #   make run        build, then run a real 4-rank MPI job on this host

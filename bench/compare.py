@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """compare.py - run the Locus micro-benchmarks side by side on Locus, MPICH
 and Open MPI and report medians and Locus/best-peer ratios.
 

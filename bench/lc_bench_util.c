@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_bench_util.c - helpers shared by the Locus micro-benchmarks.
  * See lc_bench_util.h.  Standard MPI API only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_bench_util.h - helpers shared by the Locus micro-benchmarks
  * (lc_osu_pt2pt.c, lc_osu_coll.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_osu_coll.c - collective latency micro-benchmarks after the OSU
  * Micro-Benchmarks methodology, written for Locus from scratch.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_osu_pt2pt.c - point-to-point micro-benchmarks after the OSU
  * Micro-Benchmarks methodology, written for Locus from scratch.

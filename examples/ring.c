@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ring.c — the job `make run` starts: a token travels around the ranks
  * (each adds its rank), then ranks 0 and 1 play ping-pong with 8-byte and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages Locus needs to build, test and benchmark.
 # (util-linux, iproute2: scripts/lc-hosts builds emulated hosts with
 # unshare/nsenter and ip; openssh-client: mpiexec's default launcher agent;

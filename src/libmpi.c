@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libmpi.so.12: the one shared library users link.  All code lives in the
  * per-layer archives folded in with --whole-archive; this file only names
  * the library for `strings libmpi.so.12 | grep Locus`. */

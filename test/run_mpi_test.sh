@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # run_mpi_test.sh: run one MPI test program and judge it.
 #
 # usage: run_mpi_test.sh [options] <mpiexec> <nprocs> <program> [args...]

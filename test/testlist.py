@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """testlist.py: the one parser of test/mpi/testlist, the list of every run
 of an MPI test program (one host, over the network, across emulated hosts,
 as an MPICH-built binary).  The grammar is described at the top of the

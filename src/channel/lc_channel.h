@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_channel.h — what every channel (transport) offers the pt2pt engine.
  *

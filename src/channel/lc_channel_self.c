@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_channel_self.c — the self channel: a packet to oneself is handed to
  * the engine's handler directly, and "pull" is a memcpy in the one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_cma.c — Cross Memory Attach single copy. */
 #include "channel/lc_cma.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_cma.h — single-copy transfers with Cross Memory Attach
  * (process_vm_readv).  Works only when the peer's PID is visible in our

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_ofi.h — the network channel: libfabric (OFI) reliable datagram
  * endpoints, for peers on other hosts (and for every peer with

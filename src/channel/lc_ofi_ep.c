@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_ofi_ep.c — the ofi channel's endpoint: provider choice, opening the
  * fabric/domain/endpoint, the receive and send pools, peer addresses, and

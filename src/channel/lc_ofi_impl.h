@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_ofi_impl.h — state shared by the files of the ofi channel only
  * (lc_ofi_ep.c: setup and teardown; lc_ofi_send.c: try_send and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_ofi_progress.c — the receive side of the ofi channel and its part of
  * the progress engine: completions, in-order delivery per peer, credit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_ofi_reach.c — telling an unreachable peer from a busy one.
  *

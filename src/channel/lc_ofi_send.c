@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_ofi_send.c — the send side of the ofi channel: one packet per
  * try_send, inject for the tiny ones, a bounce buffer otherwise; credit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_shm.c — shared-memory segments and the receive side of the rings. */
 #include "channel/lc_shm.h"
 #include "channel/lc_cma.h"

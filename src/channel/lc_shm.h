@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_shm.h — shared-memory rings between the processes of one host.
  *

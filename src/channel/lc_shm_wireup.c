@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_shm_wireup.c — how the shared-memory channel sets up its peers: our
  * segment (created at open), each peer's segment (mapped at connect), and

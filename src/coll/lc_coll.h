@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll.h — the collective operations, as the MPI API layer calls them.
  *

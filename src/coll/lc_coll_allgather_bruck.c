@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_allgather_bruck.c — Bruck's allgather, for small blocks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_allgather_ring.c — allgather around the ring, for large blocks:
  * p-1 steps, each rank sends and receives one block per step, so every

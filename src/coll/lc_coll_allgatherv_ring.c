@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_allgatherv_ring.c — allgatherv around the ring: p-1 steps, one
  * block per step in each direction, each block at its displacement.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_allreduce_recursive_doubling.c — allreduce by recursive
  * doubling, for short vectors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_allreduce_ring.c — allreduce of long vectors: ring
  * reduce-scatter, then ring allgather of the reduced blocks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_alltoall_linear.c — alltoall with every send and receive posted
  * at once: one round of latency, the choice for small blocks where the

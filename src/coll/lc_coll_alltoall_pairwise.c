@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_alltoall_pairwise.c — alltoall by pairwise exchange.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_alltoallv_pairwise.c — alltoallv by pairwise exchange: at step
  * s rank r sends to r+s and receives from r-s, each block at its own

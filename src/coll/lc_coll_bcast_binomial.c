@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_bcast_binomial.c — broadcast down a binomial tree.
  *

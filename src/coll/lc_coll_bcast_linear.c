@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_bcast_linear.c — broadcast: the root sends the whole message to
  * every other rank directly.  p-1 sends from the root instead of a tree

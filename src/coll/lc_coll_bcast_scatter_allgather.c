@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_bcast_scatter_allgather.c — broadcast of large messages as a
  * binomial scatter followed by a ring allgather (van de Geijn).

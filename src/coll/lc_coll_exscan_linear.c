@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_exscan_linear.c — exclusive scan along the chain 0 -> 1 -> ...:
  * rank r receives the reduction of ranks 0..r-1 (its result), folds in

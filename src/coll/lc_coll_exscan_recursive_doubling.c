@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_exscan_recursive_doubling.c — exclusive scan by recursive
  * doubling: as the inclusive scan, but rank r's own vector only enters

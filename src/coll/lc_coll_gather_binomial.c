@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_gather_binomial.c — gather up a binomial tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_gather_linear.c — gather: every rank sends its block straight
  * to the root, which receives them all at once.  Each block crosses one

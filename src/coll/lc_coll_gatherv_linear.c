@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_gatherv_linear.c — gatherv: every rank sends its block straight
  * to the root, which receives each at its displacement.  Only the root

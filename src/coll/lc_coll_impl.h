@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_impl.h — shared by the collective algorithms (src/coll).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_reduce_binomial.c — reduce up a binomial tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_reduce_scatter_gather.c — reduce of long vectors as a ring
  * reduce-scatter followed by a gather of the reduced blocks at the root

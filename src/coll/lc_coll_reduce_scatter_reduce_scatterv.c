@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_reduce_scatter_reduce_scatterv.c — reduce_scatter as a binomial
  * reduce of the whole vector to rank 0, then rank 0 sends every rank its

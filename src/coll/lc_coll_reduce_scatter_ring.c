@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_reduce_scatter_ring.c — reduce_scatter around the ring: p-1
  * steps, each moving one block, so each rank sends and receives about

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_ring.c — reduce-scatter and allgather around a ring.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_scan_linear.c — inclusive scan along the chain 0 -> 1 -> ...:
  * each rank receives the prefix of the ranks below, folds in its own

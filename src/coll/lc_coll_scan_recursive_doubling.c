@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_scan_recursive_doubling.c — inclusive scan by recursive
  * doubling.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_scatter_binomial.c — scatter down a binomial tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_scatter_linear.c — scatter: the root sends each rank its block
  * directly, all at once.  Each block crosses one link once: better than

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_scatterv_linear.c — scatterv: the root sends each rank its
  * block from its displacement, all at once.  Only the root knows the

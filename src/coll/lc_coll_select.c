@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_select.c — which algorithm runs each collective, and the entry
  * points of lc_coll.h that dispatch to it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coll_util.c — point-to-point in the collective context, scratch
  * memory and block layouts shared by the collective algorithms.

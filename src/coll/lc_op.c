@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_op.c — kernels of the predefined reduction operations and the table
  * that picks one for an (operation, datatype) pair.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_op.h — the predefined reduction operations (MPI 4.1 §6.9.2).
  *

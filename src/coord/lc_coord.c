@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coord.c — wire-up: decide which channel reaches each peer and let
  * that channel connect it.  Five phases, one function each, three PMI

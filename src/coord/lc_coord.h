@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coord.h — the communication coordinator: at start-up it exchanges
  * identity records through PMI, proves which peers it can reach through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coord_impl.h — shared by the coordinator's files only: the texts
  * wire-up writes into each peer's `reason` and the LOCUS_SHOW_CHANNELS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_coord_show.c — what wire-up tells the user: the reason text of each
  * peer's channel and, with LOCUS_SHOW_CHANNELS=1, the peers x channel

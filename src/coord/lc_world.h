@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_world.h — process-wide state of the library after wire-up: who we
  * are, the peer table, and how waits behave.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_locality.c — identity records. */
 #include "locality/lc_locality.h"
 #include "locality/lc_topo.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_locality.h — who a process is, as far as co-residence goes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_topo.c — NUMA nodes, their cpus and distances, through hwloc. */
 #include "locality/lc_topo.h"
 #include "util/lc_util.h"

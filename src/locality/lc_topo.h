@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_topo.h — the NUMA part of the host's hardware topology (hwloc).
  *

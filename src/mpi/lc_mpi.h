@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi.h — shared by the files of the MPI API layer (src/mpi).
  *

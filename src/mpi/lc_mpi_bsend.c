@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_bsend.c — buffered sends: Buffer_attach/detach, Bsend, Ibsend
  * (each with its `_c` large-count twin).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_check.c — argument checks and the error-handler dispatch shared
  * by every MPI function.

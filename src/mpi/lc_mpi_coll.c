@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_coll.c — the collective operations of the MPI API with one count
  * per rank (barrier, bcast, reductions, gather/scatter, allgather,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_coll.h — shared by the files of the MPI API that check and start
  * collective operations.

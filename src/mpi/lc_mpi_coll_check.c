@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_coll_check.c — argument checks shared by the collective
  * operations of the MPI API (lc_mpi_coll.c, lc_mpi_coll_vector.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_coll_vector.c — the vector collectives of the MPI API (gatherv,
  * scatterv, allgatherv, alltoallv, reduce_scatter) and their large-count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_init.c — start-up and shut-down: MPI_Init(_thread), MPI_Finalize,
  * MPI_Abort and the environment queries.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_persistent.c — persistent point-to-point requests: MPI_Send_init,
  * Ssend_init, Rsend_init, Bsend_init, Recv_init (started by MPI_Start,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_probe.c — MPI_Probe, Iprobe, Mprobe, Improbe, and the matched
  * receives of a probed message (MPI_Mrecv, Imrecv, with their `_c`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_recv.c — MPI_Recv and MPI_Irecv: argument checks, then the pt2pt
  * engine.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_request.c — completion of user requests: Wait/Test and their
  * all/any/some variants, Cancel, Request_free, Request_get_status,

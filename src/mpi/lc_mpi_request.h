@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_mpi_request.h — user-visible request handles (API layer). */
 #ifndef LC_MPI_REQUEST_H
 #define LC_MPI_REQUEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_send.c — MPI_Send, Ssend, Rsend and their nonblocking forms
  * (Isend, Issend, Irsend): argument checks, then the pt2pt engine.

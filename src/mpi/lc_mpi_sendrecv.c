@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_sendrecv.c — MPI_Sendrecv and MPI_Sendrecv_replace.
  *

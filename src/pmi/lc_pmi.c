@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PMI-1 client (see lc_pmi.h).  One blocking request/response exchange
  * per call over the launcher's socket; the reply is read through a small
  * line buffer because a server may send several lines at once (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PMI client: how a Locus process learns its rank, size and job name and
  * exchanges small key/value records with its peers at MPI_Init.
  *

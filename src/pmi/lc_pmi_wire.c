@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PMI-1 / PMI-2 wire parsing and formatting.  See lc_pmi_wire.h for the
  * two framings.  Parsing copies keys and values into the message's own
  * buffer (unescaping PMI-2's ";;"), so a parsed message never points into

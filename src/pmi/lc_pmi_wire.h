@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PMI wire protocol: parse and format the text messages that PMI clients
  * (the MPI library) and PMI servers (mpiexec, hydra, Slurm) exchange.
  *

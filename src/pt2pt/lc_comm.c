@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_comm.c — communicator objects and their handle table. */
 #include "pt2pt/lc_comm.h"
 #include "coord/lc_world.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_pt2pt.h — the point-to-point engine: matching, protocols, progress.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_pt2pt_impl.h — shared between the engine's own files only.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_pt2pt_match.c — the receive side: posted and unexpected queues,
  * matching, and delivery of eager and rendezvous messages, including the

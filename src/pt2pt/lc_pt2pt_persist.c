@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_pt2pt_persist.c — persistent requests (MPI_Send_init, MPI_Recv_init
  * and the other modes).  The persistent request (LC_REQ_PSEND,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_pt2pt_send.c — the send side: eager and rendezvous packets, the
  * per-peer pending queues, control packets (CTS/FIN/ACK) going out, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_request.c — the request pool. */
 #include "pt2pt/lc_request.h"
 #include "util/lc_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_error.c — error code registry. */
 #include "util/lc_error.h"
 

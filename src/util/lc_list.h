@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_list.h — intrusive doubly-linked list (circular, with a sentinel).
  * Used for the posted-receive and unexpected-message queues, where FIFO

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_log.c — diagnostics to stderr, prefixed with the world rank (or to a
  * program's own sink: mpiexec). */
 #include "util/lc_params.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_params.c — the parameter table, its parser and loader (printing: lc_params_print.c). */
 #include "util/lc_params.h"
 #include "util/lc_util.h"

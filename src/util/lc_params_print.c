@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_params_print.c — the parameter table as locus-info prints it: a listing
  * with current values, or docs/params.md (Markdown, defaults only). */
 #include "util/lc_params.h"

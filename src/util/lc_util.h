@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_util.h — small helpers shared by every layer: branch hints, cache-line
  * alignment, container_of, diagnostics.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # abi_check.sh: compare Locus's mpi.h with MPICH's, constant by constant.
 #
 # usage: abi_check.sh <locus-include-dir> <work-dir> [mpich-include-dir]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # run_mpich_binary.sh: an MPI program built by MPICH's compiler wrapper
 # against MPICH's mpi.h runs on Locus unchanged.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An MPI program built with MPICH's mpicc.mpich: proves that our mpiexec serves
  * the PMI wire protocol MPICH's own client speaks.  With an argument, rank 1
  * calls MPI_Abort(MPI_COMM_WORLD, 7). */

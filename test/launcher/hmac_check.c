@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiexec's SHA-256 and HMAC-SHA-256 (tools/mpiexec/mpiexec_hmac.c)
  * against the published test vectors: FIPS 180-4 examples (and the
  * million-'a' message) for SHA-256, RFC 4231 cases 1, 2, 6 and 7 for

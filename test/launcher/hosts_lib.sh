@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Helpers for the multi-host launcher tests (sourced after lib.sh).
 # Environment (set by CMake): LC_HOSTS (scripts/lc-hosts), MPIEXEC, ...
 #

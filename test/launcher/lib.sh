@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared helpers for the launcher tests (sourced by t_*.sh).
 # Environment (set by CMake): MPIEXEC, PMI_PROBE, PMI2_CLIENT, HELLO_MPICH.
 set -u

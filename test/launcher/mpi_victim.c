@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An MPI program for the launcher's failure tests (linked with Locus's
  * libmpi, and so with libfabric and whatever that pulls in, such as
  * libinfinipath and its SIGSEGV handler).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A PMI-2 client written with literal wire strings (not with
  * lc_pmi_wire), so that it checks mpiexec's PMI-2 server against the
  * protocol text rather than against our own formatter:

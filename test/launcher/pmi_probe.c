@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A PMI client program for the launcher tests: uses only src/pmi (not MPI),
  * so it tests mpiexec (and our client against other launchers) on its own.
  *

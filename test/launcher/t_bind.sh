@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # -bind-to core pins rank i to core i % ncores; -bind-to none leaves the
 # CPU set alone.
 . "$(dirname "$0")/lib.sh"

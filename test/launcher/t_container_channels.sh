@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The channel Locus picks between two ranks in two emulated containers
 # (issue 4), asserted from LOCUS_SHOW_CHANNELS, and the job correct on it:
 #   c1,c2   Docker defaults + LOCUS_SHM_DIR on the bind-mounted dir -> shm

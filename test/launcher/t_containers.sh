@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Containers inside emulated hosts (scripts/lc-hosts container), one
 # variant per run:
 #   default  3 containers in h1 with Docker's defaults (nothing shared but

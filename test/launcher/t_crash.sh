@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A rank killed by a signal ends the whole job within 2 s, with exit code
 # 128+signal and a message naming the rank, while the others wait in a
 # fence that can never complete.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Exit codes: first non-zero exit code of a rank; PMI abort's code; a rank
 # exiting without PMI finalize ends the job with 1.  All end within 2 s.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # CMake's FindMPI with our mpicc: it must find the include dir and the
 # library through -compile-info/-link-info and build a program that then
 # runs under our mpiexec.

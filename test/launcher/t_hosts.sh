@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/lc-hosts itself: each emulated host has its own host name,
 # /etc/hosts, PID namespace with its own /proc, IPC namespace, private
 # /dev/shm and /sys showing only its own interfaces; hosts reach each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Our PMI client against MPICH's hydra, both ways it offers PMI:
 # an inherited PMI_FD, and PMI_PORT (TCP connect + initack).
 . "$(dirname "$0")/lib.sh"

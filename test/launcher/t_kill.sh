@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 12.7: nothing of a job is left, whatever is killed with SIGKILL --
 # no process on any host, nothing in any host's /dev/shm (each emulated
 # host has a private one) nor in a LOCUS_SHM_DIR.  The job is a real MPI

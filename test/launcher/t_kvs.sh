@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # put/fence/get across ranks through mpiexec's PMI-1 server; one kvsname
 # per job, of the form lc<pid>x<8 hex digits>, different for two jobs.
 # A rank's keys are its own (issue 12): another rank can neither put

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Fates of remote ranks, judged like local ones: a remote rank killed by a
 # signal, exiting non-zero, calling abort, exiting without finalize; a
 # local failure ending remote ranks; SIGTERM to mpiexec.  Each ends the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Standard I/O of remote ranks: stdout and stderr forwarded line by line
 # (2000-byte lines written in two pieces by local and remote ranks at once
 # never mix), -prepend-rank, a last line without newline, stderr kept

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # PMI across emulated hosts: put/fence/get among ranks on 2 and 3 hosts
 # with 1-3 ranks each (local ranks of mpiexec's host and remote ranks
 # behind proxies mixed), with mpiexec's own host holding no rank, and a

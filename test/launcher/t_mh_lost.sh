@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Lost connections between mpiexec and a proxy, while every rank waits in
 # a fence:
 #  - the proxy is killed (its host's kernel closes the connection);

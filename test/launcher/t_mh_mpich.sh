@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # MPICH's own library across hosts under our launcher: an MPICH-built
 # program (PMI-1 over PMI_FD, relayed by our proxies; PMI_process_mapping
 # tells it which ranks share a node; its ch4:ucx netmod connects the hosts

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Placement across hosts, as hydra does it: block by slots, wrapping when
 # -n exceeds them; -ppn; host files with comments; -n defaulting to the
 # slots.  Per-host LOCUS_LOCAL_RANK/SIZE and PMI_process_mapping; the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # /dev/shm cleanup on every host: each rank creates
 # /dev/shm/locus-<kvsname>-probe<rank> in its host's private /dev/shm; when
 # the job ends, normally or after a remote crash, every host's proxy (and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Hosts that cannot be reached or cannot run the job: the job ends at once
 # (or at the launch timeout, for an agent that hangs) with a message naming
 # the host and its ranks, exit code 1, and nothing left on any host.

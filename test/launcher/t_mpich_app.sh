@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # MPICH's own library as the PMI client: an MPICH-built program (PMI-1
 # over PMI_FD) runs under our mpiexec, including MPI_Abort.
 . "$(dirname "$0")/lib.sh"

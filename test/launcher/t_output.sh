@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Output forwarding: every line whole (lines of 2000 bytes written in two
 # pieces by 3 ranks at once), -prepend-rank prefixes, stderr kept apart,
 # a last line without newline still delivered.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # mpiexec's PMI-2 server, spoken to by a client written in raw wire text.
 . "$(dirname "$0")/lib.sh"
 run "$MPIEXEC" -n 3 "$PMI2_CLIENT"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 12.6: a rank of a Locus program that segfaults is reported as
 # "killed by signal 11", not "exited with code 1".  Debian's libfabric
 # pulls in libinfinipath, whose SIGSEGV handler prints a backtrace and

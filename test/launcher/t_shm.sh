@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # /dev/shm/locus-<kvsname>-* objects are removed when the job ends, normally
 # or after a crash; objects of other jobs are left alone.  The same in the
 # ranks' LOCUS_SHM_DIR, whether it is set in mpiexec's environment or only

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # SIGTERM (and SIGINT) to mpiexec reach every rank; the job is gone within
 # 2 s and mpiexec exits with 128+signal.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # mpiexec's stdin reaches rank 0 completely (larger than any pipe buffer);
 # the other ranks read an empty stdin.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 12, points 1 and 2: another user of the nodes (`nobody`, through
 # setpriv) attacks a job across two emulated hosts (mpiexec on h1, -iface
 # eth0; a proxy on h2).  An agent wrapper (the user's own, as root) stands

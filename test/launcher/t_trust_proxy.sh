@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 12, point 1, the proxy's side: a proxy obeys only the mpiexec that
 # proves it knows the key the proxy got on its stdin.  `mpiexec --proxy`
 # is started by hand against an impostor mpiexec (trust_attacker.py

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Bad usage and launch failures: a clear message and exit code 1, no hang.
 . "$(dirname "$0")/lib.sh"
 run "$MPIEXEC" "$PMI_PROBE" kvs;                  expect_rc 1; expect_err "missing -n"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # mpicc / mpicxx: flags, MPICH's query options, compiler overrides, the
 # prefix found through symlinks, the order of -L against a system -L
 # (that one links when the library is built; FindMPI: t_findmpi).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """trust_attacker.py: what another user of a node can try against a Locus
 job's launcher (issue 12, points 1 and 2).  The launcher tests run it as
 `nobody` (setpriv); each command prints what it achieved and exits 0 when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # check_layers.sh — the layer rule of docs/architecture.md ("Layers"), checked
 # on what was really built.
 #

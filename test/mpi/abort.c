@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* abort: MPI_Abort from one rank ends the whole job.  The last rank
  * calls MPI_Abort(MPI_COMM_WORLD, 7) while the others are blocked in a
  * receive from it that will never be satisfied.  Run with

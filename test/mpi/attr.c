@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* attr: attribute caching on communicators.  Keyvals with copy and delete
  * callbacks: set (delete runs on the value replaced), get, delete_attr,
  * MPI_Comm_dup (copy callbacks decide what the duplicate gets:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bsend: buffered mode.
  *  - With a buffer attached (sized with MPI_BSEND_OVERHEAD per message),
  *    MPI_Bsend and MPI_Ibsend complete locally before the receiver has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cancel: cancelling receives.  A pending MPI_Irecv (specific source or
  * MPI_ANY_SOURCE) that is cancelled completes with MPI_Test_cancelled
  * true, and does not steal the message sent afterwards on its envelope;

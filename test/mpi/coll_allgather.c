@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_allgather: MPI_Allgather and MPI_Allgatherv of every predefined C
  * datatype on world, reversed world and odd-sized split communicators.
  * Allgather: c elements per rank (0, 1, 5, 300); Allgatherv: uneven

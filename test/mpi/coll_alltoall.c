@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_alltoall: MPI_Alltoall and MPI_Alltoallv of every predefined C
  * datatype on world, reversed world and odd-sized split communicators.
  * Rank r's block for rank j carries (owner r, positions starting at

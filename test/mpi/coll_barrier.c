@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_barrier: no rank leaves MPI_Barrier before every rank of the
  * communicator entered it.  Ranks enter at staggered times (rank r waits
  * 15*r ms); each records its entry and exit on CLOCK_MONOTONIC (one

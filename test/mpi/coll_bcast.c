@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_bcast: MPI_Bcast of every predefined C datatype from a rotating
  * root on world, reversed world and odd-sized split communicators,
  * counts 0, 1, 7 and 1000; then every root in turn with a 1 MiB message

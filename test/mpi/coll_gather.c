@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_gather: MPI_Gather and MPI_Gatherv of every predefined C datatype
  * to a rotating root on world, reversed world and odd-sized split
  * communicators.  Gather: c elements per rank (c = 0, 1, 5 or 300);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_reduce: MPI_Reduce and MPI_Allreduce with every predefined op on
  * every predefined C type it applies to (MAXLOC/MINLOC on the pair
  * types), on world, reversed world and odd-sized split communicators.

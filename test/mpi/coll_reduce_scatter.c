@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_reduce_scatter: MPI_Reduce_scatter_block and MPI_Reduce_scatter
  * with every predefined op on every C type it applies to, on world,
  * reversed world and odd-sized split communicators.  Rank i gets block i

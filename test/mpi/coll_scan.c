@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_scan: MPI_Scan (inclusive) and MPI_Exscan (exclusive prefix
  * reduction) with every predefined op on every C type it applies to, on
  * world, reversed world and odd-sized split communicators, counts 0, 1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_scatter: MPI_Scatter and MPI_Scatterv of every predefined C
  * datatype from a rotating root on world, reversed world and odd-sized
  * split communicators.  Scatter: c elements per rank (c = 0, 1, 5, 300);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm_create: communicators from groups and the communicator's own
  * properties.  MPI_Comm_create with the even ranks (odd ranks get
  * MPI_COMM_NULL), MPI_Comm_create_group called by the odd ranks only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm_split_dup: communicator management.
  *  - MPI_Comm_dup: same size/rank order, MPI_CONGRUENT to its parent;
  *    traffic on the dup is isolated from the parent (same source/tag on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm_split_type: MPI_Comm_split_type.  The expected shared-memory
  * grouping comes from the environment Locus runs in: every rank on this
  * host shares memory, unless LOCUS_NET_FORCE=1 (every peer through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* errhandler: error handler management and error classes/strings.
  *  - MPI_COMM_WORLD and MPI_COMM_SELF start with MPI_ERRORS_ARE_FATAL;
  *    MPI_Comm_get_errhandler returns it and MPI_Errhandler_free sets the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* errhandler_user: user error handlers and user error codes.
  * MPI_Comm_create_errhandler + set: an error on the communicator calls the
  * handler with the communicator and the code, and the call returns the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* errors_fatal: MPI_ERRORS_ARE_FATAL is the default.  Rank 0 sends to
  * an invalid rank on a dup of MPI_COMM_WORLD (which inherits the fatal
  * handler); the others wait in a barrier rank 0 never reaches.  Run with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* errors_return: with MPI_ERRORS_RETURN, each kind of bad argument is
  * reported as an error code of the right class and the program goes on:
  *   bad rank -> MPI_ERR_RANK, bad tag -> MPI_ERR_TAG, negative count ->

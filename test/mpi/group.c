@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* group: MPI_Group_* and MPI_Comm_group.  The world group and groups
  * built from it with incl/excl/range_incl/range_excl/union/intersection/
  * difference have the members, order, sizes and ranks the standard gives;

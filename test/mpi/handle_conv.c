@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* handle_conv: conversion between C and Fortran.  Every handle type's
  * c2f/f2c round-trips (handles of predefined and created objects);
  * MPI_Status_c2f/f2c and the Fortran 2008 forms carry source, tag, error,

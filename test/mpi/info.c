@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* info: every MPI_Info_* function.  Objects made before MPI_Init still work
  * after it; set/get/get_valuelen/get_string (with a buffer too small, and
  * *buflen 0 to ask the length)/get_nkeys/get_nthkey (insertion order)/

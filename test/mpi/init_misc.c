@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* init_misc: environment queries around MPI_Init/MPI_Finalize.
  * Initialized/Finalized before, during and after; Get_version and
  * Get_library_version (both callable before Init); Query_thread and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* init_thread: MPI_Init_thread with the level named by argv[1]
  * (single|funneled|serialized|multiple).  The provided level must be a
  * valid level, MPI_Query_thread must report the same, the main thread is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* kill_rank: a rank dies by SIGKILL in the middle of a job.
  * Run by kill_rank.sh with 4 ranks: all ranks exchange 64 KiB messages
  * with both ring neighbours in a loop; the victim rank (argv[1], default

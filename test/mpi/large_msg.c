@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* large_msg: message sizes from 0 bytes (also with a NULL buffer) up to
  * 16 MiB, around the usual eager/rendezvous and pipeline boundaries.
  * Ring exchange (rank -> rank+1) with Isend/Irecv both ways at once,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_test.h: the small harness every test/mpi program shares.
  *
  * Contract of a test program (checked by test/run_mpi_test.sh):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_types.h: the predefined C datatypes under test, how to write and
  * read a value in a buffer of each, which reduction ops apply to each,
  * and the expected result of a reduction.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mprobe: matched probe and receive.  MPI_Mprobe/MPI_Improbe remove the
  * message from matching: a later probe or receive with the same
  * envelope sees the next message, not the matched one; MPI_Mrecv and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_user: user-defined operations in every reduction and scan.
  * The non-commutative operation composes affine maps x -> a*x + b (mod
  * 2^32), one uint64 element = (a << 32 | b): the result must be the

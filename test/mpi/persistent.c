@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* persistent: MPI_Send_init / MPI_Recv_init requests reused over many
  * iterations with MPI_Start and MPI_Startall, completed by Wait, Test,
  * Waitall, Waitany; the buffer contents are read at each Start (new

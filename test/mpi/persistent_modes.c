@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* persistent_modes.c: MPI_Ssend_init, MPI_Rsend_init and MPI_Bsend_init
  * restarted several times, and MPI_Pack_size sizing the Bsend buffer.
  * Rank pairs (0,1), (2,3), ...; an odd last rank sends to itself. */

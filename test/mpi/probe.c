@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* probe: MPI_Probe and MPI_Iprobe.  Every rank sends its right
  * neighbour messages of unknown size (0 B .. 200 KB, eager and
  * rendezvous); the receiver learns source, tag and size from the probe,

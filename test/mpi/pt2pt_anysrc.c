@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pt2pt_anysrc: MPI_ANY_SOURCE and MPI_ANY_TAG receives.  With every
  * rank in turn as the root, all other ranks send NMSG messages to it;
  * the root receives them with ANY_SOURCE (blocking, then pre-posted

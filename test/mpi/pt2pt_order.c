@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pt2pt_order: MPI's non-overtaking rule.  For every ordered pair of
  * ranks (by rounds: send to rank+k, receive from rank-k) a sender sends
  * NMSG messages whose sizes cycle from 0 bytes through eager sizes to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pt2pt_procnull: every point-to-point call with MPI_PROC_NULL as peer
  * completes at once; a receive from MPI_PROC_NULL leaves the buffer
  * alone and returns status source MPI_PROC_NULL, tag MPI_ANY_TAG,

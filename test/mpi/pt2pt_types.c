@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pt2pt_types: every predefined C datatype travels intact through
  * point-to-point (ring: each rank sends to rank+1, receives from rank-1;
  * one rank sends to itself), and MPI_Type_size, MPI_Get_count and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rsend: ready mode.  The receiver posts its receives first and then
  * tells the sender (zero-byte message); only then the sender uses
  * MPI_Rsend / MPI_Irsend.  Small and rendezvous sizes, every rank pair

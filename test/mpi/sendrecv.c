@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sendrecv: MPI_Sendrecv and MPI_Sendrecv_replace.  Rings at every
  * shift (each rank sends to rank+k and receives from rank-k, k = 0 is
  * to itself), sizes from 0 to rendezvous, receive buffer larger than the

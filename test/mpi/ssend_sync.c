@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ssend_sync: synchronous mode.  MPI_Issend must not complete before the
  * receiver has matched it: rank A issues an Issend to B, and B posts the
  * matching receive only after A has polled MPI_Test for 200 ms without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topo_cart: Cartesian topologies.  MPI_Dims_create (balanced factors in
  * non-increasing order, fixed entries kept, bad input rejected with the
  * right class); MPI_Cart_create on a 2-D grid of every rank (periodic in

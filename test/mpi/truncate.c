@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* truncate: a message longer than the posted receive is an error of
  * class MPI_ERR_TRUNCATE, returned (MPI_ERRORS_RETURN on the
  * communicator) by MPI_Recv, by MPI_Wait of an MPI_Irecv, and by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* type_contents: the datatype constructors and queries, in one process
  * (every rank runs it on its own):
  *   - MPI_Type_get_envelope / get_contents (and _c) return exactly the

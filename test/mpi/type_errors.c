@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* type_errors: with MPI_ERRORS_RETURN, bad datatype arguments come back
  * as error codes of the right class and the program goes on:
  *   uncommitted types in communication and packing -> MPI_ERR_TYPE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* type_pack: moving typed data in one process (every rank on its own):
  *   - MPI_Pack / MPI_Unpack (and _c) of vectors, indexed, struct,
  *     subarray faces and pair types against hand-computed layouts, pieces

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # validate_with_mpich.sh: check the tests themselves against Debian's
 # MPICH (a test that fails there is a wrong test).  Builds every
 # test/mpi/*.c with mpicc.mpich (same warnings as the CMake build, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitsome_any: the multiple-completion calls.
  *  - On arrays of only MPI_REQUEST_NULL (and count 0): Waitany/Testany
  *    give index MPI_UNDEFINED (Testany flag true), Waitsome/Testsome

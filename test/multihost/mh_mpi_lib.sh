@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Helpers for the MPI-across-hosts tests (sourced after
 # test/launcher/lib.sh and test/launcher/hosts_lib.sh, which build and
 # tear down the emulated hosts).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # One MPI test program of test/mpi across emulated hosts: a run of
 # test/mpi/testlist with hosts= (test/testlist.py registers each as a test).
 # usage: t_mpi.sh [--job-limit S] [--env NAME=VALUE]... [--expect-failure]

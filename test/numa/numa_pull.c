@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * How did a rendezvous message move: pulled by the receiver (CMA) or
  * pipelined through the rings with the sender's help?  Rank 0 posts an

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # NUMA awareness end to end (issue 4).  This machine may have one NUMA
 # node, so two are simulated through hwloc (HWLOC_SYNTHETIC: no distance
 # matrix, so the assumed 10/20; HWLOC_XMLFILE: a matrix with 21):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_ofi_test.h — shared set-up of the ofi channel unit tests: two
  * processes (parent rank 0, forked child rank 1) open endpoints on the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # params_doc.sh doc|names LOCUS_INFO SOURCE_DIR
 #
 #   doc    docs/params.md is exactly what the built `locus-info --params

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compiled by params_row_type.sh, never run: a table row whose field has
  * the wrong C type must not compile (src/util/lc_params.h, row macros). */
 #include "util/lc_params.h"

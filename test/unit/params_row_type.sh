@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # params_row_type.sh CC SRC_DIR GENERATED_DIR: the parameter table's row
 # macros accept a field of the right C type and refuse every other one at
 # compile time (params_row_type.c holds one good row per type and, behind

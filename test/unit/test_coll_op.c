@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_coll_op.c — the predefined reduction operations without MPI:
  *   - lc_op_check accepts exactly the (operation, datatype) pairs of

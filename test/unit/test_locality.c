@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit test of the identity record: format/parse round trip with every
  * field at its widest (the record must fit a PMI-1 value), rejection of

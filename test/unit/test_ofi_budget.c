@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_ofi_budget.c — how the network channel sizes its packets and
  * credits within LOCUS_OFI_RX_POOL (lc_ofi_budget): the packet shrinks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit test of the ofi channel between two processes (libfabric tcp
  * provider on loopback):

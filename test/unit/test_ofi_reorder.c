@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit test of the ofi channel's in-order delivery: packets handed to it
  * out of order (as a provider without send-after-send ordering could

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit test of the ofi channel's error path: rank 1 publishes its address
  * and goes away; rank 0's sends to it must end rank 0 within seconds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of the parameter table: defaults, suffixes, enums, bad values. */
 #include "util/lc_params.h"
 

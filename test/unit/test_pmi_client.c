@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of the PMI client (src/pmi/lc_pmi.c) without a launcher:
  *  - singleton mode (no PMI_FD / PMI_PORT): rank 0 of 1, local key table;
  *  - a scripted server on a socketpair that answers wrongly or hangs up:

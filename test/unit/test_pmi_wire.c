@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of the PMI wire protocol (src/pmi/lc_pmi_wire.c): parsing and
  * formatting of PMI-1 lines and PMI-2 length-prefixed messages, their
  * escapes, limits and malformed inputs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit test of matching, through the self channel (no launch needed):
  * non-overtaking order, wildcards, unexpected vs posted, context

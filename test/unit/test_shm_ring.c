@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit test of the shared-memory ring: a forked sender pushes packets of
  * varying sizes through one ring (forcing it to fill up again and again);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit test of the NUMA topology (lc_topo, hwloc): node of a cpuset and
  * the distance matrix on simulated two-node machines (an XML topology

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * locus-info — what this build of Locus is and what this host offers.
  *

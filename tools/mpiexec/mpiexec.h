@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiexec: Locus's launcher, on one host or across hosts.
  *
  * One single-threaded process runs the whole job:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The launcher agents: one per remote host, started as
  *
  *     AGENT host 'exec <this mpiexec> --proxy ADDR PORT HOST-INDEX'

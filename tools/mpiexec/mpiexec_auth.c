@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Launch keys and the proofs of the mpiexec-proxy handshake (protocol and
  * reasons: mpiexec_auth.h). */
 #include "mpiexec_auth.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How mpiexec and a proxy prove to each other that they belong to the
  * same job (issue 12; the trust model is in docs/security.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* -bind-to core: which CPUs make up "core number i".
  *
  * Cores are counted among the CPUs mpiexec itself may run on (its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What happens to the job when its processes exit, abort or are signalled.
  *
  * The first failure decides the exit code and is reported in one line;

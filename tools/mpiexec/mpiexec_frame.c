@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Frames between mpiexec and its proxies (format: mpiexec_frame.h). */
 #include "mpiexec_frame.h"
 

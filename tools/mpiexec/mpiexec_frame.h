@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The connection between mpiexec and a proxy: a TCP stream of frames.
  *
  *   u32 type | i32 rank | u32 payload length | payload      (big-endian)

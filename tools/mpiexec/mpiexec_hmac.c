@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SHA-256 and HMAC-SHA-256 (why they are written here: mpiexec_hmac.h). */
 #include "mpiexec_hmac.h"
 

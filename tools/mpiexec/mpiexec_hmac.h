@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SHA-256 (FIPS 180-4) and HMAC-SHA-256 (RFC 2104), for the handshake in
  * which mpiexec and each proxy prove to each other that they know the
  * host's launch key (mpiexec_auth.c).

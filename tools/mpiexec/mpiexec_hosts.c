@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hosts of a job and where each rank runs.
  *
  * The list comes from -hosts h1[:slots],h2[:slots] or from a host file

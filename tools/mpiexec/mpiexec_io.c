@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Standard I/O of the ranks.
  *
  * Output: each rank's stdout and stderr are pipes.  Bytes are collected

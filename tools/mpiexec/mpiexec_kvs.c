@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The job's key/value space: a chained hash table of copied strings.
  * Keys are short and a job puts a few per rank, so 1024 buckets keep the
  * chains short up to thousands of ranks.  Each key belongs to whoever put

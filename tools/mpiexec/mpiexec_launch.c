@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Starting the local ranks: resolve the program once (as a shell would),
  * then start each rank placed on this host (mpiexec_spawn.c); rank 0's
  * stdin is a pipe fed from ours, the others read /dev/null. */

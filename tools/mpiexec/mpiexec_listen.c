@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiexec's listener for the proxies, and the connections that have not
  * proven who they are yet.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiexec / mpirun: start a job on this host or across hosts and run it
  * to its end; `mpiexec --proxy ...` is the remote side (mpiexec_proxy.c).
  * Architecture and invariants: mpiexec.h. */

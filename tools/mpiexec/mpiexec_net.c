@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TCP for jobs across hosts: mpiexec's listening socket, the address it
  * tells the proxies, whether a host name means this machine, and the
  * socket settings that make a dead peer noticed within seconds. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Command line of mpiexec.  Options come first; the first argument that is
  * not an option is the program, and everything after it belongs to the
  * program.  Options spelled as MPICH's hydra spells them, so scripts

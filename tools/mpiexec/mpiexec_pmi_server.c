@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PMI server: answers each rank's PMI-1 or PMI-2 requests on its socket.
  *
  * Every connection starts in PMI-1 framing; the client's first line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The proxy: `mpiexec --proxy ADDR PORT HOST-INDEX`, started on a remote
  * host by the launcher agent (ssh), one per host and job, with the host's
  * launch key on its stdin.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The proxy's way in: read the launch key from stdin, connect to mpiexec,
  * and run the handshake of mpiexec_auth.h from the proxy's side.
  *

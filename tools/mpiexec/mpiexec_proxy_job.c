@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The JOB frame as a proxy reads it (mpiexec builds it in
  * mpiexec_remote.c):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiexec's side of the remote hosts: one proxy per host.
  *
  *  1. prepare: choose the address the proxies are told (-iface, else this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Starting one rank, for mpiexec (local ranks) and for a proxy (the ranks
  * of its host): a PMI socketpair, stdout/stderr pipes, stdin (a pipe or
  * /dev/null), fork, and in the child: own process group, death with the

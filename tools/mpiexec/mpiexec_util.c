@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small helpers shared by the mpiexec files: one-write messages, time,
  * signals, byte buffers. */
 #include "mpiexec.h"

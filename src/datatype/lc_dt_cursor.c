@@ -275,9 +275,11 @@ int lc_dt_cursor_init(lc_dt_cursor_t *cur, const lc_dt_t *t, MPI_Count count, co
     cur->depth = 0;
     cur->max_depth = 0;
     cur->pos = 0;
-    if (__builtin_mul_overflow(count, t->size, &cur->total))
-        return lc_error(MPI_ERR_COUNT, "%lld items of %lld bytes overflow the packed size", (long long)count,
-                        (long long)t->size);
+    MPI_Aint span;
+    if (__builtin_mul_overflow(count, t->size, &cur->total) ||
+        __builtin_mul_overflow((MPI_Aint)(count > 0 ? count - 1 : 0), lc_dt_extent(t), &span))
+        return lc_error(MPI_ERR_COUNT, "%lld items of this datatype (size %lld, extent %ld) exceed the address space",
+                        (long long)count, (long long)t->size, (long)lc_dt_extent(t));
     if (cur->total == 0) return MPI_SUCCESS;
     lc_dt_loop_t dense = { .kind = LC_DT_LOOP_LEAF_VEC, .depth = 1, .offset = t->true_lb, .size = t->size,
                            .count = 1, .blen = (MPI_Aint)t->size };

@@ -113,10 +113,16 @@ lc_dt_t *lc_dt_slot_get(MPI_Datatype handle)
     return t;
 }
 
+/* A slot that ever held a type has a generation above 0 or an object. */
 bool lc_dt_slot_was_freed(MPI_Datatype handle)
 {
     uint32_t slot;
-    return lc_dt_handle_shape(handle, &slot) && lc_dt_slot_at(slot) && !lc_dt_slot_get(handle);
+    if (!lc_dt_handle_shape(handle, &slot)) return false;
+    lc_dt_slot_t *s = lc_dt_slot_at(slot);
+    return s &&
+           (atomic_load_explicit(&s->gen, memory_order_relaxed) != 0 ||
+            atomic_load_explicit(&s->obj, memory_order_relaxed) != NULL) &&
+           !lc_dt_slot_get(handle);
 }
 
 lc_dt_t *lc_dt_get(MPI_Datatype handle)

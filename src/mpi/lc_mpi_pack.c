@@ -38,8 +38,10 @@ static int lc_mpi_pack_any(const void *inbuf, MPI_Count incount, MPI_Datatype da
     LC_TRY(lc_mpi_dt_committed(datatype, &t));
     LC_TRY(lc_check_ptr(position, "position"));
     LC_TRY(lc_mpi_pack_room(*position, outsize, incount, t->size, &bytes, "outbuf"));
-    if (bytes) LC_TRY(lc_check_ptr(outbuf, "outbuf"));
-    LC_TRY(lc_dt_pack(t, incount, inbuf, 0, (char *)outbuf + *position, (size_t)bytes));
+    if (bytes) { /* (no pointer arithmetic on a NULL outbuf with nothing to pack) */
+        LC_TRY(lc_check_ptr(outbuf, "outbuf"));
+        LC_TRY(lc_dt_pack(t, incount, inbuf, 0, (char *)outbuf + *position, (size_t)bytes));
+    }
     *position += bytes;
     return MPI_SUCCESS;
 err:
@@ -58,8 +60,10 @@ static int lc_mpi_unpack_any(const void *inbuf, MPI_Count insize, MPI_Count *pos
     LC_TRY(lc_mpi_dt_committed(datatype, &t));
     LC_TRY(lc_check_ptr(position, "position"));
     LC_TRY(lc_mpi_pack_room(*position, insize, outcount, t->size, &bytes, "inbuf"));
-    if (bytes) LC_TRY(lc_check_ptr(inbuf, "inbuf"));
-    LC_TRY(lc_dt_unpack(t, outcount, outbuf, 0, (const char *)inbuf + *position, (size_t)bytes));
+    if (bytes) {
+        LC_TRY(lc_check_ptr(inbuf, "inbuf"));
+        LC_TRY(lc_dt_unpack(t, outcount, outbuf, 0, (const char *)inbuf + *position, (size_t)bytes));
+    }
     *position += bytes;
     return MPI_SUCCESS;
 err:
@@ -162,8 +166,10 @@ static int lc_mpi_pack_external_any(const char *datarep, const void *inbuf, MPI_
     LC_TRY(lc_mpi_dt_committed(datatype, &t));
     LC_TRY(lc_check_ptr(position, "position"));
     LC_TRY(lc_mpi_pack_room(*position, outsize, incount, t->ext32_size, &bytes, "outbuf"));
-    if (bytes) LC_TRY(lc_check_ptr(outbuf, "outbuf"));
-    LC_TRY(lc_dt_pack_external32(t, incount, inbuf, (char *)outbuf + *position));
+    if (bytes) {
+        LC_TRY(lc_check_ptr(outbuf, "outbuf"));
+        LC_TRY(lc_dt_pack_external32(t, incount, inbuf, (char *)outbuf + *position));
+    }
     *position += bytes;
     return MPI_SUCCESS;
 err:
@@ -182,8 +188,10 @@ static int lc_mpi_unpack_external_any(const char *datarep, const void *inbuf, MP
     LC_TRY(lc_mpi_dt_committed(datatype, &t));
     LC_TRY(lc_check_ptr(position, "position"));
     LC_TRY(lc_mpi_pack_room(*position, insize, outcount, t->ext32_size, &bytes, "inbuf"));
-    if (bytes) LC_TRY(lc_check_ptr(inbuf, "inbuf"));
-    LC_TRY(lc_dt_unpack_external32(t, outcount, outbuf, (const char *)inbuf + *position));
+    if (bytes) {
+        LC_TRY(lc_check_ptr(inbuf, "inbuf"));
+        LC_TRY(lc_dt_unpack_external32(t, outcount, outbuf, (const char *)inbuf + *position));
+    }
     *position += bytes;
     return MPI_SUCCESS;
 err:

@@ -167,7 +167,7 @@ static void check_type(const char *what, MPI_Datatype t, const expect_t *e)
     LC_CHECK(t == MPI_DATATYPE_NULL, "%s: MPI_Type_free sets the handle to MPI_DATATYPE_NULL", what);
 }
 
-static void test_constructors(void)
+static void test_vectors(void)
 {
     MPI_Datatype t, v;
     LC_MPI(MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &v)); /* kept as a member of others */
@@ -188,6 +188,13 @@ static void test_constructors(void)
     LC_MPI(MPI_Type_create_hvector_c(2, 3, 40, v, &t));
     check_type("hvector_c", t, &(expect_t){ MPI_COMBINER_HVECTOR, 0, 0, 3, 1, { 0 }, { 0 }, { 2, 3, 40 }, { v } });
 
+    LC_MPI(MPI_Type_free(&v));
+}
+
+static void test_blocks(void)
+{
+    MPI_Datatype t, v;
+    LC_MPI(MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &v));
     int bl[] = { 1, 2, 0 }, di[] = { 4, 0, 9 };
     MPI_Count cbl[] = { 1, 2, 0 }, cdi[] = { 4, 0, 9 };
     LC_MPI(MPI_Type_indexed(3, bl, di, MPI_INT, &t));
@@ -234,6 +241,13 @@ static void test_constructors(void)
     check_type("struct_c", t,
                &(expect_t){ MPI_COMBINER_STRUCT, 0, 0, 7, 3, { 0 }, { 0 }, { 3, 1, 2, 1, 0, 8, 32 }, { MPI_CHAR, MPI_DOUBLE, v } });
 
+    LC_MPI(MPI_Type_free(&v));
+}
+
+static void test_arrays_resized(void)
+{
+    MPI_Datatype t, v;
+    LC_MPI(MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &v));
     int sz[] = { 6, 8 }, sub[] = { 2, 3 }, sst[] = { 1, 4 };
     MPI_Count csz[] = { 6, 8 }, csub[] = { 2, 3 }, csst[] = { 1, 4 };
     LC_MPI(MPI_Type_create_subarray(2, sz, sub, sst, MPI_ORDER_C, MPI_INT, &t));
@@ -451,7 +465,9 @@ static void test_f90(void)
 int main(int argc, char **argv)
 {
     LC_MPI(MPI_Init(&argc, &argv));
-    test_constructors();
+    test_vectors();
+    test_blocks();
+    test_arrays_resized();
     test_extents();
     test_names();
     test_f90();

@@ -27,41 +27,36 @@ static void expect(int rc, int cls1, int cls2, const char *call)
 #define EXPECT(call, cls) expect((call), cls, cls, #call)
 #define EXPECT2(call, c1, c2) expect((call), c1, c2, #call)
 
-int main(int argc, char **argv)
-{
-    LC_MPI(MPI_Init(&argc, &argv));
-    LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
-    int locus = !lc_library_is_mpich();
-    int buf[64] = { 0 }, pos = 0;
-    char out[64];
-    MPI_Status st;
-    MPI_Datatype t, v, bad = MPI_DATATYPE_NULL, tmp;
+static int buf[64];
+static char out[64];
 
-    /* uncommitted */
-    LC_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
+static void check_uncommitted(MPI_Datatype v)
+{
+    int pos = 0, size;
+    MPI_Status st;
     EXPECT(MPI_Send(buf, 1, v, 0, 0, MPI_COMM_SELF), MPI_ERR_TYPE);
     EXPECT(MPI_Recv(buf, 1, v, 0, 0, MPI_COMM_SELF, &st), MPI_ERR_TYPE);
     EXPECT(MPI_Bcast(buf, 1, v, 0, MPI_COMM_SELF), MPI_ERR_TYPE);
     EXPECT(MPI_Pack(buf, 1, v, out, sizeof(out), &pos, MPI_COMM_SELF), MPI_ERR_TYPE);
     EXPECT(MPI_Unpack(out, sizeof(out), &pos, buf, 1, v, MPI_COMM_SELF), MPI_ERR_TYPE);
-    int size;
     EXPECT(MPI_Pack_size(1, v, MPI_COMM_SELF, &size), MPI_ERR_TYPE);
     LC_MPI(MPI_Type_size(v, &size)); /* queries do not need a commit */
     LC_CHECK(size == 8, "size of the uncommitted vector: %d", size);
+}
 
-    /* null, predefined, freed */
+static void check_handles(int locus)
+{
+    MPI_Datatype t, bad = MPI_DATATYPE_NULL, tmp = MPI_INT;
+    int size, ints[8];
+    MPI_Aint aints[8];
+    MPI_Datatype types[8];
     EXPECT(MPI_Type_size(MPI_DATATYPE_NULL, &size), MPI_ERR_TYPE);
     EXPECT(MPI_Type_commit(&bad), MPI_ERR_TYPE);
     EXPECT(MPI_Type_free(&bad), MPI_ERR_TYPE);
-    tmp = MPI_INT;
     EXPECT(MPI_Type_free(&tmp), MPI_ERR_TYPE);
     EXPECT(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE);
     EXPECT(MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 4, &t), MPI_ERR_TYPE);
     EXPECT(MPI_Type_set_name(MPI_DATATYPE_NULL, "x"), MPI_ERR_TYPE);
-    int ints[8];
-    MPI_Aint aints[8];
-    MPI_Datatype types[8];
     EXPECT(MPI_Type_get_contents(MPI_INT, 8, 8, 8, ints, aints, types), MPI_ERR_TYPE);
     if (locus) { /* MPICH 4.0.2 goes on using a freed handle */
         LC_MPI(MPI_Type_contiguous(3, MPI_INT, &t));
@@ -71,54 +66,71 @@ int main(int argc, char **argv)
         EXPECT(MPI_Type_commit(&t), MPI_ERR_TYPE);
         EXPECT(MPI_Send(buf, 1, t, 0, 0, MPI_COMM_SELF), MPI_ERR_TYPE);
     }
+}
 
-    /* counts and block lengths */
-    int bl[] = { 1, -1 }, di[] = { 0, 4 };
+static void check_arguments(void)
+{
+    MPI_Datatype t, small, large;
+    int bl[] = { 1, -1 }, di[] = { 0, 4 }, pos = 0, ints[8], ni, na, nd, comb;
+    MPI_Aint aints[8];
+    MPI_Datatype types[8];
     EXPECT(MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT);
     EXPECT(MPI_Type_vector(-2, 1, 1, MPI_INT, &t), MPI_ERR_COUNT);
     EXPECT(MPI_Type_vector(2, -1, 1, MPI_INT, &t), MPI_ERR_COUNT);
     EXPECT(MPI_Type_indexed(2, bl, di, MPI_INT, &t), MPI_ERR_COUNT);
     EXPECT(MPI_Pack(buf, -1, MPI_INT, out, sizeof(out), &pos, MPI_COMM_SELF), MPI_ERR_COUNT);
-
-    /* arguments */
     int sz[] = { 4, 4 }, sub[] = { 2, 2 }, start[] = { 0, 0 };
     EXPECT(MPI_Type_create_subarray(2, sz, sub, start, 77, MPI_INT, &t), MPI_ERR_ARG);
     EXPECT(MPI_Type_match_size(99, 4, &t), MPI_ERR_ARG);
     EXPECT(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t), MPI_ERR_ARG);
     /* MPICH 4.0.2 reports these as MPI_ERR_OTHER */
     EXPECT2(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG, MPI_ERR_OTHER);
-    MPI_Datatype small;
     LC_MPI(MPI_Type_contiguous(2, MPI_INT, &small));
     EXPECT2(MPI_Type_get_contents(small, 0, 0, 1, ints, aints, types), MPI_ERR_ARG, MPI_ERR_OTHER);
-    MPI_Datatype large;
     LC_MPI(MPI_Type_contiguous_c(2, MPI_INT, &large));
-    int ni, na, nd, comb;
     EXPECT2(MPI_Type_get_envelope(large, &ni, &na, &nd, &comb), MPI_ERR_TYPE, MPI_ERR_OTHER);
     LC_MPI(MPI_Type_free(&large));
     LC_MPI(MPI_Type_free(&small));
-    if (locus) { /* MPICH 4.0.2 accepts these, or crashes (darray grid, pack overflow) */
-        sub[0] = 5;
-        EXPECT(MPI_Type_create_subarray(2, sz, sub, start, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-        int dist[] = { MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK },
-            darg[] = { MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG }, ps[] = { 2, 3 };
-        EXPECT(MPI_Type_create_darray(4, 0, 2, sz, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-        pos = 0;
-        EXPECT(MPI_Pack(buf, 20, MPI_INT, out, sizeof(out), &pos, MPI_COMM_SELF), MPI_ERR_TRUNCATE);
-        pos = 60;
-        EXPECT(MPI_Pack(buf, 2, MPI_INT, out, sizeof(out), &pos, MPI_COMM_SELF), MPI_ERR_TRUNCATE);
-        pos = 0;
-        EXPECT(MPI_Unpack(out, 8, &pos, buf, 3, MPI_INT, MPI_COMM_SELF), MPI_ERR_TRUNCATE);
-        MPI_Aint apos = 0;
-        EXPECT(MPI_Pack_external("native", buf, 1, MPI_INT, out, sizeof(out), &apos), MPI_ERR_ARG);
-        long huge = 1L << 40;
-        apos = 0;
-        EXPECT(MPI_Pack_external("external32", &huge, 1, MPI_LONG, out, sizeof(out), &apos), MPI_ERR_CONVERSION);
-    }
+}
+
+/* MPICH 4.0.2 accepts these, or crashes on them (darray grid, pack overflow) */
+static void check_locus_only(void)
+{
+    MPI_Datatype t;
+    int sz[] = { 4, 4 }, sub[] = { 5, 2 }, start[] = { 0, 0 }, pos = 0;
+    EXPECT(MPI_Type_create_subarray(2, sz, sub, start, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    int dist[] = { MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK },
+        darg[] = { MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG }, ps[] = { 2, 3 };
+    EXPECT(MPI_Type_create_darray(4, 0, 2, sz, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    EXPECT(MPI_Pack(buf, 20, MPI_INT, out, sizeof(out), &pos, MPI_COMM_SELF), MPI_ERR_TRUNCATE);
+    pos = 60;
+    EXPECT(MPI_Pack(buf, 2, MPI_INT, out, sizeof(out), &pos, MPI_COMM_SELF), MPI_ERR_TRUNCATE);
+    pos = 0;
+    EXPECT(MPI_Unpack(out, 8, &pos, buf, 3, MPI_INT, MPI_COMM_SELF), MPI_ERR_TRUNCATE);
+    MPI_Aint apos = 0;
+    EXPECT(MPI_Pack_external("native", buf, 1, MPI_INT, out, sizeof(out), &apos), MPI_ERR_ARG);
+    long huge = 1L << 40;
+    apos = 0;
+    EXPECT(MPI_Pack_external("external32", &huge, 1, MPI_LONG, out, sizeof(out), &apos), MPI_ERR_CONVERSION);
+}
+
+int main(int argc, char **argv)
+{
+    LC_MPI(MPI_Init(&argc, &argv));
+    LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int locus = !lc_library_is_mpich();
+    MPI_Datatype v;
+    LC_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
+    check_uncommitted(v);
+    check_handles(locus);
+    check_arguments();
+    if (locus) check_locus_only();
 
     /* the program goes on */
     LC_MPI(MPI_Type_commit(&v));
-    int in[4] = { 1, 2, 3, 4 }, got[2] = { 0, 0 };
-    pos = 0;
+    int in[4] = { 1, 2, 3, 4 }, got[2] = { 0, 0 }, pos = 0;
+    MPI_Status st;
     LC_MPI(MPI_Pack(in, 1, v, out, sizeof(out), &pos, MPI_COMM_SELF));
     pos = 0;
     LC_MPI(MPI_Unpack(out, 8, &pos, got, 2, MPI_INT, MPI_COMM_SELF));

@@ -44,7 +44,7 @@ static void pack_ints(const char *what, MPI_Datatype t, int n, const int *in, co
     LC_CHECK(written == nw, "%s: unpack wrote %d ints, expected %d", what, written, nw);
 }
 
-static void test_pack(void)
+static void test_pack_layouts(void)
 {
     static int in[1024];
     for (int k = 0; k < 1024; k++) in[k] = k + 1;
@@ -84,7 +84,11 @@ static void test_pack(void)
     pack_ints("subarray z face", t, 1, in, face, 64);
     LC_MPI(MPI_Type_free(&t));
 
-    /* a struct with padding and a pair type: packed without the padding */
+}
+
+/* a struct with padding and a pair type: packed without the padding */
+static void test_pack_struct(void)
+{
     struct item {
         char c;
         double d;
@@ -300,7 +304,8 @@ static void test_counts(void)
 int main(int argc, char **argv)
 {
     LC_MPI(MPI_Init(&argc, &argv));
-    test_pack();
+    test_pack_layouts();
+    test_pack_struct();
     test_addresses();
     test_external();
     test_counts();

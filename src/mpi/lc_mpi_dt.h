@@ -51,6 +51,12 @@ int lc_mpi_dt_check_array(const void *p, MPI_Count count, const char *name);
  * NULL contents means they could not be allocated. */
 int lc_mpi_dt_publish(lc_dt_t *t, lc_dt_contents_t *c, MPI_Datatype *newtype);
 
+/* Attributes of datatypes (lc_mpi_type_attr.c): copy callbacks of oldtype's
+ * attributes onto newtype (MPI_Type_dup), delete callbacks of every
+ * attribute (MPI_Type_free).  MPI error codes. */
+int lc_mpi_type_attr_dup(MPI_Datatype oldtype, MPI_Datatype newtype);
+int lc_mpi_type_attr_free(MPI_Datatype datatype);
+
 /* Bytes in a status (63 bits, MPICH layout). */
 static inline MPI_Count lc_mpi_status_bytes(const MPI_Status *s)
 {

@@ -27,6 +27,9 @@ LC_API int PMPI_Type_free(MPI_Datatype *datatype)
     int rc;
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_check_ptr(datatype, "datatype"));
+    /* Delete callbacks first (a predefined type is refused below, before any). */
+    lc_dt_t *t = lc_dt_get(*datatype);
+    if (t && !lc_dt_is_predefined(t)) LC_TRY(lc_mpi_type_attr_free(*datatype));
     LC_TRY(lc_dt_handle_free(datatype));
     return MPI_SUCCESS;
 err:

@@ -187,7 +187,7 @@ LC_API int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Co
 LC_MPI_ALIAS(Type_create_resized_c);
 
 /* The copy is committed when the original is (MPI 4.1 §5.1.10); names
- * are not copied.  (Attributes: the attribute code's copy callbacks.) */
+ * are not copied; attributes are, through their copy callbacks. */
 LC_API int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     lc_dt_t *old, *t;
@@ -204,6 +204,10 @@ LC_API int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     c = lc_dt_contents_new(MPI_COMBINER_DUP, 0, 0, 0, 1);
     if (c) c->types[0] = old;
     LC_TRY(lc_mpi_dt_publish(t, c, newtype));
+    if ((rc = lc_mpi_type_attr_dup(oldtype, *newtype))) {
+        lc_dt_handle_free(newtype);
+        goto err;
+    }
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Type_dup", rc);

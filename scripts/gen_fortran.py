@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Generate Locus's Fortran bindings (mpif.h, the `mpi` module, the C glue).
+
+Inputs, all in the source tree:
+  api/mpi_functions.txt   the C API (read through gen_api.parse)
+  api/fortran_hints.txt   what a C prototype cannot say (strings out,
+                          logicals, 1-based indices, functions left out)
+  include/mpi.h           the values of the constants
+
+Outputs (into OUTDIR, normally build/generated/fortran, at build time):
+  lc_f_glue.c   the Fortran entry points: for each function MPI_Xxx,
+                mpi_xxx_ (strong) and mpi_xxx, mpi_xxx__, MPI_XXX as
+                aliases (calling MPI_Xxx), and the same four pmpi_ names
+                (calling PMPI_Xxx) -- the names Debian's libmpichfort
+                exports;
+  mpif.h        constants, sentinels in MPICH's common blocks, EXTERNALs;
+  mpi.f90       module mpi: the same constants and explicit interfaces.
+
+    scripts/gen_fortran.py OUTDIR          write the three files
+    scripts/gen_fortran.py --list          print bound / left-out functions
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import gen_api  # noqa: E402
+
+HINTS = ROOT / "api" / "fortran_hints.txt"
+MPI_H = ROOT / "include" / "mpi.h"
+
+# C-only functions (MPI 4.1 §19.3.4-5): no Fortran binding exists.
+C_ONLY = re.compile(r"(_c2f|_f2c|_c2f08|_f082c|_f2f08|_f082f)$")
+
+# Widths of the C integer types Fortran sees (x86-64 LP64, as mpi.h).
+KIND_OF = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Offset": "MPI_OFFSET_KIND",
+           "MPI_Count": "MPI_COUNT_KIND"}
+HANDLES = {"MPI_Comm", "MPI_Group", "MPI_Datatype", "MPI_Op", "MPI_Errhandler",
+           "MPI_Request", "MPI_Message", "MPI_Info", "MPI_Win", "MPI_Session", "int",
+           "MPI_Fint"}
+
+
+# ---------------------------------------------------------------- parsing
+def parse_hints(path=HINTS):
+    hints, skips = {}, {}
+    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, _, rest = line.partition(" ")
+        if rest.startswith("skip:"):
+            skips[name] = rest[5:].strip()
+            continue
+        args = {}
+        for item in rest.split():
+            arg, eq, kind = item.partition("=")
+            if not eq:
+                sys.exit(f"{path}:{lineno}: '{item}' is not <arg>=<kind>")
+            kind, _, param = kind.partition(":")
+            args[arg] = (kind, param)
+        hints[name] = args
+    return hints, skips
+
+
+class Arg:
+    """One C parameter: its declaration text, name, base type, shape."""
+
+    def __init__(self, text):
+        self.text = text.strip()
+        m = re.match(r"^(?P<type>.*?)(?P<name>\w+)\s*(?P<dims>(\[[^\]]*\])*)$", self.text)
+        if not m:
+            raise ValueError(f"cannot parse parameter '{text}'")
+        self.name = m["name"]
+        self.dims = m["dims"]
+        t = m["type"].strip()
+        self.const = t.startswith("const ")
+        t = t.removeprefix("const ").strip()
+        self.stars = t.count("*")
+        self.base = t.replace("*", "").strip()
+        self.by_value = self.stars == 0 and not self.dims
+        self.array = bool(self.dims)
+
+
+def split_args(args):
+    if args.strip() == "void":
+        return []
+    return [Arg(a) for a in args.split(",")]
+
+
+def functions():
+    """[(name, ret, [Arg], hints)] of every function with a Fortran binding,
+    and [(name, why)] of those without."""
+    hints, skips = parse_hints()
+    bound, left = [], []
+    names = set()
+    for _, funcs in gen_api.parse():
+        for name, ret, args in funcs:
+            names.add(name)
+            if name.endswith("_c"):
+                left.append((name, "large-count form: mpi_f08 only (MPI 4.1)"))
+            elif C_ONLY.search(name):
+                left.append((name, "C-only conversion function"))
+            elif name in skips:
+                left.append((name, skips[name]))
+            else:
+                a = split_args(args)
+                h = hints.get(name, {})
+                for k in h:
+                    if k not in [x.name for x in a]:
+                        sys.exit(f"{HINTS}: MPI_{name} has no argument '{k}'")
+                bound.append((name, ret, a, h))
+    for n in list(hints) + list(skips):
+        if n not in names:
+            sys.exit(f"{HINTS}: MPI_{n} is not in api/mpi_functions.txt")
+    return bound, left
+
+
+def kind_of(arg, h):
+    """The binding kind of one argument."""
+    if arg.name in h:
+        return h[arg.name]
+    if arg.base == "void" and arg.stars == 1:
+        return ("choice", "")
+    if arg.base == "char" and arg.stars + bool(arg.array) == 1:
+        if not arg.const:
+            sys.exit(f"output string '{arg.text}' needs an outstr hint")
+        return ("instr", "")
+    if arg.base == "MPI_Status":
+        return ("statuses", "") if arg.array else ("status", "")
+    if arg.name == "flag" and arg.base == "int" and arg.stars == 1:
+        return ("logical", "")
+    if arg.base.endswith("_function") or arg.base.endswith("_fn"):
+        sys.exit(f"callback '{arg.text}' needs a proc hint or a skip")
+    if arg.stars > 1:
+        sys.exit(f"'{arg.text}': no default Fortran binding")
+    return ("plain", "")
+
+
+# ---------------------------------------------------------------- C glue
+GLUE_HEAD = """\
+/* Generated by scripts/gen_fortran.py from api/mpi_functions.txt and
+ * api/fortran_hints.txt: do not edit.  The Fortran entry points of
+ * libmpifort (MPICH's Fortran ABI); helpers in src/fortran/lc_f_glue.h. */
+#include "lc_f_glue.h"
+"""
+
+
+def glue_function(name, ret, args, h, prefix):
+    lname = f"{prefix.lower()}{name.lower()}"
+    cname = f"{prefix}{name}"
+    params, strlens, pre, call, post, frees = [], [], [], [], [], []
+    for a in args:
+        kind, param = kind_of(a, h)
+        n = a.name
+        if kind == "omit":
+            call.append(param)
+            continue
+        if kind == "choice" or kind == "detach":
+            params.append(f"void *{n}")
+            if kind == "detach":
+                # MPI 4.1 §3.6.1: Fortran gets no address back from detach.
+                pre.append(f"void *c_{n} = NULL;")
+                pre.append(f"(void){n};")
+                call.append(f"&c_{n}")
+            else:
+                call.append(f"LC_F_BUF({n})")
+        elif kind == "instr":
+            params.append(f"char *{n}")
+            strlens.append(f"size_t {n}_len")
+            pre.append(f"char *c_{n} = lc_f_str_in({n}, {n}_len);")
+            call.append(f"c_{n}")
+            frees.append(f"c_{n}")
+        elif kind == "outstr":
+            params.append(f"char *{n}")
+            strlens.append(f"size_t {n}_len")
+            pre.append(f"char *c_{n} = lc_f_str_buf((size_t)({param}));")
+            call.append(f"c_{n}")
+            post.append(f"lc_f_str_out({n}, {n}_len, c_{n});")
+            frees.append(f"c_{n}")
+        elif kind == "status":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"LC_F_STATUS({n})")
+        elif kind == "statuses":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"LC_F_STATUSES({n})")
+        elif kind == "logical":
+            params.append(f"MPI_Fint *{n}")
+            if a.by_value:
+                call.append(f"(*{n} != 0)")
+            else:
+                call.append(n)
+                if not a.array and not a.const:
+                    post.append(f"*{n} = LC_F_LOGICAL(*{n});")
+        elif kind == "index":
+            params.append(f"MPI_Fint *{n}")
+            call.append(n)
+            post.append(f"if (*{n} >= 0) *{n} += 1;")
+        elif kind == "indices":
+            params.append(f"MPI_Fint *{n}")
+            call.append(n)
+            post.append(f"if (*{param} != MPI_UNDEFINED) for (int i = 0; i < *{param}; i++) {n}[i] += 1;")
+        elif kind in ("aint_in", "fint_in"):
+            t = "MPI_Aint" if kind == "aint_in" else "MPI_Fint"
+            params.append(f"{t} *{n}")
+            call.append(f"(void *)(MPI_Aint)*{n}")
+        elif kind in ("aint_out", "fint_out"):
+            t = "MPI_Aint" if kind == "aint_out" else "MPI_Fint"
+            params.append(f"{t} *{n}")
+            pre.append(f"void *c_{n} = NULL;")
+            call.append(f"&c_{n}")
+            post.append(f"if (*flag) *{n} = ({t})lc_f_attr_value(lc_f_keyval(*{param}), c_{n});")
+        elif kind == "keyval":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"lc_f_keyval(*{n})")
+        elif kind == "proc":
+            params.append(a.text.replace("const ", ""))
+            call.append(n)
+        elif kind == "plain":
+            if a.by_value:
+                params.append(f"{a.base} *{n}")
+                call.append(f"*{n}")
+            else:
+                params.append(a.text)
+                call.append(n)
+        else:
+            sys.exit(f"MPI_{name}: unknown kind '{kind}' for {n}")
+    if ret == "int":
+        params.append("MPI_Fint *ierr")
+        rtype = "void"
+    else:
+        rtype = ret
+    params += strlens
+    plist = ", ".join(params) if params else "void"
+    out = [f"LC_F_API {rtype} {lname}_({plist});",
+           f"LC_F_API {rtype} {lname}_({plist})", "{"]
+    out += [f"    {s}" for s in pre]
+    if frees:
+        cond = " || ".join(f"!c_{f[2:]}" for f in frees)
+        out.append(f"    if ({cond}) {{")
+        out += [f"        free({f});" for f in frees]
+        out.append("        *ierr = lc_f_nomem(\"MPI_" + name + "\");")
+        out.append("        return;")
+        out.append("    }")
+    callexpr = f"{cname}({', '.join(call)})"
+    if ret == "int":
+        out.append(f"    int rc = {callexpr};")
+        if post:
+            # MPI_ERR_IN_STATUS: the outputs are valid too (Waitsome...)
+            out.append("    if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {")
+            out += [f"        {s}" for s in post]
+            out.append("    }")
+        out += [f"    free({f});" for f in frees]
+        out.append("    *ierr = rc;")
+    else:
+        out.append(f"    return {callexpr};")
+    out.append("}")
+    for alias in (lname, f"{lname}__", f"{prefix}{name.upper()}"):
+        out.append(f"LC_F_ALIAS({lname}_, {alias})")
+    return "\n".join(out)
+
+
+def render_glue(bound):
+    parts = [GLUE_HEAD]
+    for name, ret, args, h in bound:
+        parts.append(f"/* MPI_{name} */")
+        for prefix in ("MPI_", "PMPI_"):
+            parts.append(glue_function(name, ret, args, h, prefix))
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- constants
+SKIP_CONST = re.compile(r"^(MPI_F_|MPI_AINT_FMT|MPI_BOTTOM$|MPI_IN_PLACE$|MPI_STATUS(ES)?_IGNORE$|"
+                        r"MPI_ERRCODES_IGNORE$|MPI_ARGVS?_NULL$|MPI_.*_FN$|MPI_T_)")
+
+
+def constants(path=MPI_H):
+    """[(name, int value)] of every integer constant of mpi.h, in order."""
+    text = path.read_text()
+    text = text.split(gen_api.BEGIN)[0]
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    raw = []
+    for m in re.finditer(r"^#define\s+(MPI_\w+)\s+(.+?)\s*$", text, re.M):
+        raw.append((m[1], m[2]))
+    for body in re.findall(r"enum\s*\{(.*?)\}", text, re.S):
+        for item in body.split(","):
+            if "=" in item:
+                k, v = item.split("=")
+                raw.append((k.strip(), v.strip()))
+    values, out = {}, []
+    for name, expr in raw:
+        if SKIP_CONST.match(name):
+            continue
+        e = expr
+        while True:  # strip ((Type)X) and (X)
+            m = re.fullmatch(r"\(\((MPI_\w+|int)\)\s*(.+)\)", e) or re.fullmatch(r"\((.+)\)", e)
+            if not m:
+                break
+            e = m.group(m.lastindex)
+        if e in values:
+            v = values[e]
+        elif re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", e):
+            v = int(e, 0)
+        else:
+            continue  # strings, pointers, function-like macros
+        if v >= 2**31:
+            v -= 2**32  # handles above 2^31 are negative Fortran INTEGERs
+        values[name] = v
+        out.append((name, v))
+    return out
+
+
+def ctype_size(ctype, path=MPI_H):
+    m = re.search(rf"typedef\s+(\w[\w ]*?)\s+{ctype};", path.read_text())
+    return {"int": 4, "long": 8, "long long": 8}[m[1]]
+
+
+# Predefined attribute keys: MPICH's mpif.h gives them C's value plus one
+# (the Fortran binding maps them back, lc_f_keyval).
+FORTRAN_KEYVALS = {"MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE",
+                   "MPI_LASTUSEDCODE", "MPI_APPNUM"}
+
+
+def fortran_constants():
+    """(integer constants, logical constants) as Fortran sees them."""
+    consts = [(n, v + 1 if n in FORTRAN_KEYVALS else v) for n, v in constants()]
+    extra = [("MPI_SOURCE", 3), ("MPI_TAG", 4), ("MPI_ERROR", 5), ("MPI_STATUS_SIZE", 5),
+             ("MPI_ADDRESS_KIND", ctype_size("MPI_Aint")), ("MPI_OFFSET_KIND", ctype_size("MPI_Offset")),
+             ("MPI_COUNT_KIND", ctype_size("MPI_Count")), ("MPI_INTEGER_KIND", ctype_size("MPI_Fint"))]
+    logicals = [("MPI_SUBARRAYS_SUPPORTED", ".FALSE."), ("MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE.")]
+    return extra + consts, logicals
+
+
+# Sentinels: MPICH's common blocks, names and layout (binaries built with
+# MPICH's mpif.h refer to them; src/fortran/lc_f_sentinels.c defines them).
+SENTINELS = """\
+      INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
+      INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)
+      INTEGER MPI_ERRCODES_IGNORE(1)
+      CHARACTER*1 MPI_ARGVS_NULL(1,1)
+      CHARACTER*1 MPI_ARGV_NULL(1)
+      INTEGER MPI_BOTTOM, MPI_IN_PLACE, MPI_UNWEIGHTED
+      INTEGER MPI_WEIGHTS_EMPTY
+      COMMON /MPIFCMB5/ MPI_UNWEIGHTED
+      COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY
+      COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE
+      COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE
+      COMMON /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL
+      SAVE /MPIFCMB5/, /MPIFCMB9/, /MPIPRIV1/, /MPIPRIV2/, /MPIPRIVC/
+"""
+
+
+def decls(ints, logicals):
+    # 6 blanks + text: valid fixed form (columns 7-72) and free form.
+    out = []
+    for name, v in ints:
+        out.append(f"      INTEGER {name}")
+        out.append(f"      PARAMETER ({name}={v})")
+    for name, v in logicals:
+        out.append(f"      LOGICAL {name}")
+        out.append(f"      PARAMETER ({name}={v})")
+    for line in out:
+        assert len(line) <= 72, line
+    return out
+
+
+def render_mpif(bound):
+    ints, logicals = fortran_constants()
+    lines = ["! mpif.h: Locus MPI's Fortran header (MPICH's Fortran ABI).",
+             "! Generated by scripts/gen_fortran.py from include/mpi.h: do not edit.",
+             "! Fixed and free form alike."]
+    lines += decls(ints, logicals)
+    lines += SENTINELS.rstrip("\n").split("\n")
+    for name, ret, _, _ in bound:
+        if ret != "int":
+            t = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+            for p in ("MPI_", "PMPI_"):
+                lines.append(f"      EXTERNAL {p}{name.upper()}")
+                lines.append(f"      {t} {p}{name.upper()}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- module mpi
+def ftype(a, kind):
+    """Fortran declaration (type, dims suffix) of one dummy argument."""
+    base = a.base
+    if kind == "choice" or kind == "detach":
+        return "type(*)", "(*)"
+    if kind in ("instr", "outstr"):
+        return "character(len=*)", ""
+    if kind == "status":
+        return "integer", "(MPI_STATUS_SIZE)"
+    if kind == "statuses":
+        return "integer", "(MPI_STATUS_SIZE,*)"
+    if kind == "logical":
+        return "logical", "(*)" if a.array else ""
+    if kind in ("aint_in", "aint_out"):
+        return "integer(kind=MPI_ADDRESS_KIND)", ""
+    if kind in ("fint_in", "fint_out", "index", "keyval"):
+        return "integer", ""
+    if kind == "indices":
+        return "integer", "(*)"
+    if kind == "proc":
+        return "external", ""
+    t = f"integer(kind={KIND_OF[base]})" if base in KIND_OF else "integer"
+    if base not in HANDLES and base not in KIND_OF:
+        sys.exit(f"no Fortran type for '{a.text}'")
+    if a.dims == "[][3]":
+        return t, "(3,*)"
+    if a.array:
+        return t, "(*)"
+    return t, ""
+
+
+def render_module(bound):
+    ints, logicals = fortran_constants()
+    out = ["! module mpi: Locus MPI's Fortran 90 interface (MPICH's Fortran ABI).",
+           "! Generated by scripts/gen_fortran.py: do not edit.",
+           "! Explicit interfaces for every routine; choice buffers are",
+           "! TYPE(*), DIMENSION(*) with gfortran's NO_ARG_CHECK, so any",
+           "! type and rank is accepted (as with mpif.h).",
+           "module mpi",
+           "      implicit none"]
+    out += decls(ints, logicals)
+    out += SENTINELS.rstrip("\n").split("\n")
+    out.append("      interface")
+    for name, ret, args, h in bound:
+        dummies, decl = [], []
+        for a in args:
+            kind, _ = kind_of(a, h)
+            if kind == "omit":
+                continue
+            dummies.append(a.name)
+            t, dims = ftype(a, kind)
+            if kind in ("choice", "detach"):
+                decl.append(f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a.name}")
+            decl.append(f"{t} :: {a.name}{dims}" if t != "external" else f"external :: {a.name}")
+        if ret == "int":
+            dummies.append("ierror")
+            decl.append("integer :: ierror")
+            head = f"subroutine MPI_{name.upper()}({', '.join(dummies)})"
+            tail = "end subroutine"
+        else:
+            t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
+            head = f"{t} function MPI_{name.upper()}({', '.join(dummies)})"
+            tail = "end function"
+        out.append(wrap("        " + head))
+        uses = [n for n, _ in ints if any(n in d for d in decl)]
+        if uses:
+            out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
+        out += [wrap("          " + d) for d in decl]
+        out.append("        " + tail)
+    out.append("      end interface")
+    out.append("end module mpi")
+    return "\n".join(out) + "\n"
+
+
+def wrap(line, width=100):
+    if len(line) <= width or line.lstrip().startswith("!"):
+        return line
+    parts, cur = [], line
+    while len(cur) > width:
+        cut = cur.rfind(",", 0, width) + 1
+        parts.append(cur[:cut] + " &")
+        cur = "            " + cur[cut:].lstrip()
+    parts.append(cur)
+    return "\n".join(parts)
+
+
+def main(argv):
+    bound, left = functions()
+    if "--list" in argv:
+        for name, *_ in bound:
+            print(f"bound MPI_{name}")
+        for name, why in left:
+            print(f"left  MPI_{name}: {why}")
+        return 0
+    if len(argv) != 1:
+        sys.exit(__doc__)
+    outdir = pathlib.Path(argv[0])
+    outdir.mkdir(parents=True, exist_ok=True)
+    for fname, text in (("lc_f_glue.c", render_glue(bound)), ("mpif.h", render_mpif(bound)),
+                        ("mpi.f90", render_module(bound))):
+        p = outdir / fname
+        if not p.exists() or p.read_text() != text:
+            p.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -324,7 +324,10 @@ FORTRAN_KEYVALS = {"MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "M
 
 def fortran_constants():
     """(integer constants, logical constants) as Fortran sees them."""
-    consts = [(n, v + 1 if n in FORTRAN_KEYVALS else v) for n, v in constants()]
+    # MPI_MAX_* string lengths count C's terminating NUL; Fortran's are
+    # one less (MPI 4.1 §19.1.1; MPICH's values).
+    consts = [(n, v + 1 if n in FORTRAN_KEYVALS else v - 1 if n.startswith("MPI_MAX_") else v)
+              for n, v in constants()]
     extra = [("MPI_SOURCE", 3), ("MPI_TAG", 4), ("MPI_ERROR", 5), ("MPI_STATUS_SIZE", 5),
              ("MPI_ADDRESS_KIND", ctype_size("MPI_Aint")), ("MPI_OFFSET_KIND", ctype_size("MPI_Offset")),
              ("MPI_COUNT_KIND", ctype_size("MPI_Count")), ("MPI_INTEGER_KIND", ctype_size("MPI_Fint"))]

@@ -92,7 +92,8 @@
       IF (RANK .NE. 0) THEN
          CALL MPI_UNPACK(PBUF, 64, POS, MPI_BOTTOM, 1, STYPE,
      &        MPI_COMM_WORLD, IERR)
-         IF (BUF(2) .NE. 42 .OR. BUF(3) .NE. 43 .OR. X .NE. 2.5D0)
+         IF (BUF(2) .NE. 42 .OR. BUF(3) .NE. 43 .OR.
+     &        ABS(X - 2.5D0) .GT. 1D-12)
      &        CALL FAIL(ERRS, 'BOTTOM STRUCT')
       END IF
  100  CONTINUE

@@ -50,13 +50,17 @@ extern struct lc_f_priv2 mpipriv2_;
 extern struct lc_f_privc mpiprivc_;
 extern MPI_Fint mpifcmb5_; /* MPI_UNWEIGHTED */
 extern MPI_Fint mpifcmb9_; /* MPI_WEIGHTS_EMPTY */
+/* module mpi_f08's sentinels (bind(C) variables of the module, compiled
+ * into libmpifort with this glue). */
+extern MPI_Fint lc_f08_bottom, lc_f08_in_place;
+extern MPI_Fint lc_f08_status_ignore[MPI_F_STATUS_SIZE], lc_f08_statuses_ignore[MPI_F_STATUS_SIZE];
 
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's values. */
 static inline void *lc_f_buf(const void *b)
 {
-    if (b == (const void *)&mpipriv1_.bottom)
+    if (b == (const void *)&mpipriv1_.bottom || b == (const void *)&lc_f08_bottom)
         return MPI_BOTTOM;
-    if (b == (const void *)&mpipriv1_.in_place)
+    if (b == (const void *)&mpipriv1_.in_place || b == (const void *)&lc_f08_in_place)
         return MPI_IN_PLACE;
     return (void *)b;
 }
@@ -65,7 +69,8 @@ static inline void *lc_f_buf(const void *b)
 /* A status or an array of them (a Fortran status is an MPI_Status). */
 static inline MPI_Status *lc_f_status(MPI_Fint *s)
 {
-    if (s == mpipriv1_.status_ignore || s == mpipriv2_.statuses_ignore)
+    if (s == mpipriv1_.status_ignore || s == mpipriv2_.statuses_ignore || s == lc_f08_status_ignore ||
+        s == lc_f08_statuses_ignore)
         return MPI_STATUS_IGNORE;
     return (MPI_Status *)(void *)s;
 }

@@ -28,12 +28,15 @@ LC_F_API void *MPIR_F_MPI_UNWEIGHTED = &mpifcmb5_;
 LC_F_API void *MPIR_F_MPI_WEIGHTS_EMPTY = &mpifcmb9_;
 
 /* When libmpifort is loaded, C code that receives a Fortran status (a
- * C routine called from Fortran) compares it with MPI_F_STATUS_IGNORE:
- * make that the address Fortran programs pass. */
+ * C routine called from Fortran) compares it with MPI_F_STATUS_IGNORE /
+ * MPI_F08_STATUS_IGNORE: make those the addresses Fortran programs pass
+ * (mpif.h's common block, module mpi_f08's variable). */
 __attribute__((constructor)) static void lc_f_init(void)
 {
     MPI_F_STATUS_IGNORE = mpipriv1_.status_ignore;
     MPI_F_STATUSES_IGNORE = mpipriv2_.statuses_ignore;
+    MPI_F08_STATUS_IGNORE = (MPI_F08_status *)(void *)lc_f08_status_ignore;
+    MPI_F08_STATUSES_IGNORE = (MPI_F08_status *)(void *)lc_f08_statuses_ignore;
 }
 
 char *lc_f_str_in(const char *s, size_t len)

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""libmpifort exports the Fortran entry points of the C API, as MPICH does.
+
+usage: t_exports_fortran.py <libmpifort.so> [<MPICH's libmpichfort.so.12>]
+
+For every function scripts/gen_fortran.py binds (api/mpi_functions.txt
+minus the large-count, C-only and hint-skipped ones), the library must
+export the eight names MPICH's libmpichfort exports for it: mpi_x_,
+mpi_x, mpi_x__, MPI_X and the same four as pmpi_/PMPI_ -- and each of
+those must be among MPICH's names for a function MPICH binds.  Functions
+Locus exports in C whose Fortran form MPICH has but Locus leaves out
+are listed with the reason from api/fortran_hints.txt.
+"""
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import gen_fortran  # noqa: E402
+
+
+def exports(lib):
+    out = subprocess.run(["nm", "-D", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if len(line.split()) >= 3}
+
+
+def names(name):
+    low, up = name.lower(), name.upper()
+    return [f"{p}{low}{s}" for p in ("mpi_", "pmpi_") for s in ("_", "", "__")] + [f"MPI_{up}", f"PMPI_{up}"]
+
+
+def main(argv):
+    ours = exports(argv[0])
+    mpich = exports(argv[1]) if len(argv) > 1 and pathlib.Path(argv[1]).exists() else None
+    bound, left = gen_fortran.functions()
+    fails = []
+    for name, *_ in bound:
+        for n in names(name):
+            if n not in ours:
+                fails.append(f"MPI_{name}: {n} not exported")
+            elif mpich is not None and f"mpi_{name.lower()}_" in mpich and n not in mpich:
+                fails.append(f"MPI_{name}: {n} is not one of MPICH's names")
+    print(f"{len(bound)} functions bound, {len(bound) * 8} entry points checked")
+    if mpich is not None:
+        for name, why in left:
+            if f"mpi_{name.lower()}_" in mpich and not name.endswith("_c"):
+                print(f"note: MPI_{name} has a Fortran form in MPICH, not in Locus: {why}")
+    for f in fails:
+        print(f"FAIL: {f}")
+    print("PASS" if not fails else f"{len(fails)} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -57,6 +57,9 @@ def parse_hints(path=HINTS):
             continue
         args = {}
         for item in rest.split():
+            if item == "nof08":
+                args["@nof08"] = ("nof08", "")
+                continue
             arg, eq, kind = item.partition("=")
             if not eq:
                 sys.exit(f"{path}:{lineno}: '{item}' is not <arg>=<kind>")
@@ -110,7 +113,7 @@ def functions():
                 a = split_args(args)
                 h = hints.get(name, {})
                 for k in h:
-                    if k not in [x.name for x in a]:
+                    if not k.startswith("@") and k not in [x.name for x in a]:
                         sys.exit(f"{HINTS}: MPI_{name} has no argument '{k}'")
                 bound.append((name, ret, a, h))
     for n in list(hints) + list(skips):
@@ -216,6 +219,19 @@ def glue_function(name, ret, args, h, prefix):
         elif kind == "keyval":
             params.append(f"MPI_Fint *{n}")
             call.append(f"lc_f_keyval(*{n})")
+        elif kind == "fint_aint_in":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"(MPI_Aint)*{n}")
+        elif kind == "fint_aint_out":
+            params.append(f"MPI_Fint *{n}")
+            pre.append(f"MPI_Aint c_{n} = 0;")
+            call.append(f"&c_{n}")
+            post.append(f"*{n} = (MPI_Fint)c_{n};")
+        elif kind == "fint_aint_array":
+            params.append(f"MPI_Fint *{n}")
+            pre.append(f"MPI_Aint *c_{n} = lc_f_aint_array({n}, *{param});")
+            call.append(f"c_{n}")
+            frees.append(f"c_{n}")
         elif kind == "proc":
             params.append(a.text.replace("const ", ""))
             call.append(n)
@@ -260,7 +276,7 @@ def glue_function(name, ret, args, h, prefix):
     out.append("}")
     for alias in (lname, f"{lname}__", f"{prefix}{name.upper()}"):
         out.append(f"LC_F_ALIAS({lname}_, {alias})")
-    if prefix == "MPI_":  # what module mpi_f08's procedures call
+    if prefix == "MPI_" and "@nof08" not in h:  # what module mpi_f08's procedures call
         out.append(f"LC_F_ALIAS({lname}_, lc_f08_{name.lower()}_)")
     return "\n".join(out)
 
@@ -411,8 +427,10 @@ def ftype(a, kind):
         return "logical", "(*)" if a.array else ""
     if kind in ("aint_in", "aint_out"):
         return "integer(kind=MPI_ADDRESS_KIND)", ""
-    if kind in ("fint_in", "fint_out", "index", "keyval"):
+    if kind in ("fint_in", "fint_out", "index", "keyval", "fint_aint_in", "fint_aint_out"):
         return "integer", ""
+    if kind == "fint_aint_array":
+        return "integer", "(*)"
     if kind == "indices":
         return "integer", "(*)"
     if kind == "proc":
@@ -540,6 +558,8 @@ def render_f08(bound):
         out.append(f"  private :: lc_eq_{short}, lc_ne_{short}")
     glue_ifaces, procs = [], []
     for name, ret, args, h in bound:
+        if "@nof08" in h:
+            continue
         dummies, idecl, wdecl = [], [], []
         for a in args:
             kind, _ = kind_of(a, h)
@@ -590,7 +610,7 @@ def render_f08(bound):
     out.append("  interface")
     out += glue_ifaces
     out.append("  end interface")
-    out += [f"  private :: lc_f08_{n.lower()}" for n, *_ in bound]
+    out += [f"  private :: lc_f08_{n.lower()}" for n, _, _, h in bound if "@nof08" not in h]
     out.append("contains")
     for h in F08_HANDLES:
         short = h[4:].lower()

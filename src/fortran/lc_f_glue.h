@@ -85,6 +85,10 @@ char *lc_f_str_buf(size_t n);
 void lc_f_str_out(char *dst, size_t len, const char *src);
 int lc_f_nomem(const char *func);
 
+/* An MPI_Aint copy of n default INTEGERs (MPI-1 names' displacements);
+ * NULL when out of memory, a valid pointer for n <= 0. */
+MPI_Aint *lc_f_aint_array(const MPI_Fint *a, MPI_Fint n);
+
 /* An attribute value for Fortran: predefined attributes (MPI_TAG_UB...)
  * are stored in C as a pointer to an int, and Fortran wants the int;
  * others are the value Fortran stored. */

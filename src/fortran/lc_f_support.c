@@ -75,6 +75,14 @@ int lc_f_nomem(const char *func)
     return MPI_ERR_NO_MEM;
 }
 
+MPI_Aint *lc_f_aint_array(const MPI_Fint *a, MPI_Fint n)
+{
+    MPI_Aint *c = malloc(sizeof(MPI_Aint) * (size_t)(n > 0 ? n : 1));
+    for (MPI_Fint i = 0; c && i < n; i++)
+        c[i] = a[i];
+    return c;
+}
+
 MPI_Aint lc_f_attr_value(int keyval, void *v)
 {
     switch (keyval) {

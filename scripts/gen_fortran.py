@@ -57,8 +57,8 @@ def parse_hints(path=HINTS):
             continue
         args = {}
         for item in rest.split():
-            if item == "nof08":
-                args["@nof08"] = ("nof08", "")
+            if item in ("nof08", "handwritten"):
+                args["@" + item] = (item, "")
                 continue
             arg, eq, kind = item.partition("=")
             if not eq:
@@ -284,6 +284,9 @@ def glue_function(name, ret, args, h, prefix):
 def render_glue(bound):
     parts = [GLUE_HEAD]
     for name, ret, args, h in bound:
+        if "@handwritten" in h:
+            parts.append(f"/* MPI_{name}: src/fortran (handwritten in api/fortran_hints.txt) */")
+            continue
         parts.append(f"/* MPI_{name} */")
         for prefix in ("MPI_", "PMPI_"):
             parts.append(glue_function(name, ret, args, h, prefix))
@@ -395,6 +398,11 @@ def decls(ints, logicals):
     return out
 
 
+# The predefined attribute callbacks (src/fortran/lc_f_keyval.c).
+CALLBACKS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
+             "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
+
+
 def render_mpif(bound):
     ints, logicals = fortran_constants()
     lines = ["! mpif.h: Locus MPI's Fortran header (MPICH's Fortran ABI).",
@@ -402,6 +410,7 @@ def render_mpif(bound):
              "! Fixed and free form alike."]
     lines += decls(ints, logicals)
     lines += SENTINELS.rstrip("\n").split("\n")
+    lines += [f"      EXTERNAL {c}" for c in CALLBACKS]
     for name, ret, _, _ in bound:
         if ret != "int":
             t = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
@@ -456,6 +465,7 @@ def render_module(bound):
            "      implicit none"]
     out += decls(ints, logicals)
     out += SENTINELS.rstrip("\n").split("\n")
+    out += [f"      EXTERNAL {c}" for c in CALLBACKS]
     out.append("      interface")
     for name, ret, args, h in bound:
         dummies, decl = [], []
@@ -545,12 +555,28 @@ def render_f08(bound):
             "      integer :: len",
             "      type(MPI_Datatype) :: datatype",
             "    end subroutine",
+            "    subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, &",
+            "        attribute_val_in, attribute_val_out, flag, ierror)",
+            "      import :: MPI_Comm, MPI_ADDRESS_KIND",
+            "      type(MPI_Comm) :: oldcomm",
+            "      integer :: comm_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out",
+            "      logical :: flag",
+            "    end subroutine",
+            "    subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)",
+            "      import :: MPI_Comm, MPI_ADDRESS_KIND",
+            "      type(MPI_Comm) :: comm",
+            "      integer :: comm_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
+            "    end subroutine",
             "    subroutine MPI_Comm_errhandler_function(comm, error_code)",
             "      import :: MPI_Comm",
             "      type(MPI_Comm) :: comm",
             "      integer :: error_code",
             "    end subroutine",
-            "  end interface"]
+            "  end interface",
+            "  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN",
+            "  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN"]
     for h in F08_HANDLES:
         short = h[4:].lower()
         out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
@@ -573,7 +599,10 @@ def render_f08(bound):
                 idecl += d
                 wdecl += d
             elif kind == "proc":
-                iface = "MPI_User_function" if "User_function" in a.base else "MPI_Comm_errhandler_function"
+                iface = {"MPI_User_function": "MPI_User_function",
+                         "MPI_Comm_copy_attr_function": "MPI_Comm_copy_attr_function",
+                         "MPI_Comm_delete_attr_function": "MPI_Comm_delete_attr_function"}.get(
+                             a.base, "MPI_Comm_errhandler_function")
                 idecl.append(f"procedure({iface}) :: {n}")
                 wdecl.append(f"procedure({iface}) :: {n}")
             else:

@@ -18,6 +18,19 @@ contains
     end if
   end subroutine
 
+  ! attribute copy callback, F08 types: the value plus the extra state
+  subroutine copy_plus(oldcomm, keyval, extra_state, val_in, val_out, flag, ierror)
+    use mpi_f08, only: MPI_Comm, MPI_ADDRESS_KIND
+    type(MPI_Comm) :: oldcomm
+    integer :: keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, val_in, val_out
+    logical :: flag
+    if (.false.) print *, oldcomm%MPI_VAL, keyval  ! (unused: the interface has them)
+    val_out = val_in + extra_state
+    flag = .true.
+    ierror = 0
+  end subroutine
+
   ! elementwise sum of squares of the incoming values, F08 convention
   subroutine sumsq(invec, inoutvec, len, datatype)
     use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
@@ -37,7 +50,9 @@ program f08basic
   use mpi_f08
   use f08checks
   implicit none
-  type(MPI_Comm) :: dup
+  type(MPI_Comm) :: dup, dup2
+  integer :: kv1, kv2
+  integer(kind=MPI_ADDRESS_KIND) :: extra, aval
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Request) :: reqs(2)
   type(MPI_Datatype) :: vtype, stype
@@ -145,6 +160,26 @@ program f08basic
   call check(n > 0 .and. n <= MPI_MAX_PROCESSOR_NAME, 'processor name')
   call MPI_Initialized(flag)
   call check(flag, 'initialized')
+
+  ! attributes with an F08 callback and a predefined one
+  extra = 1000
+  call MPI_Comm_create_keyval(copy_plus, MPI_COMM_NULL_DELETE_FN, kv1, extra)
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv2, extra)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  aval = 1
+  call MPI_Comm_set_attr(dup, kv1, aval)
+  call MPI_Comm_set_attr(dup, kv2, aval)
+  call MPI_Comm_dup(dup, dup2)
+  call MPI_Comm_get_attr(dup2, kv1, aval, flag)
+  call check(flag .and. aval == 1001, 'F08 copy callback')
+  call MPI_Comm_get_attr(dup2, kv2, aval, flag)
+  call check(flag .and. aval == 1, 'F08 MPI_COMM_DUP_FN')
+  call MPI_Comm_get_attr(dup2, MPI_TAG_UB, aval, flag)
+  call check(flag .and. aval >= 32767, 'MPI_TAG_UB')
+  call MPI_Comm_free(dup2)
+  call MPI_Comm_free(dup)
+  call MPI_Comm_free_keyval(kv1)
+  call MPI_Comm_free_keyval(kv2)
 
   ! errors
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)

@@ -8,6 +8,7 @@
 module checks
   implicit none
   integer :: errs = 0
+  integer :: deletes = 0
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -34,11 +35,38 @@ subroutine absmax(invec, inoutvec, len, dtype)
   end do
 end subroutine
 
+! Attribute callbacks with Fortran conventions: the copy adds the extra
+! state to the value, the delete counts its calls.
+subroutine copy_plus(oldcomm, keyval, extra_state, val_in, val_out, flag, ierr)
+  use mpi, only: MPI_ADDRESS_KIND, MPI_SUCCESS
+  implicit none
+  integer :: oldcomm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state, val_in, val_out
+  logical :: flag
+  if (.false.) print *, oldcomm, keyval  ! (unused: the interface has them)
+  val_out = val_in + extra_state
+  flag = .true.
+  ierr = MPI_SUCCESS
+end subroutine
+
+subroutine count_delete(comm, keyval, val, extra_state, ierr)
+  use mpi, only: MPI_ADDRESS_KIND, MPI_SUCCESS
+  use checks, only: deletes
+  implicit none
+  integer :: comm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: val, extra_state
+  if (.false.) print *, comm, keyval, val  ! (unused: the interface has them)
+  if (extra_state == 100) deletes = deletes + 1
+  ierr = MPI_SUCCESS
+end subroutine
+
 program f90module
   use mpi
   use checks
   implicit none
-  external absmax
+  external absmax, copy_plus, count_delete
+  integer :: kv1, kv2, kv3, dup1, dup2
+  integer(kind=MPI_ADDRESS_KIND) :: extra, aval
   integer :: ierr, rank, np, i, j, next, prev, all, outcount, vtype, pos, n
   integer :: a(4, 5), row(5), reqs(4), statuses(MPI_STATUS_SIZE, 4), idx(4)
   integer :: op, cart, dims(2), coords(2), sub, grp, wgrp, ranks(1), gsize
@@ -142,6 +170,37 @@ program f90module
   call MPI_Comm_size(newcomm, n, ierr)
   call check(r == n - 1 - rank / 2, 'comm_split key order')
   call MPI_Comm_free(newcomm, ierr)
+
+  ! attributes: Fortran callbacks, the predefined ones
+  extra = 100
+  call MPI_Comm_create_keyval(copy_plus, count_delete, kv1, extra, ierr)
+  call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, kv2, extra, ierr)
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv3, extra, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup1, ierr)
+  aval = 5
+  call MPI_Comm_set_attr(dup1, kv1, aval, ierr)
+  aval = 6
+  call MPI_Comm_set_attr(dup1, kv2, aval, ierr)
+  aval = 7
+  call MPI_Comm_set_attr(dup1, kv3, aval, ierr)
+  call MPI_Comm_dup(dup1, dup2, ierr)
+  call MPI_Comm_get_attr(dup2, kv1, aval, flag, ierr)
+  call check(flag .and. aval == 105, 'Fortran copy callback')
+  call MPI_Comm_get_attr(dup2, kv2, aval, flag, ierr)
+  call check(.not. flag, 'MPI_COMM_NULL_COPY_FN')
+  call MPI_Comm_get_attr(dup2, kv3, aval, flag, ierr)
+  call check(flag .and. aval == 7, 'MPI_COMM_DUP_FN')
+  call MPI_Comm_free(dup2, ierr)
+  call check(deletes == 1, 'Fortran delete callback')
+  call MPI_Comm_delete_attr(dup1, kv1, ierr)
+  call check(deletes == 2, 'delete_attr')
+  call MPI_Comm_get_attr(dup1, kv1, aval, flag, ierr)
+  call check(.not. flag, 'deleted attribute')
+  call MPI_Comm_free(dup1, ierr)
+  call MPI_Comm_free_keyval(kv1, ierr)
+  call MPI_Comm_free_keyval(kv2, ierr)
+  call MPI_Comm_free_keyval(kv3, ierr)
+  call check(kv1 == MPI_KEYVAL_INVALID, 'keyval freed')
 
   ! Info: strings in and out, LOGICAL flag
   call MPI_Info_create(info, ierr)

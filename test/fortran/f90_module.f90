@@ -9,6 +9,7 @@ module checks
   implicit none
   integer :: errs = 0
   integer :: deletes = 0
+  integer :: handled = 0, handled_code = 0
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -60,11 +61,22 @@ subroutine count_delete(comm, keyval, val, extra_state, ierr)
   ierr = MPI_SUCCESS
 end subroutine
 
+! An error handler with Fortran conventions: records the error code.
+subroutine record_error(comm, code)
+  use checks, only: handled, handled_code
+  implicit none
+  integer :: comm, code
+  if (.false.) print *, comm  ! (unused: the interface has it)
+  handled = handled + 1
+  handled_code = code
+end subroutine
+
 program f90module
   use mpi
   use checks
   implicit none
-  external absmax, copy_plus, count_delete
+  external absmax, copy_plus, count_delete, record_error
+  integer :: eh
   integer :: kv1, kv2, kv3, dup1, dup2
   integer(kind=MPI_ADDRESS_KIND) :: extra, aval
   integer :: ierr, rank, np, i, j, next, prev, all, outcount, vtype, pos, n
@@ -221,6 +233,16 @@ program f90module
   call MPI_Send(rank, -1, MPI_INTEGER, next, 0, MPI_COMM_WORLD, ierr)
   call MPI_Error_class(ierr, errclass, i)
   call check(errclass == MPI_ERR_COUNT, 'MPI_ERR_COUNT')
+
+  ! a Fortran error handler
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup1, ierr)
+  call MPI_Comm_create_errhandler(record_error, eh, ierr)
+  call MPI_Comm_set_errhandler(dup1, eh, ierr)
+  call MPI_Errhandler_free(eh, ierr)
+  call MPI_Send(rank, 1, MPI_INTEGER, np + 7, 0, dup1, ierr)
+  call MPI_Error_class(handled_code, errclass, i)
+  call check(handled == 1 .and. errclass == MPI_ERR_RANK, 'Fortran error handler')
+  call MPI_Comm_free(dup1, ierr)
 
   call MPI_Reduce(errs, all, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0 .and. all == 0) print '(a)', ' No Errors'

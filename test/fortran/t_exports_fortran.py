@@ -11,6 +11,12 @@ mpi_x, mpi_x__, MPI_X and the same four as pmpi_/PMPI_ -- and each of
 those must be among MPICH's names for a function MPICH binds.  Functions
 Locus exports in C whose Fortran form MPICH has but Locus leaves out
 are listed with the reason from api/fortran_hints.txt.
+
+Data: every object MPICH's libmpichfort exports (the common blocks of
+mpif.h, the C-visible sentinel pointers), gfortran module data aside, is
+exported by libmpifort or libmpi (next to it) with at least MPICH's size;
+MPIR_F_NeedInit, MPICH's own "sentinels not yet located" flag, is not
+needed (Locus's common blocks are its own objects).
 """
 import pathlib
 import subprocess
@@ -24,6 +30,19 @@ import gen_fortran  # noqa: E402
 def exports(lib):
     out = subprocess.run(["nm", "-D", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
     return {line.split()[-1] for line in out.splitlines() if len(line.split()) >= 3}
+
+
+def objects(lib):
+    out = subprocess.run(["readelf", "-W", "--dyn-syms", lib], check=True, capture_output=True, text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] == "OBJECT" and f[6] != "UND":
+            objs[f[7].split("@")[0]] = int(f[2], 0)
+    return objs
+
+
+NOT_NEEDED = {"MPIR_F_NeedInit"}
 
 
 def names(name):
@@ -47,6 +66,18 @@ def main(argv):
         for name, why in left:
             if f"mpi_{name.lower()}_" in mpich and not name.endswith("_c"):
                 print(f"note: MPI_{name} has a Fortran form in MPICH, not in Locus: {why}")
+    if mpich is not None:
+        ours_obj = objects(argv[0])
+        libmpi = pathlib.Path(argv[0]).resolve().parent / "libmpi.so.12"
+        if libmpi.exists():
+            ours_obj.update(objects(str(libmpi)))
+        theirs = {n: z for n, z in objects(argv[1]).items() if "_MOD_" not in n and n not in NOT_NEEDED}
+        for n, size in sorted(theirs.items()):
+            if n not in ours_obj:
+                fails.append(f"data object {n} ({size} bytes in MPICH) not exported")
+            elif ours_obj[n] < size:
+                fails.append(f"data object {n}: {ours_obj[n]} bytes, MPICH's {size}")
+        print(f"{len(theirs)} of MPICH's data objects checked")
     for f in fails:
         print(f"FAIL: {f}")
     print("PASS" if not fails else f"{len(fails)} failures")

@@ -221,6 +221,13 @@ program f90module
   call check(flag .and. val == 'a value', 'info_get')
   call MPI_Info_get(info, 'absent', MPI_MAX_INFO_VAL, val, flag, ierr)
   call check(.not. flag, 'info_get absent')
+  n = len(val)
+  call MPI_Info_get_string(info, 'locus_key', n, val, flag, ierr)
+  call check(flag .and. n == 7 .and. val == 'a value', 'info_get_string')
+  n = 3
+  val = 'zzzz'
+  call MPI_Info_get_string(info, 'locus_key', n, val(1:3), flag, ierr)
+  call check(flag .and. n == 7 .and. val == 'a vz', 'info_get_string truncated')
   call MPI_Info_get_nkeys(info, n, ierr)
   call check(n == 1, 'info nkeys')
   call MPI_Info_free(info, ierr)

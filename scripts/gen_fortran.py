@@ -100,11 +100,22 @@ def functions():
     hints, skips = parse_hints()
     bound, left = [], []
     names = set()
-    for _, funcs in gen_api.parse():
+    sections = gen_api.parse()
+    all_names = {name for _, funcs in sections for name, _, _ in funcs}
+    for _, funcs in sections:
         for name, ret, args in funcs:
             names.add(name)
-            if name.endswith("_c"):
-                left.append((name, "large-count form: mpi_f08 only (MPI 4.1)"))
+            large = name.endswith("_c") and name[:-2] in all_names
+            if large and name in skips:
+                left.append((name, skips[name]))
+            elif large:
+                # MPI 4.1: the large-count forms are mpi_f08's only
+                # (overloads of the same name, or MPI_Xxx_c where the two
+                # cannot be told apart)
+                a = split_args(args)
+                h = dict(hints.get(name, {}))
+                h["@large"] = ("large", "")
+                bound.append((name, ret, a, h))
             elif C_ONLY.search(name):
                 left.append((name, "C-only conversion function"))
             elif name in skips:
@@ -155,6 +166,8 @@ GLUE_HEAD = """\
 def glue_function(name, ret, args, h, prefix):
     lname = f"{prefix.lower()}{name.lower()}"
     cname = f"{prefix}{name}"
+    if "@large" in h:
+        lname = f"lc_f08_{name.lower()}"
     params, strlens, pre, call, post, frees = [], [], [], [], [], []
     for a in args:
         kind, param = kind_of(a, h)
@@ -274,6 +287,8 @@ def glue_function(name, ret, args, h, prefix):
     else:
         out.append(f"    return {callexpr};")
     out.append("}")
+    if "@large" in h:
+        return "\n".join(out)
     for alias in (lname, f"{lname}__", f"{prefix}{name.upper()}"):
         out.append(f"LC_F_ALIAS({lname}_, {alias})")
     if prefix == "MPI_" and "@nof08" not in h:  # what module mpi_f08's procedures call
@@ -284,6 +299,10 @@ def glue_function(name, ret, args, h, prefix):
 def render_glue(bound):
     parts = [GLUE_HEAD]
     for name, ret, args, h in bound:
+        if "@large" in h:
+            parts.append(f"/* MPI_{name}: module mpi_f08 only */")
+            parts.append(glue_function(name, ret, args, h, "MPI_"))
+            continue
         if "@handwritten" in h:
             parts.append(f"/* MPI_{name}: src/fortran (handwritten in api/fortran_hints.txt) */")
             continue
@@ -411,8 +430,8 @@ def render_mpif(bound):
     lines += decls(ints, logicals)
     lines += SENTINELS.rstrip("\n").split("\n")
     lines += [f"      EXTERNAL {c}" for c in CALLBACKS]
-    for name, ret, _, _ in bound:
-        if ret != "int":
+    for name, ret, _, h in bound:
+        if ret != "int" and "@large" not in h:
             t = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
             for p in ("MPI_", "PMPI_"):
                 lines.append(f"      EXTERNAL {p}{name.upper()}")
@@ -468,6 +487,8 @@ def render_module(bound):
     out += [f"      EXTERNAL {c}" for c in CALLBACKS]
     out.append("      interface")
     for name, ret, args, h in bound:
+        if "@large" in h:
+            continue
         dummies, decl = [], []
         for a in args:
             kind, _ = kind_of(a, h)
@@ -524,7 +545,9 @@ def render_f08(bound):
            "! OPTIONAL.  Each procedure calls the glue of libmpifort (the same",
            "! code as mpif.h's, under the name lc_f08_<name>_).  Choice buffers",
            "! are TYPE(*), DIMENSION(*) with NO_ARG_CHECK (MPI_SUBARRAYS_SUPPORTED",
-           "! is .FALSE.); the large-count (_c) forms are not bound yet.",
+           "! is .FALSE.).  The large-count forms overload the name (MPI_Send",
+           "! with an INTEGER(KIND=MPI_COUNT_KIND) count) or, where the kinds",
+           "! cannot tell them apart, are MPI_Xxx_c.",
            "module mpi_f08",
            "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr",
            "  implicit none",
@@ -583,9 +606,36 @@ def render_f08(bound):
         out.append(f"  interface operator(/=)\n    module procedure lc_ne_{short}\n  end interface")
         out.append(f"  private :: lc_eq_{short}, lc_ne_{short}")
     glue_ifaces, procs = [], []
+    # name -> the Fortran declarations of its dummies (to tell whether a
+    # large-count form can overload the name: not when all kinds agree,
+    # e.g. MPI_Aint and MPI_Count are both 8 bytes)
+    sigs = {}
+    kinds = {"MPI_ADDRESS_KIND": ctype_size("MPI_Aint"), "MPI_OFFSET_KIND": ctype_size("MPI_Offset"),
+             "MPI_COUNT_KIND": ctype_size("MPI_Count")}
+
+    def kind_value(t):
+        for k, v in kinds.items():
+            t = t.replace(k, str(v))
+        return t
+    for name, ret, args, h in bound:
+        sig = []
+        for a in args:
+            kind, _ = kind_of(a, h)
+            if kind != "omit":
+                t, dims = f08_type(a, kind) if kind not in ("choice", "detach") else ("choice", "")
+                sig.append((kind_value(t), dims))
+        sigs[name] = sig
+    generics = {}  # MPI_Xxx -> [specific procedure names]
+    procname = {}
+    for name, ret, args, h in bound:
+        if "@large" in h and sigs[name] != sigs[name[:-2]]:
+            generics[name[:-2]] = [f"lc_mpi_{name[:-2].lower()}", f"lc_mpi_{name.lower()}"]
+            procname[name[:-2]] = f"lc_mpi_{name[:-2].lower()}"
+            procname[name] = f"lc_mpi_{name.lower()}"
     for name, ret, args, h in bound:
         if "@nof08" in h:
             continue
+        pname = procname.get(name, f"MPI_{name}")
         dummies, idecl, wdecl = [], [], []
         for a in args:
             kind, _ = kind_of(a, h)
@@ -614,7 +664,7 @@ def render_f08(bound):
             ih = f"subroutine {lname}({', '.join(dummies + ['ierror'])})"
             idecl.append("integer :: ierror")
             it = "end subroutine"
-            wh = f"subroutine MPI_{name}({', '.join(dummies + ['ierror'])})"
+            wh = f"subroutine {pname}({', '.join(dummies + ['ierror'])})"
             wdecl.append("integer, optional, intent(out) :: ierror")
             wdecl.append("integer :: lc_ierr")
             body = [f"call {lname}({', '.join(dummies + ['lc_ierr'])})",
@@ -624,8 +674,8 @@ def render_f08(bound):
             t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
             ih = f"{t} function {lname}({', '.join(dummies)})"
             it = "end function"
-            wh = f"{t} function MPI_{name}({', '.join(dummies)})"
-            body = [f"MPI_{name} = {lname}({', '.join(dummies)})"]
+            wh = f"{t} function {pname}({', '.join(dummies)})"
+            body = [f"{pname} = {lname}({', '.join(dummies)})"]
             wt = "end function"
         glue_ifaces.append(wrap("    " + ih))
         glue_ifaces.append("      import")
@@ -636,6 +686,11 @@ def render_f08(bound):
         procs += [wrap("    " + b) for b in body]
         procs.append("  " + wt)
         procs.append("")
+    for g, specifics in generics.items():
+        out.append(f"  interface MPI_{g}")
+        out.append(f"    module procedure {', '.join(specifics)}")
+        out.append(f"  end interface MPI_{g}")
+        out.append(f"  private :: {', '.join(specifics)}")
     out.append("  interface")
     out += glue_ifaces
     out.append("  end interface")

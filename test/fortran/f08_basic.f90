@@ -52,6 +52,7 @@ program f08basic
   implicit none
   type(MPI_Comm) :: dup, dup2
   integer :: kv1, kv2
+  integer(kind=MPI_COUNT_KIND) :: bigcount
   integer(kind=MPI_ADDRESS_KIND) :: extra, aval
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Request) :: reqs(2)
@@ -83,6 +84,17 @@ program f08basic
   call MPI_Get_count(status, MPI_INTEGER, n)
   call check(n == 8, 'get_count')
   call check(all(rbuf == (/ (prev * 10 + i, i = 1, 8) /)), 'sendrecv data')
+
+  ! large counts: INTEGER(KIND=MPI_COUNT_KIND) selects the _c form
+  bigcount = 8
+  call MPI_Sendrecv(buf, bigcount, MPI_INTEGER, next, 15, rbuf, bigcount, MPI_INTEGER, prev, 15, &
+                    MPI_COMM_WORLD, status)
+  call MPI_Get_count(status, MPI_INTEGER, bigcount)
+  call check(bigcount == 8, 'get_count, large count')
+  call MPI_Type_size(MPI_DOUBLE_PRECISION, bigcount)
+  call check(bigcount == 8, 'type_size, large count')
+  ! (MPI_Type_get_extent_c is not checked: MPICH 4.0.2's module declares
+  ! it but its library lacks it, so this program would not link there)
 
   ! nonblocking with status arrays and MPI_STATUSES_IGNORE
   call MPI_Irecv(rbuf, 2, MPI_INTEGER, prev, 12, MPI_COMM_WORLD, reqs(1))

@@ -514,6 +514,11 @@ def render_module(bound):
             out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
         out += [wrap("          " + d) for d in decl]
         out.append("        " + tail)
+    # (src/fortran/lc_f_support.c)
+    out += ["        subroutine MPI_F_SYNC_REG(buf)",
+            "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+            "          type(*), dimension(*) :: buf",
+            "        end subroutine"]
     out.append("      end interface")
     out.append("end module mpi")
     return "\n".join(out) + "\n"
@@ -691,9 +696,19 @@ def render_f08(bound):
         out.append(f"    module procedure {', '.join(specifics)}")
         out.append(f"  end interface MPI_{g}")
         out.append(f"  private :: {', '.join(specifics)}")
+    glue_ifaces += ["    subroutine lc_f08_f_sync_reg(buf)  ! (src/fortran/lc_f_support.c)",
+                    "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+                    "      type(*), dimension(*) :: buf",
+                    "    end subroutine"]
+    procs += ["  subroutine MPI_F_sync_reg(buf)",
+              "    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+              "    type(*), dimension(*) :: buf",
+              "    call lc_f08_f_sync_reg(buf)",
+              "  end subroutine", ""]
     out.append("  interface")
     out += glue_ifaces
     out.append("  end interface")
+    out.append("  private :: lc_f08_f_sync_reg")
     out += [f"  private :: lc_f08_{n.lower()}" for n, _, _, h in bound if "@nof08" not in h]
     out.append("contains")
     for h in F08_HANDLES:

@@ -114,3 +114,19 @@ int lc_f_keyval(MPI_Fint keyval)
         return keyval;
     }
 }
+
+/* MPI_F_SYNC_REG(buf) (MPI 4.1 §19.1.17): a call the compiler cannot see
+ * into, so that it keeps buf in memory across it; nothing to do. */
+LC_F_API void mpi_f_sync_reg_(void *buf);
+LC_F_API void mpi_f_sync_reg_(void *buf)
+{
+    (void)buf;
+}
+LC_F_ALIAS(mpi_f_sync_reg_, mpi_f_sync_reg)
+LC_F_ALIAS(mpi_f_sync_reg_, mpi_f_sync_reg__)
+LC_F_ALIAS(mpi_f_sync_reg_, MPI_F_SYNC_REG)
+LC_F_ALIAS(mpi_f_sync_reg_, pmpi_f_sync_reg)
+LC_F_ALIAS(mpi_f_sync_reg_, pmpi_f_sync_reg_)
+LC_F_ALIAS(mpi_f_sync_reg_, pmpi_f_sync_reg__)
+LC_F_ALIAS(mpi_f_sync_reg_, PMPI_F_SYNC_REG)
+LC_F_ALIAS(mpi_f_sync_reg_, lc_f08_f_sync_reg_)

@@ -99,6 +99,7 @@ program f08basic
   ! nonblocking with status arrays and MPI_STATUSES_IGNORE
   call MPI_Irecv(rbuf, 2, MPI_INTEGER, prev, 12, MPI_COMM_WORLD, reqs(1))
   call MPI_Isend(buf, 2, MPI_INTEGER, next, 12, MPI_COMM_WORLD, reqs(2))
+  call MPI_F_sync_reg(rbuf)
   call MPI_Waitall(2, reqs, statuses)
   call check(statuses(1)%MPI_SOURCE == prev, 'waitall statuses')
   call check(reqs(1) == MPI_REQUEST_NULL .and. reqs(2) == MPI_REQUEST_NULL, 'requests freed')

@@ -87,6 +87,7 @@ program f90coll
   call MPI_Recv_init(val, 1, MPI_INTEGER, src, 22, MPI_COMM_WORLD, reqs(1), ierr)
   call MPI_Send_init(rank, 1, MPI_INTEGER, dst, 22, MPI_COMM_WORLD, reqs(2), ierr)
   call MPI_Startall(2, reqs, ierr)
+  call MPI_F_SYNC_REG(val)
   flag_count = 0
   do while (flag_count < 2)
     call MPI_Testsome(2, reqs, n, idx, statuses, ierr)

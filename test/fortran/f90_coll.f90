@@ -153,6 +153,7 @@ program f90coll
   end if
   call MPI_Comm_free(shared, ierr)
 
+  deallocate(counts, displs, sendbuf, recvbuf)
   call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0 .and. total == 0) print '(a)', ' No Errors'
   call MPI_Finalize(ierr)

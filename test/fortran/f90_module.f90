@@ -240,6 +240,23 @@ program f90module
   call MPI_Send(rank, -1, MPI_INTEGER, next, 0, MPI_COMM_WORLD, ierr)
   call MPI_Error_class(ierr, errclass, i)
   call check(errclass == MPI_ERR_COUNT, 'MPI_ERR_COUNT')
+  ! bad input through the glue: error codes, no crash
+  call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN, ierr)
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, 'k', 'v', ierr)
+  call MPI_Info_get(info, 'k', -1, val, flag, ierr)
+  call MPI_Error_class(ierr, errclass, i)
+  call check(errclass == MPI_ERR_ARG, 'info_get with valuelen -1')
+  call MPI_Info_get_nthkey(info, 5, val, ierr)
+  call MPI_Error_class(ierr, errclass, i)
+  call check(errclass == MPI_ERR_ARG, 'info_get_nthkey out of range')
+  call MPI_Info_set(info, '   ', 'v', ierr)
+  call MPI_Error_class(ierr, errclass, i)
+  call check(errclass == MPI_ERR_INFO_KEY, 'blank info key')
+  call MPI_Info_free(info, ierr)
+  call MPI_Waitall(-1, reqs, MPI_STATUSES_IGNORE, ierr)
+  call MPI_Error_class(ierr, errclass, i)
+  call check(errclass == MPI_ERR_COUNT, 'waitall count -1')
 
   ! a Fortran error handler
   call MPI_Comm_dup(MPI_COMM_WORLD, dup1, ierr)

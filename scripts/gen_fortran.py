@@ -147,6 +147,10 @@ def kind_of(arg, h):
         return ("statuses", "") if arg.array else ("status", "")
     if arg.name == "flag" and arg.base == "int" and arg.stars == 1:
         return ("logical", "")
+    if arg.base == "int" and arg.array and arg.name.endswith("weights"):
+        return ("weights", "")  # MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY
+    if arg.base == "int" and arg.array and arg.name == "array_of_errcodes":
+        return ("errcodes", "")  # MPI_ERRCODES_IGNORE
     if arg.base.endswith("_function") or arg.base.endswith("_fn"):
         sys.exit(f"callback '{arg.text}' needs a proc hint or a skip")
     if arg.stars > 1:
@@ -197,6 +201,9 @@ def glue_function(name, ret, args, h, prefix):
             call.append(f"c_{n}")
             post.append(f"lc_f_str_out({n}, {n}_len, c_{n});")
             frees.append(f"c_{n}")
+        elif kind in ("weights", "errcodes"):
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"LC_F_{kind.upper()}({n})")
         elif kind == "status":
             params.append(f"MPI_Fint *{n}")
             call.append(f"LC_F_STATUS({n})")
@@ -459,7 +466,7 @@ def ftype(a, kind):
         return "integer", ""
     if kind == "fint_aint_array":
         return "integer", "(*)"
-    if kind == "indices":
+    if kind in ("indices", "weights", "errcodes"):
         return "integer", "(*)"
     if kind == "proc":
         return "external", ""

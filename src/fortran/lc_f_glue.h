@@ -77,6 +77,23 @@ static inline MPI_Status *lc_f_status(MPI_Fint *s)
 #define LC_F_STATUS(s) lc_f_status(s)
 #define LC_F_STATUSES(s) lc_f_status(s)
 
+/* Integer-array sentinels: graph weights (MPI_UNWEIGHTED,
+ * MPI_WEIGHTS_EMPTY) and spawn's error codes (MPI_ERRCODES_IGNORE). */
+static inline int *lc_f_weights(MPI_Fint *w)
+{
+    if (w == &mpifcmb5_)
+        return MPI_UNWEIGHTED;
+    if (w == &mpifcmb9_)
+        return MPI_WEIGHTS_EMPTY;
+    return w;
+}
+#define LC_F_WEIGHTS(w) lc_f_weights(w)
+#define LC_F_ERRCODES(e) ((e) == mpipriv2_.errcodes_ignore ? MPI_ERRCODES_IGNORE : (e))
+/* MPI_ARGV_NULL / MPI_ARGVS_NULL, for the spawn glue to come (Fortran's
+ * argv is a CHARACTER array, converted there). */
+#define LC_F_IS_ARGV_NULL(a) ((const void *)(a) == (const void *)&mpiprivc_.argv_null)
+#define LC_F_IS_ARGVS_NULL(a) ((const void *)(a) == (const void *)&mpiprivc_.argvs_null)
+
 /* Strings: in, a NUL-terminated copy without the trailing blanks; out, a
  * buffer of n chars for the C function, then copied back blank-padded
  * (truncated to the Fortran length).  NULL when out of memory. */

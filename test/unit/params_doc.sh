@@ -33,9 +33,9 @@ doc)
     echo "docs/params.md matches the tables"
     ;;
 names)
-    # Not parameters: the compiler wrappers' LOCUS_CC/LOCUS_CXX (shell
-    # scripts), and what mpiexec sets for each rank (LOCUS_LOCAL_*).
-    others="LOCUS_CC LOCUS_CXX LOCUS_LOCAL_RANK LOCUS_LOCAL_SIZE"
+    # Not parameters: the compiler wrappers' LOCUS_CC/LOCUS_CXX/LOCUS_FC
+    # (shell scripts), and what mpiexec sets for each rank (LOCUS_LOCAL_*).
+    others="LOCUS_CC LOCUS_CXX LOCUS_FC LOCUS_LOCAL_RANK LOCUS_LOCAL_SIZE"
     known=$("$info" --params | sed -n 's/^\(LOCUS_[A-Z0-9_]*\) .*/\1/p')
     if [ -z "$known" ]; then
         echo "FAILED: $info --params listed no parameter"

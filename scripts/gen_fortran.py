@@ -1,0 +1,770 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Generate Locus's Fortran bindings (mpif.h, the `mpi` module, the C glue).
+
+Inputs, all in the source tree:
+  api/mpi_functions.txt   the C API (read through gen_api.parse)
+  api/fortran_hints.txt   what a C prototype cannot say (strings out,
+                          logicals, 1-based indices, functions left out)
+  include/mpi.h           the values of the constants
+
+Outputs (into OUTDIR, normally build/generated/fortran, at build time):
+  lc_f_glue.c   the Fortran entry points: for each function MPI_Xxx,
+                mpi_xxx_ (strong) and mpi_xxx, mpi_xxx__, MPI_XXX as
+                aliases (calling MPI_Xxx), and the same four pmpi_ names
+                (calling PMPI_Xxx) -- the names Debian's libmpichfort
+                exports;
+  mpif.h        constants, sentinels in MPICH's common blocks, EXTERNALs;
+  mpi.f90       module mpi: the same constants and explicit interfaces;
+  mpi_f08.f90   module mpi_f08: handle types, MPI_Status, optional ierror
+                (its procedures call the glue; compiled into libmpifort).
+
+    scripts/gen_fortran.py OUTDIR          write the three files
+    scripts/gen_fortran.py --list          print bound / left-out functions
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import gen_api  # noqa: E402
+
+HINTS = ROOT / "api" / "fortran_hints.txt"
+MPI_H = ROOT / "include" / "mpi.h"
+
+# C-only functions (MPI 4.1 §19.3.4-5): no Fortran binding exists.
+C_ONLY = re.compile(r"(_c2f|_f2c|_c2f08|_f082c|_f2f08|_f082f)$")
+
+# Widths of the C integer types Fortran sees (x86-64 LP64, as mpi.h).
+KIND_OF = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Offset": "MPI_OFFSET_KIND",
+           "MPI_Count": "MPI_COUNT_KIND"}
+HANDLES = {"MPI_Comm", "MPI_Group", "MPI_Datatype", "MPI_Op", "MPI_Errhandler",
+           "MPI_Request", "MPI_Message", "MPI_Info", "MPI_Win", "MPI_Session", "int",
+           "MPI_Fint"}
+
+
+# ---------------------------------------------------------------- parsing
+def parse_hints(path=HINTS):
+    hints, skips = {}, {}
+    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, _, rest = line.partition(" ")
+        if rest.startswith("skip:"):
+            skips[name] = rest[5:].strip()
+            continue
+        args = {}
+        for item in rest.split():
+            if item in ("nof08", "handwritten"):
+                args["@" + item] = (item, "")
+                continue
+            arg, eq, kind = item.partition("=")
+            if not eq:
+                sys.exit(f"{path}:{lineno}: '{item}' is not <arg>=<kind>")
+            kind, _, param = kind.partition(":")
+            args[arg] = (kind, param)
+        hints[name] = args
+    return hints, skips
+
+
+class Arg:
+    """One C parameter: its declaration text, name, base type, shape."""
+
+    def __init__(self, text):
+        self.text = text.strip()
+        m = re.match(r"^(?P<type>.*?)(?P<name>\w+)\s*(?P<dims>(\[[^\]]*\])*)$", self.text)
+        if not m:
+            raise ValueError(f"cannot parse parameter '{text}'")
+        self.name = m["name"]
+        self.dims = m["dims"]
+        t = m["type"].strip()
+        self.const = t.startswith("const ")
+        t = t.removeprefix("const ").strip()
+        self.stars = t.count("*")
+        self.base = t.replace("*", "").strip()
+        self.by_value = self.stars == 0 and not self.dims
+        self.array = bool(self.dims)
+
+
+def split_args(args):
+    if args.strip() == "void":
+        return []
+    return [Arg(a) for a in args.split(",")]
+
+
+def functions():
+    """[(name, ret, [Arg], hints)] of every function with a Fortran binding,
+    and [(name, why)] of those without."""
+    hints, skips = parse_hints()
+    bound, left = [], []
+    names = set()
+    sections = gen_api.parse()
+    all_names = {name for _, funcs in sections for name, _, _ in funcs}
+    for _, funcs in sections:
+        for name, ret, args in funcs:
+            names.add(name)
+            large = name.endswith("_c") and name[:-2] in all_names
+            if large and name in skips:
+                left.append((name, skips[name]))
+            elif large:
+                # MPI 4.1: the large-count forms are mpi_f08's only
+                # (overloads of the same name, or MPI_Xxx_c where the two
+                # cannot be told apart)
+                a = split_args(args)
+                h = dict(hints.get(name, {}))
+                h["@large"] = ("large", "")
+                bound.append((name, ret, a, h))
+            elif C_ONLY.search(name):
+                left.append((name, "C-only conversion function"))
+            elif name in skips:
+                left.append((name, skips[name]))
+            else:
+                a = split_args(args)
+                h = hints.get(name, {})
+                for k in h:
+                    if not k.startswith("@") and k not in [x.name for x in a]:
+                        sys.exit(f"{HINTS}: MPI_{name} has no argument '{k}'")
+                bound.append((name, ret, a, h))
+    for n in list(hints) + list(skips):
+        if n not in names:
+            sys.exit(f"{HINTS}: MPI_{n} is not in api/mpi_functions.txt")
+    return bound, left
+
+
+def kind_of(arg, h):
+    """The binding kind of one argument."""
+    if arg.name in h:
+        return h[arg.name]
+    if arg.base == "void" and arg.stars == 1:
+        return ("choice", "")
+    if arg.base == "char" and arg.stars + bool(arg.array) == 1:
+        if not arg.const:
+            sys.exit(f"output string '{arg.text}' needs an outstr hint")
+        return ("instr", "")
+    if arg.base == "MPI_Status":
+        return ("statuses", "") if arg.array else ("status", "")
+    if arg.name == "flag" and arg.base == "int" and arg.stars == 1:
+        return ("logical", "")
+    if arg.base == "int" and arg.array and arg.name.endswith("weights"):
+        return ("weights", "")  # MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY
+    if arg.base == "int" and arg.array and arg.name == "array_of_errcodes":
+        return ("errcodes", "")  # MPI_ERRCODES_IGNORE
+    if arg.base.endswith("_function") or arg.base.endswith("_fn"):
+        sys.exit(f"callback '{arg.text}' needs a proc hint or a skip")
+    if arg.stars > 1:
+        sys.exit(f"'{arg.text}': no default Fortran binding")
+    return ("plain", "")
+
+
+# ---------------------------------------------------------------- C glue
+GLUE_HEAD = """\
+/* Generated by scripts/gen_fortran.py from api/mpi_functions.txt and
+ * api/fortran_hints.txt: do not edit.  The Fortran entry points of
+ * libmpifort (MPICH's Fortran ABI); helpers in src/fortran/lc_f_glue.h. */
+#include "lc_f_glue.h"
+"""
+
+
+def glue_function(name, ret, args, h, prefix):
+    lname = f"{prefix.lower()}{name.lower()}"
+    cname = f"{prefix}{name}"
+    if "@large" in h:
+        lname = f"lc_f08_{name.lower()}"
+    params, strlens, pre, call, post, frees = [], [], [], [], [], []
+    for a in args:
+        kind, param = kind_of(a, h)
+        n = a.name
+        if kind == "omit":
+            call.append(param)
+            continue
+        if kind == "choice" or kind == "detach":
+            params.append(f"void *{n}")
+            if kind == "detach":
+                # MPI 4.1 §3.6.1: Fortran gets no address back from detach.
+                pre.append(f"void *c_{n} = NULL;")
+                pre.append(f"(void){n};")
+                call.append(f"&c_{n}")
+            else:
+                call.append(f"LC_F_BUF({n})")
+        elif kind == "instr":
+            params.append(f"char *{n}")
+            strlens.append(f"size_t {n}_len")
+            pre.append(f"char *c_{n} = lc_f_str_in({n}, {n}_len);")
+            call.append(f"c_{n}")
+            frees.append(f"c_{n}")
+        elif kind == "outstr":
+            params.append(f"char *{n}")
+            strlens.append(f"size_t {n}_len")
+            pre.append(f"char *c_{n} = lc_f_str_buf((size_t)({param}));")
+            call.append(f"c_{n}")
+            post.append(f"lc_f_str_out({n}, {n}_len, c_{n});")
+            frees.append(f"c_{n}")
+        elif kind in ("weights", "errcodes"):
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"LC_F_{kind.upper()}({n})")
+        elif kind == "status":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"LC_F_STATUS({n})")
+        elif kind == "statuses":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"LC_F_STATUSES({n})")
+        elif kind == "logical":
+            params.append(f"MPI_Fint *{n}")
+            if a.by_value:
+                call.append(f"(*{n} != 0)")
+            else:
+                call.append(n)
+                if not a.array and not a.const:
+                    post.append(f"*{n} = LC_F_LOGICAL(*{n});")
+        elif kind == "index":
+            params.append(f"MPI_Fint *{n}")
+            call.append(n)
+            post.append(f"if (*{n} >= 0) *{n} += 1;")
+        elif kind == "indices":
+            params.append(f"MPI_Fint *{n}")
+            call.append(n)
+            post.append(f"if (*{param} != MPI_UNDEFINED) for (int i = 0; i < *{param}; i++) {n}[i] += 1;")
+        elif kind in ("aint_in", "fint_in"):
+            t = "MPI_Aint" if kind == "aint_in" else "MPI_Fint"
+            params.append(f"{t} *{n}")
+            call.append(f"(void *)(MPI_Aint)*{n}")
+        elif kind in ("aint_out", "fint_out"):
+            t = "MPI_Aint" if kind == "aint_out" else "MPI_Fint"
+            params.append(f"{t} *{n}")
+            pre.append(f"void *c_{n} = NULL;")
+            call.append(f"&c_{n}")
+            post.append(f"if (*flag) *{n} = ({t})lc_f_attr_value(lc_f_keyval(*{param}), c_{n});")
+        elif kind == "keyval":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"lc_f_keyval(*{n})")
+        elif kind == "fint_aint_in":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"(MPI_Aint)*{n}")
+        elif kind == "fint_aint_out":
+            params.append(f"MPI_Fint *{n}")
+            pre.append(f"MPI_Aint c_{n} = 0;")
+            call.append(f"&c_{n}")
+            post.append(f"*{n} = (MPI_Fint)c_{n};")
+        elif kind == "fint_aint_array":
+            params.append(f"MPI_Fint *{n}")
+            pre.append(f"MPI_Aint *c_{n} = lc_f_aint_array({n}, *{param});")
+            call.append(f"c_{n}")
+            frees.append(f"c_{n}")
+        elif kind == "proc":
+            params.append(a.text.replace("const ", ""))
+            call.append(n)
+        elif kind == "plain":
+            if a.by_value:
+                params.append(f"{a.base} *{n}")
+                call.append(f"*{n}")
+            else:
+                params.append(a.text)
+                call.append(n)
+        else:
+            sys.exit(f"MPI_{name}: unknown kind '{kind}' for {n}")
+    if ret == "int":
+        params.append("MPI_Fint *ierr")
+        rtype = "void"
+    else:
+        rtype = ret
+    params += strlens
+    plist = ", ".join(params) if params else "void"
+    out = [f"LC_F_API {rtype} {lname}_({plist});",
+           f"LC_F_API {rtype} {lname}_({plist})", "{"]
+    out += [f"    {s}" for s in pre]
+    if frees:
+        cond = " || ".join(f"!c_{f[2:]}" for f in frees)
+        out.append(f"    if ({cond}) {{")
+        out += [f"        free({f});" for f in frees]
+        out.append("        *ierr = lc_f_nomem(\"MPI_" + name + "\");")
+        out.append("        return;")
+        out.append("    }")
+    callexpr = f"{cname}({', '.join(call)})"
+    if ret == "int":
+        out.append(f"    int rc = {callexpr};")
+        if post:
+            # MPI_ERR_IN_STATUS: the outputs are valid too (Waitsome...)
+            out.append("    if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {")
+            out += [f"        {s}" for s in post]
+            out.append("    }")
+        out += [f"    free({f});" for f in frees]
+        out.append("    *ierr = rc;")
+    else:
+        out.append(f"    return {callexpr};")
+    out.append("}")
+    if "@large" in h:
+        return "\n".join(out)
+    for alias in (lname, f"{lname}__", f"{prefix}{name.upper()}"):
+        out.append(f"LC_F_ALIAS({lname}_, {alias})")
+    if prefix == "MPI_" and "@nof08" not in h:  # what module mpi_f08's procedures call
+        out.append(f"LC_F_ALIAS({lname}_, lc_f08_{name.lower()}_)")
+    return "\n".join(out)
+
+
+def render_glue(bound):
+    parts = [GLUE_HEAD]
+    for name, ret, args, h in bound:
+        if "@large" in h:
+            parts.append(f"/* MPI_{name}: module mpi_f08 only */")
+            parts.append(glue_function(name, ret, args, h, "MPI_"))
+            continue
+        if "@handwritten" in h:
+            parts.append(f"/* MPI_{name}: src/fortran (handwritten in api/fortran_hints.txt) */")
+            continue
+        parts.append(f"/* MPI_{name} */")
+        for prefix in ("MPI_", "PMPI_"):
+            parts.append(glue_function(name, ret, args, h, prefix))
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- constants
+SKIP_CONST = re.compile(r"^(MPI_F_|MPI_AINT_FMT|MPI_BOTTOM$|MPI_IN_PLACE$|MPI_STATUS(ES)?_IGNORE$|"
+                        r"MPI_ERRCODES_IGNORE$|MPI_ARGVS?_NULL$|MPI_.*_FN$|MPI_T_)")
+
+
+def constants(path=MPI_H, typed=False):
+    """[(name, int value)] of every integer constant of mpi.h, in order;
+    with typed=True, [(name, value, C handle type or None)]."""
+    text = path.read_text()
+    text = text.split(gen_api.BEGIN)[0]
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    raw = []
+    for m in re.finditer(r"^#define\s+(MPI_\w+)\s+(.+?)\s*$", text, re.M):
+        raw.append((m[1], m[2]))
+    for body in re.findall(r"enum\s*\{(.*?)\}", text, re.S):
+        for item in body.split(","):
+            if "=" in item:
+                k, v = item.split("=")
+                raw.append((k.strip(), v.strip()))
+    values, types, out = {}, {}, []
+    for name, expr in raw:
+        if SKIP_CONST.match(name):
+            continue
+        e, ctype = expr, None
+        while True:  # strip ((Type)X) and (X)
+            m = re.fullmatch(r"\(\((MPI_\w+|int)\)\s*(.+)\)", e)
+            if m:
+                ctype = ctype or (m[1] if m[1] != "int" else None)
+                e = m[2]
+                continue
+            m = re.fullmatch(r"\((.+)\)", e)
+            if not m:
+                break
+            e = m[1]
+        if e in values:
+            v = values[e]
+            ctype = ctype or types.get(e)
+        elif re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", e):
+            v = int(e, 0)
+        else:
+            continue  # strings, pointers, function-like macros
+        if v >= 2**31:
+            v -= 2**32  # handles above 2^31 are negative Fortran INTEGERs
+        values[name], types[name] = v, ctype
+        out.append((name, v, ctype) if typed else (name, v))
+    return out
+
+
+def ctype_size(ctype, path=MPI_H):
+    m = re.search(rf"typedef\s+(\w[\w ]*?)\s+{ctype};", path.read_text())
+    return {"int": 4, "long": 8, "long long": 8}[m[1]]
+
+
+# Predefined attribute keys: MPICH's mpif.h gives them C's value plus one
+# (the Fortran binding maps them back, lc_f_keyval).
+FORTRAN_KEYVALS = {"MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE",
+                   "MPI_LASTUSEDCODE", "MPI_APPNUM"}
+
+
+def fortran_constants():
+    """(integer constants, logical constants) as Fortran sees them."""
+    # MPI_MAX_* string lengths count C's terminating NUL; Fortran's are
+    # one less (MPI 4.1 §19.1.1; MPICH's values).
+    consts = [(n, v + 1 if n in FORTRAN_KEYVALS else v - 1 if n.startswith("MPI_MAX_") else v)
+              for n, v in constants()]
+    extra = [("MPI_SOURCE", 3), ("MPI_TAG", 4), ("MPI_ERROR", 5), ("MPI_STATUS_SIZE", 5),
+             ("MPI_ADDRESS_KIND", ctype_size("MPI_Aint")), ("MPI_OFFSET_KIND", ctype_size("MPI_Offset")),
+             ("MPI_COUNT_KIND", ctype_size("MPI_Count")), ("MPI_INTEGER_KIND", ctype_size("MPI_Fint"))]
+    logicals = [("MPI_SUBARRAYS_SUPPORTED", ".FALSE."), ("MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE.")]
+    return extra + consts, logicals
+
+
+# Sentinels: MPICH's common blocks, names and layout (binaries built with
+# MPICH's mpif.h refer to them; src/fortran/lc_f_sentinels.c defines them).
+SENTINELS = """\
+      INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
+      INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)
+      INTEGER MPI_ERRCODES_IGNORE(1)
+      CHARACTER*1 MPI_ARGVS_NULL(1,1)
+      CHARACTER*1 MPI_ARGV_NULL(1)
+      INTEGER MPI_BOTTOM, MPI_IN_PLACE, MPI_UNWEIGHTED
+      INTEGER MPI_WEIGHTS_EMPTY
+      COMMON /MPIFCMB5/ MPI_UNWEIGHTED
+      COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY
+      COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE
+      COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE
+      COMMON /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL
+      SAVE /MPIFCMB5/, /MPIFCMB9/, /MPIPRIV1/, /MPIPRIV2/, /MPIPRIVC/
+"""
+
+
+def decls(ints, logicals):
+    # 6 blanks + text: valid fixed form (columns 7-72) and free form.
+    out = []
+    for name, v in ints:
+        out.append(f"      INTEGER {name}")
+        out.append(f"      PARAMETER ({name}={v})")
+    for name, v in logicals:
+        out.append(f"      LOGICAL {name}")
+        out.append(f"      PARAMETER ({name}={v})")
+    for line in out:
+        assert len(line) <= 72, line
+    return out
+
+
+# The predefined attribute callbacks (src/fortran/lc_f_keyval.c).
+CALLBACKS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
+             "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
+
+
+def render_mpif(bound):
+    ints, logicals = fortran_constants()
+    lines = ["! mpif.h: Locus MPI's Fortran header (MPICH's Fortran ABI).",
+             "! Generated by scripts/gen_fortran.py from include/mpi.h: do not edit.",
+             "! Fixed and free form alike."]
+    lines += decls(ints, logicals)
+    lines += SENTINELS.rstrip("\n").split("\n")
+    lines += [f"      EXTERNAL {c}" for c in CALLBACKS]
+    for name, ret, _, h in bound:
+        if ret != "int" and "@large" not in h:
+            t = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+            for p in ("MPI_", "PMPI_"):
+                lines.append(f"      EXTERNAL {p}{name.upper()}")
+                lines.append(f"      {t} {p}{name.upper()}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- module mpi
+def ftype(a, kind):
+    """Fortran declaration (type, dims suffix) of one dummy argument."""
+    base = a.base
+    if kind == "choice" or kind == "detach":
+        return "type(*)", "(*)"
+    if kind in ("instr", "outstr"):
+        return "character(len=*)", ""
+    if kind == "status":
+        return "integer", "(MPI_STATUS_SIZE)"
+    if kind == "statuses":
+        return "integer", "(MPI_STATUS_SIZE,*)"
+    if kind == "logical":
+        return "logical", "(*)" if a.array else ""
+    if kind in ("aint_in", "aint_out"):
+        return "integer(kind=MPI_ADDRESS_KIND)", ""
+    if kind in ("fint_in", "fint_out", "index", "keyval", "fint_aint_in", "fint_aint_out"):
+        return "integer", ""
+    if kind == "fint_aint_array":
+        return "integer", "(*)"
+    if kind in ("indices", "weights", "errcodes"):
+        return "integer", "(*)"
+    if kind == "proc":
+        return "external", ""
+    t = f"integer(kind={KIND_OF[base]})" if base in KIND_OF else "integer"
+    if base not in HANDLES and base not in KIND_OF:
+        sys.exit(f"no Fortran type for '{a.text}'")
+    if a.dims == "[][3]":
+        return t, "(3,*)"
+    if a.array:
+        return t, "(*)"
+    return t, ""
+
+
+def render_module(bound):
+    ints, logicals = fortran_constants()
+    out = ["! module mpi: Locus MPI's Fortran 90 interface (MPICH's Fortran ABI).",
+           "! Generated by scripts/gen_fortran.py: do not edit.",
+           "! Explicit interfaces for every routine; choice buffers are",
+           "! TYPE(*), DIMENSION(*) with gfortran's NO_ARG_CHECK, so any",
+           "! type and rank is accepted (as with mpif.h); other array",
+           "! arguments are NO_ARG_CHECK too, so a scalar is accepted.",
+           "module mpi",
+           "      implicit none"]
+    out += decls(ints, logicals)
+    out += SENTINELS.rstrip("\n").split("\n")
+    out += [f"      EXTERNAL {c}" for c in CALLBACKS]
+    out.append("      interface")
+    for name, ret, args, h in bound:
+        if "@large" in h:
+            continue
+        dummies, decl = [], []
+        for a in args:
+            kind, _ = kind_of(a, h)
+            if kind == "omit":
+                continue
+            dummies.append(a.name)
+            t, dims = ftype(a, kind)
+            # Choice buffers take anything; other assumed-size arrays take
+            # a scalar too, as where MPICH's module has no interface (legacy
+            # codes pass one request, one dimension as a scalar).
+            if kind in ("choice", "detach") or dims.endswith("*)"):
+                decl.append(f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a.name}")
+            decl.append(f"{t} :: {a.name}{dims}" if t != "external" else f"external :: {a.name}")
+        if ret == "int":
+            dummies.append("ierror")
+            decl.append("integer :: ierror")
+            head = f"subroutine MPI_{name.upper()}({', '.join(dummies)})"
+            tail = "end subroutine"
+        else:
+            t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
+            head = f"{t} function MPI_{name.upper()}({', '.join(dummies)})"
+            tail = "end function"
+        out.append(wrap("        " + head))
+        uses = [n for n, _ in ints if any(n in d for d in decl)]
+        if uses:
+            out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
+        out += [wrap("          " + d) for d in decl]
+        out.append("        " + tail)
+    # (src/fortran/lc_f_support.c)
+    out += ["        subroutine MPI_F_SYNC_REG(buf)",
+            "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+            "          type(*), dimension(*) :: buf",
+            "        end subroutine"]
+    out.append("      end interface")
+    out.append("end module mpi")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- mpi_f08
+F08_HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Errhandler", "MPI_Group", "MPI_Info",
+               "MPI_Message", "MPI_Op", "MPI_Request", "MPI_Session", "MPI_Win"]
+
+
+def f08_type(a, kind):
+    """(declaration, dims) of one dummy in module mpi_f08."""
+    if a.base in F08_HANDLES and kind == "plain":
+        return f"type({a.base})", "(*)" if a.array else ""
+    if kind == "status":
+        return "type(MPI_Status)", ""
+    if kind == "statuses":
+        return "type(MPI_Status)", "(*)"
+    return ftype(a, kind)
+
+
+def render_f08(bound):
+    ints, logicals = fortran_constants()
+    typed = {n: t for n, _, t in constants(typed=True)}
+    out = ["! module mpi_f08: Locus MPI's Fortran 2008 interface.",
+           "! Generated by scripts/gen_fortran.py: do not edit.",
+           "! Handles are TYPE(MPI_Comm) etc. holding the C handle (MPI_VAL),",
+           "! statuses TYPE(MPI_Status) laid out as C's MPI_Status, ierror is",
+           "! OPTIONAL.  Each procedure calls the glue of libmpifort (the same",
+           "! code as mpif.h's, under the name lc_f08_<name>_).  Choice buffers",
+           "! are TYPE(*), DIMENSION(*) with NO_ARG_CHECK (MPI_SUBARRAYS_SUPPORTED",
+           "! is .FALSE.).  The large-count forms overload the name (MPI_Send",
+           "! with an INTEGER(KIND=MPI_COUNT_KIND) count) or, where the kinds",
+           "! cannot tell them apart, are MPI_Xxx_c.",
+           "module mpi_f08",
+           "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr",
+           "  implicit none",
+           "  private :: c_int, c_ptr"]
+    for h in F08_HANDLES:
+        out += [f"  type, bind(C) :: {h}", "    integer(c_int) :: MPI_VAL", f"  end type {h}"]
+    out += ["  type, bind(C) :: MPI_Status",
+            "    integer(c_int) :: count_lo, count_hi_and_cancelled",
+            "    integer(c_int) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+            "  end type MPI_Status"]
+    for name, v in ints:
+        t = typed.get(name)
+        if t in F08_HANDLES:
+            out.append(f"  type({t}), parameter :: {name} = {t}({v})")
+        else:
+            out.append(f"  integer, parameter :: {name} = {v}")
+    for name, v in logicals:
+        out.append(f"  logical, parameter :: {name} = {v}")
+    # Sentinels: objects of this module, recognised by address in the glue.
+    out += ["  integer(c_int), bind(C, name='lc_f08_bottom') :: MPI_BOTTOM",
+            "  integer(c_int), bind(C, name='lc_f08_in_place') :: MPI_IN_PLACE",
+            "  type(MPI_Status), bind(C, name='lc_f08_status_ignore') :: MPI_STATUS_IGNORE",
+            "  type(MPI_Status), bind(C, name='lc_f08_statuses_ignore') :: MPI_STATUSES_IGNORE(1)"]
+    out += ["  abstract interface",
+            "    subroutine MPI_User_function(invec, inoutvec, len, datatype)",
+            "      import :: c_ptr, MPI_Datatype",
+            "      type(c_ptr), value :: invec, inoutvec",
+            "      integer :: len",
+            "      type(MPI_Datatype) :: datatype",
+            "    end subroutine",
+            "    subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, &",
+            "        attribute_val_in, attribute_val_out, flag, ierror)",
+            "      import :: MPI_Comm, MPI_ADDRESS_KIND",
+            "      type(MPI_Comm) :: oldcomm",
+            "      integer :: comm_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out",
+            "      logical :: flag",
+            "    end subroutine",
+            "    subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)",
+            "      import :: MPI_Comm, MPI_ADDRESS_KIND",
+            "      type(MPI_Comm) :: comm",
+            "      integer :: comm_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
+            "    end subroutine",
+            "    subroutine MPI_Comm_errhandler_function(comm, error_code)",
+            "      import :: MPI_Comm",
+            "      type(MPI_Comm) :: comm",
+            "      integer :: error_code",
+            "    end subroutine",
+            "  end interface",
+            "  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN",
+            "  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN"]
+    for h in F08_HANDLES:
+        short = h[4:].lower()
+        out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
+        out.append(f"  interface operator(/=)\n    module procedure lc_ne_{short}\n  end interface")
+        out.append(f"  private :: lc_eq_{short}, lc_ne_{short}")
+    glue_ifaces, procs = [], []
+    # name -> the Fortran declarations of its dummies (to tell whether a
+    # large-count form can overload the name: not when all kinds agree,
+    # e.g. MPI_Aint and MPI_Count are both 8 bytes)
+    sigs = {}
+    kinds = {"MPI_ADDRESS_KIND": ctype_size("MPI_Aint"), "MPI_OFFSET_KIND": ctype_size("MPI_Offset"),
+             "MPI_COUNT_KIND": ctype_size("MPI_Count")}
+
+    def kind_value(t):
+        for k, v in kinds.items():
+            t = t.replace(k, str(v))
+        return t
+    for name, ret, args, h in bound:
+        sig = []
+        for a in args:
+            kind, _ = kind_of(a, h)
+            if kind != "omit":
+                t, dims = f08_type(a, kind) if kind not in ("choice", "detach") else ("choice", "")
+                sig.append((kind_value(t), dims))
+        sigs[name] = sig
+    generics = {}  # MPI_Xxx -> [specific procedure names]
+    procname = {}
+    for name, ret, args, h in bound:
+        if "@large" in h and sigs[name] != sigs[name[:-2]]:
+            generics[name[:-2]] = [f"lc_mpi_{name[:-2].lower()}", f"lc_mpi_{name.lower()}"]
+            procname[name[:-2]] = f"lc_mpi_{name[:-2].lower()}"
+            procname[name] = f"lc_mpi_{name.lower()}"
+    for name, ret, args, h in bound:
+        if "@nof08" in h:
+            continue
+        pname = procname.get(name, f"MPI_{name}")
+        dummies, idecl, wdecl = [], [], []
+        for a in args:
+            kind, _ = kind_of(a, h)
+            if kind == "omit":
+                continue
+            n = a.name
+            dummies.append(n)
+            t, dims = f08_type(a, kind)
+            if kind in ("choice", "detach"):
+                d = [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}", f"type(*), dimension(*) :: {n}"]
+                idecl += d
+                wdecl += d
+            elif kind == "proc":
+                iface = {"MPI_User_function": "MPI_User_function",
+                         "MPI_Comm_copy_attr_function": "MPI_Comm_copy_attr_function",
+                         "MPI_Comm_delete_attr_function": "MPI_Comm_delete_attr_function"}.get(
+                             a.base, "MPI_Comm_errhandler_function")
+                idecl.append(f"procedure({iface}) :: {n}")
+                wdecl.append(f"procedure({iface}) :: {n}")
+            else:
+                idecl.append(f"{t} :: {n}{dims}")
+                intent = ", intent(in)" if a.by_value else ""
+                wdecl.append(f"{t}{intent} :: {n}{dims}")
+        lname = f"lc_f08_{name.lower()}"
+        if ret == "int":
+            ih = f"subroutine {lname}({', '.join(dummies + ['ierror'])})"
+            idecl.append("integer :: ierror")
+            it = "end subroutine"
+            wh = f"subroutine {pname}({', '.join(dummies + ['ierror'])})"
+            wdecl.append("integer, optional, intent(out) :: ierror")
+            wdecl.append("integer :: lc_ierr")
+            body = [f"call {lname}({', '.join(dummies + ['lc_ierr'])})",
+                    "if (present(ierror)) ierror = lc_ierr"]
+            wt = "end subroutine"
+        else:
+            t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
+            ih = f"{t} function {lname}({', '.join(dummies)})"
+            it = "end function"
+            wh = f"{t} function {pname}({', '.join(dummies)})"
+            body = [f"{pname} = {lname}({', '.join(dummies)})"]
+            wt = "end function"
+        glue_ifaces.append(wrap("    " + ih))
+        glue_ifaces.append("      import")
+        glue_ifaces += [wrap("      " + d) for d in idecl]
+        glue_ifaces.append("    " + it)
+        procs.append(wrap("  " + wh))
+        procs += [wrap("    " + d) for d in wdecl]
+        procs += [wrap("    " + b) for b in body]
+        procs.append("  " + wt)
+        procs.append("")
+    for g, specifics in generics.items():
+        out.append(f"  interface MPI_{g}")
+        out.append(f"    module procedure {', '.join(specifics)}")
+        out.append(f"  end interface MPI_{g}")
+        out.append(f"  private :: {', '.join(specifics)}")
+    glue_ifaces += ["    subroutine lc_f08_f_sync_reg(buf)  ! (src/fortran/lc_f_support.c)",
+                    "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+                    "      type(*), dimension(*) :: buf",
+                    "    end subroutine"]
+    procs += ["  subroutine MPI_F_sync_reg(buf)",
+              "    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+              "    type(*), dimension(*) :: buf",
+              "    call lc_f08_f_sync_reg(buf)",
+              "  end subroutine", ""]
+    out.append("  interface")
+    out += glue_ifaces
+    out.append("  end interface")
+    out.append("  private :: lc_f08_f_sync_reg")
+    out += [f"  private :: lc_f08_{n.lower()}" for n, _, _, h in bound if "@nof08" not in h]
+    out.append("contains")
+    for h in F08_HANDLES:
+        short = h[4:].lower()
+        for op, fn in (("==", "eq"), ("/=", "ne")):
+            out += [f"  elemental logical function lc_{fn}_{short}(a, b)",
+                    f"    type({h}), intent(in) :: a, b",
+                    f"    lc_{fn}_{short} = a%MPI_VAL {op} b%MPI_VAL",
+                    "  end function"]
+    out += procs
+    out.append("end module mpi_f08")
+    return "\n".join(out) + "\n"
+
+
+def wrap(line, width=100):
+    if len(line) <= width or line.lstrip().startswith("!"):
+        return line
+    parts, cur = [], line
+    while len(cur) > width:
+        cut = cur.rfind(",", 0, width) + 1
+        parts.append(cur[:cut] + " &")
+        cur = "            " + cur[cut:].lstrip()
+    parts.append(cur)
+    return "\n".join(parts)
+
+
+def main(argv):
+    bound, left = functions()
+    if "--list" in argv:
+        for name, *_ in bound:
+            print(f"bound MPI_{name}")
+        for name, why in left:
+            print(f"left  MPI_{name}: {why}")
+        return 0
+    if len(argv) != 1:
+        sys.exit(__doc__)
+    outdir = pathlib.Path(argv[0])
+    outdir.mkdir(parents=True, exist_ok=True)
+    for fname, text in (("lc_f_glue.c", render_glue(bound)), ("mpif.h", render_mpif(bound)),
+                        ("mpi.f90", render_module(bound)), ("mpi_f08.f90", render_f08(bound))):
+        p = outdir / fname
+        if not p.exists() or p.read_text() != text:
+            p.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""libmpifort exports the Fortran entry points of the C API, as MPICH does.
+
+usage: t_exports_fortran.py <libmpifort.so> [<MPICH's libmpichfort.so.12>]
+
+For every function scripts/gen_fortran.py binds (api/mpi_functions.txt
+minus the large-count, C-only and hint-skipped ones), the library must
+export the eight names MPICH's libmpichfort exports for it: mpi_x_,
+mpi_x, mpi_x__, MPI_X and the same four as pmpi_/PMPI_ -- and each of
+those must be among MPICH's names for a function MPICH binds.  Functions
+Locus exports in C whose Fortran form MPICH has but Locus leaves out
+are listed with the reason from api/fortran_hints.txt.
+
+Data: every object MPICH's libmpichfort exports (the common blocks of
+mpif.h, the C-visible sentinel pointers), gfortran module data aside, is
+exported by libmpifort or libmpi (next to it) with at least MPICH's size;
+MPIR_F_NeedInit, MPICH's own "sentinels not yet located" flag, is not
+needed (Locus's common blocks are its own objects).
+"""
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import gen_fortran  # noqa: E402
+
+
+def exports(lib):
+    out = subprocess.run(["nm", "-D", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if len(line.split()) >= 3}
+
+
+def objects(lib):
+    out = subprocess.run(["readelf", "-W", "--dyn-syms", lib], check=True, capture_output=True, text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] == "OBJECT" and f[6] != "UND":
+            objs[f[7].split("@")[0]] = int(f[2], 0)
+    return objs
+
+
+NOT_NEEDED = {"MPIR_F_NeedInit"}
+FORTRAN_ONLY = ["F_sync_reg", "Comm_null_copy_fn", "Comm_dup_fn", "Comm_null_delete_fn", "Null_copy_fn",
+                "Dup_fn", "Null_delete_fn"]
+
+
+def names(name):
+    low, up = name.lower(), name.upper()
+    return [f"{p}{low}{s}" for p in ("mpi_", "pmpi_") for s in ("_", "", "__")] + [f"MPI_{up}", f"PMPI_{up}"]
+
+
+def main(argv):
+    ours = exports(argv[0])
+    mpich = exports(argv[1]) if len(argv) > 1 and pathlib.Path(argv[1]).exists() else None
+    bound, left = gen_fortran.functions()
+    large = [b for b in bound if "@large" in b[3]]  # mpi_f08's only: lc_f08_<name>_
+    bound = [b for b in bound if "@large" not in b[3]]
+    fails = [f"MPI_{name}: lc_f08_{name.lower()}_ not exported" for name, *_ in large
+             if f"lc_f08_{name.lower()}_" not in ours]
+    for name, *_ in bound:
+        for n in names(name):
+            if n not in ours:
+                fails.append(f"MPI_{name}: {n} not exported")
+            elif mpich is not None and f"mpi_{name.lower()}_" in mpich and n not in mpich:
+                fails.append(f"MPI_{name}: {n} is not one of MPICH's names")
+    # Fortran-only routines (src/fortran): each of MPICH's names for them
+    for name in FORTRAN_ONLY:
+        for n in names(name):
+            if (mpich is None or n in mpich) and n not in ours:
+                fails.append(f"MPI_{name.upper()}: {n} not exported")
+    print(f"{len(bound)} functions bound, {len(bound) * 8} entry points checked; "
+          f"{len(large)} large-count forms for mpi_f08")
+    if mpich is not None:
+        for name, why in left:
+            if f"mpi_{name.lower()}_" in mpich and not name.endswith("_c"):
+                print(f"note: MPI_{name} has a Fortran form in MPICH, not in Locus: {why}")
+    if mpich is not None:
+        ours_obj = objects(argv[0])
+        libmpi = pathlib.Path(argv[0]).resolve().parent / "libmpi.so.12"
+        if libmpi.exists():
+            ours_obj.update(objects(str(libmpi)))
+        theirs = {n: z for n, z in objects(argv[1]).items() if "_MOD_" not in n and n not in NOT_NEEDED}
+        for n, size in sorted(theirs.items()):
+            if n not in ours_obj:
+                fails.append(f"data object {n} ({size} bytes in MPICH) not exported")
+            elif ours_obj[n] < size:
+                fails.append(f"data object {n}: {ours_obj[n]} bytes, MPICH's {size}")
+        print(f"{len(theirs)} of MPICH's data objects checked")
+    for f in fails:
+        print(f"FAIL: {f}")
+    print("PASS" if not fails else f"{len(fails)} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

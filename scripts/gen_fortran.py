@@ -426,7 +426,8 @@ def decls(ints, logicals):
 
 # The predefined attribute callbacks (src/fortran/lc_f_keyval.c).
 CALLBACKS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
-             "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
+             "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
+             "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN"]
 
 
 def render_mpif(bound):
@@ -608,6 +609,20 @@ def render_f08(bound):
             "      integer :: comm_keyval, ierror",
             "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
             "    end subroutine",
+            "    subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, &",
+            "        attribute_val_in, attribute_val_out, flag, ierror)",
+            "      import :: MPI_Datatype, MPI_ADDRESS_KIND",
+            "      type(MPI_Datatype) :: oldtype",
+            "      integer :: type_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out",
+            "      logical :: flag",
+            "    end subroutine",
+            "    subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, ierror)",
+            "      import :: MPI_Datatype, MPI_ADDRESS_KIND",
+            "      type(MPI_Datatype) :: datatype",
+            "      integer :: type_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
+            "    end subroutine",
             "    subroutine MPI_Comm_errhandler_function(comm, error_code)",
             "      import :: MPI_Comm",
             "      type(MPI_Comm) :: comm",
@@ -615,7 +630,9 @@ def render_f08(bound):
             "    end subroutine",
             "  end interface",
             "  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN",
-            "  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN"]
+            "  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN",
+            "  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN",
+            "  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN"]
     for h in F08_HANDLES:
         short = h[4:].lower()
         out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
@@ -667,8 +684,14 @@ def render_f08(bound):
             elif kind == "proc":
                 iface = {"MPI_User_function": "MPI_User_function",
                          "MPI_Comm_copy_attr_function": "MPI_Comm_copy_attr_function",
-                         "MPI_Comm_delete_attr_function": "MPI_Comm_delete_attr_function"}.get(
-                             a.base, "MPI_Comm_errhandler_function")
+                         "MPI_Comm_delete_attr_function": "MPI_Comm_delete_attr_function",
+                         "MPI_Type_copy_attr_function": "MPI_Type_copy_attr_function",
+                         "MPI_Type_delete_attr_function": "MPI_Type_delete_attr_function",
+                         "MPI_Comm_errhandler_function": "MPI_Comm_errhandler_function",
+                         "MPI_Handler_function": "MPI_Comm_errhandler_function"}.get(a.base)
+                if iface is None:
+                    sys.exit(f"gen_fortran: {name}: no mpi_f08 interface for callback type {a.base}; "
+                             "add one next to MPI_Comm_copy_attr_function")
                 idecl.append(f"procedure({iface}) :: {n}")
                 wdecl.append(f"procedure({iface}) :: {n}")
             else:

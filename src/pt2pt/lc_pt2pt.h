@@ -56,6 +56,12 @@ int lc_pt2pt_start(lc_request_t *preq);
 
 /* One pass over the channels and pending sends: number of events. */
 int lc_progress(void);
+/* Work an upper layer does on every progress pass (the RMA layer serves
+ * one-sided requests addressed to this process): set while it has any,
+ * NULL otherwise.  Returns its number of events; it may call lc_progress
+ * itself and must then ignore the nested call. */
+typedef int lc_progress_hook_fn_t(void);
+extern lc_progress_hook_fn_t *lc_progress_hook;
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);

@@ -97,7 +97,7 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
         rc = lc_rma_am_enable(win);
         if (rc != MPI_SUCCESS) goto fail;
     }
-    if (flavor != LC_RMA_CREATE) *base_p = win->base;
+    if (flavor == LC_RMA_ALLOCATE || flavor == LC_RMA_SHARED) *base_p = win->base;
     *win_p = win;
     return MPI_SUCCESS;
 fail:

@@ -88,28 +88,33 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
     return rc;
 }
 
-/* Release the completed requests we track; wait until none for `target`
- * (-1: any) is left. */
+/* Release the completed requests we track (answers of ours included);
+ * the number still in flight for `target` (-1: any). */
+static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
+{
+    int left = 0, j = 0;
+    for (int i = 0; i < win->nout; i++) {
+        lc_rma_out_t *o = &win->out[i];
+        if (o->req->complete) {
+            if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
+            lc_request_release(o->req);
+            free(o->buf);
+            continue;
+        }
+        if (target < 0 || o->target == target) left++;
+        win->out[j++] = *o;
+    }
+    win->nout = j;
+    return left;
+}
+
 int lc_rma_am_flush(lc_rma_win_t *win, int target)
 {
     int err = MPI_SUCCESS;
-    for (;;) {
-        int left = 0, j = 0;
-        for (int i = 0; i < win->nout; i++) {
-            lc_rma_out_t *o = &win->out[i];
-            if (o->req->complete) {
-                if (o->req->st_error && !err) err = o->req->st_error;
-                lc_request_release(o->req);
-                free(o->buf);
-                continue;
-            }
-            if (target < 0 || o->target == target) left++;
-            win->out[j++] = *o;
-        }
-        win->nout = j;
-        if (!left) return err;
-        lc_rma_idle();
-    }
+    /* The progress pass may serve requests and track new answers of ours:
+     * lc_rma_reap holds no pointer into win->out across it. */
+    while (lc_rma_reap(win, target, &err)) lc_rma_idle();
+    return err;
 }
 
 /* ---- target side ------------------------------------------------------ */
@@ -230,6 +235,11 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
             lc_fatal("cannot receive a one-sided request from rank %d", st.MPI_SOURCE);
         lc_list_push_back(&win->inq, &in->link);
         events++;
+    }
+    /* A target that never flushes still frees the answers it sent. */
+    if (win->nout >= 64) {
+        int err = MPI_SUCCESS;
+        lc_rma_reap(win, -1, &err);
     }
     while (!lc_list_empty(&win->inq)) { /* apply in arrival order */
         lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;

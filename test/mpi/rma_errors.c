@@ -70,5 +70,23 @@ int main(int argc, char **argv)
     LC_CHECK(gs == size, "group size %d", gs);
     MPI_Group_free(&g);
     MPI_Win_free(&win);
+
+    /* Win_allocate_shared needs ranks that share memory: on a world that
+     * MPI_COMM_TYPE_SHARED splits (net=ofi, mixed), MPI_ERR_RMA_SHARED. */
+    MPI_Comm shm;
+    int shm_size;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+    MPI_Comm_size(shm, &shm_size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int *p = NULL;
+    rc = MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &p, &win);
+    if (shm_size == size) {
+        LC_CHECK(rc == MPI_SUCCESS, "Win_allocate_shared on shared-memory ranks failed: class %d", cls(rc));
+        if (rc == MPI_SUCCESS) MPI_Win_free(&win);
+    } else {
+        LC_CHECK(cls(rc) == MPI_ERR_RMA_SHARED, "Win_allocate_shared across hosts: class %d", cls(rc));
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_free(&shm);
     return lc_finish();
 }

@@ -59,6 +59,35 @@ static void run(MPI_Win win, long *mem, int rank, int size, const char *what)
     if (rank == last) LC_CHECK(mem[1] == want, "%s fetch_and_op counter %ld, expected %ld", what, mem[1], want);
     MPI_Win_unlock(rank, win);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* Request forms under lock_all: Rput to the right neighbour's mem[3],
+     * Raccumulate into rank 0's mem[0], then Rget / Rget_accumulate, and
+     * the large-count forms. */
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Request req[2];
+    long val = 1000 + rank, got = -1, got2 = -1, inc = 1;
+    MPI_Win_lock_all(0, win);
+    MPI_Rput(&val, 1, MPI_LONG, right, 3, 1, MPI_LONG, win, &req[0]);
+    MPI_Raccumulate(&inc, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, win, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    MPI_Win_flush_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Rget(&got, 1, MPI_LONG, left, 3, 1, MPI_LONG, win, &req[0]);
+    MPI_Rget_accumulate(NULL, 0, MPI_LONG, &got2, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_NO_OP, win, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    LC_CHECK(got == 1000 + (left + size - 1) % size, "%s rget: %ld, expected %ld", what, got,
+             1000L + (left + size - 1) % size);
+    LC_CHECK(got2 == want + size, "%s rget_accumulate: %ld, expected %ld", what, got2, want + size);
+    long c_val = 7, c_got = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Put_c(&c_val, 1, MPI_LONG, right, 3, 1, MPI_LONG, win);
+    MPI_Win_flush(right, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Get_c(&c_got, 1, MPI_LONG, left, 3, 1, MPI_LONG, win);
+    MPI_Win_flush(left, win);
+    LC_CHECK(c_got == 7, "%s put_c/get_c: %ld", what, c_got);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)

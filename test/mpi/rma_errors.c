@@ -69,6 +69,26 @@ int main(int argc, char **argv)
     MPI_Group_size(g, &gs);
     LC_CHECK(gs == size, "group size %d", gs);
     MPI_Group_free(&g);
+    MPI_Info info, used;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "no_locks", "false");
+    rc = MPI_Win_set_info(win, info);
+    LC_CHECK(rc == MPI_SUCCESS, "Win_set_info: %d", rc);
+    rc = MPI_Win_get_info(win, &used);
+    LC_CHECK(rc == MPI_SUCCESS && used != MPI_INFO_NULL, "Win_get_info: %d", rc);
+    if (rc == MPI_SUCCESS) MPI_Info_free(&used);
+    MPI_Info_free(&info);
+    if (!lc_library_is_mpich()) {
+        /* Locus moves predefined datatypes only, for now. */
+        MPI_Datatype two;
+        MPI_Type_contiguous(2, MPI_INT, &two);
+        MPI_Type_commit(&two);
+        MPI_Win_fence(0, win);
+        rc = MPI_Put(mem, 1, two, 0, 0, 1, two, win);
+        LC_CHECK(cls(rc) == MPI_ERR_TYPE, "derived datatype: class %d", cls(rc));
+        MPI_Win_fence(0, win);
+        MPI_Type_free(&two);
+    }
     MPI_Win_free(&win);
 
     /* Win_allocate_shared needs ranks that share memory: on a world that

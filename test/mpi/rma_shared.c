@@ -48,6 +48,35 @@ int main(int argc, char **argv)
     MPI_Win_flush(0, win);
     LC_CHECK(v == size, "accumulate total %d, expected %d", v, size);
     MPI_Win_unlock_all(win);
+    /* Passive target while the target computes: rank 0 writes a flag into
+     * the last rank's memory under a shared lock; the last rank, in a
+     * shared epoch of its own, spins on it with MPI_Win_sync only (no call
+     * that progresses).  The standard lets an MPI need the target's
+     * progress here (MPICH does: there the target also probes). */
+    int last = size - 1;
+    MPI_Barrier(shm);
+    if (rank == last && size > 1) MPI_Win_lock(MPI_LOCK_SHARED, last, 0, win);
+    MPI_Barrier(shm);
+    if (rank == 0 && size > 1) {
+        int flag42 = 42;
+        MPI_Win_lock(MPI_LOCK_SHARED, last, 0, win);
+        MPI_Put(&flag42, 1, MPI_INT, last, 1, 1, MPI_INT, win);
+        MPI_Win_unlock(last, win);
+    }
+    if (rank == last && size > 1) {
+        double t0 = MPI_Wtime();
+        volatile int *f = &mine[1];
+        while (*f != 42 && MPI_Wtime() - t0 < 20) {
+            MPI_Win_sync(win);
+            if (lc_library_is_mpich()) {
+                int pf;
+                MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shm, &pf, MPI_STATUS_IGNORE);
+            }
+        }
+        LC_CHECK(*f == 42, "the flag did not arrive while the target computed");
+        MPI_Win_unlock(last, win);
+    }
+    MPI_Barrier(shm);
     int flag = 0, *model = NULL;
     MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
     LC_CHECK(flag && *model == MPI_WIN_UNIFIED, "memory model");

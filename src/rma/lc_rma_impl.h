@@ -77,6 +77,12 @@ struct lc_rma_win {
     int *disp_units;        /* [comm->size] */
     char **bases;           /* direct: [comm->size] each rank's memory in our mapping */
     bool owns_base;         /* ALLOCATE on the AM path: malloc'd */
+    /* AM windows with memory (not dynamic): where each rank's memory is in
+     * its own address space, and whether CMA reaches it (the wire-up probe
+     * read that peer): puts and gets then copy in one system call, without
+     * the target's progress. */
+    uint64_t *remote_bases; /* [comm->size], NULL: no CMA peer */
+    uint8_t *cma;           /* [comm->size] */
 
     /* direct windows: the segment */
     void *seg;

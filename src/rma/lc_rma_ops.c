@@ -5,6 +5,7 @@
  * the active-message path applied in place when the target is this
  * process, else one request to the target (lc_rma_am.c).
  */
+#include "channel/lc_cma.h"
 #include "rma/lc_rma_impl.h"
 #include "util/lc_dtype.h"
 
@@ -54,6 +55,16 @@ int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, 
                             bytes, (unsigned long long)off);
         lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
         return MPI_SUCCESS;
+    }
+    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target]) {
+        /* One system call, complete at the target when it returns; puts
+         * are not ordered with other operations (MPI 4.1 §12.7.2), so
+         * bypassing the target's request queue is allowed. */
+        lc_peer_t *peer = win->comm->peers[target];
+        uint64_t remote = win->remote_bases[target] + off;
+        int st = kind == LC_RMA_PUT ? lc_cma_push(peer, remote, origin, bytes) : lc_cma_pull(peer, result, remote, 0, bytes);
+        if (st == LC_OK) return MPI_SUCCESS;
+        win->cma[target] = 0; /* logged; the request path still works */
     }
     lc_rma_pkt_t pkt = {.kind = (uint8_t)kind, .dt = dt, .op = op, .disp = off, .count = count};
     bool sends = kind != LC_RMA_GET && !(kind == LC_RMA_GACC && op == MPI_NO_OP);

@@ -26,6 +26,23 @@ static bool lc_rma_all_shm(const lc_comm_t *comm)
     return true;
 }
 
+/* Every rank's base address, and which peers CMA reaches (collective). */
+static int lc_rma_cma_setup(lc_rma_win_t *win)
+{
+    lc_comm_t *comm = win->comm;
+    int n = comm->size;
+    uint64_t mine = (uint64_t)(uintptr_t)win->base;
+    win->remote_bases = malloc((size_t)n * sizeof(uint64_t));
+    win->cma = calloc((size_t)n, 1);
+    if (!win->remote_bases || !win->cma) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a window");
+    int rc = lc_coll_allgather(&mine, sizeof mine, MPI_BYTE, win->remote_bases, sizeof mine, MPI_BYTE, comm);
+    for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
+        const lc_peer_t *p = comm->peers[r];
+        win->cma[r] = p->kind == LC_CHANNEL_SHM && p->can_pull && p->cma.pid > 0;
+    }
+    return rc;
+}
+
 static void lc_rma_win_release(lc_rma_win_t *win)
 {
     lc_rma_seg_destroy(win);
@@ -36,6 +53,8 @@ static void lc_rma_win_release(lc_rma_win_t *win)
     free(win->locked);
     free(win->out);
     free(win->regions);
+    free(win->remote_bases);
+    free(win->cma);
     free(win->start_ranks);
     free(win->post_ranks);
     free(win);
@@ -94,7 +113,8 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
             win->base = *base_p;
         }
         win->bases[comm->rank] = win->base;
-        rc = lc_rma_am_enable(win);
+        if (flavor != LC_RMA_DYNAMIC) rc = lc_rma_cma_setup(win);
+        if (rc == MPI_SUCCESS) rc = lc_rma_am_enable(win);
         if (rc != MPI_SUCCESS) goto fail;
     }
     if (flavor == LC_RMA_ALLOCATE || flavor == LC_RMA_SHARED) *base_p = win->base;

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     } else {
         MPI_Win_allocate(MAXB, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
     }
-    size_t lat[] = {8, 1024, 65536}, bw[] = {65536, 1 << 20};
+    size_t lat[] = { 8, 1024, 65536 }, bw[] = { 65536, 1 << 20 };
     for (int op = 0; op < 2; op++) {
         for (int k = 0; k < 3; k++) {
             size_t n = lat[k];
@@ -39,8 +39,10 @@ int main(int argc, char **argv)
                 double t = 0;
                 for (int i = -it / 10; i < it; i++) {
                     if (i == 0) t = MPI_Wtime();
-                    if (op == 0) MPI_Put(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
-                    else MPI_Get(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                    if (op == 0)
+                        MPI_Put(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                    else
+                        MPI_Get(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
                     MPI_Win_flush(1, win);
                 }
                 t = MPI_Wtime() - t;
@@ -58,8 +60,10 @@ int main(int argc, char **argv)
                 double t = MPI_Wtime();
                 for (int i = 0; i < it; i++) {
                     for (int w = 0; w < window; w++) {
-                        if (op == 0) MPI_Put(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
-                        else MPI_Get(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                        if (op == 0)
+                            MPI_Put(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                        else
+                            MPI_Get(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
                     }
                     MPI_Win_flush(1, win);
                 }

@@ -43,8 +43,9 @@ int lc_check_rma_dtype(MPI_Datatype dt)
 {
     if (lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
     if (dt != MPI_DATATYPE_NULL && lc_dt_get(dt))
-        return lc_error(MPI_ERR_TYPE, "datatype %#x is a derived datatype: one-sided operations take predefined "
-                                      "datatypes only for now (use count elements of the basic type)",
+        return lc_error(MPI_ERR_TYPE,
+                        "datatype %#x is a derived datatype: one-sided operations take predefined "
+                        "datatypes only for now (use count elements of the basic type)",
                         (unsigned)dt);
     return lc_dt_check_comm(dt);
 }
@@ -159,8 +160,8 @@ LC_API int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Inf
 }
 LC_MPI_ALIAS(Win_allocate_shared_c);
 
-static int lc_win_create(const char *func, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                         MPI_Comm comm, MPI_Win *win)
+static int lc_win_create(const char *func, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                         MPI_Win *win)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -181,8 +182,7 @@ LC_API int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info in
 }
 LC_MPI_ALIAS(Win_create);
 
-LC_API int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                             MPI_Win *win)
+LC_API int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return lc_win_create("MPI_Win_create_c", base, size, disp_unit, info, comm, win);
 }
@@ -221,8 +221,8 @@ err:
 }
 LC_MPI_ALIAS(Win_free);
 
-static int lc_win_shared_query(const char *func, MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *unit_big,
-                               int *unit, void *baseptr)
+static int lc_win_shared_query(const char *func, MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *unit_big, int *unit,
+                               void *baseptr)
 {
     lc_win_t *w = NULL;
     int rc;
@@ -236,8 +236,10 @@ static int lc_win_shared_query(const char *func, MPI_Win win, int rank, MPI_Aint
     void *base;
     lc_rma_win_shared_query(w->rma, rank, &sz, &du, &base);
     *size = (MPI_Aint)sz;
-    if (unit_big) *unit_big = du;
-    else *unit = du;
+    if (unit_big)
+        *unit_big = du;
+    else
+        *unit = du;
     *(void **)baseptr = base;
     return MPI_SUCCESS;
 err:

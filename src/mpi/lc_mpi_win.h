@@ -14,11 +14,11 @@
 typedef struct lc_win {
     MPI_Win handle;
     lc_rma_win_t *rma;
-    lc_comm_t *comm;             /* the window's private duplicate */
-    MPI_Errhandler errhandler;   /* MPI_ERRORS_ARE_FATAL unless set */
-    lc_info_t *info;             /* hints given (NULL: none) */
-    void *attrs;                 /* lc_mpi_attr list */
-    size_t size_attr;            /* MPI_WIN_SIZE's value (an MPI_Aint) */
+    lc_comm_t *comm;           /* the window's private duplicate */
+    MPI_Errhandler errhandler; /* MPI_ERRORS_ARE_FATAL unless set */
+    lc_info_t *info;           /* hints given (NULL: none) */
+    void *attrs;               /* lc_mpi_attr list */
+    size_t size_attr;          /* MPI_WIN_SIZE's value (an MPI_Aint) */
     int disp_unit_attr, flavor_attr, model_attr;
     char name[MPI_MAX_OBJECT_NAME];
 } lc_win_t;

@@ -16,8 +16,7 @@ static bool lc_win_keyval_predefined(int keyval)
 }
 
 LC_API int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
-                                  MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
-                                  void *extra_state)
+                                  MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
     int rc;
     LC_TRY(lc_check_initialized());
@@ -68,12 +67,23 @@ LC_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, i
     void **out = attribute_val;
     *flag = 1;
     switch (win_keyval) {
-    case MPI_WIN_BASE: *out = lc_rma_win_base(w->rma); return MPI_SUCCESS;
-    case MPI_WIN_SIZE: *out = &w->size_attr; return MPI_SUCCESS;
-    case MPI_WIN_DISP_UNIT: *out = &w->disp_unit_attr; return MPI_SUCCESS;
-    case MPI_WIN_CREATE_FLAVOR: *out = &w->flavor_attr; return MPI_SUCCESS;
-    case MPI_WIN_MODEL: *out = &w->model_attr; return MPI_SUCCESS;
-    default: break;
+    case MPI_WIN_BASE:
+        *out = lc_rma_win_base(w->rma);
+        return MPI_SUCCESS;
+    case MPI_WIN_SIZE:
+        *out = &w->size_attr;
+        return MPI_SUCCESS;
+    case MPI_WIN_DISP_UNIT:
+        *out = &w->disp_unit_attr;
+        return MPI_SUCCESS;
+    case MPI_WIN_CREATE_FLAVOR:
+        *out = &w->flavor_attr;
+        return MPI_SUCCESS;
+    case MPI_WIN_MODEL:
+        *out = &w->model_attr;
+        return MPI_SUCCESS;
+    default:
+        break;
     }
     LC_TRY(lc_attr_get(LC_ATTR_WIN, &w->attrs, win_keyval, out, flag));
     return MPI_SUCCESS;

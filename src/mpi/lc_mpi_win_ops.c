@@ -63,8 +63,9 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
         if (a->kind == LC_RMA_CAS) {
             LC_TRY(lc_check_ptr(a->compare, "compare_addr"));
         } else if (!lc_op_is_predefined(a->op)) {
-            LC_TRY(lc_error(MPI_ERR_OP, "one-sided accumulates take predefined operations only (MPI 4.1 "
-                                        "§12.3.4), not the user operation %#x",
+            LC_TRY(lc_error(MPI_ERR_OP,
+                            "one-sided accumulates take predefined operations only (MPI 4.1 "
+                            "§12.3.4), not the user operation %#x",
                             (unsigned)a->op));
         } else if (a->op != MPI_REPLACE && a->op != MPI_NO_OP) {
             LC_TRY(lc_check_op(a->op, a->tdt));
@@ -72,8 +73,8 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
     }
     if (a->target != MPI_PROC_NULL && tbytes > 0) {
         LC_TRY(lc_rma_check_access(w->rma, a->target, a->disp, tbytes));
-        LC_TRY(lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin,
-                         a->compare, a->result));
+        LC_TRY(lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin, a->compare,
+                         a->result));
         if (request) LC_TRY(lc_rma_flush(w->rma, a->target));
     }
     if (request) {
@@ -86,79 +87,304 @@ err:
     return lc_mpi_win_error(w, func, rc);
 }
 
-#define LC_PUTGET(Name, Kind, CT, Const, ReqDecl, ReqArg)                                                      \
-    LC_API int PMPI_##Name(Const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,             \
-                           int target_rank, MPI_Aint target_disp, CT target_count, MPI_Datatype target_datatype, \
-                           MPI_Win win ReqDecl)                                                                \
-    {                                                                                                          \
-        lc_win_args_t a = {.kind = Kind, .target = target_rank, .disp = target_disp, .tcount = target_count,   \
-                           .tdt = target_datatype, .op = MPI_REPLACE};                                         \
-        if (Kind == LC_RMA_PUT) {                                                                              \
-            a.origin = origin_addr;                                                                            \
-            a.ocount = origin_count;                                                                           \
-            a.odt = origin_datatype;                                                                           \
-        } else {                                                                                               \
-            a.result = (void *)origin_addr;                                                                    \
-            a.rcount = origin_count;                                                                           \
-            a.rdt = origin_datatype;                                                                           \
-        }                                                                                                      \
-        return lc_win_do("MPI_" #Name, win, &a, ReqArg);                                                       \
-    }                                                                                                          \
-    LC_MPI_ALIAS(Name);
+LC_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Put", win, &a, NULL);
+}
+LC_MPI_ALIAS(Put);
 
-#define LC_NOREQ
-#define LC_REQ , MPI_Request *request
-LC_PUTGET(Put, LC_RMA_PUT, int, const, LC_NOREQ, NULL)
-LC_PUTGET(Put_c, LC_RMA_PUT, MPI_Count, const, LC_NOREQ, NULL)
-LC_PUTGET(Get, LC_RMA_GET, int, , LC_NOREQ, NULL)
-LC_PUTGET(Get_c, LC_RMA_GET, MPI_Count, , LC_NOREQ, NULL)
-LC_PUTGET(Rput, LC_RMA_PUT, int, const, LC_REQ, request)
-LC_PUTGET(Rput_c, LC_RMA_PUT, MPI_Count, const, LC_REQ, request)
-LC_PUTGET(Rget, LC_RMA_GET, int, , LC_REQ, request)
-LC_PUTGET(Rget_c, LC_RMA_GET, MPI_Count, , LC_REQ, request)
+LC_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Put_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Put_c);
 
-#define LC_ACC(Name, CT, ReqDecl, ReqArg)                                                                      \
-    LC_API int PMPI_##Name(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,             \
-                           int target_rank, MPI_Aint target_disp, CT target_count, MPI_Datatype target_datatype, \
-                           MPI_Op op, MPI_Win win ReqDecl)                                                     \
-    {                                                                                                          \
-        lc_win_args_t a = {.kind = LC_RMA_ACC, .origin = origin_addr, .ocount = origin_count,                  \
-                           .odt = origin_datatype, .target = target_rank, .disp = target_disp,                 \
-                           .tcount = target_count, .tdt = target_datatype, .op = op};                          \
-        return lc_win_do("MPI_" #Name, win, &a, ReqArg);                                                       \
-    }                                                                                                          \
-    LC_MPI_ALIAS(Name);
+LC_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Get", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get);
 
-LC_ACC(Accumulate, int, LC_NOREQ, NULL)
-LC_ACC(Accumulate_c, MPI_Count, LC_NOREQ, NULL)
-LC_ACC(Raccumulate, int, LC_REQ, request)
-LC_ACC(Raccumulate_c, MPI_Count, LC_REQ, request)
+LC_API int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Get_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get_c);
 
-#define LC_GACC(Name, CT, ReqDecl, ReqArg)                                                                     \
-    LC_API int PMPI_##Name(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,             \
-                           void *result_addr, CT result_count, MPI_Datatype result_datatype, int target_rank,  \
-                           MPI_Aint target_disp, CT target_count, MPI_Datatype target_datatype, MPI_Op op,     \
-                           MPI_Win win ReqDecl)                                                                \
-    {                                                                                                          \
-        lc_win_args_t a = {.kind = LC_RMA_GACC, .origin = origin_addr, .ocount = origin_count,                 \
-                           .odt = origin_datatype, .result = result_addr, .rcount = result_count,              \
-                           .rdt = result_datatype, .target = target_rank, .disp = target_disp,                 \
-                           .tcount = target_count, .tdt = target_datatype, .op = op};                          \
-        return lc_win_do("MPI_" #Name, win, &a, ReqArg);                                                       \
-    }                                                                                                          \
-    LC_MPI_ALIAS(Name);
+LC_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                     MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rput", win, &a, request);
+}
+LC_MPI_ALIAS(Rput);
 
-LC_GACC(Get_accumulate, int, LC_NOREQ, NULL)
-LC_GACC(Get_accumulate_c, MPI_Count, LC_NOREQ, NULL)
-LC_GACC(Rget_accumulate, int, LC_REQ, request)
-LC_GACC(Rget_accumulate_c, MPI_Count, LC_REQ, request)
+LC_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rput_c", win, &a, request);
+}
+LC_MPI_ALIAS(Rput_c);
+
+LC_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                     MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rget", win, &a, request);
+}
+LC_MPI_ALIAS(Rget);
+
+LC_API int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rget_c", win, &a, request);
+}
+LC_MPI_ALIAS(Rget_c);
+
+LC_API int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Accumulate", win, &a, NULL);
+}
+LC_MPI_ALIAS(Accumulate);
+
+LC_API int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Accumulate_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Accumulate_c);
+
+LC_API int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                            MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Raccumulate", win, &a, request);
+}
+LC_MPI_ALIAS(Raccumulate);
+
+LC_API int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Raccumulate_c", win, &a, request);
+}
+LC_MPI_ALIAS(Raccumulate_c);
+
+LC_API int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                               void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                               MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Get_accumulate", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get_accumulate);
+
+LC_API int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                 void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Get_accumulate_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get_accumulate_c);
+
+LC_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Rget_accumulate", win, &a, request);
+}
+LC_MPI_ALIAS(Rget_accumulate);
+
+LC_API int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                  void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Rget_accumulate_c", win, &a, request);
+}
+LC_MPI_ALIAS(Rget_accumulate_c);
 
 LC_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                              MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    lc_win_args_t a = {.kind = LC_RMA_GACC, .origin = origin_addr, .ocount = 1, .odt = datatype,
-                       .result = result_addr, .rcount = 1, .rdt = datatype, .target = target_rank,
-                       .disp = target_disp, .tcount = 1, .tdt = datatype, .op = op};
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = 1,
+                        .odt = datatype,
+                        .result = result_addr,
+                        .rcount = 1,
+                        .rdt = datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = 1,
+                        .tdt = datatype,
+                        .op = op };
     return lc_win_do("MPI_Fetch_and_op", win, &a, NULL);
 }
 LC_MPI_ALIAS(Fetch_and_op);
@@ -166,10 +392,19 @@ LC_MPI_ALIAS(Fetch_and_op);
 LC_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                                  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    lc_win_args_t a = {.kind = LC_RMA_CAS, .origin = origin_addr, .ocount = 1, .odt = datatype,
-                       .result = result_addr, .rcount = 1, .rdt = datatype, .compare = compare_addr,
-                       .target = target_rank, .disp = target_disp, .tcount = 1, .tdt = datatype,
-                       .op = MPI_REPLACE};
+    lc_win_args_t a = { .kind = LC_RMA_CAS,
+                        .origin = origin_addr,
+                        .ocount = 1,
+                        .odt = datatype,
+                        .result = result_addr,
+                        .rcount = 1,
+                        .rdt = datatype,
+                        .compare = compare_addr,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = 1,
+                        .tdt = datatype,
+                        .op = MPI_REPLACE };
     return lc_win_do("MPI_Compare_and_swap", win, &a, NULL);
 }
 LC_MPI_ALIAS(Compare_and_swap);

@@ -125,8 +125,7 @@ LC_API int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     int rc;
     LC_TRY(lc_check_win(win, &w));
     if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
-        LC_TRY(lc_error(MPI_ERR_LOCKTYPE, "lock type %d is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED",
-                        lock_type));
+        LC_TRY(lc_error(MPI_ERR_LOCKTYPE, "lock type %d is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED", lock_type));
     LC_TRY(lc_check_assert(assert));
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     LC_TRY(lc_check_rank(w->comm, rank, false));
@@ -194,16 +193,25 @@ err:
     return lc_mpi_win_error(w, func, rc);
 }
 
-LC_API int PMPI_Win_flush(int rank, MPI_Win win) { return lc_win_flush("MPI_Win_flush", rank, false, win); }
+LC_API int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    return lc_win_flush("MPI_Win_flush", rank, false, win);
+}
 LC_MPI_ALIAS(Win_flush);
-LC_API int PMPI_Win_flush_all(MPI_Win win) { return lc_win_flush("MPI_Win_flush_all", 0, true, win); }
+LC_API int PMPI_Win_flush_all(MPI_Win win)
+{
+    return lc_win_flush("MPI_Win_flush_all", 0, true, win);
+}
 LC_MPI_ALIAS(Win_flush_all);
 LC_API int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
     return lc_win_flush("MPI_Win_flush_local", rank, false, win);
 }
 LC_MPI_ALIAS(Win_flush_local);
-LC_API int PMPI_Win_flush_local_all(MPI_Win win) { return lc_win_flush("MPI_Win_flush_local_all", 0, true, win); }
+LC_API int PMPI_Win_flush_local_all(MPI_Win win)
+{
+    return lc_win_flush("MPI_Win_flush_local_all", 0, true, win);
+}
 LC_MPI_ALIAS(Win_flush_local_all);
 
 LC_API int PMPI_Win_sync(MPI_Win win)

@@ -56,8 +56,7 @@ int lc_rma_win_disp_unit(const lc_rma_win_t *win);
 bool lc_rma_win_direct(const lc_rma_win_t *win);
 /* Rank `rank`'s memory as this process maps it (direct windows), or size
  * 0 and NULL.  MPI_PROC_NULL: the lowest rank with size > 0. */
-void lc_rma_win_shared_query(const lc_rma_win_t *win, int rank, size_t *size_p, int *disp_unit_p,
-                             void **base_p);
+void lc_rma_win_shared_query(const lc_rma_win_t *win, int rank, size_t *size_p, int *disp_unit_p, void **base_p);
 /* Dynamic windows: memory regions other ranks may address. */
 int lc_rma_win_attach(lc_rma_win_t *win, void *base, size_t size);
 int lc_rma_win_detach(lc_rma_win_t *win, const void *base);
@@ -66,10 +65,10 @@ int lc_rma_win_detach(lc_rma_win_t *win, const void *base);
 typedef enum lc_rma_kind {
     LC_RMA_PUT = 1,
     LC_RMA_GET,
-    LC_RMA_ACC,      /* accumulate (op may be MPI_REPLACE) */
-    LC_RMA_GACC,     /* get_accumulate / fetch_and_op (op may be MPI_NO_OP) */
-    LC_RMA_CAS,      /* compare_and_swap: one element */
-    LC_RMA_LOCK,     /* control messages of the active-message path */
+    LC_RMA_ACC,  /* accumulate (op may be MPI_REPLACE) */
+    LC_RMA_GACC, /* get_accumulate / fetch_and_op (op may be MPI_NO_OP) */
+    LC_RMA_CAS,  /* compare_and_swap: one element */
+    LC_RMA_LOCK, /* control messages of the active-message path */
     LC_RMA_UNLOCK,
 } lc_rma_kind_t;
 

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static lc_list_t lc_rma_active = {&lc_rma_active, &lc_rma_active}; /* windows on this path */
-static int lc_rma_in_hook;                                         /* re-entry guard */
+static lc_list_t lc_rma_active = { &lc_rma_active, &lc_rma_active }; /* windows on this path */
+static int lc_rma_in_hook;                                           /* re-entry guard */
 
 static int lc_rma_progress(void);
 
@@ -65,7 +65,7 @@ static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int tar
         win->out = o;
         win->capout = cap;
     }
-    win->out[win->nout++] = (lc_rma_out_t){req, buf, target};
+    win->out[win->nout++] = (lc_rma_out_t){ req, buf, target };
     return MPI_SUCCESS;
 }
 
@@ -122,8 +122,10 @@ int lc_rma_am_flush(lc_rma_win_t *win, int target)
 bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive)
 {
     if (win->lock_excl || (exclusive && win->lock_shared)) return false;
-    if (exclusive) win->lock_excl = source + 1;
-    else win->lock_shared++;
+    if (exclusive)
+        win->lock_excl = source + 1;
+    else
+        win->lock_shared++;
     return true;
 }
 
@@ -147,8 +149,10 @@ static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_
 
 void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
 {
-    if (win->lock_excl == source + 1) win->lock_excl = 0;
-    else if (win->lock_shared > 0) win->lock_shared--;
+    if (win->lock_excl == source + 1)
+        win->lock_excl = 0;
+    else if (win->lock_shared > 0)
+        win->lock_shared--;
     /* Grant the waiters that fit now, in arrival order. */
     while (!lc_list_empty(&win->waiters)) {
         lc_rma_waiter_t *w = (lc_rma_waiter_t *)win->waiters.next;
@@ -259,7 +263,8 @@ static int lc_rma_progress(void)
     if (lc_rma_in_hook) return 0;
     lc_rma_in_hook = 1;
     int events = 0;
-    lc_list_for_each(it, &lc_rma_active) events += lc_rma_serve_win((lc_rma_win_t *)((char *)it - offsetof(lc_rma_win_t, active_link)));
+    lc_list_for_each (it, &lc_rma_active)
+        events += lc_rma_serve_win((lc_rma_win_t *)((char *)it - offsetof(lc_rma_win_t, active_link)));
     lc_rma_in_hook = 0;
     return events;
 }

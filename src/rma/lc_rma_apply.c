@@ -19,8 +19,12 @@ void lc_rma_apply(lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op, size_t count, 
 {
     size_t bytes = count * lc_dtype_size(dt);
     switch (kind) {
-    case LC_RMA_PUT: memcpy(at, origin, bytes); return;
-    case LC_RMA_GET: memcpy(result, at, bytes); return;
+    case LC_RMA_PUT:
+        memcpy(at, origin, bytes);
+        return;
+    case LC_RMA_GET:
+        memcpy(result, at, bytes);
+        return;
     case LC_RMA_CAS:
         if (result) memcpy(result, at, bytes);
         /* Compared as bytes: MPI 4.1 §12.3.4 allows integer, logical and
@@ -31,9 +35,12 @@ void lc_rma_apply(lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op, size_t count, 
     case LC_RMA_GACC:
         if (kind == LC_RMA_GACC && result) memcpy(result, at, bytes);
         if (op == MPI_NO_OP) return;
-        if (op == MPI_REPLACE) memcpy(at, origin, bytes);
-        else lc_op_apply(op, dt, origin, at, count);
+        if (op == MPI_REPLACE)
+            memcpy(at, origin, bytes);
+        else
+            lc_op_apply(op, dt, origin, at, count);
         return;
-    default: return;
+    default:
+        return;
     }
 }

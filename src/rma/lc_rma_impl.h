@@ -27,21 +27,21 @@ typedef struct lc_rma_line {
 /* The header of an active-message request; data follows it (for CAS:
  * the new value, then the comparand). */
 typedef struct lc_rma_pkt {
-    uint8_t kind;        /* lc_rma_kind_t */
-    uint8_t lock_type;   /* LOCK: MPI_LOCK_EXCLUSIVE - 234 or SHARED - 234 */
+    uint8_t kind;      /* lc_rma_kind_t */
+    uint8_t lock_type; /* LOCK: MPI_LOCK_EXCLUSIVE - 234 or SHARED - 234 */
     uint16_t reserved;
     MPI_Datatype dt;
     MPI_Op op;
     uint32_t pad;
-    uint64_t disp;       /* byte offset in the target's window (dynamic: address) */
-    uint64_t count;      /* elements */
+    uint64_t disp;  /* byte offset in the target's window (dynamic: address) */
+    uint64_t count; /* elements */
 } lc_rma_pkt_t;
 
 /* An arrived request waiting for its data or its turn (FIFO per window:
  * operations apply in arrival order, which keeps each origin's order). */
 typedef struct lc_rma_in {
     lc_list_t link;
-    lc_request_t *req;   /* the receive of the whole message */
+    lc_request_t *req; /* the receive of the whole message */
     char *buf;
     int source;
 } lc_rma_in_t;
@@ -57,7 +57,7 @@ typedef struct lc_rma_waiter {
  * or a send whose buffer we free when it completes. */
 typedef struct lc_rma_out {
     lc_request_t *req;
-    void *buf;           /* send buffer to free, or NULL */
+    void *buf; /* send buffer to free, or NULL */
     int target;
 } lc_rma_out_t;
 
@@ -70,13 +70,13 @@ struct lc_rma_win {
     lc_comm_t *comm;
     int flavor;
     bool direct;
-    void *base;             /* this rank's memory */
+    void *base; /* this rank's memory */
     size_t size;
     int disp_unit;
-    size_t *sizes;          /* [comm->size] */
-    int *disp_units;        /* [comm->size] */
-    char **bases;           /* direct: [comm->size] each rank's memory in our mapping */
-    bool owns_base;         /* ALLOCATE on the AM path: malloc'd */
+    size_t *sizes;   /* [comm->size] */
+    int *disp_units; /* [comm->size] */
+    char **bases;    /* direct: [comm->size] each rank's memory in our mapping */
+    bool owns_base;  /* ALLOCATE on the AM path: malloc'd */
     /* AM windows with memory (not dynamic): where each rank's memory is in
      * its own address space, and whether CMA reaches it (the wire-up probe
      * read that peer): puts and gets then copy in one system call, without
@@ -87,27 +87,27 @@ struct lc_rma_win {
     /* direct windows: the segment */
     void *seg;
     size_t seg_len;
-    lc_rma_line_t *lines;   /* [comm->size] at the start of the segment */
+    lc_rma_line_t *lines; /* [comm->size] at the start of the segment */
 
     /* active messages */
-    lc_list_t active_link;  /* in the list the progress hook serves */
-    lc_list_t inq;          /* lc_rma_in_t, arrival order */
-    lc_rma_out_t *out;      /* requests in flight */
+    lc_list_t active_link; /* in the list the progress hook serves */
+    lc_list_t inq;         /* lc_rma_in_t, arrival order */
+    lc_rma_out_t *out;     /* requests in flight */
     int nout, capout;
-    int lock_shared;        /* target side: shared holders */
-    int lock_excl;          /* target side: exclusive holder + 1, 0: none */
-    lc_list_t waiters;      /* lc_rma_waiter_t */
-    bool self_granted;      /* a queued lock of our own was granted */
+    int lock_shared;          /* target side: shared holders */
+    int lock_excl;            /* target side: exclusive holder + 1, 0: none */
+    lc_list_t waiters;        /* lc_rma_waiter_t */
+    bool self_granted;        /* a queued lock of our own was granted */
     lc_rma_region_t *regions; /* dynamic: attached memory */
     int nregions, capregions;
 
     /* origin epochs (for MPI_ERR_RMA_SYNC) */
     bool fence_open;
     int lock_all;
-    uint8_t *locked;        /* [comm->size] 0, or MPI_LOCK_* - 233 */
-    int *start_ranks;       /* PSCW access group, NULL: none */
+    uint8_t *locked;  /* [comm->size] 0, or MPI_LOCK_* - 233 */
+    int *start_ranks; /* PSCW access group, NULL: none */
     int nstart;
-    int *post_ranks;        /* PSCW exposure group, NULL: none */
+    int *post_ranks; /* PSCW exposure group, NULL: none */
     int npost;
 };
 

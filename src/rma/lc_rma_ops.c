@@ -44,8 +44,7 @@ int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, 
         }
         return MPI_SUCCESS;
     }
-    uint64_t off = win->flavor == LC_RMA_DYNAMIC ? (uint64_t)disp
-                                                  : (uint64_t)disp * (uint64_t)win->disp_units[target];
+    uint64_t off = win->flavor == LC_RMA_DYNAMIC ? (uint64_t)disp : (uint64_t)disp * (uint64_t)win->disp_units[target];
     if (target == win->comm->rank) {
         /* Our own memory: this process also applies everyone else's
          * requests, one at a time, so applying it here is as atomic. */
@@ -62,13 +61,14 @@ int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, 
          * bypassing the target's request queue is allowed. */
         lc_peer_t *peer = win->comm->peers[target];
         uint64_t remote = win->remote_bases[target] + off;
-        int st = kind == LC_RMA_PUT ? lc_cma_push(peer, remote, origin, bytes) : lc_cma_pull(peer, result, remote, 0, bytes);
+        int st =
+            kind == LC_RMA_PUT ? lc_cma_push(peer, remote, origin, bytes) : lc_cma_pull(peer, result, remote, 0, bytes);
         if (st == LC_OK) return MPI_SUCCESS;
         win->cma[target] = 0; /* logged; the request path still works */
     }
-    lc_rma_pkt_t pkt = {.kind = (uint8_t)kind, .dt = dt, .op = op, .disp = off, .count = count};
+    lc_rma_pkt_t pkt = { .kind = (uint8_t)kind, .dt = dt, .op = op, .disp = off, .count = count };
     bool sends = kind != LC_RMA_GET && !(kind == LC_RMA_GACC && op == MPI_NO_OP);
     bool fetch = kind == LC_RMA_GET || kind == LC_RMA_GACC || kind == LC_RMA_CAS;
-    return lc_rma_am_send(win, &pkt, target, origin, sends ? bytes : 0, compare, kind == LC_RMA_CAS ? bytes : 0,
-                          result, fetch ? bytes : 0);
+    return lc_rma_am_send(win, &pkt, target, origin, sends ? bytes : 0, compare, kind == LC_RMA_CAS ? bytes : 0, result,
+                          fetch ? bytes : 0);
 }

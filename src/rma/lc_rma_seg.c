@@ -44,8 +44,10 @@ static int lc_rma_seg_open(const char *name, int flags)
 
 static void lc_rma_seg_remove(const char *name)
 {
-    if (lc_params.shm_dir[0]) unlink(name);
-    else shm_unlink(name);
+    if (lc_params.shm_dir[0])
+        unlink(name);
+    else
+        shm_unlink(name);
 }
 
 /* Rank 0: create and size the object.  0, or an errno value. */
@@ -98,7 +100,7 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
         err = lc_rma_seg_make(name, len);
         lc_rma_seg_count++;
     }
-    int msg[2] = {err, (int)seq};
+    int msg[2] = { err, (int)seq };
     int rc = lc_coll_bcast(msg, 2, MPI_INT, 0, comm);
     if (rc != MPI_SUCCESS) goto out;
     lc_rma_seg_name(name, sizeof name, comm->world_ranks[0], (unsigned)msg[1]);

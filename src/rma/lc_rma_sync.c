@@ -67,8 +67,10 @@ static void lc_rma_direct_lock(lc_rma_win_t *win, int target, bool excl)
 static void lc_rma_direct_unlock(lc_rma_win_t *win, int target, bool excl)
 {
     /* Release: our stores to the target's memory before the next holder's. */
-    if (excl) __atomic_store_n(&win->lines[target].lock, 0, __ATOMIC_RELEASE);
-    else __atomic_sub_fetch(&win->lines[target].lock, 1, __ATOMIC_RELEASE);
+    if (excl)
+        __atomic_store_n(&win->lines[target].lock, 0, __ATOMIC_RELEASE);
+    else
+        __atomic_sub_fetch(&win->lines[target].lock, 1, __ATOMIC_RELEASE);
 }
 
 static int lc_rma_acquire(lc_rma_win_t *win, int target, bool excl)
@@ -88,8 +90,8 @@ static int lc_rma_acquire(lc_rma_win_t *win, int target, bool excl)
         while (!win->self_granted) lc_rma_idle();
         return MPI_SUCCESS;
     }
-    lc_rma_pkt_t pkt = {.kind = LC_RMA_LOCK,
-                        .lock_type = (uint8_t)((excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED) - 234)};
+    lc_rma_pkt_t pkt = { .kind = LC_RMA_LOCK,
+                         .lock_type = (uint8_t)((excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED) - 234) };
     int rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0);
     if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, target); /* the grant */
     return rc;
@@ -107,7 +109,7 @@ static int lc_rma_release(lc_rma_win_t *win, int target, bool excl)
         lc_rma_am_unlock_local(win, target);
         return MPI_SUCCESS;
     }
-    lc_rma_pkt_t pkt = {.kind = LC_RMA_UNLOCK};
+    lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK };
     rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0);
     /* Wait for the acknowledgement: the window's traffic is over when
      * MPI_Win_free's barrier comes. */
@@ -150,8 +152,7 @@ int lc_rma_lock_all(lc_rma_win_t *win)
 
 int lc_rma_unlock_all(lc_rma_win_t *win)
 {
-    if (!win->lock_all)
-        return lc_error(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all on this window");
+    if (!win->lock_all) return lc_error(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all on this window");
     int err = MPI_SUCCESS;
     for (int r = 0; r < win->comm->size; r++) {
         int rc = lc_rma_release(win, r, false);
@@ -226,8 +227,7 @@ int lc_rma_wait(lc_rma_win_t *win, bool block, bool *done_p)
     }
     int rc = MPI_SUCCESS;
     for (int i = 0; i < win->npost && rc == MPI_SUCCESS; i++)
-        rc = lc_pt2pt_recv(NULL, 0, win->post_ranks[i], LC_RMA_TAG_DONE, win->comm, LC_CTX_PT2PT,
-                           MPI_STATUS_IGNORE);
+        rc = lc_pt2pt_recv(NULL, 0, win->post_ranks[i], LC_RMA_TAG_DONE, win->comm, LC_CTX_PT2PT, MPI_STATUS_IGNORE);
     lc_rma_mfence();
     free(win->post_ranks);
     win->post_ranks = NULL;

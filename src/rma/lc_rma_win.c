@@ -83,7 +83,7 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
     }
     /* Everyone's size and unit: origins check ranges and scale
      * displacements themselves on the direct path. */
-    int64_t mine[2] = {(int64_t)size, disp_unit}, *all = malloc((size_t)n * sizeof mine);
+    int64_t mine[2] = { (int64_t)size, disp_unit }, *all = malloc((size_t)n * sizeof mine);
     if (!all) {
         lc_rma_win_release(win);
         return lc_error(MPI_ERR_NO_MEM, "out of memory creating a window of %d ranks", n);
@@ -137,12 +137,30 @@ int lc_rma_win_free(lc_rma_win_t *win)
     return rc;
 }
 
-lc_comm_t *lc_rma_win_comm(const lc_rma_win_t *win) { return win->comm; }
-int lc_rma_win_flavor(const lc_rma_win_t *win) { return win->flavor; }
-void *lc_rma_win_base(const lc_rma_win_t *win) { return win->base; }
-size_t lc_rma_win_size(const lc_rma_win_t *win) { return win->size; }
-int lc_rma_win_disp_unit(const lc_rma_win_t *win) { return win->disp_unit; }
-bool lc_rma_win_direct(const lc_rma_win_t *win) { return win->direct; }
+lc_comm_t *lc_rma_win_comm(const lc_rma_win_t *win)
+{
+    return win->comm;
+}
+int lc_rma_win_flavor(const lc_rma_win_t *win)
+{
+    return win->flavor;
+}
+void *lc_rma_win_base(const lc_rma_win_t *win)
+{
+    return win->base;
+}
+size_t lc_rma_win_size(const lc_rma_win_t *win)
+{
+    return win->size;
+}
+int lc_rma_win_disp_unit(const lc_rma_win_t *win)
+{
+    return win->disp_unit;
+}
+bool lc_rma_win_direct(const lc_rma_win_t *win)
+{
+    return win->direct;
+}
 
 void lc_rma_win_shared_query(const lc_rma_win_t *win, int rank, size_t *size_p, int *disp_unit_p, void **base_p)
 {
@@ -169,7 +187,7 @@ int lc_rma_win_attach(lc_rma_win_t *win, void *base, size_t size)
         win->regions = r;
         win->capregions = cap;
     }
-    win->regions[win->nregions++] = (lc_rma_region_t){(uintptr_t)base, size};
+    win->regions[win->nregions++] = (lc_rma_region_t){ (uintptr_t)base, size };
     return MPI_SUCCESS;
 }
 
@@ -191,14 +209,14 @@ int lc_rma_check_access(const lc_rma_win_t *win, int target, MPI_Aint disp, size
     if (!open)
         return lc_error(MPI_ERR_RMA_SYNC,
                         "no access epoch to rank %d is open on this window: call MPI_Win_fence, MPI_Win_lock, "
-                        "MPI_Win_lock_all or MPI_Win_start first", target);
+                        "MPI_Win_lock_all or MPI_Win_start first",
+                        target);
     if (win->flavor == LC_RMA_DYNAMIC) return MPI_SUCCESS; /* the target checks its regions */
-    if (disp < 0)
-        return lc_error(MPI_ERR_RMA_RANGE, "target displacement %ld is negative", (long)disp);
+    if (disp < 0) return lc_error(MPI_ERR_RMA_RANGE, "target displacement %ld is negative", (long)disp);
     size_t off = (size_t)disp * (size_t)win->disp_units[target];
     if (off > win->sizes[target] || bytes > win->sizes[target] - off)
         return lc_error(MPI_ERR_RMA_RANGE,
-                        "%zu bytes at displacement %ld (x unit %d) do not fit in rank %d's window of %zu bytes",
-                        bytes, (long)disp, win->disp_units[target], target, win->sizes[target]);
+                        "%zu bytes at displacement %ld (x unit %d) do not fit in rank %d's window of %zu bytes", bytes,
+                        (long)disp, win->disp_units[target], target, win->sizes[target]);
     return MPI_SUCCESS;
 }

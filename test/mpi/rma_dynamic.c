@@ -10,7 +10,7 @@ int main(int argc, char **argv)
     int rank = lc_world_rank(), size = lc_world_size();
     MPI_Win win;
     MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    int a[8] = {0}, b[4] = {0};
+    int a[8] = { 0 }, b[4] = { 0 };
     MPI_Win_attach(win, a, sizeof a);
     MPI_Win_attach(win, b, sizeof b);
     MPI_Aint mine[2], *all = malloc(2 * (size_t)size * sizeof(MPI_Aint));

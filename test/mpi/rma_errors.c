@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = lc_world_rank(), size = lc_world_size();
-    int mem[4] = {0}, v = 1, rc;
+    int mem[4] = { 0 }, v = 1, rc;
     MPI_Win win;
     MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);

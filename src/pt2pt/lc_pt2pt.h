@@ -45,6 +45,10 @@ int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
  * dequeued into a LC_REQ_MESSAGE request (Mprobe). */
 void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
                      lc_request_t **msg_p);
+/* The same among the messages already arrived, without a progress pass
+ * (for work done inside one: lc_progress_hook). */
+void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
+                             lc_request_t **msg_p);
 /* Receive a message dequeued by Mprobe; `msg` is consumed. */
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p);
 

@@ -227,7 +227,7 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
         int flag = 0;
         MPI_Status st;
         lc_request_t *msg = NULL;
-        lc_pt2pt_iprobe(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, &msg);
+        lc_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, &msg);
         if (!flag) break;
         size_t len = (size_t)(uint32_t)st.count_lo | ((size_t)((unsigned)st.count_hi_and_cancelled >> 1) << 32);
         lc_rma_in_t *in = malloc(sizeof *in);

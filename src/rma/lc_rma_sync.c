@@ -142,8 +142,16 @@ int lc_rma_lock_all(lc_rma_win_t *win)
     for (int r = 0; r < win->comm->size; r++)
         if (win->locked[r])
             return lc_error(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all: rank %d is already locked by MPI_Win_lock", r);
-    for (int r = 0; r < win->comm->size; r++) {
-        int rc = lc_rma_acquire(win, r, false);
+    int rc = MPI_SUCCESS, me = win->comm->rank;
+    if (win->direct) {
+        for (int r = 0; r < win->comm->size; r++) lc_rma_direct_lock(win, r, false);
+    } else {
+        /* All requests first, then the grants: one round trip, not n. */
+        lc_rma_pkt_t pkt = { .kind = LC_RMA_LOCK, .lock_type = (uint8_t)(MPI_LOCK_SHARED - 234) };
+        for (int r = 0; r < win->comm->size && rc == MPI_SUCCESS; r++)
+            if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0);
+        if (rc == MPI_SUCCESS) rc = lc_rma_acquire(win, me, false);
+        if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, -1);
         if (rc != MPI_SUCCESS) return rc;
     }
     win->lock_all = 1;
@@ -153,13 +161,20 @@ int lc_rma_lock_all(lc_rma_win_t *win)
 int lc_rma_unlock_all(lc_rma_win_t *win)
 {
     if (!win->lock_all) return lc_error(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all on this window");
-    int err = MPI_SUCCESS;
-    for (int r = 0; r < win->comm->size; r++) {
-        int rc = lc_rma_release(win, r, false);
-        if (rc != MPI_SUCCESS && err == MPI_SUCCESS) err = rc;
-    }
+    int rc = lc_rma_flush(win, -1), me = win->comm->rank;
     win->lock_all = 0;
-    return err;
+    if (rc != MPI_SUCCESS) return rc;
+    if (win->direct) {
+        for (int r = 0; r < win->comm->size; r++) lc_rma_direct_unlock(win, r, false);
+        return MPI_SUCCESS;
+    }
+    /* Every operation is complete: all unlocks, then their acknowledgements. */
+    lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK };
+    for (int r = 0; r < win->comm->size && rc == MPI_SUCCESS; r++)
+        if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0);
+    lc_rma_am_unlock_local(win, me);
+    if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, -1);
+    return rc;
 }
 
 /* ---- generalized active target ----------------------------------------- */

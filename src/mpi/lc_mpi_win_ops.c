@@ -5,9 +5,10 @@
  * and the request forms, with their _c forms.  One check routine for
  * all; the engine (src/rma) does the rest.
  *
- * Request forms complete the operation before they return (the standard
- * lets an implementation complete early): the request they return is
- * already complete.  Real overlap comes with the engine's own requests.
+ * Request forms return a request the engine completes: at once where the
+ * operation is done in place (direct windows, CMA, the origin's own
+ * memory), else when the target's answer arrives (active messages): that
+ * is completion at the target, which MPI_Rput may and MPI_Rget must await.
  */
 #include "coll/lc_op.h"
 #include "mpi/lc_mpi_request.h"
@@ -71,17 +72,26 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
             LC_TRY(lc_check_op(a->op, a->tdt));
         }
     }
-    if (a->target != MPI_PROC_NULL && tbytes > 0) {
-        LC_TRY(lc_rma_check_access(w->rma, a->target, a->disp, tbytes));
-        LC_TRY(lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin, a->compare,
-                         a->result));
-        if (request) LC_TRY(lc_rma_flush(w->rma, a->target));
-    }
+    bool act = a->target != MPI_PROC_NULL && tbytes > 0;
+    if (act) LC_TRY(lc_rma_check_access(w->rma, a->target, a->disp, tbytes));
+    lc_request_t *req = NULL;
     if (request) {
-        lc_request_t *req = lc_mpi_request_done();
+        /* Completed by the engine: at once on the direct and CMA paths,
+         * with the target's answer on the active-message path. */
+        req = act ? lc_request_alloc(LC_REQ_DONE) : lc_mpi_request_done();
         if (!req) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory allocating a request"));
-        *request = lc_request_handle(req);
+        req->st_source = MPI_ANY_SOURCE;
+        req->st_tag = MPI_ANY_TAG;
     }
+    if (act) {
+        rc = lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin, a->compare,
+                       a->result, req);
+        if (rc != MPI_SUCCESS) {
+            if (req) lc_request_release(req);
+            goto err;
+        }
+    }
+    if (request) *request = lc_request_handle(req);
     return MPI_SUCCESS;
 err:
     return lc_mpi_win_error(w, func, rc);

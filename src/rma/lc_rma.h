@@ -77,9 +77,11 @@ typedef enum lc_rma_kind {
  * (PUT, ACC, GACC, CAS: the new value), `compare` the CAS comparand,
  * `result` receives the old data (GET, GACC, CAS).  The operation is
  * complete at the origin when this returns for GET/GACC/CAS on the direct
- * path; otherwise at the next flush, unlock, fence or complete. */
+ * path; otherwise at the next flush, unlock, fence or complete.
+ * `user` (request forms, may be NULL): a request the caller allocated,
+ * completed here or when the operation completes at the target. */
 int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t count,
-              MPI_Op op, const void *origin, const void *compare, void *result);
+              MPI_Op op, const void *origin, const void *compare, void *result, lc_request_t *user);
 
 /* ---- synchronisation (lc_rma_sync.c) ---------------------------------- */
 int lc_rma_fence(lc_rma_win_t *win, int assert_);

@@ -56,7 +56,7 @@ void lc_rma_am_disable(lc_rma_win_t *win)
     if (lc_list_empty(&lc_rma_active)) lc_progress_hook = NULL;
 }
 
-static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target)
+static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user)
 {
     if (win->nout == win->capout) {
         int cap = win->capout ? 2 * win->capout : 16;
@@ -65,12 +65,13 @@ static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int tar
         win->out = o;
         win->capout = cap;
     }
-    win->out[win->nout++] = (lc_rma_out_t){ req, buf, target };
+    win->out[win->nout++] = (lc_rma_out_t){ req, buf, user, target };
+    if (user) win->nuser++;
     return MPI_SUCCESS;
 }
 
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
-                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes)
+                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user)
 {
     size_t len = sizeof *pkt + data_bytes + data2_bytes;
     char *buf = malloc(len);
@@ -80,10 +81,10 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
     if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
     lc_request_t *rreq = NULL, *sreq = NULL;
     int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, rreq, NULL, target);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, rreq, NULL, target, user);
     if (rc == MPI_SUCCESS)
         rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL);
     if (rc != MPI_SUCCESS) free(buf);
     return rc;
 }
@@ -99,6 +100,10 @@ static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
             if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
             lc_request_release(o->req);
             free(o->buf);
+            if (o->user) { /* the answer came: complete at the target */
+                lc_request_complete(o->user);
+                win->nuser--;
+            }
             continue;
         }
         if (target < 0 || o->target == target) left++;
@@ -143,7 +148,7 @@ static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_
     }
     lc_request_t *req;
     int rc = lc_pt2pt_isend(copy, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2, NULL);
     if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
@@ -240,8 +245,9 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
         lc_list_push_back(&win->inq, &in->link);
         events++;
     }
-    /* A target that never flushes still frees the answers it sent. */
-    if (win->nout >= 64) {
+    /* A target that never flushes still frees the answers it sent, and
+     * request forms (MPI_Rput ...) complete without a flush. */
+    if (win->nuser || win->nout >= 64) {
         int err = MPI_SUCCESS;
         lc_rma_reap(win, -1, &err);
     }

@@ -57,7 +57,8 @@ typedef struct lc_rma_waiter {
  * or a send whose buffer we free when it completes. */
 typedef struct lc_rma_out {
     lc_request_t *req;
-    void *buf; /* send buffer to free, or NULL */
+    void *buf;          /* send buffer to free, or NULL */
+    lc_request_t *user; /* MPI_Rput ...: completed with `req`, or NULL */
     int target;
 } lc_rma_out_t;
 
@@ -94,6 +95,7 @@ struct lc_rma_win {
     lc_list_t inq;         /* lc_rma_in_t, arrival order */
     lc_rma_out_t *out;     /* requests in flight */
     int nout, capout;
+    int nuser;                /* entries of `out` with a user request */
     int lock_shared;          /* target side: shared holders */
     int lock_excl;            /* target side: exclusive holder + 1, 0: none */
     lc_list_t waiters;        /* lc_rma_waiter_t */
@@ -115,7 +117,7 @@ struct lc_rma_win {
 int lc_rma_am_enable(lc_rma_win_t *win);
 void lc_rma_am_disable(lc_rma_win_t *win);
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
-                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes);
+                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user);
 int lc_rma_am_flush(lc_rma_win_t *win, int target);
 /* Target side, for our own lock requests on the AM path. */
 bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive);

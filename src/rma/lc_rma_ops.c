@@ -26,8 +26,11 @@ static void lc_rma_acc_unlock(uint32_t *w)
     __atomic_store_n(w, 0, __ATOMIC_RELEASE);
 }
 
-int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t count,
-              MPI_Op op, const void *origin, const void *compare, void *result)
+/* MPI_SUCCESS when the operation is done (in place, by CMA), LC_AGAIN when
+ * an answer from the target will complete it, else an error code. */
+static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt,
+                         size_t count, MPI_Op op, const void *origin, const void *compare, void *result,
+                         lc_request_t *user)
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (win->direct) {
@@ -69,6 +72,16 @@ int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, 
     lc_rma_pkt_t pkt = { .kind = (uint8_t)kind, .dt = dt, .op = op, .disp = off, .count = count };
     bool sends = kind != LC_RMA_GET && !(kind == LC_RMA_GACC && op == MPI_NO_OP);
     bool fetch = kind == LC_RMA_GET || kind == LC_RMA_GACC || kind == LC_RMA_CAS;
-    return lc_rma_am_send(win, &pkt, target, origin, sends ? bytes : 0, compare, kind == LC_RMA_CAS ? bytes : 0, result,
-                          fetch ? bytes : 0);
+    int rc = lc_rma_am_send(win, &pkt, target, origin, sends ? bytes : 0, compare, kind == LC_RMA_CAS ? bytes : 0,
+                            result, fetch ? bytes : 0, user);
+    return rc == MPI_SUCCESS ? LC_AGAIN : rc;
+}
+
+int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t count,
+              MPI_Op op, const void *origin, const void *compare, void *result, lc_request_t *user)
+{
+    int rc = lc_rma_op_now(win, kind, target, disp, dt, count, op, origin, compare, result, user);
+    if (rc == LC_AGAIN) return MPI_SUCCESS; /* `user` completes with the answer */
+    if (rc == MPI_SUCCESS && user) lc_request_complete(user);
+    return rc;
 }

@@ -236,6 +236,11 @@ def glue_function(name, ret, args, h, prefix):
             pre.append(f"void *c_{n} = NULL;")
             call.append(f"&c_{n}")
             post.append(f"if (*flag) *{n} = ({t})lc_f_attr_value(lc_f_keyval(*{param}), c_{n});")
+        elif kind == "addr_out":
+            params.append(f"MPI_Aint *{n}")
+            pre.append(f"void *c_{n} = NULL;")
+            call.append(f"&c_{n}")
+            post.append(f"*{n} = (MPI_Aint)c_{n};")
         elif kind == "keyval":
             params.append(f"MPI_Fint *{n}")
             call.append(f"lc_f_keyval(*{n})")
@@ -375,7 +380,8 @@ def ctype_size(ctype, path=MPI_H):
 # Predefined attribute keys: MPICH's mpif.h gives them C's value plus one
 # (the Fortran binding maps them back, lc_f_keyval).
 FORTRAN_KEYVALS = {"MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE",
-                   "MPI_LASTUSEDCODE", "MPI_APPNUM"}
+                   "MPI_LASTUSEDCODE", "MPI_APPNUM", "MPI_WIN_BASE", "MPI_WIN_SIZE", "MPI_WIN_DISP_UNIT",
+                   "MPI_WIN_CREATE_FLAVOR", "MPI_WIN_MODEL"}
 
 
 def fortran_constants():
@@ -427,7 +433,8 @@ def decls(ints, logicals):
 # The predefined attribute callbacks (src/fortran/lc_f_keyval.c).
 CALLBACKS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
              "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
-             "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN"]
+             "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
+             "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN"]
 
 
 def render_mpif(bound):
@@ -461,7 +468,7 @@ def ftype(a, kind):
         return "integer", "(MPI_STATUS_SIZE,*)"
     if kind == "logical":
         return "logical", "(*)" if a.array else ""
-    if kind in ("aint_in", "aint_out"):
+    if kind in ("aint_in", "aint_out", "addr_out"):
         return "integer(kind=MPI_ADDRESS_KIND)", ""
     if kind in ("fint_in", "fint_out", "index", "keyval", "fint_aint_in", "fint_aint_out"):
         return "integer", ""
@@ -623,6 +630,25 @@ def render_f08(bound):
             "      integer :: type_keyval, ierror",
             "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
             "    end subroutine",
+            "    subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, &",
+            "        attribute_val_in, attribute_val_out, flag, ierror)",
+            "      import :: MPI_Win, MPI_ADDRESS_KIND",
+            "      type(MPI_Win) :: oldwin",
+            "      integer :: win_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out",
+            "      logical :: flag",
+            "    end subroutine",
+            "    subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)",
+            "      import :: MPI_Win, MPI_ADDRESS_KIND",
+            "      type(MPI_Win) :: win",
+            "      integer :: win_keyval, ierror",
+            "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
+            "    end subroutine",
+            "    subroutine MPI_Win_errhandler_function(win, error_code)",
+            "      import :: MPI_Win",
+            "      type(MPI_Win) :: win",
+            "      integer :: error_code",
+            "    end subroutine",
             "    subroutine MPI_Comm_errhandler_function(comm, error_code)",
             "      import :: MPI_Comm",
             "      type(MPI_Comm) :: comm",
@@ -632,7 +658,9 @@ def render_f08(bound):
             "  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN",
             "  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN",
             "  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN",
-            "  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN"]
+            "  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN",
+            "  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN",
+            "  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN"]
     for h in F08_HANDLES:
         short = h[4:].lower()
         out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
@@ -687,6 +715,9 @@ def render_f08(bound):
                          "MPI_Comm_delete_attr_function": "MPI_Comm_delete_attr_function",
                          "MPI_Type_copy_attr_function": "MPI_Type_copy_attr_function",
                          "MPI_Type_delete_attr_function": "MPI_Type_delete_attr_function",
+                         "MPI_Win_copy_attr_function": "MPI_Win_copy_attr_function",
+                         "MPI_Win_delete_attr_function": "MPI_Win_delete_attr_function",
+                         "MPI_Win_errhandler_function": "MPI_Win_errhandler_function",
                          "MPI_Comm_errhandler_function": "MPI_Comm_errhandler_function",
                          "MPI_Handler_function": "MPI_Comm_errhandler_function"}.get(a.base)
                 if iface is None:

@@ -76,3 +76,23 @@ int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
     }
     return LC_OK;
 }
+
+int lc_cma_push(lc_peer_t *peer, uint64_t remote, const void *local, size_t len)
+{
+    const char *src = local;
+    while (len) {
+        struct iovec l = { .iov_base = (void *)src, .iov_len = len };
+        struct iovec r = { .iov_base = (void *)(uintptr_t)remote, .iov_len = len };
+        ssize_t n = process_vm_writev(peer->cma.pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            lc_log_error("single-copy write of %zu bytes to rank %d (pid %d) failed: %s", len, peer->world_rank,
+                         (int)peer->cma.pid, n < 0 ? strerror(errno) : "no progress");
+            return LC_ERROR;
+        }
+        src += n;
+        remote += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return LC_OK;
+}

@@ -33,5 +33,9 @@ int lc_cma_connect(lc_peer_t *peer, pid_t pid, uint64_t cookie_addr, uint64_t co
 
 /* The ops-table pull: process_vm_readv loop until len bytes arrived. */
 int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);
+/* The other direction (one-sided puts into Win_create memory): a
+ * process_vm_writev loop.  The probe's read proves the permission: the
+ * kernel checks reads and writes alike (PTRACE_MODE_ATTACH). */
+int lc_cma_push(lc_peer_t *peer, uint64_t remote, const void *local, size_t len);
 
 #endif

@@ -35,6 +35,9 @@
 #undef MPI_TYPE_NULL_COPY_FN
 #undef MPI_TYPE_NULL_DELETE_FN
 #undef MPI_TYPE_DUP_FN
+#undef MPI_WIN_NULL_COPY_FN
+#undef MPI_WIN_NULL_DELETE_FN
+#undef MPI_WIN_DUP_FN
 
 typedef void lc_f_copy_fn(MPI_Fint *comm, MPI_Fint *keyval, void *extra, void *in, void *out,
                           MPI_Fint *flag, MPI_Fint *ierr);
@@ -122,6 +125,8 @@ LC_F_CREATE(mpi_comm_create_keyval, MPI_Comm_create_keyval, MPI_Aint, 0)
 LC_F_CREATE(pmpi_comm_create_keyval, PMPI_Comm_create_keyval, MPI_Aint, 0)
 LC_F_CREATE(mpi_type_create_keyval, MPI_Type_create_keyval, MPI_Aint, 0)
 LC_F_CREATE(pmpi_type_create_keyval, PMPI_Type_create_keyval, MPI_Aint, 0)
+LC_F_CREATE(mpi_win_create_keyval, MPI_Win_create_keyval, MPI_Aint, 0)
+LC_F_CREATE(pmpi_win_create_keyval, PMPI_Win_create_keyval, MPI_Aint, 0)
 LC_F_CREATE(mpi_keyval_create, MPI_Keyval_create, MPI_Fint, 1)
 LC_F_CREATE(pmpi_keyval_create, PMPI_Keyval_create, MPI_Fint, 1)
 LC_F_ALIAS(mpi_comm_create_keyval_, mpi_comm_create_keyval)
@@ -138,6 +143,13 @@ LC_F_ALIAS(mpi_type_create_keyval_, lc_f08_type_create_keyval_)
 LC_F_ALIAS(pmpi_type_create_keyval_, pmpi_type_create_keyval)
 LC_F_ALIAS(pmpi_type_create_keyval_, pmpi_type_create_keyval__)
 LC_F_ALIAS(pmpi_type_create_keyval_, PMPI_TYPE_CREATE_KEYVAL)
+LC_F_ALIAS(mpi_win_create_keyval_, mpi_win_create_keyval)
+LC_F_ALIAS(mpi_win_create_keyval_, mpi_win_create_keyval__)
+LC_F_ALIAS(mpi_win_create_keyval_, MPI_WIN_CREATE_KEYVAL)
+LC_F_ALIAS(mpi_win_create_keyval_, lc_f08_win_create_keyval_)
+LC_F_ALIAS(pmpi_win_create_keyval_, pmpi_win_create_keyval)
+LC_F_ALIAS(pmpi_win_create_keyval_, pmpi_win_create_keyval__)
+LC_F_ALIAS(pmpi_win_create_keyval_, PMPI_WIN_CREATE_KEYVAL)
 LC_F_ALIAS(mpi_keyval_create_, mpi_keyval_create)
 LC_F_ALIAS(mpi_keyval_create_, mpi_keyval_create__)
 LC_F_ALIAS(mpi_keyval_create_, MPI_KEYVAL_CREATE)
@@ -223,7 +235,10 @@ LC_F_ALIAS(mpi_comm_null_delete_fn_, pmpi_comm_null_delete_fn_)
 LC_F_ALIAS(mpi_comm_null_delete_fn_, pmpi_comm_null_delete_fn__)
 LC_F_ALIAS(mpi_comm_null_delete_fn_, PMPI_COMM_NULL_DELETE_FN)
 LC_F_CALLBACK_NAMES(mpi_comm_null_delete_fn_, mpi_null_delete_fn, MPI_NULL_DELETE_FN)
-/* Datatype keyvals take callbacks of the communicator ones' shape. */
+/* Datatype and window keyvals take callbacks of the communicator ones' shape. */
 LC_F_CALLBACK_NAMES(mpi_comm_null_copy_fn_, mpi_type_null_copy_fn, MPI_TYPE_NULL_COPY_FN)
 LC_F_CALLBACK_NAMES(mpi_comm_dup_fn_, mpi_type_dup_fn, MPI_TYPE_DUP_FN)
 LC_F_CALLBACK_NAMES(mpi_comm_null_delete_fn_, mpi_type_null_delete_fn, MPI_TYPE_NULL_DELETE_FN)
+LC_F_CALLBACK_NAMES(mpi_comm_null_copy_fn_, mpi_win_null_copy_fn, MPI_WIN_NULL_COPY_FN)
+LC_F_CALLBACK_NAMES(mpi_comm_dup_fn_, mpi_win_dup_fn, MPI_WIN_DUP_FN)
+LC_F_CALLBACK_NAMES(mpi_comm_null_delete_fn_, mpi_win_null_delete_fn, MPI_WIN_NULL_DELETE_FN)

@@ -93,8 +93,13 @@ MPI_Aint lc_f_attr_value(int keyval, void *v)
     case MPI_UNIVERSE_SIZE:
     case MPI_LASTUSEDCODE:
     case MPI_APPNUM:
+    case MPI_WIN_DISP_UNIT:
+    case MPI_WIN_CREATE_FLAVOR:
+    case MPI_WIN_MODEL:
         return v ? *(int *)v : 0;
-    default:
+    case MPI_WIN_SIZE: /* a pointer to the MPI_Aint size */
+        return v ? *(MPI_Aint *)v : 0;
+    default: /* user values, and MPI_WIN_BASE (the base address itself) */
         return (MPI_Aint)(intptr_t)v;
     }
 }
@@ -109,6 +114,11 @@ int lc_f_keyval(MPI_Fint keyval)
     case MPI_UNIVERSE_SIZE + 1:
     case MPI_LASTUSEDCODE + 1:
     case MPI_APPNUM + 1:
+    case MPI_WIN_BASE + 1:
+    case MPI_WIN_SIZE + 1:
+    case MPI_WIN_DISP_UNIT + 1:
+    case MPI_WIN_CREATE_FLAVOR + 1:
+    case MPI_WIN_MODEL + 1:
         return keyval - 1;
     default:
         return keyval;

@@ -56,6 +56,9 @@ extern int lc_mpi_state;
 /* Run the error handler of `comm` (MPI_COMM_WORLD's when comm is NULL)
  * for `code` raised in `func`.  Returns `code` when the handler returns. */
 int lc_mpi_error(lc_comm_t *comm, const char *func, int code);
+/* The same for the handler `eh` of any object (`kind` names it in the
+ * abort message; `handle` is what a user handler receives). */
+int lc_mpi_error_handler(MPI_Errhandler eh, int handle, const char *kind, const char *func, int code);
 
 /* Argument checks: MPI_SUCCESS or an error code with its message. */
 int lc_check_initialized(void);

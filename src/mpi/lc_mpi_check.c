@@ -19,22 +19,29 @@ int lc_mpi_error(lc_comm_t *comm, const char *func, int code)
 {
     if (!comm) comm = lc_comm_builtin[0];
     MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+    return lc_mpi_error_handler(eh, comm ? (int)comm->handle : (int)MPI_COMM_NULL, "communicator", func, code);
+}
+
+int lc_mpi_error_handler(MPI_Errhandler eh, int handle, const char *kind, const char *func, int code)
+{
     if (eh == MPI_ERRORS_RETURN) return code;
     MPI_Comm_errhandler_function *fn = lc_errhandler_fn(eh);
     if (fn) {
-        /* A user handler gets copies: it may free the communicator, and
-         * the code it sees is the one the call returns afterwards.  The
-         * variadic part: Locus passes the function's name (char *). */
-        MPI_Comm handle = comm->handle;
+        /* A user handler gets copies: it may free the object, and the
+         * code it sees is the one the call returns afterwards.  The
+         * variadic part: Locus passes the function's name (char *).
+         * Communicator, window (and file) handles are all ints in
+         * MPICH's ABI, so one function type serves every kind. */
+        int h = handle;
         int arg = code;
-        fn(&handle, &arg, func);
+        fn(&h, &arg, func);
         return code;
     }
     char text[MPI_MAX_ERROR_STRING];
     lc_mpi_error_text(code, text, sizeof(text));
     lc_log_error("%s: %s", func, text);
-    if (eh == MPI_ERRORS_ABORT && comm && comm != lc_comm_builtin[0])
-        lc_log_error("MPI_ERRORS_ABORT on communicator %#x: aborting the job", (unsigned)comm->handle);
+    if (eh == MPI_ERRORS_ABORT && handle != (int)MPI_COMM_WORLD)
+        lc_log_error("MPI_ERRORS_ABORT on %s %#x: aborting the job", kind, (unsigned)handle);
     int exit_code = lc_error_class_of(code) & 0xff;
     char msg[MPI_MAX_ERROR_STRING + 64];
     snprintf(msg, sizeof(msg), "%s: %s", func, text);

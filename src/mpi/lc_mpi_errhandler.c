@@ -57,7 +57,7 @@ void lc_errhandler_fini(void)
     lc_handle_table_reset(&lc_errhandlers);
 }
 
-static int lc_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p)
+int lc_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p)
 {
     int rc = lc_check_initialized();
     if (rc == MPI_SUCCESS) rc = lc_check_ptr((void *)fn, "comm_errhandler_fn");

@@ -27,6 +27,9 @@ void lc_errhandler_retain(MPI_Errhandler eh);
 void lc_errhandler_release(MPI_Errhandler eh);
 /* The user function behind `eh`, or NULL for a predefined handler. */
 MPI_Comm_errhandler_function *lc_errhandler_fn(MPI_Errhandler eh);
+/* A new user error handler calling `fn` (communicators and windows alike:
+ * their handles are ints, lc_mpi_error_handler).  MPI error code. */
+int lc_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p);
 void lc_errhandler_fini(void);
 
 /* Text of an error code for messages: the recorded message of a Locus

@@ -33,11 +33,14 @@ void lc_pt2pt_init(void)
     lc_channel_recv_handler = lc_pt2pt_on_packet;
 }
 
+lc_progress_hook_fn_t *lc_progress_hook;
+
 int lc_progress(void)
 {
     int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
+    if (lc_unlikely(lc_progress_hook != NULL)) events += lc_progress_hook();
     return events;
 }
 

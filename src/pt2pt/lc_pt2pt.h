@@ -45,6 +45,10 @@ int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
  * dequeued into a LC_REQ_MESSAGE request (Mprobe). */
 void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
                      lc_request_t **msg_p);
+/* The same among the messages already arrived, without a progress pass
+ * (for work done inside one: lc_progress_hook). */
+void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
+                             lc_request_t **msg_p);
 /* Receive a message dequeued by Mprobe; `msg` is consumed. */
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p);
 
@@ -56,6 +60,12 @@ int lc_pt2pt_start(lc_request_t *preq);
 
 /* One pass over the channels and pending sends: number of events. */
 int lc_progress(void);
+/* Work an upper layer does on every progress pass (the RMA layer serves
+ * one-sided requests addressed to this process): set while it has any,
+ * NULL otherwise.  Returns its number of events; it may call lc_progress
+ * itself and must then ignore the nested call. */
+typedef int lc_progress_hook_fn_t(void);
+extern lc_progress_hook_fn_t *lc_progress_hook;
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);

@@ -187,6 +187,12 @@ void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status
                      lc_request_t **msg_p)
 {
     lc_progress();
+    lc_pt2pt_iprobe_arrived(source, tag, comm, flag, status, msg_p);
+}
+
+void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
+                             lc_request_t **msg_p)
+{
     lc_unexp_t *u = lc_find_unexpected(comm->ctx + LC_CTX_PT2PT, source, tag);
     *flag = u != NULL;
     if (!u) return;

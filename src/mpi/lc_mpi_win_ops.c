@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_win_ops.c — one-sided communication calls (MPI 4.1 §12.3):
+ * Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap
+ * and the request forms, with their _c forms.  One check routine for
+ * all; the engine (src/rma) does the rest.
+ *
+ * Request forms return a request the engine completes: at once where the
+ * operation is done in place (direct windows, CMA, the origin's own
+ * memory), else when the target's answer arrives (active messages): that
+ * is completion at the target, which MPI_Rput may and MPI_Rget must await.
+ */
+#include "coll/lc_op.h"
+#include "mpi/lc_mpi_request.h"
+#include "mpi/lc_mpi_win.h"
+
+typedef struct lc_win_args {
+    lc_rma_kind_t kind;
+    const void *origin;
+    MPI_Count ocount;
+    MPI_Datatype odt;
+    void *result;
+    MPI_Count rcount;
+    MPI_Datatype rdt;
+    const void *compare;
+    int target;
+    MPI_Aint disp;
+    MPI_Count tcount;
+    MPI_Datatype tdt;
+    MPI_Op op;
+} lc_win_args_t;
+
+static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, size_t tbytes, const char *what)
+{
+    int rc = lc_check_count(count);
+    if (!rc) rc = lc_check_rma_dtype(dt);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    if (!rc && (size_t)count * lc_dtype_size(dt) != tbytes)
+        rc = lc_error(MPI_ERR_TYPE, "the %s buffer holds %zu bytes but the target buffer %zu", what,
+                      (size_t)count * lc_dtype_size(dt), tbytes);
+    return rc;
+}
+
+static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_Request *request)
+{
+    lc_win_t *w = NULL;
+    int rc;
+    LC_TRY(lc_check_win(win, &w));
+    if (request) LC_TRY(lc_check_ptr(request, "request"));
+    if (a->target != MPI_PROC_NULL) LC_TRY(lc_check_rank(w->comm, a->target, false));
+    LC_TRY(lc_check_count(a->tcount));
+    LC_TRY(lc_check_rma_dtype(a->tdt));
+    size_t tbytes = (size_t)a->tcount * lc_dtype_size(a->tdt);
+    bool acc = a->kind == LC_RMA_ACC || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
+    bool uses_origin = a->kind != LC_RMA_GET && !(a->kind == LC_RMA_GACC && a->op == MPI_NO_OP);
+    if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tbytes, "origin"));
+    if (a->kind == LC_RMA_GET || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS)
+        LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tbytes, "result"));
+    if (acc) {
+        /* Accumulates combine elements of one basic type (§12.3.4). */
+        if ((uses_origin && a->odt != a->tdt) || (a->kind != LC_RMA_ACC && a->rdt != a->tdt))
+            LC_TRY(lc_error(MPI_ERR_TYPE, "accumulate operations need the same basic datatype on the origin, "
+                                          "result and target sides"));
+        if (a->kind == LC_RMA_CAS) {
+            LC_TRY(lc_check_ptr(a->compare, "compare_addr"));
+        } else if (!lc_op_is_predefined(a->op)) {
+            LC_TRY(lc_error(MPI_ERR_OP,
+                            "one-sided accumulates take predefined operations only (MPI 4.1 "
+                            "§12.3.4), not the user operation %#x",
+                            (unsigned)a->op));
+        } else if (a->op != MPI_REPLACE && a->op != MPI_NO_OP) {
+            LC_TRY(lc_check_op(a->op, a->tdt));
+        }
+    }
+    bool act = a->target != MPI_PROC_NULL && tbytes > 0;
+    if (act) LC_TRY(lc_rma_check_access(w->rma, a->target, a->disp, tbytes));
+    lc_request_t *req = NULL;
+    if (request) {
+        /* Completed by the engine: at once on the direct and CMA paths,
+         * with the target's answer on the active-message path. */
+        req = act ? lc_request_alloc(LC_REQ_DONE) : lc_mpi_request_done();
+        if (!req) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory allocating a request"));
+        req->st_source = MPI_ANY_SOURCE;
+        req->st_tag = MPI_ANY_TAG;
+    }
+    if (act) {
+        rc = lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin, a->compare,
+                       a->result, req);
+        if (rc != MPI_SUCCESS) {
+            if (req) lc_request_release(req);
+            goto err;
+        }
+    }
+    if (request) *request = lc_request_handle(req);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_win_error(w, func, rc);
+}
+
+LC_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Put", win, &a, NULL);
+}
+LC_MPI_ALIAS(Put);
+
+LC_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Put_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Put_c);
+
+LC_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Get", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get);
+
+LC_API int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Get_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get_c);
+
+LC_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                     MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rput", win, &a, request);
+}
+LC_MPI_ALIAS(Rput);
+
+LC_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_PUT,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rput_c", win, &a, request);
+}
+LC_MPI_ALIAS(Rput_c);
+
+LC_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                     MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rget", win, &a, request);
+}
+LC_MPI_ALIAS(Rget);
+
+LC_API int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GET,
+                        .result = origin_addr,
+                        .rcount = origin_count,
+                        .rdt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Rget_c", win, &a, request);
+}
+LC_MPI_ALIAS(Rget_c);
+
+LC_API int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Accumulate", win, &a, NULL);
+}
+LC_MPI_ALIAS(Accumulate);
+
+LC_API int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Accumulate_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Accumulate_c);
+
+LC_API int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                            MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Raccumulate", win, &a, request);
+}
+LC_MPI_ALIAS(Raccumulate);
+
+LC_API int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_ACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Raccumulate_c", win, &a, request);
+}
+LC_MPI_ALIAS(Raccumulate_c);
+
+LC_API int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                               void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                               MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Get_accumulate", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get_accumulate);
+
+LC_API int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                 void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Get_accumulate_c", win, &a, NULL);
+}
+LC_MPI_ALIAS(Get_accumulate_c);
+
+LC_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Rget_accumulate", win, &a, request);
+}
+LC_MPI_ALIAS(Rget_accumulate);
+
+LC_API int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                  void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = origin_count,
+                        .odt = origin_datatype,
+                        .result = result_addr,
+                        .rcount = result_count,
+                        .rdt = result_datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = target_count,
+                        .tdt = target_datatype,
+                        .op = op };
+    return lc_win_do("MPI_Rget_accumulate_c", win, &a, request);
+}
+LC_MPI_ALIAS(Rget_accumulate_c);
+
+LC_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                             MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin_addr,
+                        .ocount = 1,
+                        .odt = datatype,
+                        .result = result_addr,
+                        .rcount = 1,
+                        .rdt = datatype,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = 1,
+                        .tdt = datatype,
+                        .op = op };
+    return lc_win_do("MPI_Fetch_and_op", win, &a, NULL);
+}
+LC_MPI_ALIAS(Fetch_and_op);
+
+LC_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                                 MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    lc_win_args_t a = { .kind = LC_RMA_CAS,
+                        .origin = origin_addr,
+                        .ocount = 1,
+                        .odt = datatype,
+                        .result = result_addr,
+                        .rcount = 1,
+                        .rdt = datatype,
+                        .compare = compare_addr,
+                        .target = target_rank,
+                        .disp = target_disp,
+                        .tcount = 1,
+                        .tdt = datatype,
+                        .op = MPI_REPLACE };
+    return lc_win_do("MPI_Compare_and_swap", win, &a, NULL);
+}
+LC_MPI_ALIAS(Compare_and_swap);

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_rma_am.c — the active-message path: one message per operation on the
+ * window's private communicator, served by the target's progress engine.
+ *
+ * Origin: for every request it first posts the receive of the answer
+ * (the fetched data, or 0 bytes), then sends header + data as one
+ * message with tag REQ.  Answers from one target come back in the order
+ * of the requests and receives from one source match in posting order,
+ * so each answer lands in the right buffer; an operation is complete at
+ * the target when its answer arrived (flush waits for them).
+ *
+ * Target: the progress hook takes every arrived REQ message (Mprobe +
+ * Imrecv into a buffer of its size) into a FIFO per window and applies
+ * the head as soon as its data is in, one at a time: operations apply in
+ * arrival order, so accumulates from one origin keep their order
+ * (same_op_no_op ordering) and each is atomic with respect to all other
+ * one-sided operations (this process applies them alone).  Lock requests
+ * that cannot be granted wait in a list, out of the FIFO.
+ */
+#include "rma/lc_rma_impl.h"
+#include "util/lc_dtype.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static lc_list_t lc_rma_active = { &lc_rma_active, &lc_rma_active }; /* windows on this path */
+static int lc_rma_in_hook;                                           /* re-entry guard */
+
+static int lc_rma_progress(void);
+
+int lc_rma_am_enable(lc_rma_win_t *win)
+{
+    lc_list_push_back(&lc_rma_active, &win->active_link);
+    lc_progress_hook = lc_rma_progress;
+    return MPI_SUCCESS;
+}
+
+void lc_rma_am_disable(lc_rma_win_t *win)
+{
+    lc_list_remove(&win->active_link);
+    lc_list_init(&win->active_link);
+    while (!lc_list_empty(&win->inq)) { /* nothing should be left: all were answered */
+        lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;
+        lc_pt2pt_wait(in->req);
+        lc_request_release(in->req);
+        lc_list_remove(&in->link);
+        free(in->buf);
+        free(in);
+    }
+    while (!lc_list_empty(&win->waiters)) {
+        lc_list_t *w = win->waiters.next;
+        lc_list_remove(w);
+        free(w);
+    }
+    if (lc_list_empty(&lc_rma_active)) lc_progress_hook = NULL;
+}
+
+static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user)
+{
+    if (win->nout == win->capout) {
+        int cap = win->capout ? 2 * win->capout : 16;
+        lc_rma_out_t *o = realloc(win->out, (size_t)cap * sizeof *o);
+        if (!o) return lc_error(MPI_ERR_NO_MEM, "out of memory tracking one-sided operations");
+        win->out = o;
+        win->capout = cap;
+    }
+    win->out[win->nout++] = (lc_rma_out_t){ req, buf, user, target };
+    if (user) win->nuser++;
+    return MPI_SUCCESS;
+}
+
+int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
+                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user)
+{
+    size_t len = sizeof *pkt + data_bytes + data2_bytes;
+    char *buf = malloc(len);
+    if (!buf) return lc_error(MPI_ERR_NO_MEM, "out of memory for a one-sided request of %zu bytes", len);
+    memcpy(buf, pkt, sizeof *pkt);
+    if (data_bytes) memcpy(buf + sizeof *pkt, data, data_bytes);
+    if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
+    lc_request_t *rreq = NULL, *sreq = NULL;
+    int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, rreq, NULL, target, user);
+    if (rc == MPI_SUCCESS)
+        rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL);
+    if (rc != MPI_SUCCESS) free(buf);
+    return rc;
+}
+
+/* Release the completed requests we track (answers of ours included);
+ * the number still in flight for `target` (-1: any). */
+static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
+{
+    int left = 0, j = 0;
+    for (int i = 0; i < win->nout; i++) {
+        lc_rma_out_t *o = &win->out[i];
+        if (o->req->complete) {
+            if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
+            lc_request_release(o->req);
+            free(o->buf);
+            if (o->user) { /* the answer came: complete at the target */
+                lc_request_complete(o->user);
+                win->nuser--;
+            }
+            continue;
+        }
+        if (target < 0 || o->target == target) left++;
+        win->out[j++] = *o;
+    }
+    win->nout = j;
+    return left;
+}
+
+int lc_rma_am_flush(lc_rma_win_t *win, int target)
+{
+    int err = MPI_SUCCESS;
+    /* The progress pass may serve requests and track new answers of ours:
+     * lc_rma_reap holds no pointer into win->out across it. */
+    while (lc_rma_reap(win, target, &err)) lc_rma_idle();
+    return err;
+}
+
+/* ---- target side ------------------------------------------------------ */
+
+bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive)
+{
+    if (win->lock_excl || (exclusive && win->lock_shared)) return false;
+    if (exclusive)
+        win->lock_excl = source + 1;
+    else
+        win->lock_shared++;
+    return true;
+}
+
+static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_t bytes)
+{
+    if (source == win->comm->rank) { /* our own lock request, granted from the queue */
+        win->self_granted = true;
+        return;
+    }
+    void *copy = NULL;
+    if (bytes) {
+        copy = malloc(bytes);
+        if (!copy) lc_fatal("out of memory answering a one-sided request (%zu bytes)", bytes);
+        memcpy(copy, data, bytes);
+    }
+    lc_request_t *req;
+    int rc = lc_pt2pt_isend(copy, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2, NULL);
+    if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
+}
+
+void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
+{
+    if (win->lock_excl == source + 1)
+        win->lock_excl = 0;
+    else if (win->lock_shared > 0)
+        win->lock_shared--;
+    /* Grant the waiters that fit now, in arrival order. */
+    while (!lc_list_empty(&win->waiters)) {
+        lc_rma_waiter_t *w = (lc_rma_waiter_t *)win->waiters.next;
+        if (!lc_rma_am_try_lock(win, w->source, w->exclusive)) break;
+        lc_list_remove(&w->link);
+        lc_rma_answer(win, w->source, NULL, 0);
+        free(w);
+    }
+}
+
+char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes)
+{
+    if (win->flavor == LC_RMA_DYNAMIC) {
+        for (int i = 0; i < win->nregions; i++) {
+            lc_rma_region_t *r = &win->regions[i];
+            if (disp >= r->base && disp - r->base <= r->size && bytes <= r->size - (disp - r->base))
+                return (char *)(uintptr_t)disp;
+        }
+        return NULL;
+    }
+    if (disp > win->size || bytes > win->size - disp) return NULL;
+    return (char *)win->base + disp;
+}
+
+static void lc_rma_serve(lc_rma_win_t *win, int source, char *msg)
+{
+    lc_rma_pkt_t pkt;
+    memcpy(&pkt, msg, sizeof pkt);
+    const char *data = msg + sizeof pkt;
+    if (pkt.kind == LC_RMA_LOCK) {
+        int excl = pkt.lock_type == MPI_LOCK_EXCLUSIVE - 234;
+        if (lc_rma_am_try_lock(win, source, excl)) {
+            lc_rma_answer(win, source, NULL, 0);
+        } else {
+            lc_rma_waiter_t *w = malloc(sizeof *w);
+            if (!w) lc_fatal("out of memory queueing a lock request");
+            w->source = source;
+            w->exclusive = excl;
+            lc_list_push_back(&win->waiters, &w->link);
+        }
+        return;
+    }
+    if (pkt.kind == LC_RMA_UNLOCK) {
+        lc_rma_am_unlock_local(win, source);
+        lc_rma_answer(win, source, NULL, 0);
+        return;
+    }
+    size_t bytes = pkt.count * lc_dtype_size(pkt.dt);
+    char *at = lc_rma_am_addr(win, pkt.disp, bytes);
+    if (!at) {
+        lc_log_error("one-sided request from rank %d: %zu bytes at %#llx are outside this rank's window memory; "
+                     "ignored",
+                     source, bytes, (unsigned long long)pkt.disp);
+    }
+    bool fetch = pkt.kind == LC_RMA_GET || pkt.kind == LC_RMA_GACC || pkt.kind == LC_RMA_CAS;
+    char stackbuf[256];
+    char *result = NULL;
+    if (fetch) {
+        result = bytes <= sizeof stackbuf ? stackbuf : malloc(bytes);
+        if (!result) lc_fatal("out of memory answering a one-sided request (%zu bytes)", bytes);
+        memset(result, 0, bytes);
+    }
+    if (at) lc_rma_apply(pkt.kind, pkt.dt, pkt.op, pkt.count, at, data, data + bytes, result);
+    lc_rma_answer(win, source, result, fetch ? bytes : 0);
+    if (result && result != stackbuf) free(result);
+}
+
+static int lc_rma_serve_win(lc_rma_win_t *win)
+{
+    int events = 0;
+    for (;;) { /* take every arrived request */
+        int flag = 0;
+        MPI_Status st;
+        lc_request_t *msg = NULL;
+        lc_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, &msg);
+        if (!flag) break;
+        size_t len = (size_t)(uint32_t)st.count_lo | ((size_t)((unsigned)st.count_hi_and_cancelled >> 1) << 32);
+        lc_rma_in_t *in = malloc(sizeof *in);
+        char *buf = malloc(len ? len : 1);
+        if (!in || !buf) lc_fatal("out of memory receiving a one-sided request of %zu bytes", len);
+        in->buf = buf;
+        in->source = st.MPI_SOURCE;
+        if (lc_pt2pt_imrecv(buf, len, msg, &in->req) != MPI_SUCCESS)
+            lc_fatal("cannot receive a one-sided request from rank %d", st.MPI_SOURCE);
+        lc_list_push_back(&win->inq, &in->link);
+        events++;
+    }
+    /* A target that never flushes still frees the answers it sent, and
+     * request forms (MPI_Rput ...) complete without a flush. */
+    if (win->nuser || win->nout >= 64) {
+        int err = MPI_SUCCESS;
+        lc_rma_reap(win, -1, &err);
+    }
+    while (!lc_list_empty(&win->inq)) { /* apply in arrival order */
+        lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;
+        if (!in->req->complete) break;
+        lc_list_remove(&in->link);
+        lc_request_release(in->req);
+        lc_rma_serve(win, in->source, in->buf);
+        free(in->buf);
+        free(in);
+        events++;
+    }
+    return events;
+}
+
+static int lc_rma_progress(void)
+{
+    if (lc_rma_in_hook) return 0;
+    lc_rma_in_hook = 1;
+    int events = 0;
+    lc_list_for_each (it, &lc_rma_active)
+        events += lc_rma_serve_win((lc_rma_win_t *)((char *)it - offsetof(lc_rma_win_t, active_link)));
+    lc_rma_in_hook = 0;
+    return events;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_rma_impl.h — what the files of src/rma share: the window object,
+ * the segment header of direct windows, the active-message packet.
+ */
+#ifndef LC_RMA_IMPL_H
+#define LC_RMA_IMPL_H
+
+#include "rma/lc_rma.h"
+#include "util/lc_list.h"
+
+/* Tags on the window's private communicator (point-to-point context for
+ * one-sided traffic, collective context for PSCW and freeing). */
+enum { LC_RMA_TAG_REQ = 1, LC_RMA_TAG_RESP = 2, LC_RMA_TAG_POST = 3, LC_RMA_TAG_DONE = 4 };
+
+/* One cache line per rank in the segment header of a direct window:
+ * `lock` is the passive-target lock of that rank's memory (bit 31:
+ * exclusive holder, low bits: shared holders), `acc` serialises the
+ * accumulates into it.  Both are only touched with atomics. */
+typedef struct lc_rma_line {
+    uint32_t lock;
+    uint32_t acc;
+    char pad[56];
+} lc_rma_line_t;
+#define LC_RMA_EXCL 0x80000000u
+
+/* The header of an active-message request; data follows it (for CAS:
+ * the new value, then the comparand). */
+typedef struct lc_rma_pkt {
+    uint8_t kind;      /* lc_rma_kind_t */
+    uint8_t lock_type; /* LOCK: MPI_LOCK_EXCLUSIVE - 234 or SHARED - 234 */
+    uint16_t reserved;
+    MPI_Datatype dt;
+    MPI_Op op;
+    uint32_t pad;
+    uint64_t disp;  /* byte offset in the target's window (dynamic: address) */
+    uint64_t count; /* elements */
+} lc_rma_pkt_t;
+
+/* An arrived request waiting for its data or its turn (FIFO per window:
+ * operations apply in arrival order, which keeps each origin's order). */
+typedef struct lc_rma_in {
+    lc_list_t link;
+    lc_request_t *req; /* the receive of the whole message */
+    char *buf;
+    int source;
+} lc_rma_in_t;
+
+/* A lock request the target could not grant yet. */
+typedef struct lc_rma_waiter {
+    lc_list_t link;
+    int source;
+    int exclusive;
+} lc_rma_waiter_t;
+
+/* A request of ours in flight: an answer we expect (flush waits for it)
+ * or a send whose buffer we free when it completes. */
+typedef struct lc_rma_out {
+    lc_request_t *req;
+    void *buf;          /* send buffer to free, or NULL */
+    lc_request_t *user; /* MPI_Rput ...: completed with `req`, or NULL */
+    int target;
+} lc_rma_out_t;
+
+typedef struct lc_rma_region {
+    uintptr_t base;
+    size_t size;
+} lc_rma_region_t;
+
+struct lc_rma_win {
+    lc_comm_t *comm;
+    int flavor;
+    bool direct;
+    void *base; /* this rank's memory */
+    size_t size;
+    int disp_unit;
+    size_t *sizes;   /* [comm->size] */
+    int *disp_units; /* [comm->size] */
+    char **bases;    /* direct: [comm->size] each rank's memory in our mapping */
+    bool owns_base;  /* ALLOCATE on the AM path: malloc'd */
+    /* AM windows with memory (not dynamic): where each rank's memory is in
+     * its own address space, and whether CMA reaches it (the wire-up probe
+     * read that peer): puts and gets then copy in one system call, without
+     * the target's progress. */
+    uint64_t *remote_bases; /* [comm->size], NULL: no CMA peer */
+    uint8_t *cma;           /* [comm->size] */
+
+    /* direct windows: the segment */
+    void *seg;
+    size_t seg_len;
+    lc_rma_line_t *lines; /* [comm->size] at the start of the segment */
+
+    /* active messages */
+    lc_list_t active_link; /* in the list the progress hook serves */
+    lc_list_t inq;         /* lc_rma_in_t, arrival order */
+    lc_rma_out_t *out;     /* requests in flight */
+    int nout, capout;
+    int nuser;                /* entries of `out` with a user request */
+    int lock_shared;          /* target side: shared holders */
+    int lock_excl;            /* target side: exclusive holder + 1, 0: none */
+    lc_list_t waiters;        /* lc_rma_waiter_t */
+    bool self_granted;        /* a queued lock of our own was granted */
+    lc_rma_region_t *regions; /* dynamic: attached memory */
+    int nregions, capregions;
+
+    /* origin epochs (for MPI_ERR_RMA_SYNC) */
+    bool fence_open;
+    int lock_all;
+    uint8_t *locked;  /* [comm->size] 0, or MPI_LOCK_* - 233 */
+    int *start_ranks; /* PSCW access group, NULL: none */
+    int nstart;
+    int *post_ranks; /* PSCW exposure group, NULL: none */
+    int npost;
+};
+
+/* Active-message path (lc_rma_am.c). */
+int lc_rma_am_enable(lc_rma_win_t *win);
+void lc_rma_am_disable(lc_rma_win_t *win);
+int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
+                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user);
+int lc_rma_am_flush(lc_rma_win_t *win, int target);
+/* Target side, for our own lock requests on the AM path. */
+bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive);
+void lc_rma_am_unlock_local(lc_rma_win_t *win, int source);
+/* Where `bytes` at `disp` are in our memory, or NULL (a bad request: the
+ * origin checked the range, except for dynamic windows). */
+char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes);
+
+/* Apply one operation to memory `at` (lc_rma_apply.c): the caller holds
+ * whatever makes it atomic.  `result` may be NULL. */
+void lc_rma_apply(lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op, size_t count, void *at, const void *origin,
+                  const void *compare, void *result);
+
+/* Direct-window segments (lc_rma_seg.c). */
+int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig);
+void lc_rma_seg_destroy(lc_rma_win_t *win);
+
+/* Spin with progress (others' requests, our own answers). */
+void lc_rma_idle(void);
+
+#endif

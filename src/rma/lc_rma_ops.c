@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_rma_ops.c — one one-sided operation: on the direct path a load,
+ * store or locked update of the target's memory in our own mapping; on
+ * the active-message path applied in place when the target is this
+ * process, else one request to the target (lc_rma_am.c).
+ */
+#include "channel/lc_cma.h"
+#include "rma/lc_rma_impl.h"
+#include "util/lc_dtype.h"
+
+/* The accumulate lock of one target's memory (direct path).  Acquire on
+ * taking it pairs with the release on dropping it, so each accumulate
+ * sees the previous one's stores: updates of one element never mix, for
+ * any type and operation (MPI 4.1 §12.7.1: accumulates are atomic per
+ * basic element). */
+static void lc_rma_acc_lock(uint32_t *w)
+{
+    while (__atomic_exchange_n(w, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(w, __ATOMIC_RELAXED)) lc_rma_idle();
+    }
+}
+
+static void lc_rma_acc_unlock(uint32_t *w)
+{
+    __atomic_store_n(w, 0, __ATOMIC_RELEASE);
+}
+
+/* MPI_SUCCESS when the operation is done (in place, by CMA), LC_AGAIN when
+ * an answer from the target will complete it, else an error code. */
+static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt,
+                         size_t count, MPI_Op op, const void *origin, const void *compare, void *result,
+                         lc_request_t *user)
+{
+    size_t bytes = count * lc_dtype_size(dt);
+    if (win->direct) {
+        char *at = win->bases[target] + (size_t)disp * (size_t)win->disp_units[target];
+        if (kind == LC_RMA_PUT || kind == LC_RMA_GET) {
+            /* Plain copies: concurrent conflicting puts are erroneous, and
+             * the memory model makes them visible at the next
+             * synchronisation (whose fences order them). */
+            lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
+        } else {
+            lc_rma_acc_lock(&win->lines[target].acc);
+            lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
+            lc_rma_acc_unlock(&win->lines[target].acc);
+        }
+        return MPI_SUCCESS;
+    }
+    uint64_t off = win->flavor == LC_RMA_DYNAMIC ? (uint64_t)disp : (uint64_t)disp * (uint64_t)win->disp_units[target];
+    if (target == win->comm->rank) {
+        /* Our own memory: this process also applies everyone else's
+         * requests, one at a time, so applying it here is as atomic. */
+        char *at = lc_rma_am_addr(win, off, bytes);
+        if (!at)
+            return lc_error(MPI_ERR_RMA_RANGE, "%zu bytes at address %#llx are not in memory attached to the window",
+                            bytes, (unsigned long long)off);
+        lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
+        return MPI_SUCCESS;
+    }
+    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target]) {
+        /* One system call, complete at the target when it returns; puts
+         * are not ordered with other operations (MPI 4.1 §12.7.2), so
+         * bypassing the target's request queue is allowed. */
+        lc_peer_t *peer = win->comm->peers[target];
+        uint64_t remote = win->remote_bases[target] + off;
+        int st =
+            kind == LC_RMA_PUT ? lc_cma_push(peer, remote, origin, bytes) : lc_cma_pull(peer, result, remote, 0, bytes);
+        if (st == LC_OK) return MPI_SUCCESS;
+        win->cma[target] = 0; /* logged; the request path still works */
+    }
+    lc_rma_pkt_t pkt = { .kind = (uint8_t)kind, .dt = dt, .op = op, .disp = off, .count = count };
+    bool sends = kind != LC_RMA_GET && !(kind == LC_RMA_GACC && op == MPI_NO_OP);
+    bool fetch = kind == LC_RMA_GET || kind == LC_RMA_GACC || kind == LC_RMA_CAS;
+    int rc = lc_rma_am_send(win, &pkt, target, origin, sends ? bytes : 0, compare, kind == LC_RMA_CAS ? bytes : 0,
+                            result, fetch ? bytes : 0, user);
+    return rc == MPI_SUCCESS ? LC_AGAIN : rc;
+}
+
+int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t count,
+              MPI_Op op, const void *origin, const void *compare, void *result, lc_request_t *user)
+{
+    int rc = lc_rma_op_now(win, kind, target, disp, dt, count, op, origin, compare, result, user);
+    if (rc == LC_AGAIN) return MPI_SUCCESS; /* `user` completes with the answer */
+    if (rc == MPI_SUCCESS && user) lc_request_complete(user);
+    return rc;
+}

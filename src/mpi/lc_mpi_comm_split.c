@@ -138,37 +138,6 @@ static int lc_split_color(const lc_comm_t *c, lc_split_level_t level)
     return leader * LC_TOPO_MAX_NODES + node;
 }
 
-/* Members of this rank's group at `level`.  Every member must share memory
- * with every other: when the channel choice is not transitive (possible
- * only with unusual container set-ups) all ranks fall back to groups of
- * one, which are always right, and rank 0 says so. */
-static int lc_split_level_members(lc_comm_t *c, lc_split_level_t level, int key, lc_split_entry_t **members_p,
-                                  int *n_p)
-{
-    int color = lc_split_color(c, level), n = 0;
-    lc_split_entry_t *members = NULL;
-    int rc = lc_split_members(c, color, key, &members, &n);
-    if (rc != MPI_SUCCESS) return rc;
-    int ok = 1, all_ok = 1;
-    for (int i = 0; i < n; i++) ok &= lc_split_shares_memory(c, members[i].rank);
-    rc = lc_coll_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c);
-    if (rc == MPI_SUCCESS && !all_ok) {
-        if (c->rank == 0)
-            lc_log_warn("MPI_Comm_split_type: the ranks that share memory do not form disjoint groups (a rank "
-                        "shares memory with two ranks that cannot share with each other); each rank gets a "
-                        "communicator of its own");
-        n = color == MPI_UNDEFINED ? 0 : 1;
-        members[0] = (lc_split_entry_t){ color, key, c->rank };
-    }
-    if (rc != MPI_SUCCESS) {
-        free(members);
-        return rc;
-    }
-    *members_p = members;
-    *n_p = n;
-    return MPI_SUCCESS;
-}
-
 /* The level an info object asks for (HW_GUIDED); NONE when it names none
  * Locus knows. */
 static lc_split_level_t lc_split_guided_level(const lc_info_t *info)
@@ -180,41 +149,93 @@ static lc_split_level_t lc_split_guided_level(const lc_info_t *info)
     return LC_LEVEL_NONE;
 }
 
+/* What a rank contributes to a split_type call: its key, the split_type it
+ * passed, and its color at each level (MPI_UNDEFINED where the level does
+ * not place it). */
+enum { LC_SPLIT_KEY, LC_SPLIT_TYPE, LC_SPLIT_SHARED, LC_SPLIT_NUMA, LC_SPLIT_N };
+
+static int lc_split_level_slot(lc_split_level_t level)
+{
+    return level == LC_LEVEL_SHARED ? LC_SPLIT_SHARED : LC_SPLIT_NUMA;
+}
+
+/* Ranks of c that passed this rank's split_type and whose color at
+ * `level` is this rank's (none when it is MPI_UNDEFINED), sorted by key
+ * then rank. */
+static int lc_split_pick(const lc_comm_t *c, const int *all, lc_split_level_t level, lc_split_entry_t *members)
+{
+    const int *me = all + LC_SPLIT_N * c->rank;
+    int slot = lc_split_level_slot(level), color = me[slot], n = 0;
+    if (color == MPI_UNDEFINED) return 0;
+    for (int r = 0; r < c->size; r++) {
+        const int *e = all + LC_SPLIT_N * r;
+        if (e[slot] == color && e[LC_SPLIT_TYPE] == me[LC_SPLIT_TYPE])
+            members[n++] = (lc_split_entry_t){ color, e[LC_SPLIT_KEY], r };
+    }
+    qsort(members, (size_t)n, sizeof(*members), lc_split_cmp);
+    return n;
+}
+
+/* The level this rank's split_type asks for; NONE for MPI_UNDEFINED or a
+ * guided request naming no level Locus knows.  HW_UNGUIDED: the first
+ * level whose groups are strict subsets of c (groups are disjoint, so
+ * when this rank's group is all of c every rank's is). */
+static lc_split_level_t lc_split_level(const lc_comm_t *c, int type, const lc_info_t *info, const int *all,
+                                       lc_split_entry_t *scratch)
+{
+    if (type == MPI_COMM_TYPE_SHARED) return LC_LEVEL_SHARED;
+    if (type == MPI_COMM_TYPE_HW_GUIDED) return lc_split_guided_level(info);
+    if (type != MPI_COMM_TYPE_HW_UNGUIDED) return LC_LEVEL_NONE;
+    for (lc_split_level_t level = LC_LEVEL_SHARED; level <= LC_LEVEL_NUMA; level++) {
+        int n = lc_split_pick(c, all, level, scratch);
+        if (n > 0 && n < c->size) return level;
+    }
+    return LC_LEVEL_NONE;
+}
+
 /* The new communicator of one split_type call, with the level it used in
- * its hints (MPI 4.1 §7.4.2 asks for that under HW_UNGUIDED). */
+ * its hints (MPI 4.1 §7.4.2 asks for that under the guided types).
+ * Every rank makes the same collective calls whatever split_type it passed
+ * (MPI_UNDEFINED on some ranks is allowed): one allgather of every rank's
+ * colors at every level, one allreduce, the context agreement.
+ * Every member of a group must share memory with every other: when the
+ * channel choice is not transitive (possible only with unusual container
+ * set-ups) all ranks fall back to groups of one, and rank 0 says so. */
 static int lc_split_type(lc_comm_t *c, int type, int key, const lc_info_t *info, lc_comm_t **out_p)
 {
-    lc_split_entry_t *members = NULL;
-    int n = 0, rc = MPI_SUCCESS;
-    lc_split_level_t level = LC_LEVEL_NONE;
-    if (type == MPI_COMM_TYPE_SHARED) level = LC_LEVEL_SHARED;
-    if (type == MPI_COMM_TYPE_HW_GUIDED) level = lc_split_guided_level(info);
-    if (type == MPI_COMM_TYPE_HW_UNGUIDED) {
-        /* The first level whose groups are strict subsets.  Groups are
-         * disjoint, so when this rank's group is all of c, every rank's
-         * is, and all ranks move to the next level together. */
-        for (level = LC_LEVEL_SHARED; level <= LC_LEVEL_NUMA; level++) {
-            free(members);
-            rc = lc_split_level_members(c, level, key, &members, &n);
-            if (rc != MPI_SUCCESS || n < c->size) break;
-        }
-        if (level > LC_LEVEL_NUMA) { /* no level splits c: MPI_COMM_NULL everywhere */
-            n = 0;
-            level = LC_LEVEL_NONE;
-        }
-    } else if (level != LC_LEVEL_NONE) {
-        rc = lc_split_level_members(c, level, key, &members, &n);
-    } else {
-        rc = lc_split_members(c, MPI_UNDEFINED, key, &members, &n);
+    int mine[LC_SPLIT_N] = { key, type, lc_split_color(c, LC_LEVEL_SHARED), lc_split_color(c, LC_LEVEL_NUMA) };
+    int *all = malloc(sizeof(int) * LC_SPLIT_N * (size_t)c->size), ok = 1, all_ok = 1, n = 0, rc;
+    lc_split_entry_t *members = malloc(sizeof(*members) * (size_t)c->size);
+    if (!all || !members) {
+        rc = lc_error(MPI_ERR_NO_MEM, "out of memory splitting a communicator of size %d", c->size);
+        goto out;
     }
-    if (rc == MPI_SUCCESS) rc = lc_split_make(c, members, n, out_p);
-    free(members);
-    if (rc != MPI_SUCCESS || !*out_p || type == MPI_COMM_TYPE_SHARED) return rc;
+    rc = lc_coll_allgather(mine, LC_SPLIT_N, MPI_INT, all, LC_SPLIT_N, MPI_INT, c);
+    if (rc != MPI_SUCCESS) goto out;
+    for (int r = 0; r < c->size; r++)
+        if (all[LC_SPLIT_N * r + LC_SPLIT_SHARED] == mine[LC_SPLIT_SHARED]) ok &= lc_split_shares_memory(c, r);
+    rc = lc_coll_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c);
+    if (rc != MPI_SUCCESS) goto out;
+    lc_split_level_t level = lc_split_level(c, type, info, all, members);
+    if (level != LC_LEVEL_NONE) n = lc_split_pick(c, all, level, members);
+    if (!all_ok) {
+        if (c->rank == 0)
+            lc_log_warn("MPI_Comm_split_type: the ranks that share memory do not form disjoint groups (a rank "
+                        "shares memory with two ranks that cannot share with each other); each rank gets a "
+                        "communicator of its own");
+        if (n > 0) members[0] = (lc_split_entry_t){ 0, key, c->rank };
+        n = n > 0 ? 1 : 0;
+    }
+    rc = lc_split_make(c, members, n, out_p);
+    if (rc != MPI_SUCCESS || !*out_p || type == MPI_COMM_TYPE_SHARED) goto out;
     lc_info_t *hints = NULL;
     rc = lc_info_new(&hints);
     if (rc == MPI_SUCCESS) rc = lc_info_set(hints, "mpi_hw_resource_type", lc_split_level_name(level));
     (*out_p)->info = hints;
     if (rc != MPI_SUCCESS) lc_comm_free_handle(*out_p);
+out:
+    free(all);
+    free(members);
     return rc;
 }
 

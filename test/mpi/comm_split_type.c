@@ -99,6 +99,34 @@ static void test_hw(int size)
     }
 }
 
+/* One rank asks for a level, the others pass MPI_UNDEFINED (allowed; as
+ * mpi4py's suite does it): the root alone gets a communicator of one. */
+static void test_mixed(int size)
+{
+    int me = lc_world_rank();
+    MPI_Info info;
+    LC_MPI(MPI_Info_create(&info));
+    LC_MPI(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+    const int types[] = { MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED };
+    for (int t = 0; t < 3; t++) {
+        for (int root = 0; root < size; root++) {
+            MPI_Comm c;
+            LC_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, me == root ? types[t] : MPI_UNDEFINED, 0, info, &c));
+            if (me != root) {
+                LC_CHECK(c == MPI_COMM_NULL, "type %d root %d: MPI_UNDEFINED gave a communicator", types[t], root);
+            } else if (c != MPI_COMM_NULL) {
+                int n;
+                LC_MPI(MPI_Comm_size(c, &n));
+                LC_CHECK(n == 1, "type %d: root %d alone asked, got %d ranks", types[t], root, n);
+                LC_MPI(MPI_Comm_free(&c));
+            } else {
+                LC_CHECK(types[t] == MPI_COMM_TYPE_HW_UNGUIDED, "type %d: root %d got MPI_COMM_NULL", types[t], root);
+            }
+        }
+    }
+    LC_MPI(MPI_Info_free(&info));
+}
+
 int main(int argc, char **argv)
 {
     LC_MPI(MPI_Init(&argc, &argv));
@@ -110,6 +138,7 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     test_shared(size);
     test_hw(size);
+    test_mixed(size);
     MPI_Comm c = MPI_COMM_NULL;
     int rc = MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &c);
     LC_CHECK(lc_class_of(rc) == MPI_ERR_ARG, "split_type 12345: class %d", lc_class_of(rc));

@@ -46,6 +46,7 @@ enum lc_coll_tag {
     LC_TAG_REDUCE_SCATTER,
     LC_TAG_SCAN,
     LC_TAG_EXSCAN,
+    LC_TAG_ALLTOALLW,
 };
 
 /* ---- point-to-point in the collective context (lc_coll_util.c) -------- */

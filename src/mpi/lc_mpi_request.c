@@ -2,7 +2,8 @@
 /*
  * lc_mpi_request.c — completion of user requests: Wait/Test and their
  * all/any/some variants, Cancel, Request_free, Request_get_status,
- * Start/Startall.
+ * Start/Startall.  Composite requests (generalized requests, Isendrecv)
+ * are completed, cancelled and freed through lc_mpi_grequest.c.
  *
  * A persistent request (Send_init/Recv_init) stays allocated while
  * inactive; Start creates an instance (`active`) that completion
@@ -57,12 +58,11 @@ static int lc_request_try_finish(MPI_Request *handle, lc_request_t *req, MPI_Sta
         if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
         return 1;
     }
-    if (!t->complete) return 0;
-    *err_p = t->st_error;
-    if (status != MPI_STATUS_IGNORE) lc_request_status(t, status);
-    lc_request_release(t);
-    if (t == req) *handle = MPI_REQUEST_NULL;
-    else req->active = NULL;
+    if (!lc_mpi_request_ready(t)) return 0;
+    bool instance = t != req; /* a persistent request's: the request itself stays */
+    *err_p = lc_mpi_request_finish(t, status);
+    if (instance) req->active = NULL;
+    else *handle = MPI_REQUEST_NULL;
     return 1;
 }
 
@@ -88,7 +88,7 @@ LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) {
-        lc_pt2pt_wait(t);
+        lc_mpi_request_wait(t);
         c = t->comm;
     }
     lc_request_try_finish(request, req, status, &rc);
@@ -109,7 +109,7 @@ LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) c = t->comm;
-    if (t && !t->complete) lc_progress();
+    if (t && !lc_mpi_request_ready(t)) lc_progress();
     *flag = lc_request_try_finish(request, req, status, &rc);
     LC_TRY(rc);
     return MPI_SUCCESS;
@@ -155,7 +155,7 @@ static int lc_all_complete(lc_request_t **r, int count)
 {
     for (int i = 0; i < count; i++) {
         lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
-        if (t && !t->complete) return 0;
+        if (t && !lc_mpi_request_ready(t)) return 0;
     }
     return 1;
 }
@@ -226,7 +226,7 @@ static int lc_any_pass(lc_request_t **r, int count, MPI_Request reqs[], int *ind
         lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
         if (!t) continue;
         active = 1;
-        if (!t->complete) continue;
+        if (!lc_mpi_request_ready(t)) continue;
         *comm_p = t->comm;
         lc_request_try_finish(&reqs[i], r[i], status, err_p);
         *indx = i;
@@ -289,7 +289,7 @@ static int lc_some_pass(lc_request_t **r, int incount, MPI_Request reqs[], int i
         lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
         if (!t) continue;
         active = 1;
-        if (!t->complete) continue;
+        if (!lc_mpi_request_ready(t)) continue;
         if (t->st_error) *comm_p = t->comm;
         int err;
         lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, n), &err);
@@ -346,13 +346,16 @@ LC_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *s
     LC_TRY(lc_check_ptr(flag, "flag"));
     LC_TRY(lc_request_check(request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
-    if (t && !t->complete) lc_progress();
+    if (t && !lc_mpi_request_ready(t)) lc_progress();
     if (!t) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
     } else {
-        *flag = t->complete;
-        if (t->complete && status != MPI_STATUS_IGNORE) lc_request_status(t, status);
+        *flag = lc_mpi_request_ready(t);
+        /* The operation's own error is for the completion call; a
+         * generalized request's query_fn answers here too. */
+        if (*flag) rc = lc_mpi_request_query(t, status);
+        if (*flag && t->kind == LC_REQ_GREQ) LC_TRY(rc);
     }
     return MPI_SUCCESS;
 err:
@@ -365,9 +368,7 @@ LC_API int PMPI_Cancel(MPI_Request *request)
     lc_request_t *req = NULL;
     int rc;
     LC_TRY(lc_request_check_live(request, "cancel", &req));
-    /* Receives not yet matched are cancelled; any other operation
-     * completes normally, which MPI allows (Test_cancelled says false). */
-    lc_pt2pt_cancel(req);
+    LC_TRY(lc_mpi_request_cancel(req));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Cancel", rc);
@@ -393,7 +394,9 @@ LC_API int PMPI_Request_free(MPI_Request *request)
     int rc;
     LC_TRY(lc_request_check_live(request, "free", &req));
     lc_request_t *t = lc_request_target(req);
-    if (t && t != req) {           /* persistent with a running instance */
+    if (req->kind == LC_REQ_GREQ || req->partner) { /* composite (lc_mpi_grequest.c) */
+        LC_TRY(lc_mpi_request_free(req));
+    } else if (t && t != req) {           /* persistent with a running instance */
         if (t->complete) lc_request_release(t);
         else t->user_freed = 1;
         lc_request_release(req);

@@ -4,7 +4,8 @@
  * byte displacement) by pairwise exchange: at step s rank r sends to r+s
  * and receives from r-s.  With MPI_IN_PLACE the send blocks are the
  * receive blocks: the range of the receive buffer they cover is copied
- * first, and blocks are sent from the copy.
+ * first, and blocks are sent from the copy.  Buffers may be MPI_BOTTOM
+ * with absolute displacements (lc_coll_at).
  */
 #include "coll/lc_coll_impl.h"
 
@@ -37,16 +38,17 @@ int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *s
         lc_alltoallw_span(p, rbytes, roff, &lo, &hi);
         copy = lc_coll_alloc((size_t)(hi - lo), &rc);
         if (!copy) return rc;
-        if (hi > lo) memcpy(copy, rb + lo, (size_t)(hi - lo));
+        if (hi > lo) memcpy(copy, lc_coll_at(rb, lo), (size_t)(hi - lo));
         sb = copy;
         shift = lo;
         sbytes = rbytes;
         soff = roff;
     }
-    rc = lc_coll_copy(rb + roff[r], rbytes[r], sb + soff[r] - shift, sbytes[r]);
+    rc = lc_coll_copy(lc_coll_at(rb, roff[r]), rbytes[r], lc_coll_at(sb, soff[r] - shift), sbytes[r]);
     for (int s = 1; s < p && rc == MPI_SUCCESS; s++) {
         int dst = lc_coll_mod((long)r + s, p), src = lc_coll_mod((long)r - s, p);
-        rc = lc_coll_sendrecv(sb + soff[dst] - shift, sbytes[dst], dst, rb + roff[src], rbytes[src], src,
+        rc = lc_coll_sendrecv(lc_coll_at(sb, soff[dst] - shift), sbytes[dst], dst, lc_coll_at(rb, roff[src]),
+                              rbytes[src], src,
                               LC_TAG_ALLTOALLW, comm);
     }
     free(copy);

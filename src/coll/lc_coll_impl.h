@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* One tag per collective (the algorithms of a collective share it:
@@ -86,6 +87,11 @@ static inline void lc_coll_fold_ordered(MPI_Op op, MPI_Datatype dt, void *other,
         memcpy(acc, other, bytes);
     }
 }
+
+/* buf + off bytes, where buf may be MPI_BOTTOM (NULL) and off an absolute
+ * address (the w forms): integer arithmetic, as pointer arithmetic on
+ * NULL is undefined. */
+static inline void *lc_coll_at(const void *buf, ptrdiff_t off) { return (void *)((uintptr_t)buf + (uintptr_t)off); }
 
 /* ---- rank arithmetic ------------------------------------------------- */
 

@@ -96,14 +96,14 @@ int lc_coll_neighbor_alltoallw(const void *sbuf, const size_t *sbytes, const ptr
     for (int i = 0; i < nb.in && rc == MPI_SUCCESS; i++) {
         if (nb.src[i] == MPI_PROC_NULL) continue;
         int tag = LC_TAG_NEIGHBOR + (nb.cart ? i : 0);
-        rc = lc_coll_irecv((char *)rbuf + roff[i], rbytes[i], nb.src[i], tag, comm, &reqs[n]);
+        rc = lc_coll_irecv(lc_coll_at(rbuf, roff[i]), rbytes[i], nb.src[i], tag, comm, &reqs[n]);
         if (rc == MPI_SUCCESS) n++;
     }
     int posted_recvs = n;
     for (int j = 0; j < nb.out && rc == MPI_SUCCESS; j++) {
         if (nb.dst[j] == MPI_PROC_NULL) continue;
         int tag = LC_TAG_NEIGHBOR + (nb.cart ? (j ^ 1) : 0);
-        rc = lc_coll_isend((const char *)sbuf + soff[j], sbytes[j], nb.dst[j], tag, comm, &reqs[n]);
+        rc = lc_coll_isend(lc_coll_at(sbuf, soff[j]), sbytes[j], nb.dst[j], tag, comm, &reqs[n]);
         if (rc == MPI_SUCCESS) n++;
     }
     if (rc != MPI_SUCCESS) /* peers may never send now: withdraw what waits for them */

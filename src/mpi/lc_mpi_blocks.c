@@ -26,7 +26,10 @@ int lc_blocks_resolve(const lc_blocks_t *b, int n, size_t *bytes, ptrdiff_t *off
         if (count < 0)
             return lc_error(MPI_ERR_COUNT, "%scount of block %d (%lld) is negative", b->side, i, (long long)count);
         if ((rc = lc_check_dtype(dt)) != MPI_SUCCESS) return rc;
-        if ((rc = lc_check_buf(b->buf, count, dt)) != MPI_SUCCESS) return rc;
+        /* In the w forms the buffer may be MPI_BOTTOM (NULL) with absolute
+         * addresses as displacements: only the size is checked then. */
+        const void *base = b->kind == LC_BLOCKS_W && b->buf == MPI_BOTTOM ? (const void *)b : b->buf;
+        if ((rc = lc_check_buf(base, count, dt)) != MPI_SUCCESS) return rc;
         size_t size = lc_dtype_size(dt);
         bytes[i] = (size_t)count * size;
         ptrdiff_t unit = b->kind == LC_BLOCKS_W ? 1 : (ptrdiff_t)size;

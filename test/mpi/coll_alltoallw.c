@@ -3,7 +3,7 @@
  * with a different count, byte displacement and predefined datatype per
  * peer (ints to even ranks, doubles to odd ones, count 1 + (i+j) % 3),
  * blocks in reverse order in the buffers; zero-count blocks; MPI_IN_PLACE;
- * and the same on a split communicator. */
+ * MPI_BOTTOM with absolute addresses; and the same on a split communicator. */
 #include "lc_test.h"
 
 #include <stdlib.h>
@@ -61,6 +61,50 @@ static void one(MPI_Comm comm, int wide, int in_place)
     free(wsc), free(wrc), free(wsd), free(wrd), free(st), free(rt);
 }
 
+/* MPI_BOTTOM with absolute addresses as send displacements (the receive
+ * side is a buffer: MPICH 4.0.2 calls two MPI_BOTTOM buffers aliased):
+ * every rank sends its rank + 100 * dest to each. */
+static void bottom(MPI_Comm comm)
+{
+    int r, p;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    int *s = lc_malloc(sizeof(int) * (size_t)p), *d = lc_malloc(sizeof(int) * (size_t)p);
+    int *cnt = lc_malloc(sizeof(int) * (size_t)p), *sa = lc_malloc(sizeof(int) * (size_t)p);
+    int *ra = lc_malloc(sizeof(int) * (size_t)p);
+    MPI_Datatype *t = lc_malloc(sizeof(MPI_Datatype) * (size_t)p);
+    for (int j = 0; j < p; j++) {
+        MPI_Aint a;
+        s[j] = r + 100 * j;
+        d[j] = -1;
+        cnt[j] = 1;
+        t[j] = MPI_INT;
+        MPI_Get_address(&s[j], &a);
+        sa[j] = (int)a;
+        ra[j] = (int)sizeof(int) * j;
+        if ((MPI_Aint)sa[j] != a) sa[j] = -1; /* an address beyond int */
+    }
+    int fits = 1;
+    for (int j = 0; j < p; j++) fits &= sa[j] != -1;
+    int all_fit;
+    MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
+    if (all_fit) { /* int displacements hold these addresses (the _c form below always does) */
+        LC_MPI(MPI_Alltoallw(MPI_BOTTOM, cnt, sa, t, d, cnt, ra, t, comm));
+        for (int i = 0; i < p; i++) LC_CHECK(d[i] == i + 100 * r, "Alltoallw(MPI_BOTTOM): from %d got %d", i, d[i]);
+    }
+    MPI_Count *wc = lc_malloc(sizeof(MPI_Count) * (size_t)p);
+    MPI_Aint *ws = lc_malloc(sizeof(MPI_Aint) * (size_t)p), *wr = lc_malloc(sizeof(MPI_Aint) * (size_t)p);
+    for (int j = 0; j < p; j++) {
+        d[j] = -1;
+        wc[j] = 1;
+        MPI_Get_address(&s[j], &ws[j]);
+        wr[j] = (MPI_Aint)sizeof(int) * j;
+    }
+    LC_MPI(MPI_Alltoallw_c(MPI_BOTTOM, wc, ws, t, d, wc, wr, t, comm));
+    for (int i = 0; i < p; i++) LC_CHECK(d[i] == i + 100 * r, "Alltoallw_c(MPI_BOTTOM): from %d got %d", i, d[i]);
+    free(s), free(d), free(cnt), free(sa), free(ra), free(t), free(wc), free(ws), free(wr);
+}
+
 int main(int argc, char **argv)
 {
     LC_MPI(MPI_Init(&argc, &argv));
@@ -75,6 +119,8 @@ int main(int argc, char **argv)
             one(MPI_COMM_WORLD, wide, in_place);
             one(half, wide, in_place);
         }
+    bottom(MPI_COMM_WORLD);
+    bottom(half);
     LC_MPI(MPI_Comm_free(&half));
     return lc_finish();
 }

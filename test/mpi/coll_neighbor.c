@@ -194,8 +194,15 @@ static void run_alltoallw(const topo_t *t, int wide)
             else ((int *)(rb + rd[i]))[e] = SENTINEL;
         }
     }
-    if (wide) LC_MPI(MPI_Neighbor_alltoallw_c(sb, wsc, sd, st, rb, wrc, rd, rt, t->comm));
-    else LC_MPI(MPI_Neighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, t->comm));
+    /* the _c form from MPI_BOTTOM with absolute addresses */
+    if (wide) {
+        MPI_Aint sabs[16], rabs[16];
+        for (int j = 0; j < t->out; j++) MPI_Get_address(sb + sd[j], &sabs[j]);
+        for (int i = 0; i < t->in; i++) MPI_Get_address(rb + rd[i], &rabs[i]);
+        LC_MPI(MPI_Neighbor_alltoallw_c(MPI_BOTTOM, wsc, sabs, st, MPI_BOTTOM, wrc, rabs, rt, t->comm));
+    } else {
+        LC_MPI(MPI_Neighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, t->comm));
+    }
     for (int i = 0; i < t->in; i++) {
         int got[K];
         for (int e = 0; e < K; e++)

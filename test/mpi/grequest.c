@@ -7,7 +7,9 @@
  * MPI_Grequest_complete after MPI_Request_free; cancel_fn by MPI_Cancel
  * with the completion state.  MPI_Status_set_elements(_x) and
  * MPI_Status_set_cancelled against Get_count / Get_elements /
- * Test_cancelled, with predefined and derived types. */
+ * Test_cancelled, with predefined and derived types.  Where the header is
+ * MPI 4.1: MPI_Request_get_status_any/all/some (nothing freed, query_fn
+ * called). */
 #include "lc_test.h"
 
 typedef struct {
@@ -133,6 +135,40 @@ int main(int argc, char **argv)
     int rc = MPI_Wait(&req, &st);
     LC_CHECK(lc_class_of(rc) == MPI_ERR_OTHER, "Wait with a failing query_fn returned class %d", lc_class_of(rc));
     check_counts(&f, 1, 1, 0, "failing query_fn");
+
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+    /* MPI 4.1's Request_get_status_any/all/some: statuses, nothing freed */
+    {
+        state_t h = {0};
+        MPI_Request q[3];
+        MPI_Status qs[3];
+        int idx[3], outcount, all, any_flag, any_idx;
+        LC_MPI(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &h, &q[0]));
+        LC_MPI(MPI_Irecv(&y, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &q[1]));
+        LC_MPI(MPI_Isend(&x, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &q[2]));
+        LC_MPI(MPI_Request_get_status_all(3, q, &all, qs));
+        LC_CHECK(!all, "Request_get_status_all: true with an incomplete generalized request");
+        do LC_MPI(MPI_Request_get_status_some(3, q, &outcount, idx, qs)); while (outcount < 2);
+        LC_CHECK(outcount == 2 && idx[0] == 1 && idx[1] == 2 && qs[0].MPI_SOURCE == rank,
+                 "Request_get_status_some: %d done (%d, %d)", outcount, idx[0], idx[1]);
+        LC_MPI(MPI_Request_get_status_any(3, q, &any_idx, &any_flag, &st));
+        LC_CHECK(any_flag && any_idx == 1 && st.MPI_TAG == 3, "Request_get_status_any: flag %d index %d tag %d",
+                 any_flag, any_idx, st.MPI_TAG);
+        LC_MPI(MPI_Grequest_complete(q[0]));
+        LC_MPI(MPI_Request_get_status_all(3, q, &all, qs));
+        LC_CHECK(all, "Request_get_status_all: false with every request complete");
+        check_status(&qs[0], 0, "Request_get_status_all");
+        check_counts(&h, 1, 0, 0, "Request_get_status_all (nothing freed)");
+        LC_CHECK(q[0] != MPI_REQUEST_NULL && q[1] != MPI_REQUEST_NULL, "Request_get_status_*: handles freed");
+        LC_MPI(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
+        check_counts(&h, 2, 1, 0, "Waitall after Request_get_status_all");
+        MPI_Request none[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        LC_MPI(MPI_Request_get_status_some(2, none, &outcount, idx, qs));
+        LC_MPI(MPI_Request_get_status_any(2, none, &any_idx, &any_flag, &st));
+        LC_CHECK(outcount == MPI_UNDEFINED && any_flag && any_idx == MPI_UNDEFINED,
+                 "Request_get_status_some/any of null requests: %d, %d/%d", outcount, any_flag, any_idx);
+    }
+#endif
 
     /* Grequest_complete on a request that is not generalized */
     LC_MPI(MPI_Irecv(&y, 1, MPI_INT, rank, 2, MPI_COMM_WORLD, &req));

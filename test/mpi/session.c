@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* session: the MPI 4 Sessions Model, alone (no MPI_Init: MPI_Initialized
- * stays false) or with arg "world" beside the World Model.  Two sessions
+ * stays false) or with arg "world" beside the World Model ("world_early":
+ * MPI_Finalize while a session lives on, which must still work).  Two sessions
  * at once; the process sets (mpi://WORLD and mpi://SELF must be there),
  * their info (mpi_size), the nth-pset length protocol; groups from psets
  * and communicators from groups (collectives on them, two string tags);
@@ -51,7 +52,10 @@ static MPI_Comm comm_from(MPI_Session s, const char *pset, const char *tag)
 
 int main(int argc, char **argv)
 {
-    int world = argc > 1 && strcmp(argv[1], "world") == 0;
+    /* "world": MPI_Init first, MPI_Finalize last; "world_early": MPI_Finalize
+     * before the last session ends (the runtime must stay up for it) */
+    int early = argc > 1 && strcmp(argv[1], "world_early") == 0;
+    int world = early || (argc > 1 && strcmp(argv[1], "world") == 0);
     if (world) LC_MPI(MPI_Init(&argc, &argv));
 
     MPI_Info hints;
@@ -146,7 +150,17 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Comm_free(&c));
     LC_MPI(MPI_Session_finalize(&s2));
     LC_CHECK(s2 == MPI_SESSION_NULL, "Session_finalize left the handle set");
+    if (early) {
+        LC_MPI(MPI_Finalize());
+        int fin = 0;
+        MPI_Finalized(&fin);
+        /* the session still works: one more collective on a new communicator */
+        c = comm_from(s1, "mpi://WORLD", "org.locus.test.late");
+        LC_MPI(MPI_Allreduce(&one, &sum2, 1, MPI_INT, MPI_SUM, c));
+        LC_CHECK(fin && sum2 == size, "after MPI_Finalize: finalized %d, Allreduce %d", fin, sum2);
+        LC_MPI(MPI_Comm_free(&c));
+    }
     LC_MPI(MPI_Session_finalize(&s1));
-    if (world) LC_MPI(MPI_Finalize());
-    return total ? 1 : 0;
+    if (world && !early) LC_MPI(MPI_Finalize());
+    return total || lc_errs ? 1 : 0; /* lc_errs: a failure after the report (world_early) */
 }

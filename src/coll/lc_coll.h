@@ -118,8 +118,8 @@ int lc_coll_exscan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, 
  * Neighbourhood: block i of the receive side comes from in-neighbour i,
  * block j of the send side goes to out-neighbour j, in the order MPI 4.1
  * §8.6 gives (lc_coll_neighbor.c); MPI_ERR_TOPOLOGY without a topology. */
-int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf,
-                      const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm);
+int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf, const size_t *rbytes,
+                      const ptrdiff_t *roff, lc_comm_t *comm);
 int lc_coll_neighbor_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf,
                                const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm);
 /* The number of in- and out-neighbours of this rank. */

@@ -25,8 +25,8 @@ static void lc_alltoallw_span(int p, const size_t *bytes, const ptrdiff_t *off, 
     *hi_p = hi;
 }
 
-int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf,
-                      const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm)
+int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf, const size_t *rbytes,
+                      const ptrdiff_t *roff, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     char *rb = rbuf, *copy = NULL;
@@ -48,8 +48,7 @@ int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *s
     for (int s = 1; s < p && rc == MPI_SUCCESS; s++) {
         int dst = lc_coll_mod((long)r + s, p), src = lc_coll_mod((long)r - s, p);
         rc = lc_coll_sendrecv(lc_coll_at(sb, soff[dst] - shift), sbytes[dst], dst, lc_coll_at(rb, roff[src]),
-                              rbytes[src], src,
-                              LC_TAG_ALLTOALLW, comm);
+                              rbytes[src], src, LC_TAG_ALLTOALLW, comm);
     }
     free(copy);
     return rc;

@@ -91,7 +91,10 @@ static inline void lc_coll_fold_ordered(MPI_Op op, MPI_Datatype dt, void *other,
 /* buf + off bytes, where buf may be MPI_BOTTOM (NULL) and off an absolute
  * address (the w forms): integer arithmetic, as pointer arithmetic on
  * NULL is undefined. */
-static inline void *lc_coll_at(const void *buf, ptrdiff_t off) { return (void *)((uintptr_t)buf + (uintptr_t)off); }
+static inline void *lc_coll_at(const void *buf, ptrdiff_t off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
+}
 
 /* ---- rank arithmetic ------------------------------------------------- */
 

@@ -38,10 +38,18 @@ LC_API int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                           const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W, .buf = sendbuf, .icounts = sendcounts, .idispls = sdispls,
-                      .types = sendtypes, .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W, .buf = recvbuf, .icounts = recvcounts, .idispls = rdispls,
-                      .types = recvtypes, .side = "recv" };
+    lc_blocks_t s = { .kind = LC_BLOCKS_W,
+                      .buf = sendbuf,
+                      .icounts = sendcounts,
+                      .idispls = sdispls,
+                      .types = sendtypes,
+                      .side = "send" };
+    lc_blocks_t r = { .kind = LC_BLOCKS_W,
+                      .buf = recvbuf,
+                      .icounts = recvcounts,
+                      .idispls = rdispls,
+                      .types = recvtypes,
+                      .side = "recv" };
     return lc_alltoallw(&s, &r, comm, "MPI_Alltoallw");
 }
 LC_MPI_ALIAS(Alltoallw);
@@ -50,10 +58,18 @@ LC_API int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], c
                             const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W, .buf = sendbuf, .wcounts = sendcounts, .wdispls = sdispls,
-                      .types = sendtypes, .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W, .buf = recvbuf, .wcounts = recvcounts, .wdispls = rdispls,
-                      .types = recvtypes, .side = "recv" };
+    lc_blocks_t s = { .kind = LC_BLOCKS_W,
+                      .buf = sendbuf,
+                      .wcounts = sendcounts,
+                      .wdispls = sdispls,
+                      .types = sendtypes,
+                      .side = "send" };
+    lc_blocks_t r = { .kind = LC_BLOCKS_W,
+                      .buf = recvbuf,
+                      .wcounts = recvcounts,
+                      .wdispls = rdispls,
+                      .types = recvtypes,
+                      .side = "recv" };
     return lc_alltoallw(&s, &r, comm, "MPI_Alltoallw_c");
 }
 LC_MPI_ALIAS(Alltoallw_c);

@@ -33,10 +33,14 @@ int lc_blocks_resolve(const lc_blocks_t *b, int n, size_t *bytes, ptrdiff_t *off
         size_t size = lc_dtype_size(dt);
         bytes[i] = (size_t)count * size;
         ptrdiff_t unit = b->kind == LC_BLOCKS_W ? 1 : (ptrdiff_t)size;
-        if (b->idispls) off[i] = (ptrdiff_t)b->idispls[i] * unit;
-        else if (b->wdispls) off[i] = (ptrdiff_t)b->wdispls[i] * unit;
-        else if (b->same) off[i] = 0;
-        else off[i] = packed;
+        if (b->idispls)
+            off[i] = (ptrdiff_t)b->idispls[i] * unit;
+        else if (b->wdispls)
+            off[i] = (ptrdiff_t)b->wdispls[i] * unit;
+        else if (b->same)
+            off[i] = 0;
+        else
+            off[i] = packed;
         packed += (ptrdiff_t)bytes[i];
     }
     return MPI_SUCCESS;

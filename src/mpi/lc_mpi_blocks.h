@@ -32,7 +32,7 @@ typedef struct lc_blocks {
     bool same;                 /* every block is the one at buf (allgather's send side) */
     const MPI_Datatype *types; /* one per block (the w forms); NULL: `type` */
     MPI_Datatype type;
-    const char *side;          /* "send" or "recv", for messages */
+    const char *side; /* "send" or "recv", for messages */
 } lc_blocks_t;
 
 /* Check n blocks of b (arrays present, counts, types, buffer) and give each one's size

@@ -72,8 +72,8 @@ LC_API int PMPI_Grequest_complete(MPI_Request request)
      * the standard lets the user complete a request it has freed. */
     lc_request_t *req = lc_request_lookup(request);
     if (!req || req->kind != LC_REQ_GREQ)
-        LC_TRY(lc_error(MPI_ERR_REQUEST, "%#x is not a generalized request (from MPI_Grequest_start)",
-                        (unsigned)request));
+        LC_TRY(
+            lc_error(MPI_ERR_REQUEST, "%#x is not a generalized request (from MPI_Grequest_start)", (unsigned)request));
     if (req->complete) LC_TRY(lc_error(MPI_ERR_REQUEST, "the generalized request is already complete"));
     req->state = LC_ST_DONE;
     req->complete = 1;
@@ -170,8 +170,10 @@ static MPI_Count lc_status_bytes_for(const lc_dt_t *t, MPI_Count count)
     MPI_Count lo = count / n * per, hi = lo + per;
     while (lo < hi) {
         MPI_Count mid = lo + (hi - lo) / 2;
-        if (lc_dt_elements(t, mid) < count) lo = mid + 1;
-        else hi = mid;
+        if (lc_dt_elements(t, mid) < count)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -181,8 +183,7 @@ static int lc_status_set_elements(MPI_Status *status, MPI_Datatype datatype, MPI
     lc_dt_t *t;
     int rc;
     LC_TRY(lc_check_initialized());
-    if (!status || status == MPI_STATUS_IGNORE)
-        LC_TRY(lc_error(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE"));
+    if (!status || status == MPI_STATUS_IGNORE) LC_TRY(lc_error(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE"));
     LC_TRY(lc_mpi_dt_arg(datatype, &t));
     if (count < 0) LC_TRY(lc_error(MPI_ERR_COUNT, "count %lld is negative", (long long)count));
     lc_status_put_bytes(status, lc_status_bytes_for(t, count));
@@ -207,8 +208,7 @@ LC_API int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     int rc;
     LC_TRY(lc_check_initialized());
-    if (!status || status == MPI_STATUS_IGNORE)
-        LC_TRY(lc_error(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE"));
+    if (!status || status == MPI_STATUS_IGNORE) LC_TRY(lc_error(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE"));
     status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
     return MPI_SUCCESS;
 err:

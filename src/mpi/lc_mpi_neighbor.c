@@ -43,8 +43,8 @@ err:
 /* One count and type: `same` for allgather's send block. */
 static inline lc_blocks_t lc_uniform(const void *buf, MPI_Count count, MPI_Datatype dt, bool same, const char *side)
 {
-    return (lc_blocks_t){ .kind = LC_BLOCKS_UNIFORM, .buf = buf, .count = count, .type = dt, .same = same,
-                          .side = side };
+    return (
+        lc_blocks_t){ .kind = LC_BLOCKS_UNIFORM, .buf = buf, .count = count, .type = dt, .same = same, .side = side };
 }
 
 static int lc_neighbor_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -75,8 +75,9 @@ LC_API int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Data
                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lc_blocks_t s = lc_uniform(sendbuf, sendcount, sendtype, true, "send");
-    lc_blocks_t r = { .kind = LC_BLOCKS_V, .buf = recvbuf, .icounts = recvcounts, .idispls = displs,
-                      .type = recvtype, .side = "recv" };
+    lc_blocks_t r = {
+        .kind = LC_BLOCKS_V, .buf = recvbuf, .icounts = recvcounts, .idispls = displs, .type = recvtype, .side = "recv"
+    };
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_allgatherv");
 }
 LC_MPI_ALIAS(Neighbor_allgatherv);
@@ -86,8 +87,9 @@ LC_API int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, 
                                       MPI_Comm comm)
 {
     lc_blocks_t s = lc_uniform(sendbuf, sendcount, sendtype, true, "send");
-    lc_blocks_t r = { .kind = LC_BLOCKS_V, .buf = recvbuf, .wcounts = recvcounts, .wdispls = displs,
-                      .type = recvtype, .side = "recv" };
+    lc_blocks_t r = {
+        .kind = LC_BLOCKS_V, .buf = recvbuf, .wcounts = recvcounts, .wdispls = displs, .type = recvtype, .side = "recv"
+    };
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_allgatherv_c");
 }
 LC_MPI_ALIAS(Neighbor_allgatherv_c);
@@ -120,10 +122,12 @@ LC_API int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], 
                                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_V, .buf = sendbuf, .icounts = sendcounts, .idispls = sdispls,
-                      .type = sendtype, .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_V, .buf = recvbuf, .icounts = recvcounts, .idispls = rdispls,
-                      .type = recvtype, .side = "recv" };
+    lc_blocks_t s = {
+        .kind = LC_BLOCKS_V, .buf = sendbuf, .icounts = sendcounts, .idispls = sdispls, .type = sendtype, .side = "send"
+    };
+    lc_blocks_t r = {
+        .kind = LC_BLOCKS_V, .buf = recvbuf, .icounts = recvcounts, .idispls = rdispls, .type = recvtype, .side = "recv"
+    };
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallv");
 }
 LC_MPI_ALIAS(Neighbor_alltoallv);
@@ -132,10 +136,12 @@ LC_API int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendco
                                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_V, .buf = sendbuf, .wcounts = sendcounts, .wdispls = sdispls,
-                      .type = sendtype, .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_V, .buf = recvbuf, .wcounts = recvcounts, .wdispls = rdispls,
-                      .type = recvtype, .side = "recv" };
+    lc_blocks_t s = {
+        .kind = LC_BLOCKS_V, .buf = sendbuf, .wcounts = sendcounts, .wdispls = sdispls, .type = sendtype, .side = "send"
+    };
+    lc_blocks_t r = {
+        .kind = LC_BLOCKS_V, .buf = recvbuf, .wcounts = recvcounts, .wdispls = rdispls, .type = recvtype, .side = "recv"
+    };
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallv_c");
 }
 LC_MPI_ALIAS(Neighbor_alltoallv_c);
@@ -144,10 +150,18 @@ LC_API int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], 
                                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W, .buf = sendbuf, .icounts = sendcounts, .wdispls = sdispls,
-                      .types = sendtypes, .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W, .buf = recvbuf, .icounts = recvcounts, .wdispls = rdispls,
-                      .types = recvtypes, .side = "recv" };
+    lc_blocks_t s = { .kind = LC_BLOCKS_W,
+                      .buf = sendbuf,
+                      .icounts = sendcounts,
+                      .wdispls = sdispls,
+                      .types = sendtypes,
+                      .side = "send" };
+    lc_blocks_t r = { .kind = LC_BLOCKS_W,
+                      .buf = recvbuf,
+                      .icounts = recvcounts,
+                      .wdispls = rdispls,
+                      .types = recvtypes,
+                      .side = "recv" };
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallw");
 }
 LC_MPI_ALIAS(Neighbor_alltoallw);
@@ -156,10 +170,18 @@ LC_API int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendco
                                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W, .buf = sendbuf, .wcounts = sendcounts, .wdispls = sdispls,
-                      .types = sendtypes, .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W, .buf = recvbuf, .wcounts = recvcounts, .wdispls = rdispls,
-                      .types = recvtypes, .side = "recv" };
+    lc_blocks_t s = { .kind = LC_BLOCKS_W,
+                      .buf = sendbuf,
+                      .wcounts = sendcounts,
+                      .wdispls = sdispls,
+                      .types = sendtypes,
+                      .side = "send" };
+    lc_blocks_t r = { .kind = LC_BLOCKS_W,
+                      .buf = recvbuf,
+                      .wcounts = recvcounts,
+                      .wdispls = rdispls,
+                      .types = recvtypes,
+                      .side = "recv" };
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallw_c");
 }
 LC_MPI_ALIAS(Neighbor_alltoallw_c);

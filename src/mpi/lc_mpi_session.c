@@ -99,8 +99,7 @@ static int lc_session_thread_request(const lc_info_t *info)
 {
     static const char *const names[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                                          "MPI_THREAD_MULTIPLE" };
-    static const int levels[] = { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
-                                  MPI_THREAD_MULTIPLE };
+    static const int levels[] = { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE };
     const char *v = info ? lc_info_get(info, "thread_level") : NULL;
     for (int i = 0; v && i < 4; i++)
         if (strcasecmp(v, names[i]) == 0) return levels[i];
@@ -125,7 +124,9 @@ LC_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Sessi
         goto err;
     }
     lc_errhandler_retain(errhandler);
-    lc_sessions[slot] = (lc_session_t){ .in_use = true, .errhandler = errhandler, .info = copy,
+    lc_sessions[slot] = (lc_session_t){ .in_use = true,
+                                        .errhandler = errhandler,
+                                        .info = copy,
                                         .thread_level = lc_mpi_thread_level(lc_session_thread_request(copy)) };
     *session = (MPI_Session)(LC_SESSION_KIND | (unsigned)slot);
     return MPI_SUCCESS;
@@ -297,8 +298,8 @@ static int lc_stringtag_hash(const char *tag)
     return (int)(h & 0x3fffffff);
 }
 
-LC_API int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
-                                       MPI_Errhandler errhandler, MPI_Comm *newcomm)
+LC_API int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                                       MPI_Comm *newcomm)
 {
     lc_group_t *g;
     lc_info_t *hints;
@@ -316,8 +317,7 @@ LC_API int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, M
      * runtime has whichever model started it) is the parent. */
     rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, lc_stringtag_hash(stringtag), &out);
     if (rc != MPI_SUCCESS) return rc; /* reported by MPI_Comm_create_group */
-    if (out != MPI_COMM_NULL && info != MPI_INFO_NULL && (rc = PMPI_Comm_set_info(out, info)) != MPI_SUCCESS)
-        return rc;
+    if (out != MPI_COMM_NULL && info != MPI_INFO_NULL && (rc = PMPI_Comm_set_info(out, info)) != MPI_SUCCESS) return rc;
     if (out != MPI_COMM_NULL && (rc = PMPI_Comm_set_errhandler(out, errhandler)) != MPI_SUCCESS) return rc;
     *newcomm = out;
     return MPI_SUCCESS;

@@ -29,8 +29,8 @@ static int lc_dist_check_ranks(const lc_comm_t *c, int n, const int ranks[], con
     }
     for (int i = 0; i < n; i++)
         if (ranks[i] < 0 || ranks[i] >= c->size)
-            return lc_error(MPI_ERR_ARG, "%s[%d] = %d is not a rank of the communicator (size %d)", what, i,
-                            ranks[i], c->size);
+            return lc_error(MPI_ERR_ARG, "%s[%d] = %d is not a rank of the communicator (size %d)", what, i, ranks[i],
+                            c->size);
     return MPI_SUCCESS;
 }
 

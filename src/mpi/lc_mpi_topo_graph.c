@@ -73,8 +73,10 @@ static int lc_graph_check(int size, int nnodes, const int index[], const int edg
     if (rc != MPI_SUCCESS) return rc;
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i ? index[i - 1] : 0))
-            return lc_error(MPI_ERR_ARG, "index[%d] = %d is below the index before it: index[] must be the "
-                                         "running total of the degrees", i, index[i]);
+            return lc_error(MPI_ERR_ARG,
+                            "index[%d] = %d is below the index before it: index[] must be the "
+                            "running total of the degrees",
+                            i, index[i]);
     if (index[nnodes - 1] > 0 && (rc = lc_check_ptr(edges, "edges")) != MPI_SUCCESS) return rc;
     for (int e = 0; e < index[nnodes - 1]; e++)
         if (edges[e] < 0 || edges[e] >= nnodes)
@@ -166,8 +168,7 @@ LC_MPI_ALIAS(Graph_get);
 /* Row `rank` of the graph: *first_p, *count_p in edges[]. */
 static int lc_graph_row(const lc_comm_t *c, const lc_graph_t *g, int rank, int *first_p, int *count_p)
 {
-    if (rank < 0 || rank >= c->size)
-        return lc_error(MPI_ERR_RANK, "rank %d is outside 0..%d", rank, c->size - 1);
+    if (rank < 0 || rank >= c->size) return lc_error(MPI_ERR_RANK, "rank %d is outside 0..%d", rank, c->size - 1);
     *first_p = rank ? g->index[rank - 1] : 0;
     *count_p = g->index[rank] - *first_p;
     return MPI_SUCCESS;

@@ -29,12 +29,12 @@ typedef struct lc_cart {
  * neighbourhood collectives use; for MPI_GRAPH both are its row of
  * edges[] and index/edges describe the whole graph (MPI_Graph_get). */
 typedef struct lc_graph {
-    int kind;                          /* MPI_GRAPH or MPI_DIST_GRAPH */
-    int nnodes, nedges;                /* MPI_GRAPH only: index[nnodes], edges[nedges] */
+    int kind;           /* MPI_GRAPH or MPI_DIST_GRAPH */
+    int nnodes, nedges; /* MPI_GRAPH only: index[nnodes], edges[nedges] */
     int *index, *edges;
     int indegree, outdegree;
     int *sources, *dests;
-    int *sourceweights, *destweights;  /* MPI_DIST_GRAPH; NULL when unweighted */
+    int *sourceweights, *destweights; /* MPI_DIST_GRAPH; NULL when unweighted */
 } lc_graph_t;
 
 typedef struct lc_comm {

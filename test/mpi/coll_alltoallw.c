@@ -10,7 +10,10 @@
 
 #define SLOT 48 /* bytes per block slot: room for 3 doubles + a gap */
 
-static double val(int s, int d, int e) { return s * 1000 + d * 10 + e; }
+static double val(int s, int d, int e)
+{
+    return s * 1000 + d * 10 + e;
+}
 
 static void one(MPI_Comm comm, int wide, int in_place)
 {
@@ -33,8 +36,10 @@ static void one(MPI_Comm comm, int wide, int in_place)
         rd[j] = wrd[j] = SLOT * (p - 1 - j) + 8;
         rt[j] = r % 2 ? MPI_DOUBLE : MPI_INT;
         for (int e = 0; e < sc[j]; e++) {
-            if (j % 2) ((double *)(sb + sd[j]))[e] = val(r, j, e);
-            else ((int *)(sb + sd[j]))[e] = (int)val(r, j, e);
+            if (j % 2)
+                ((double *)(sb + sd[j]))[e] = val(r, j, e);
+            else
+                ((int *)(sb + sd[j]))[e] = (int)val(r, j, e);
         }
     }
     if (in_place) {
@@ -44,8 +49,10 @@ static void one(MPI_Comm comm, int wide, int in_place)
             rt[j] = MPI_DOUBLE;
             for (int e = 0; e < rc[j]; e++) ((double *)(rb + rd[j]))[e] = val(r, j, e);
         }
-        if (wide) LC_MPI(MPI_Alltoallw_c(MPI_IN_PLACE, NULL, NULL, NULL, rb, wrc, wrd, rt, comm));
-        else LC_MPI(MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, rb, rc, rd, rt, comm));
+        if (wide)
+            LC_MPI(MPI_Alltoallw_c(MPI_IN_PLACE, NULL, NULL, NULL, rb, wrc, wrd, rt, comm));
+        else
+            LC_MPI(MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, rb, rc, rd, rt, comm));
     } else if (wide) {
         LC_MPI(MPI_Alltoallw_c(sb, wsc, wsd, st, rb, wrc, wrd, rt, comm));
     } else {

@@ -13,7 +13,7 @@
 
 #include <stdlib.h>
 
-#define K 3          /* elements per block */
+#define K 3 /* elements per block */
 #define SENTINEL -7
 
 enum { T_CART, T_GRAPH, T_DIST };
@@ -24,7 +24,7 @@ typedef struct {
     int src[16], dst[16];
 } topo_t;
 
-static const char *kind_name[] = {"cart", "graph", "dist_graph"};
+static const char *kind_name[] = { "cart", "graph", "dist_graph" };
 
 static void topo_lists(topo_t *t)
 {
@@ -88,7 +88,10 @@ static int mpich_any_repeated(const topo_t *t)
     return 0;
 }
 
-static int val(int s, int j, int e) { return s * 10000 + j * 100 + e; }
+static int val(int s, int j, int e)
+{
+    return s * 10000 + j * 100 + e;
+}
 
 /* Check block i of n elements at got against sender block j (-1: allgather). */
 static void check_block(const topo_t *t, const char *what, int i, const int *got, int n, int j)
@@ -96,8 +99,8 @@ static void check_block(const topo_t *t, const char *what, int i, const int *got
     if (j >= 0 && mpich_repeated(t, i)) return;
     for (int e = 0; e < n; e++) {
         int want = t->src[i] == MPI_PROC_NULL ? SENTINEL : val(t->src[i], j < 0 ? 0 : j, e);
-        LC_CHECK(got[e] == want, "%s on %s: rank %d block %d [%d] = %d, expected %d", what, kind_name[t->kind],
-                 t->rank, i, e, got[e], want);
+        LC_CHECK(got[e] == want, "%s on %s: rank %d block %d [%d] = %d, expected %d", what, kind_name[t->kind], t->rank,
+                 i, e, got[e], want);
     }
 }
 
@@ -106,8 +109,10 @@ static void run_allgather(const topo_t *t, int wide)
     int sb[K], rb[16 * K];
     for (int e = 0; e < K; e++) sb[e] = val(t->rank, 0, e);
     for (int i = 0; i < 16 * K; i++) rb[i] = SENTINEL;
-    if (wide) LC_MPI(MPI_Neighbor_allgather_c(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
-    else LC_MPI(MPI_Neighbor_allgather(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
+    if (wide)
+        LC_MPI(MPI_Neighbor_allgather_c(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
+    else
+        LC_MPI(MPI_Neighbor_allgather(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
     for (int i = 0; i < t->in; i++) check_block(t, "Neighbor_allgather", i, rb + i * K, K, -1);
 
     /* v: block i gets K elements at displacement (K + 1) * i, in reverse slots */
@@ -122,8 +127,10 @@ static void run_allgather(const topo_t *t, int wide)
     }
     int big[16 * (K + 1)];
     for (int i = 0; i < 16 * (K + 1); i++) big[i] = SENTINEL;
-    if (wide) LC_MPI(MPI_Neighbor_allgatherv_c(sb, K, MPI_INT, big, wc, wd, MPI_INT, t->comm));
-    else LC_MPI(MPI_Neighbor_allgatherv(sb, K, MPI_INT, big, counts, displs, MPI_INT, t->comm));
+    if (wide)
+        LC_MPI(MPI_Neighbor_allgatherv_c(sb, K, MPI_INT, big, wc, wd, MPI_INT, t->comm));
+    else
+        LC_MPI(MPI_Neighbor_allgatherv(sb, K, MPI_INT, big, counts, displs, MPI_INT, t->comm));
     for (int i = 0; i < t->in; i++) check_block(t, "Neighbor_allgatherv", i, big + displs[i], K, -1);
 }
 
@@ -133,8 +140,10 @@ static void run_alltoall(const topo_t *t, int wide)
     for (int j = 0; j < t->out; j++)
         for (int e = 0; e < K; e++) sb[j * K + e] = val(t->rank, j, e);
     for (int i = 0; i < 16 * K; i++) rb[i] = SENTINEL;
-    if (wide) LC_MPI(MPI_Neighbor_alltoall_c(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
-    else LC_MPI(MPI_Neighbor_alltoall(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
+    if (wide)
+        LC_MPI(MPI_Neighbor_alltoall_c(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
+    else
+        LC_MPI(MPI_Neighbor_alltoall(sb, K, MPI_INT, rb, K, MPI_INT, t->comm));
     for (int i = 0; i < t->in; i++)
         check_block(t, "Neighbor_alltoall", i, rb + i * K, K, t->src[i] == MPI_PROC_NULL ? 0 : sender_block(t, i));
 
@@ -158,8 +167,10 @@ static void run_alltoall(const topo_t *t, int wide)
         wrd[i] = rd[i];
     }
     for (int i = 0; i < 16 * K; i++) rb[i] = SENTINEL;
-    if (wide) LC_MPI(MPI_Neighbor_alltoallv_c(sb, wsc, wsd, MPI_INT, rb, wrc, wrd, MPI_INT, t->comm));
-    else LC_MPI(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm));
+    if (wide)
+        LC_MPI(MPI_Neighbor_alltoallv_c(sb, wsc, wsd, MPI_INT, rb, wrc, wrd, MPI_INT, t->comm));
+    else
+        LC_MPI(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, t->comm));
     for (int i = 0; i < t->in; i++)
         check_block(t, "Neighbor_alltoallv", i, rb + rd[i], rc[i], t->src[i] == MPI_PROC_NULL ? 0 : sender_block(t, i));
 }
@@ -179,8 +190,10 @@ static void run_alltoallw(const topo_t *t, int wide)
         sd[j] = 64 * j;
         st[j] = j % 2 && !same ? MPI_DOUBLE : MPI_INT;
         for (int e = 0; e < K; e++) {
-            if (st[j] == MPI_DOUBLE) ((double *)(sb + sd[j]))[e] = val(t->rank, j, e);
-            else ((int *)(sb + sd[j]))[e] = val(t->rank, j, e);
+            if (st[j] == MPI_DOUBLE)
+                ((double *)(sb + sd[j]))[e] = val(t->rank, j, e);
+            else
+                ((int *)(sb + sd[j]))[e] = val(t->rank, j, e);
         }
     }
     int js[16];
@@ -190,8 +203,10 @@ static void run_alltoallw(const topo_t *t, int wide)
         rd[i] = 64 * i;
         rt[i] = js[i] % 2 && !same ? MPI_DOUBLE : MPI_INT;
         for (int e = 0; e < K; e++) {
-            if (rt[i] == MPI_DOUBLE) ((double *)(rb + rd[i]))[e] = SENTINEL;
-            else ((int *)(rb + rd[i]))[e] = SENTINEL;
+            if (rt[i] == MPI_DOUBLE)
+                ((double *)(rb + rd[i]))[e] = SENTINEL;
+            else
+                ((int *)(rb + rd[i]))[e] = SENTINEL;
         }
     }
     /* the _c form from MPI_BOTTOM with absolute addresses */
@@ -213,7 +228,7 @@ static void run_alltoallw(const topo_t *t, int wide)
 
 static void run_all(MPI_Comm comm, int kind)
 {
-    topo_t t = {.comm = comm, .kind = kind};
+    topo_t t = { .comm = comm, .kind = kind };
     topo_lists(&t);
     for (int wide = 0; wide < 2; wide++) {
         run_allgather(&t, wide);
@@ -232,13 +247,13 @@ int main(int argc, char **argv)
     MPI_Comm c;
 
     /* 1-D periodic ring */
-    int dims1[1] = {size}, per1[1] = {1};
+    int dims1[1] = { size }, per1[1] = { 1 };
     LC_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, dims1, per1, 0, &c));
     run_all(c, T_CART);
     LC_MPI(MPI_Comm_free(&c));
 
     /* 2-D grid, periodic in dimension 1 only */
-    int dims2[2] = {0, 0}, per2[2] = {0, 1};
+    int dims2[2] = { 0, 0 }, per2[2] = { 0, 1 };
     LC_MPI(MPI_Dims_create(size, 2, dims2));
     LC_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, dims2, per2, 0, &c));
     run_all(c, T_CART);
@@ -257,8 +272,8 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Comm_free(&c));
 
     /* distributed graph r -> r+1, r+2 */
-    int srcs[2] = {(rank + size - 1) % size, (rank + 2 * size - 2) % size};
-    int dsts[2] = {(rank + 1) % size, (rank + 2) % size};
+    int srcs[2] = { (rank + size - 1) % size, (rank + 2 * size - 2) % size };
+    int dsts[2] = { (rank + 1) % size, (rank + 2) % size };
     LC_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, srcs, MPI_UNWEIGHTED, 2, dsts, MPI_UNWEIGHTED,
                                           MPI_INFO_NULL, 0, &c));
     run_all(c, T_DIST);

@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     MPI_Info hints;
     LC_MPI(MPI_Info_create(&hints));
     LC_MPI(MPI_Info_set(hints, "alloc_shm", "true"));
-    MPI_Aint sizes[] = {0, 1, 100, 1 << 20};
+    MPI_Aint sizes[] = { 0, 1, 100, 1 << 20 };
     for (int k = 0; k < 4; k++) {
         int *p = NULL;
         LC_MPI(MPI_Alloc_mem(sizes[k], k % 2 ? hints : MPI_INFO_NULL, &p));

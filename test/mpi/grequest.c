@@ -45,8 +45,8 @@ static int cancel_fn(void *extra, int complete)
 static void check_counts(const state_t *s, int q, int f, int c, const char *when)
 {
     LC_CHECK(s->queries == q && s->frees == f && s->cancels == c,
-             "%s: query/free/cancel called %d/%d/%d times, expected %d/%d/%d", when, s->queries, s->frees,
-             s->cancels, q, f, c);
+             "%s: query/free/cancel called %d/%d/%d times, expected %d/%d/%d", when, s->queries, s->frees, s->cancels,
+             q, f, c);
 }
 
 static void check_status(const MPI_Status *st, int cancelled, const char *when)
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     int flag;
 
     /* Test before and after completion, then Wait */
-    state_t a = {0};
+    state_t a = { 0 };
     LC_MPI(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &a, &req));
     LC_MPI(MPI_Test(&req, &flag, &st));
     LC_CHECK(!flag, "Test: a generalized request completed by itself");
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     check_counts(&a, 2, 1, 0, "Wait");
 
     /* Request_free before completion: free_fn at Grequest_complete */
-    state_t b = {0};
+    state_t b = { 0 };
     LC_MPI(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &b, &req));
     copy = req;
     LC_MPI(MPI_Request_free(&req));
@@ -95,14 +95,14 @@ int main(int argc, char **argv)
     check_counts(&b, 0, 1, 0, "Grequest_complete after Request_free");
 
     /* Request_free after completion: free_fn at once, no query */
-    state_t c = {0};
+    state_t c = { 0 };
     LC_MPI(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &c, &req));
     LC_MPI(MPI_Grequest_complete(req));
     LC_MPI(MPI_Request_free(&req));
     check_counts(&c, 0, 1, 0, "Request_free after complete");
 
     /* Cancel before completion, then complete and Wait */
-    state_t d = {0};
+    state_t d = { 0 };
     LC_MPI(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &d, &req));
     LC_MPI(MPI_Cancel(&req));
     check_counts(&d, 0, 0, 1, "Cancel");
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     check_counts(&d, 1, 1, 1, "Wait after Cancel");
 
     /* Waitall of a generalized request and a point-to-point pair */
-    state_t e = {0};
+    state_t e = { 0 };
     int rank, x = 42, y = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Request reqs[3];
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     LC_CHECK(y == 42 && sts[1].MPI_SOURCE == rank, "Waitall: the receive beside the generalized request");
 
     /* A query function's error is the completion call's error */
-    state_t f = {0};
+    state_t f = { 0 };
     f.query_error = MPI_ERR_OTHER;
     LC_MPI(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &f, &req));
     LC_MPI(MPI_Grequest_complete(req));
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
     /* MPI 4.1's Request_get_status_any/all/some: statuses, nothing freed */
     {
-        state_t h = {0};
+        state_t h = { 0 };
         MPI_Request q[3];
         MPI_Status qs[3];
         int idx[3], outcount, all, any_flag, any_idx;
@@ -148,7 +148,8 @@ int main(int argc, char **argv)
         LC_MPI(MPI_Isend(&x, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &q[2]));
         LC_MPI(MPI_Request_get_status_all(3, q, &all, qs));
         LC_CHECK(!all, "Request_get_status_all: true with an incomplete generalized request");
-        do LC_MPI(MPI_Request_get_status_some(3, q, &outcount, idx, qs)); while (outcount < 2);
+        do LC_MPI(MPI_Request_get_status_some(3, q, &outcount, idx, qs));
+        while (outcount < 2);
         LC_CHECK(outcount == 2 && idx[0] == 1 && idx[1] == 2 && qs[0].MPI_SOURCE == rank,
                  "Request_get_status_some: %d done (%d, %d)", outcount, idx[0], idx[1]);
         LC_MPI(MPI_Request_get_status_any(3, q, &any_idx, &any_flag, &st));
@@ -162,7 +163,7 @@ int main(int argc, char **argv)
         LC_CHECK(q[0] != MPI_REQUEST_NULL && q[1] != MPI_REQUEST_NULL, "Request_get_status_*: handles freed");
         LC_MPI(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
         check_counts(&h, 2, 1, 0, "Waitall after Request_get_status_all");
-        MPI_Request none[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        MPI_Request none[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
         LC_MPI(MPI_Request_get_status_some(2, none, &outcount, idx, qs));
         LC_MPI(MPI_Request_get_status_any(2, none, &any_idx, &any_flag, &st));
         LC_CHECK(outcount == MPI_UNDEFINED && any_flag && any_idx == MPI_UNDEFINED,
@@ -185,8 +186,8 @@ int main(int argc, char **argv)
     int cnt;
     LC_MPI(MPI_Get_count(&st, MPI_DOUBLE, &cnt));
     LC_MPI(MPI_Test_cancelled(&st, &flag));
-    LC_CHECK(n == 3 && cnt == 3 && flag, "set_elements_x(3 doubles): elements %lld count %d cancelled %d",
-             (long long)n, cnt, flag);
+    LC_CHECK(n == 3 && cnt == 3 && flag, "set_elements_x(3 doubles): elements %lld count %d cancelled %d", (long long)n,
+             cnt, flag);
     LC_MPI(MPI_Status_set_cancelled(&st, 0));
     if (lc_library_is_mpich()) /* MPICH 4.0.2 counts whole items of a derived type, not elements */
         return lc_finish();
@@ -201,8 +202,7 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Status_set_elements(&st, pair, 4));
     LC_MPI(MPI_Get_count(&st, pair, &cnt));
     LC_MPI(MPI_Test_cancelled(&st, &flag));
-    LC_CHECK(cnt == 2 && !flag, "set_elements(4 ints of a pair): Get_count = %d (expected 2), cancelled %d", cnt,
-             flag);
+    LC_CHECK(cnt == 2 && !flag, "set_elements(4 ints of a pair): Get_count = %d (expected 2), cancelled %d", cnt, flag);
     LC_MPI(MPI_Type_free(&pair));
     return lc_finish();
 }

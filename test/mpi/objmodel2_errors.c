@@ -9,10 +9,10 @@
  * (MPI_ERR_INFO).  Each failed call leaves the job able to go on. */
 #include "lc_test.h"
 
-#define EXPECT(call, cls)                                                                                   \
-    do {                                                                                                    \
-        int got_ = lc_class_of(call);                                                                       \
-        LC_CHECK(got_ == (cls), "%s: class %s, expected %s", #call, lc_class_name(got_), lc_class_name(cls)); \
+#define EXPECT(call, cls)                                                                                              \
+    do {                                                                                                               \
+        int got_ = lc_class_of(call);                                                                                  \
+        LC_CHECK(got_ == (cls), "%s: class %s, expected %s", #call, lc_class_name(got_), lc_class_name(cls));          \
     } while (0)
 
 int main(int argc, char **argv)
@@ -22,13 +22,13 @@ int main(int argc, char **argv)
     int size;
     LC_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
     int mpich = lc_library_is_mpich();
-    int index[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, edges[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    int index[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 }, edges[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
     MPI_Comm g = MPI_COMM_NULL, d = MPI_COMM_NULL;
 
     EXPECT(MPI_Graph_create(MPI_COMM_WORLD, size + 1, index, edges, 0, &g), MPI_ERR_ARG);
     edges[0] = size + 3;
     EXPECT(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g), MPI_ERR_ARG);
-    int src[1] = {size + 2}, dst[1] = {0};
+    int src[1] = { size + 2 }, dst[1] = { 0 };
     if (!mpich) /* MPICH 4.0.2 does not check the ranks */
         EXPECT(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, MPI_UNWEIGHTED, 1, dst, MPI_UNWEIGHTED,
                                               MPI_INFO_NULL, 0, &d),
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
      * neighbourhood collectives need) */
     edges[0] = 0;
     LC_MPI(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g));
-    int n, nb[4], x[8] = {0}, y[8];
+    int n, nb[4], x[8] = { 0 }, y[8];
     EXPECT(MPI_Graph_neighbors_count(g, size, &n), MPI_ERR_RANK);
     EXPECT(MPI_Graph_neighbors(g, -1, 4, nb), MPI_ERR_RANK);
     EXPECT(MPI_Dist_graph_neighbors_count(g, &n, &n, &n), MPI_ERR_TOPOLOGY);

@@ -81,8 +81,8 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Comm_rank(c2, &r2));
     LC_MPI(MPI_Comm_size(c2, &s2size));
     LC_MPI(MPI_Comm_size(self, &ssize));
-    LC_CHECK(r2 == rank && s2size == size && ssize == 1, "ranks/sizes %d/%d, %d/%d, self %d", rank, size, r2,
-             s2size, ssize);
+    LC_CHECK(r2 == rank && s2size == size && ssize == 1, "ranks/sizes %d/%d, %d/%d, self %d", rank, size, r2, s2size,
+             ssize);
     if (world) {
         int wr, ws;
         MPI_Comm_rank(MPI_COMM_WORLD, &wr);
@@ -133,8 +133,7 @@ int main(int argc, char **argv)
              handler_code);
     if (!mpich) {
         rc = MPI_Group_from_session_pset(s2, "mpi://NO_SUCH_SET", &g);
-        LC_CHECK(rc != MPI_SUCCESS && handler_calls == 2, "failing call: rc %d, %d handler calls", rc,
-                 handler_calls);
+        LC_CHECK(rc != MPI_SUCCESS && handler_calls == 2, "failing call: rc %d, %d handler calls", rc, handler_calls);
     }
     LC_MPI(MPI_Errhandler_free(&eh));
 

@@ -104,14 +104,13 @@ int main(int argc, char **argv)
     int newrank;
     LC_MPI(MPI_Graph_map(MPI_COMM_WORLD, size, index, edges, &newrank));
     LC_CHECK(newrank >= 0 && newrank < size, "Graph_map gave %d", newrank);
-    int cdims[1] = {size}, cper[1] = {0};
+    int cdims[1] = { size }, cper[1] = { 0 };
     LC_MPI(MPI_Cart_map(MPI_COMM_WORLD, 1, cdims, cper, &newrank));
     LC_CHECK(newrank >= 0 && newrank < size, "Cart_map gave %d", newrank);
     if (size > 1) {
         cdims[0] = size - 1;
         LC_MPI(MPI_Cart_map(MPI_COMM_WORLD, 1, cdims, cper, &newrank));
-        LC_CHECK(newrank == MPI_UNDEFINED || (newrank >= 0 && newrank < size - 1), "Cart_map(size-1) gave %d",
-                 newrank);
+        LC_CHECK(newrank == MPI_UNDEFINED || (newrank >= 0 && newrank < size - 1), "Cart_map(size-1) gave %d", newrank);
     }
     int nd, dd[1], dp[1], dc[1], in, out, w;
     LC_CHECK(lc_class_of(MPI_Cartdim_get(g, &nd)) == MPI_ERR_TOPOLOGY, "Cartdim_get(graph) not MPI_ERR_TOPOLOGY");
@@ -140,8 +139,8 @@ int main(int argc, char **argv)
 
     /* Dist_graph_create_adjacent: r -> r+1, r+2 with weights 10r+1, 10r+2 */
     int p1 = (rank + size - 1) % size, p2 = (rank + 2 * size - 2) % size;
-    int srcs[2] = {p1, p2}, sw[2] = {10 * p1 + 1, 10 * p2 + 2};
-    int dsts[2] = {(rank + 1) % size, (rank + 2) % size}, dw[2] = {10 * rank + 1, 10 * rank + 2};
+    int srcs[2] = { p1, p2 }, sw[2] = { 10 * p1 + 1, 10 * p2 + 2 };
+    int dsts[2] = { (rank + 1) % size, (rank + 2) % size }, dw[2] = { 10 * rank + 1, 10 * rank + 2 };
     MPI_Comm d, d2;
     for (int weighted = 0; weighted < 2; weighted++) {
         LC_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, srcs, weighted ? sw : MPI_UNWEIGHTED, 2, dsts,
@@ -175,11 +174,10 @@ int main(int argc, char **argv)
         all_w[2 * r + 1] = 10 * r + 2;
     }
     if (rank == 0)
-        LC_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, size, all_src, deg, all_dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
-                                     &d));
+        LC_MPI(
+            MPI_Dist_graph_create(MPI_COMM_WORLD, size, all_src, deg, all_dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &d));
     else
-        LC_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, all_src, deg, all_dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
-                                     &d));
+        LC_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, all_src, deg, all_dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &d));
     check_dist(d, rank, size, 0);
     LC_CHECK(lc_class_of(MPI_Graph_neighbors_count(d, 0, &nn)) == MPI_ERR_TOPOLOGY,
              "Graph_neighbors_count(dist graph) not MPI_ERR_TOPOLOGY");

@@ -91,7 +91,8 @@ class Arg:
 def split_args(args):
     if args.strip() == "void":
         return []
-    return [Arg(a) for a in args.split(",")]
+    # C varargs (MPI_Pcontrol's "...") have no Fortran counterpart: dropped.
+    return [Arg(a) for a in args.split(",") if a.strip() != "..."]
 
 
 def functions():
@@ -649,6 +650,11 @@ def render_f08(bound):
             "      type(MPI_Win) :: win",
             "      integer :: error_code",
             "    end subroutine",
+            "    subroutine MPI_Session_errhandler_function(session, error_code)",
+            "      import :: MPI_Session",
+            "      type(MPI_Session) :: session",
+            "      integer :: error_code",
+            "    end subroutine",
             "    subroutine MPI_Comm_errhandler_function(comm, error_code)",
             "      import :: MPI_Comm",
             "      type(MPI_Comm) :: comm",
@@ -718,6 +724,7 @@ def render_f08(bound):
                          "MPI_Win_copy_attr_function": "MPI_Win_copy_attr_function",
                          "MPI_Win_delete_attr_function": "MPI_Win_delete_attr_function",
                          "MPI_Win_errhandler_function": "MPI_Win_errhandler_function",
+                         "MPI_Session_errhandler_function": "MPI_Session_errhandler_function",
                          "MPI_Comm_errhandler_function": "MPI_Comm_errhandler_function",
                          "MPI_Handler_function": "MPI_Comm_errhandler_function"}.get(a.base)
                 if iface is None:

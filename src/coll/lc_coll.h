@@ -110,6 +110,21 @@ int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MP
 int lc_coll_scan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
 int lc_coll_exscan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
 
+/* Alltoallw and the neighbourhood collectives, in bytes: block i of the
+ * send side is sbytes[i] bytes at sbuf + soff[i], block i of the receive
+ * side rbytes[i] bytes at rbuf + roff[i] (the MPI layer has turned counts,
+ * types and displacements into these).  Alltoallw: one block per rank,
+ * MPI_IN_PLACE as sbuf allowed (then the send side is the receive side).
+ * Neighbourhood: block i of the receive side comes from in-neighbour i,
+ * block j of the send side goes to out-neighbour j, in the order MPI 4.1
+ * §8.6 gives (lc_coll_neighbor.c); MPI_ERR_TOPOLOGY without a topology. */
+int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf, const size_t *rbytes,
+                      const ptrdiff_t *roff, lc_comm_t *comm);
+int lc_coll_neighbor_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf,
+                               const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm);
+/* The number of in- and out-neighbours of this rank. */
+int lc_coll_neighbor_degrees(const lc_comm_t *comm, int *indegree_p, int *outdegree_p);
+
 /* Bitwise AND of words[nwords] over the n ranks members[] of comm (comm
  * ranks; this process is members[me]), in place.  Only the members call
  * it; `tag` keeps concurrent calls on one communicator apart and should

@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* One tag per collective (the algorithms of a collective share it:
@@ -46,6 +47,7 @@ enum lc_coll_tag {
     LC_TAG_REDUCE_SCATTER,
     LC_TAG_SCAN,
     LC_TAG_EXSCAN,
+    LC_TAG_ALLTOALLW,
 };
 
 /* ---- point-to-point in the collective context (lc_coll_util.c) -------- */
@@ -84,6 +86,14 @@ static inline void lc_coll_fold_ordered(MPI_Op op, MPI_Datatype dt, void *other,
         lc_op_apply(op, dt, acc, other, count);
         memcpy(acc, other, bytes);
     }
+}
+
+/* buf + off bytes, where buf may be MPI_BOTTOM (NULL) and off an absolute
+ * address (the w forms): integer arithmetic, as pointer arithmetic on
+ * NULL is undefined. */
+static inline void *lc_coll_at(const void *buf, ptrdiff_t off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
 }
 
 /* ---- rank arithmetic ------------------------------------------------- */

@@ -51,7 +51,13 @@
     } while (0)
 
 enum { LC_MPI_STATE_NONE = 0, LC_MPI_STATE_INIT, LC_MPI_STATE_FINALIZED };
-extern int lc_mpi_state;
+extern int lc_mpi_state; /* the runtime's, see lc_mpi_init.c */
+/* Start the runtime or count one more user (MPI_Init, each session);
+ * release: one user fewer, shut down after the last.  MPI error code. */
+int lc_mpi_runtime_start(void);
+int lc_mpi_runtime_release(void);
+/* The thread level Locus provides for `required`. */
+int lc_mpi_thread_level(int required);
 
 /* Run the error handler of `comm` (MPI_COMM_WORLD's when comm is NULL)
  * for `code` raised in `func`.  Returns `code` when the handler returns. */

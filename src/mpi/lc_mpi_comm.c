@@ -155,6 +155,8 @@ static int lc_comm_dup(lc_comm_t *c, const lc_info_t *info, lc_comm_t **n_p)
     /* The duplicate keeps the topology (MPI 4.1 §7.4.2). */
     if (c->cart && !(n->cart = lc_cart_new(c->cart->ndims, c->cart->dims, c->cart->periods)))
         rc = lc_error(MPI_ERR_NO_MEM, "out of memory copying a topology");
+    if (c->graph && !(n->graph = lc_graph_dup(c->graph)))
+        rc = lc_error(MPI_ERR_NO_MEM, "out of memory copying a graph topology");
     lc_info_t *hints = NULL;
     if (rc == MPI_SUCCESS && info) rc = lc_info_dup(info, &hints);
     n->info = hints;

@@ -5,6 +5,8 @@
 
 #include "pt2pt/lc_comm.h"
 
+#include <stdbool.h>
+
 /* Create MPI_COMM_WORLD and MPI_COMM_SELF (after wire-up); `appnum` is the
  * MPI_APPNUM attribute (-1: unknown).  0 or -1. */
 int lc_mpi_comm_init_builtin(int appnum);
@@ -29,5 +31,9 @@ extern int lc_mpi_appnum;
 
 /* A Cartesian topology record (lc_mpi_topo.c); NULL when out of memory. */
 lc_cart_t *lc_cart_new(int ndims, const int *dims, const int *periods);
+/* A graph topology record with room for its arrays (lc_mpi_topo_graph.c;
+ * weights only when `weighted`), and a copy of one; NULL when out of memory. */
+lc_graph_t *lc_graph_alloc(int kind, int nnodes, int nedges, int indegree, int outdegree, bool weighted);
+lc_graph_t *lc_graph_dup(const lc_graph_t *g);
 
 #endif

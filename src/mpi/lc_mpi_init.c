@@ -2,6 +2,13 @@
 /*
  * lc_mpi_init.c — start-up and shut-down: MPI_Init(_thread), MPI_Finalize,
  * MPI_Abort and the environment queries.
+ *
+ * The runtime (launcher contact, wire-up, the builtin communicators) is
+ * started by the first of MPI_Init and MPI_Session_init and stopped when
+ * the last user leaves: MPI_Finalize for the World Model, or the last
+ * MPI_Session_finalize (lc_mpi_runtime_start / _release).  It cannot be
+ * started again after that.  lc_mpi_state says whether the runtime is up;
+ * MPI_Initialized / MPI_Finalized answer for the World Model alone.
  */
 #include "mpi/lc_mpi.h"
 #include "coll/lc_coll.h"
@@ -24,14 +31,24 @@
 
 static int lc_thread_level = MPI_THREAD_SINGLE;
 static pthread_t lc_main_thread;
+static int lc_world_model = LC_MPI_STATE_NONE; /* MPI_Init .. MPI_Finalize */
+static int lc_runtime_users;                   /* the World Model + live sessions */
 
-static int lc_init(int required, int *provided)
+int lc_mpi_thread_level(int required)
 {
-    int rc;
-    if (lc_mpi_state != LC_MPI_STATE_NONE)
-        LC_TRY(lc_error(MPI_ERR_OTHER, lc_mpi_state == LC_MPI_STATE_INIT
-                                           ? "MPI is already initialized: call MPI_Init only once"
-                                           : "MPI cannot be initialized again after MPI_Finalize"));
+    return required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+         : required > LC_THREAD_LEVEL_MAX ? LC_THREAD_LEVEL_MAX : required;
+}
+
+int lc_mpi_runtime_start(void)
+{
+    if (lc_mpi_state == LC_MPI_STATE_INIT) {
+        lc_runtime_users++;
+        return MPI_SUCCESS;
+    }
+    if (lc_mpi_state == LC_MPI_STATE_FINALIZED)
+        return lc_error(MPI_ERR_OTHER, "MPI cannot be initialized again once MPI_Finalize or the last "
+                                       "MPI_Session_finalize has shut it down");
     lc_params_load();
     lc_pmi_info_t info;
     if (lc_pmi_init(&info) != 0) lc_fatal("cannot contact the launcher (PMI); start the program with mpiexec");
@@ -51,10 +68,44 @@ static int lc_init(int required, int *provided)
     }
     lc_coll_init();
     lc_main_thread = pthread_self();
-    lc_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                    : required > LC_THREAD_LEVEL_MAX ? LC_THREAD_LEVEL_MAX : required;
-    if (provided) *provided = lc_thread_level;
     lc_mpi_state = LC_MPI_STATE_INIT;
+    lc_runtime_users = 1;
+    return MPI_SUCCESS;
+}
+
+int lc_mpi_runtime_release(void)
+{
+    if (--lc_runtime_users > 0) return MPI_SUCCESS;
+    int rc = lc_mpi_comm_finalize_begin(); /* MPI_COMM_SELF's attributes go first */
+    if (rc != MPI_SUCCESS) {
+        lc_runtime_users++;
+        return rc;
+    }
+    /* No peer may still be writing into our rings when we unmap them:
+     * after this barrier every rank has finished communicating. */
+    lc_coll_barrier(lc_comm_builtin[0]);
+    int leftover = lc_pt2pt_fini();
+    if (leftover && lc_params.debug)
+        lc_log_warn("%d unreceived messages discarded at MPI_Finalize", leftover);
+    lc_pmi_finalize();
+    lc_mpi_comm_fini();
+    lc_coord_teardown();
+    lc_request_pool_fini();
+    lc_mpi_state = LC_MPI_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+static int lc_init(int required, int *provided)
+{
+    int rc;
+    if (lc_world_model != LC_MPI_STATE_NONE)
+        LC_TRY(lc_error(MPI_ERR_OTHER, lc_world_model == LC_MPI_STATE_INIT
+                                           ? "MPI is already initialized: call MPI_Init only once"
+                                           : "MPI cannot be initialized again after MPI_Finalize"));
+    LC_TRY(lc_mpi_runtime_start());
+    lc_thread_level = lc_mpi_thread_level(required);
+    if (provided) *provided = lc_thread_level;
+    lc_world_model = LC_MPI_STATE_INIT;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Init", rc);
@@ -84,18 +135,10 @@ LC_API int PMPI_Finalize(void)
 {
     int rc;
     LC_TRY(lc_check_initialized());
-    LC_TRY(lc_mpi_comm_finalize_begin()); /* MPI_COMM_SELF's attributes go first */
-    /* No peer may still be writing into our rings when we unmap them:
-     * after this barrier every rank has finished communicating. */
-    lc_coll_barrier(lc_comm_builtin[0]);
-    int leftover = lc_pt2pt_fini();
-    if (leftover && lc_params.debug)
-        lc_log_warn("%d unreceived messages discarded at MPI_Finalize", leftover);
-    lc_pmi_finalize();
-    lc_mpi_comm_fini();
-    lc_coord_teardown();
-    lc_request_pool_fini();
-    lc_mpi_state = LC_MPI_STATE_FINALIZED;
+    if (lc_world_model != LC_MPI_STATE_INIT)
+        LC_TRY(lc_error(MPI_ERR_OTHER, "MPI_Finalize without MPI_Init (sessions end with MPI_Session_finalize)"));
+    LC_TRY(lc_mpi_runtime_release());
+    lc_world_model = LC_MPI_STATE_FINALIZED;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Finalize", rc);
@@ -106,7 +149,7 @@ LC_API int PMPI_Initialized(int *flag)
 {
     int rc;
     LC_TRY(lc_check_ptr(flag, "flag"));
-    *flag = lc_mpi_state != LC_MPI_STATE_NONE;
+    *flag = lc_world_model != LC_MPI_STATE_NONE;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Initialized", rc);
@@ -117,7 +160,7 @@ LC_API int PMPI_Finalized(int *flag)
 {
     int rc;
     LC_TRY(lc_check_ptr(flag, "flag"));
-    *flag = lc_mpi_state == LC_MPI_STATE_FINALIZED;
+    *flag = lc_world_model == LC_MPI_STATE_FINALIZED;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Finalized", rc);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_request.c — completion of user requests: Wait/Test and their
- * all/any/some variants, Cancel, Request_free, Request_get_status,
- * Start/Startall.
+ * all/any/some variants, Cancel, Request_free, Request_get_status (and
+ * MPI 4.1's _any/_all/_some forms, which free nothing), Start/Startall.
+ * Composite requests (generalized requests, Isendrecv) are completed,
+ * cancelled and freed through lc_mpi_grequest.c.
  *
  * A persistent request (Send_init/Recv_init) stays allocated while
  * inactive; Start creates an instance (`active`) that completion
@@ -57,12 +59,11 @@ static int lc_request_try_finish(MPI_Request *handle, lc_request_t *req, MPI_Sta
         if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
         return 1;
     }
-    if (!t->complete) return 0;
-    *err_p = t->st_error;
-    if (status != MPI_STATUS_IGNORE) lc_request_status(t, status);
-    lc_request_release(t);
-    if (t == req) *handle = MPI_REQUEST_NULL;
-    else req->active = NULL;
+    if (!lc_mpi_request_ready(t)) return 0;
+    bool instance = t != req; /* a persistent request's: the request itself stays */
+    *err_p = lc_mpi_request_finish(t, status);
+    if (instance) req->active = NULL;
+    else *handle = MPI_REQUEST_NULL;
     return 1;
 }
 
@@ -88,7 +89,7 @@ LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) {
-        lc_pt2pt_wait(t);
+        lc_mpi_request_wait(t);
         c = t->comm;
     }
     lc_request_try_finish(request, req, status, &rc);
@@ -109,7 +110,7 @@ LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) c = t->comm;
-    if (t && !t->complete) lc_progress();
+    if (t && !lc_mpi_request_ready(t)) lc_progress();
     *flag = lc_request_try_finish(request, req, status, &rc);
     LC_TRY(rc);
     return MPI_SUCCESS;
@@ -155,7 +156,7 @@ static int lc_all_complete(lc_request_t **r, int count)
 {
     for (int i = 0; i < count; i++) {
         lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
-        if (t && !t->complete) return 0;
+        if (t && !lc_mpi_request_ready(t)) return 0;
     }
     return 1;
 }
@@ -226,7 +227,7 @@ static int lc_any_pass(lc_request_t **r, int count, MPI_Request reqs[], int *ind
         lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
         if (!t) continue;
         active = 1;
-        if (!t->complete) continue;
+        if (!lc_mpi_request_ready(t)) continue;
         *comm_p = t->comm;
         lc_request_try_finish(&reqs[i], r[i], status, err_p);
         *indx = i;
@@ -289,7 +290,7 @@ static int lc_some_pass(lc_request_t **r, int incount, MPI_Request reqs[], int i
         lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
         if (!t) continue;
         active = 1;
-        if (!t->complete) continue;
+        if (!lc_mpi_request_ready(t)) continue;
         if (t->st_error) *comm_p = t->comm;
         int err;
         lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, n), &err);
@@ -346,13 +347,16 @@ LC_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *s
     LC_TRY(lc_check_ptr(flag, "flag"));
     LC_TRY(lc_request_check(request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
-    if (t && !t->complete) lc_progress();
+    if (t && !lc_mpi_request_ready(t)) lc_progress();
     if (!t) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
     } else {
-        *flag = t->complete;
-        if (t->complete && status != MPI_STATUS_IGNORE) lc_request_status(t, status);
+        *flag = lc_mpi_request_ready(t);
+        /* The operation's own error is for the completion call; a
+         * generalized request's query_fn answers here too. */
+        if (*flag) rc = lc_mpi_request_query(t, status);
+        if (*flag && t->kind == LC_REQ_GREQ) LC_TRY(rc);
     }
     return MPI_SUCCESS;
 err:
@@ -360,14 +364,113 @@ err:
 }
 LC_MPI_ALIAS(Request_get_status);
 
+/* ---- MPI 4.1: the status of several requests, none freed ---------------- */
+
+/* The status of r (a checked entry of an array) if it is complete or
+ * inactive: 1, with *err_p its error; else 0. */
+static int lc_peek(lc_request_t *r, MPI_Status *status, int *err_p)
+{
+    lc_request_t *t = r ? lc_request_target(r) : NULL;
+    *err_p = MPI_SUCCESS;
+    if (!t) {
+        if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
+        return 1;
+    }
+    if (!lc_mpi_request_ready(t)) return 0;
+    *err_p = lc_mpi_request_query(t, status);
+    return 1;
+}
+
+LC_API int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag,
+                                       MPI_Status *status)
+{
+    lc_request_t **r = NULL, *local[LC_REQ_LOCAL];
+    int rc, err = MPI_SUCCESS, active = 0;
+    LC_TRY(lc_check_ptr(indx, "indx"));
+    LC_TRY(lc_check_ptr(flag, "flag"));
+    LC_TRY(lc_check_array(count, array_of_requests, local, &r));
+    lc_progress();
+    *flag = 0;
+    *indx = MPI_UNDEFINED;
+    for (int i = 0; i < count && !*flag; i++) {
+        if (!r[i] || !lc_request_target(r[i])) continue;
+        active = 1;
+        if (lc_peek(r[i], status, &err)) {
+            *flag = 1;
+            *indx = i;
+        }
+    }
+    if (!active) { /* none active: true, with an empty status (its error MPI_SUCCESS) */
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE) {
+            lc_status_empty(status);
+            status->MPI_ERROR = MPI_SUCCESS;
+        }
+    }
+    lc_array_release(r, local);
+    LC_TRY(err);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Request_get_status_any", rc);
+}
+LC_MPI_ALIAS(Request_get_status_any);
+
+LC_API int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                       MPI_Status array_of_statuses[])
+{
+    lc_request_t **r = NULL, *local[LC_REQ_LOCAL];
+    int rc, any_err = 0;
+    LC_TRY(lc_check_ptr(flag, "flag"));
+    LC_TRY(lc_check_array(count, array_of_requests, local, &r));
+    if (!lc_all_complete(r, count)) lc_progress();
+    *flag = lc_all_complete(r, count);
+    for (int i = 0; *flag && i < count; i++) {
+        int err;
+        lc_peek(r[i], lc_status_at(array_of_statuses, i), &err);
+        if (array_of_statuses != MPI_STATUSES_IGNORE) array_of_statuses[i].MPI_ERROR = err;
+        if (err) any_err = 1;
+    }
+    lc_array_release(r, local);
+    if (any_err) LC_TRY(lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Request_get_status_all", rc);
+}
+LC_MPI_ALIAS(Request_get_status_all);
+
+LC_API int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                        int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    lc_request_t **r = NULL, *local[LC_REQ_LOCAL];
+    int rc, any_err = 0, active = 0, n = 0;
+    LC_TRY(lc_check_ptr(outcount, "outcount"));
+    if (incount > 0) LC_TRY(lc_check_ptr(array_of_indices, "array_of_indices"));
+    LC_TRY(lc_check_array(incount, array_of_requests, local, &r));
+    lc_progress();
+    for (int i = 0; i < incount; i++) {
+        if (!r[i] || !lc_request_target(r[i])) continue;
+        active = 1;
+        int err;
+        if (!lc_peek(r[i], lc_status_at(array_of_statuses, n), &err)) continue;
+        if (array_of_statuses != MPI_STATUSES_IGNORE) array_of_statuses[n].MPI_ERROR = err;
+        if (err) any_err = 1;
+        array_of_indices[n++] = i;
+    }
+    *outcount = active ? n : MPI_UNDEFINED;
+    lc_array_release(r, local);
+    if (any_err) LC_TRY(lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Request_get_status_some", rc);
+}
+LC_MPI_ALIAS(Request_get_status_some);
+
 LC_API int PMPI_Cancel(MPI_Request *request)
 {
     lc_request_t *req = NULL;
     int rc;
     LC_TRY(lc_request_check_live(request, "cancel", &req));
-    /* Receives not yet matched are cancelled; any other operation
-     * completes normally, which MPI allows (Test_cancelled says false). */
-    lc_pt2pt_cancel(req);
+    LC_TRY(lc_mpi_request_cancel(req));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Cancel", rc);
@@ -393,7 +496,9 @@ LC_API int PMPI_Request_free(MPI_Request *request)
     int rc;
     LC_TRY(lc_request_check_live(request, "free", &req));
     lc_request_t *t = lc_request_target(req);
-    if (t && t != req) {           /* persistent with a running instance */
+    if (req->kind == LC_REQ_GREQ || req->partner) { /* composite (lc_mpi_grequest.c) */
+        LC_TRY(lc_mpi_request_free(req));
+    } else if (t && t != req) {           /* persistent with a running instance */
         if (t->complete) lc_request_release(t);
         else t->user_freed = 1;
         lc_request_release(req);

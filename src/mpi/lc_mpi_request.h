@@ -23,6 +23,21 @@ static inline int lc_check_request_out(const MPI_Request *request)
  * operations on MPI_PROC_NULL handled in the API layer). */
 lc_request_t *lc_mpi_request_done(void);
 
+/* Completion of a request the user holds, composite ones included
+ * (generalized requests, Isendrecv's pair of a receive and a send, see
+ * lc_mpi_grequest.c).  `t` is the request whose completion counts (a
+ * persistent request's instance).  ready: complete, both halves of a
+ * pair; wait: progress until ready; query: the status (query_fn for a
+ * generalized request) and the operation's error, nothing freed;
+ * finish: query, then free everything (free_fn); cancel and free:
+ * MPI_Cancel and MPI_Request_free of an active request. */
+bool lc_mpi_request_ready(const lc_request_t *t);
+void lc_mpi_request_wait(lc_request_t *t);
+int lc_mpi_request_query(lc_request_t *t, MPI_Status *status);
+int lc_mpi_request_finish(lc_request_t *t, MPI_Status *status);
+int lc_mpi_request_cancel(lc_request_t *req);
+int lc_mpi_request_free(lc_request_t *req);
+
 /* MPI_Start of a persistent buffered send (MPI_Bsend_init): copy into the
  * attached buffer, send from there; the instance is complete at once.
  * Returns the MPI error (already through the error handler). */

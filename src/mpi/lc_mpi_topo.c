@@ -7,7 +7,7 @@
  * Ranks are laid out in row-major order (the last dimension varies
  * fastest) and are not reordered: `reorder` is allowed to be ignored, and
  * Locus' channels are chosen per pair already.  Graph and distributed
- * graph topologies are not implemented (not exported).
+ * graph topologies: lc_mpi_topo_graph.c, lc_mpi_topo_dist.c.
  */
 #include "mpi/lc_mpi.h"
 #include "mpi/lc_mpi_comm.h"
@@ -179,7 +179,7 @@ LC_API int PMPI_Topo_test(MPI_Comm comm, int *status)
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_ptr(status, "status"));
-    *status = c->cart ? MPI_CART : MPI_UNDEFINED;
+    *status = c->cart ? MPI_CART : c->graph ? c->graph->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, "MPI_Topo_test", rc);

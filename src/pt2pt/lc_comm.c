@@ -85,6 +85,7 @@ void lc_comm_destroy(lc_comm_t *c)
     free(c->world_ranks);
     free(c->peers);
     free(c->cart);
+    free(c->graph);
     free(c);
 }
 

@@ -23,6 +23,20 @@ typedef struct lc_cart {
     int *dims, *periods;
 } lc_cart_t;
 
+/* A graph (MPI_Graph_create) or distributed graph (MPI_Dist_graph_create*)
+ * topology, one allocation with its arrays.  sources/dests are this
+ * rank's in- and out-neighbours (comm ranks) in the order the
+ * neighbourhood collectives use; for MPI_GRAPH both are its row of
+ * edges[] and index/edges describe the whole graph (MPI_Graph_get). */
+typedef struct lc_graph {
+    int kind;           /* MPI_GRAPH or MPI_DIST_GRAPH */
+    int nnodes, nedges; /* MPI_GRAPH only: index[nnodes], edges[nedges] */
+    int *index, *edges;
+    int indegree, outdegree;
+    int *sources, *dests;
+    int *sourceweights, *destweights; /* MPI_DIST_GRAPH; NULL when unweighted */
+} lc_graph_t;
+
 typedef struct lc_comm {
     MPI_Comm handle;
     uint32_t ctx;            /* even; collectives use ctx + 1 */
@@ -34,6 +48,7 @@ typedef struct lc_comm {
     int refcount;            /* the handle + requests in flight (MPI 4.1 §7.4.3: pending
                                 operations on a freed communicator complete normally) */
     lc_cart_t *cart;         /* NULL: no topology */
+    lc_graph_t *graph;       /* NULL: no graph topology (never set together with cart) */
     char name[MPI_MAX_OBJECT_NAME];
     /* Owned by the MPI layer (src/mpi), released by lc_comm_destroy_hook: */
     void *attrs;             /* cached attributes (lc_attr_list), NULL: none */

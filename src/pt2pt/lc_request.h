@@ -25,6 +25,7 @@ typedef enum lc_req_kind {
     LC_REQ_PRECV,     /* persistent receive */
     LC_REQ_MESSAGE,   /* MPI_Message from Mprobe: holds the dequeued message */
     LC_REQ_DONE,      /* generalized "already complete" (Ibsend, PROC_NULL) */
+    LC_REQ_GREQ,      /* MPI_Grequest_start: completed by the user (src/mpi/lc_mpi_grequest.c) */
 } lc_req_kind_t;
 
 typedef enum lc_send_mode {
@@ -84,6 +85,10 @@ typedef struct lc_request {
     struct lc_request *active;  /* persistent: the running instance */
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */
+
+    /* the MPI layer's (src/mpi), never touched below it */
+    struct lc_request *partner; /* Isendrecv's receive: its send half, released with it */
+    void *ext;               /* LC_REQ_GREQ: its callbacks; Isendrecv_replace: the send copy */
 
     /* status */
     int st_source, st_tag, st_error;

@@ -10,6 +10,7 @@
  * status, as MPI 4.1 §3.7.3 says.
  */
 #include "mpi/lc_mpi_request.h"
+#include "coll/lc_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ static int lc_request_check(MPI_Request handle, lc_request_t **req_p)
  * request's instance, or itself.  NULL when inactive. */
 static inline lc_request_t *lc_request_target(lc_request_t *req)
 {
-    if (req->kind == LC_REQ_PSEND || req->kind == LC_REQ_PRECV) return req->active;
+    if (req->kind == LC_REQ_PSEND || req->kind == LC_REQ_PRECV || req->kind == LC_REQ_PCOLL) return req->active;
     return req;
 }
 
@@ -412,8 +413,9 @@ LC_MPI_ALIAS(Request_free);
 /* A persistent request that is not running. */
 static int lc_check_startable(const lc_request_t *req)
 {
-    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV)
-        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init)");
+    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV && req->kind != LC_REQ_PCOLL)
+        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init or "
+                                         "a persistent collective such as MPI_Allreduce_init)");
     if (req->active) return lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
     return MPI_SUCCESS;
 }
@@ -425,8 +427,12 @@ LC_API int PMPI_Start(MPI_Request *request)
     int rc;
     LC_TRY(lc_request_check_live(request, "start", &req));
     LC_TRY(lc_check_startable(req));
-    if (req->mode == LC_MODE_BUFFERED) return lc_mpi_bsend_start(req);
     c = req->comm;
+    if (req->kind == LC_REQ_PCOLL) {
+        LC_TRY(lc_sched_start_instance(req)); /* the instance holds the communicator itself */
+        return MPI_SUCCESS;
+    }
+    if (req->mode == LC_MODE_BUFFERED) return lc_mpi_bsend_start(req);
     LC_TRY(lc_pt2pt_start(req));
     lc_request_hold_comm(req->active); /* outlives the persistent request after Request_free */
     return MPI_SUCCESS;

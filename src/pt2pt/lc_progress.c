@@ -33,11 +33,14 @@ void lc_pt2pt_init(void)
     lc_channel_recv_handler = lc_pt2pt_on_packet;
 }
 
+int (*lc_progress_hook)(void);
+
 int lc_progress(void)
 {
     int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
+    if (lc_progress_hook) events += lc_progress_hook();
     return events;
 }
 

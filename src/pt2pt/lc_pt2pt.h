@@ -56,6 +56,11 @@ int lc_pt2pt_start(lc_request_t *preq);
 
 /* One pass over the channels and pending sends: number of events. */
 int lc_progress(void);
+/* Called by every progress pass while set: advances the schedules of
+ * nonblocking and persistent collectives (src/coll/lc_sched.c sets it
+ * while any schedule runs, NULL otherwise, so an idle pass pays one load).
+ * Returns the number of schedule steps it made. */
+extern int (*lc_progress_hook)(void);
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);

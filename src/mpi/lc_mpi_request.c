@@ -426,8 +426,8 @@ LC_API int PMPI_Start(MPI_Request *request)
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_request_check_live(request, "start", &req));
+    c = req->comm; /* its errors go to the request's communicator (MPI 4.1 §9.3) */
     LC_TRY(lc_check_startable(req));
-    c = req->comm;
     if (req->kind == LC_REQ_PCOLL) {
         LC_TRY(lc_sched_start_instance(req)); /* the instance holds the communicator itself */
         return MPI_SUCCESS;

@@ -29,6 +29,12 @@ static int lc_icoll_allgather_blocks(lc_sched_t *s, bool ring, char *rb, const p
         }
         return MPI_SUCCESS;
     }
+    return lc_icoll_ring_allgather(s, rb, off, len, comm);
+}
+
+int lc_icoll_ring_allgather(lc_sched_t *s, char *rb, const ptrdiff_t *off, const size_t *len, lc_comm_t *comm)
+{
+    int p = comm->size, r = comm->rank;
     int right = lc_coll_mod((long)r + 1, p), left = lc_coll_mod((long)r - 1, p);
     for (int k = 0; k < p - 1; k++) {
         int sb = lc_coll_mod((long)r - k, p), rbk = lc_coll_mod((long)r - k - 1, p);

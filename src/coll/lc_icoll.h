@@ -31,16 +31,16 @@ int lc_icoll_gatherv(lc_sched_t *s, const char *alg, const void *sbuf, size_t sb
                      size_t resize, int root, lc_comm_t *comm);
 int lc_icoll_scatter(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
                      int root, lc_comm_t *comm);
-int lc_icoll_scatterv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize,
-                      void *rbuf, size_t rbytes, int root, lc_comm_t *comm);
+int lc_icoll_scatterv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf,
+                      size_t rbytes, int root, lc_comm_t *comm);
 int lc_icoll_allgather(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
                        lc_comm_t *comm);
-int lc_icoll_allgatherv(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf,
-                        const lc_vec_t *rv, size_t resize, lc_comm_t *comm);
+int lc_icoll_allgatherv(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf, const lc_vec_t *rv,
+                        size_t resize, lc_comm_t *comm);
 int lc_icoll_alltoall(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
                       lc_comm_t *comm);
-int lc_icoll_alltoallv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize,
-                       void *rbuf, const lc_vec_t *rv, size_t resize, lc_comm_t *comm);
+int lc_icoll_alltoallv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf,
+                       const lc_vec_t *rv, size_t resize, lc_comm_t *comm);
 int lc_icoll_reduce_scatter(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, const lc_vec_t *rv,
                             MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
 int lc_icoll_scan(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
@@ -60,10 +60,10 @@ static inline int lc_icoll_check_fit(size_t dbytes, size_t sbytes)
 }
 
 /* Stop at the first failing step (all a builder's steps return MPI codes). */
-#define LC_SCHED_TRY(expr)                         \
-    do {                                           \
-        int lc_rc_ = (expr);                       \
-        if (lc_rc_ != MPI_SUCCESS) return lc_rc_;  \
+#define LC_SCHED_TRY(expr)                                                                                             \
+    do {                                                                                                               \
+        int lc_rc_ = (expr);                                                                                           \
+        if (lc_rc_ != MPI_SUCCESS) return lc_rc_;                                                                      \
     } while (0)
 
 #endif

@@ -75,8 +75,8 @@ int lc_icoll_allgather(lc_sched_t *s, const char *alg, const void *sbuf, size_t 
     return lc_icoll_allgather_blocks(s, strcmp(alg, "ring") == 0, rb, off, len, comm);
 }
 
-int lc_icoll_allgatherv(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf,
-                        const lc_vec_t *rv, size_t resize, lc_comm_t *comm)
+int lc_icoll_allgatherv(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf, const lc_vec_t *rv,
+                        size_t resize, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank;
     char *rb = rbuf;

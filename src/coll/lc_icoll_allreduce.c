@@ -14,8 +14,7 @@
 #include <string.h>
 
 /* Ring reduce-scatter then ring allgather on rbuf (already the input). */
-static int lc_icoll_allreduce_ring(lc_sched_t *s, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
-                                   lc_comm_t *comm)
+static int lc_icoll_allreduce_ring(lc_sched_t *s, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc;
     size_t esize = lc_dtype_size(dt);
@@ -85,8 +84,10 @@ int lc_icoll_allreduce(lc_sched_t *s, const char *alg, const void *sbuf, void *r
         LC_SCHED_TRY(lc_sched_fence(s));
     }
     if (r < 2 * rem) {
-        if (r % 2) LC_SCHED_TRY(lc_sched_send(s, rbuf, bytes, r - 1));
-        else LC_SCHED_TRY(lc_sched_recv(s, rbuf, bytes, r + 1));
+        if (r % 2)
+            LC_SCHED_TRY(lc_sched_send(s, rbuf, bytes, r - 1));
+        else
+            LC_SCHED_TRY(lc_sched_recv(s, rbuf, bytes, r + 1));
     }
     return MPI_SUCCESS;
 }

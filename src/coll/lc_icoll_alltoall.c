@@ -40,8 +40,8 @@ int lc_icoll_alltoall(lc_sched_t *s, const char *alg, const void *sbuf, size_t s
     return MPI_SUCCESS;
 }
 
-int lc_icoll_alltoallv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize,
-                       void *rbuf, const lc_vec_t *rv, size_t resize, lc_comm_t *comm)
+int lc_icoll_alltoallv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf,
+                       const lc_vec_t *rv, size_t resize, lc_comm_t *comm)
 {
     (void)alg;
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;

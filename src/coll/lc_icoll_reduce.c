@@ -40,7 +40,8 @@ static int lc_icoll_reduce_tree(lc_sched_t *s, const void *sbuf, void *rbuf, siz
         unsigned i = 0;
         for (unsigned mask = 1; mask < p && !(v & mask); mask <<= 1)
             if ((v | mask) < p)
-                LC_SCHED_TRY(lc_sched_recv(s, tmp + (i++) * bytes, bytes, lc_coll_abs((int)(v | mask), tree_root, size)));
+                LC_SCHED_TRY(
+                    lc_sched_recv(s, tmp + (i++) * bytes, bytes, lc_coll_abs((int)(v | mask), tree_root, size)));
         /* The copy reads `mine` before any step writes rbuf (in place at
          * the root, mine is rbuf). */
         LC_SCHED_TRY(lc_sched_copy(s, acc, mine, bytes));

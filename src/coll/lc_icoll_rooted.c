@@ -61,8 +61,8 @@ int lc_icoll_scatter(lc_sched_t *s, const char *alg, const void *sbuf, size_t sb
     return MPI_SUCCESS;
 }
 
-int lc_icoll_scatterv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize,
-                      void *rbuf, size_t rbytes, int root, lc_comm_t *comm)
+int lc_icoll_scatterv(lc_sched_t *s, const char *alg, const void *sbuf, const lc_vec_t *sv, size_t sesize, void *rbuf,
+                      size_t rbytes, int root, lc_comm_t *comm)
 {
     (void)alg;
     int p = comm->size;

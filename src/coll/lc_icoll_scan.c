@@ -29,8 +29,10 @@ static int lc_icoll_scan_any(lc_sched_t *s, const void *sbuf, void *rbuf, size_t
         LC_SCHED_TRY(lc_sched_fence(s));
         bool lower = peer < (unsigned)r;
         if (exclusive && lower) {
-            if (have_result) LC_SCHED_TRY(lc_sched_reduce(s, tmp, rbuf, count, dt, op, true, false));
-            else LC_SCHED_TRY(lc_sched_copy(s, rbuf, tmp, bytes));
+            if (have_result)
+                LC_SCHED_TRY(lc_sched_reduce(s, tmp, rbuf, count, dt, op, true, false));
+            else
+                LC_SCHED_TRY(lc_sched_copy(s, rbuf, tmp, bytes));
             have_result = true;
         }
         /* partial = tmp op partial (lower) or partial op tmp, via tmp */

@@ -180,10 +180,16 @@ static int lc_sched_start_op(lc_sched_t *s, lc_sop_t *op)
     case LC_SOP_RECV:
         s->pending++;
         return lc_coll_irecv(op->dst, op->bytes, op->peer, s->tag, s->comm, &op->req);
-    case LC_SOP_COPY: memcpy(op->dst, op->src, op->bytes); return MPI_SUCCESS;
-    case LC_SOP_REDUCE: lc_sched_local_reduce(op); return MPI_SUCCESS;
-    case LC_SOP_CALL: return op->fn(op->arg);
-    case LC_SOP_FENCE: return MPI_SUCCESS;
+    case LC_SOP_COPY:
+        memcpy(op->dst, op->src, op->bytes);
+        return MPI_SUCCESS;
+    case LC_SOP_REDUCE:
+        lc_sched_local_reduce(op);
+        return MPI_SUCCESS;
+    case LC_SOP_CALL:
+        return op->fn(op->arg);
+    case LC_SOP_FENCE:
+        return MPI_SUCCESS;
     }
     return MPI_SUCCESS;
 }
@@ -260,7 +266,7 @@ static int lc_sched_progress(void)
     if (lc_sched_in_progress) return 0;
     lc_sched_in_progress = 1;
     int steps = 0;
-    lc_list_for_each(it, &lc_sched_running) steps += lc_sched_advance((lc_sched_t *)it);
+    lc_list_for_each (it, &lc_sched_running) steps += lc_sched_advance((lc_sched_t *)it);
     lc_sched_in_progress = 0;
     return steps;
 }

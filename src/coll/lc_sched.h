@@ -51,43 +51,43 @@
 typedef enum lc_sop_kind {
     LC_SOP_SEND = 1,
     LC_SOP_RECV,
-    LC_SOP_COPY,    /* dst <- src, bytes */
-    LC_SOP_REDUCE,  /* dst <- src op dst, or dst op src (see lc_sched_reduce) */
-    LC_SOP_CALL,    /* fn(arg): a local step of the caller's (MPI_Comm_idup) */
-    LC_SOP_FENCE,   /* end of a round */
+    LC_SOP_COPY,   /* dst <- src, bytes */
+    LC_SOP_REDUCE, /* dst <- src op dst, or dst op src (see lc_sched_reduce) */
+    LC_SOP_CALL,   /* fn(arg): a local step of the caller's (MPI_Comm_idup) */
+    LC_SOP_FENCE,  /* end of a round */
 } lc_sop_kind_t;
 
 typedef int lc_sched_call_fn(void *arg);
 
 typedef struct lc_sop {
     uint8_t kind;
-    uint8_t lower;         /* REDUCE: src holds lower ranks' operands */
-    uint8_t strict;        /* REDUCE: keep operand order even for a commutative op */
-    int peer;              /* SEND/RECV: comm rank */
+    uint8_t lower;  /* REDUCE: src holds lower ranks' operands */
+    uint8_t strict; /* REDUCE: keep operand order even for a commutative op */
+    int peer;       /* SEND/RECV: comm rank */
     const void *src;
-    void *dst;             /* RECV: buffer; REDUCE: accumulator */
+    void *dst; /* RECV: buffer; REDUCE: accumulator */
     size_t bytes;
-    size_t count;          /* REDUCE: elements */
+    size_t count; /* REDUCE: elements */
     MPI_Datatype dt;
     MPI_Op op;
     lc_sched_call_fn *fn;
     void *arg;
-    lc_request_t *req;     /* SEND/RECV in flight */
+    lc_request_t *req; /* SEND/RECV in flight */
 } lc_sop_t;
 
 typedef struct lc_sched {
-    lc_list_t link;        /* on the running list while it runs */
+    lc_list_t link; /* on the running list while it runs */
     lc_comm_t *comm;
     int tag;
-    int refs;              /* requests holding it (persistent: the request + its instance) */
+    int refs; /* requests holding it (persistent: the request + its instance) */
     lc_sop_t *ops;
     int nops, cap;
     /* running state, reset by each start */
-    int pos;               /* next step to start */
-    int round_begin;       /* first step of the current round */
-    int pending;           /* sends/receives of the round not complete */
-    int err;               /* first error (MPI code) */
-    lc_request_t *req;     /* the request completed at the end */
+    int pos;           /* next step to start */
+    int round_begin;   /* first step of the current round */
+    int pending;       /* sends/receives of the round not complete */
+    int err;           /* first error (MPI code) */
+    lc_request_t *req; /* the request completed at the end */
     /* buffers owned by the schedule */
     void **bufs;
     int nbufs;

@@ -28,7 +28,7 @@
 
 typedef struct lc_idup {
     lc_comm_t *parent;
-    lc_info_t *hints;          /* the new communicator's, until it takes them */
+    lc_info_t *hints; /* the new communicator's, until it takes them */
     MPI_Comm *newcomm;
     uint64_t offer[LC_CTX_WORDS];
     uint64_t agreed[LC_CTX_WORDS];

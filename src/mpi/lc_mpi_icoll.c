@@ -72,7 +72,8 @@ LC_API int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
 }
 LC_MPI_ALIAS(Ibcast);
 
-LC_API int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                         MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ibcast_c");
@@ -81,7 +82,8 @@ LC_API int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, i
 }
 LC_MPI_ALIAS(Ibcast_c);
 
-LC_API int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                        MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce");
@@ -90,7 +92,8 @@ LC_API int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 }
 LC_MPI_ALIAS(Ireduce);
 
-LC_API int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          int root, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_c");
@@ -99,7 +102,8 @@ LC_API int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
 }
 LC_MPI_ALIAS(Ireduce_c);
 
-LC_API int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallreduce");
@@ -108,7 +112,8 @@ LC_API int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
 }
 LC_MPI_ALIAS(Iallreduce);
 
-LC_API int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallreduce_c");
@@ -117,97 +122,118 @@ LC_API int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count
 }
 LC_MPI_ALIAS(Iallreduce_c);
 
-LC_API int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igather");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather"));
+    return lc_icoll_end(
+        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather"));
 }
 LC_MPI_ALIAS(Igather);
 
-LC_API int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igather_c");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather_c"));
+    return lc_icoll_end(
+        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather_c"));
 }
 LC_MPI_ALIAS(Igather_c);
 
-LC_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatter");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter"));
+    return lc_icoll_end(
+        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter"));
 }
 LC_MPI_ALIAS(Iscatter);
 
-LC_API int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatter_c");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter_c"));
+    return lc_icoll_end(
+        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter_c"));
 }
 LC_MPI_ALIAS(Iscatter_c);
 
-LC_API int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgather");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather"));
+    return lc_icoll_end(
+        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather"));
 }
 LC_MPI_ALIAS(Iallgather);
 
-LC_API int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgather_c");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather_c"));
+    return lc_icoll_end(
+        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather_c"));
 }
 LC_MPI_ALIAS(Iallgather_c);
 
-LC_API int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoall");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall"));
+    return lc_icoll_end(&st,
+                        lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall"));
 }
 LC_MPI_ALIAS(Ialltoall);
 
-LC_API int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoall_c");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall_c"));
+    return lc_icoll_end(
+        &st, lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall_c"));
 }
 LC_MPI_ALIAS(Ialltoall_c);
 
-LC_API int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_block");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block"));
+    return lc_icoll_end(
+        &st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block"));
 }
 LC_MPI_ALIAS(Ireduce_scatter_block);
 
-LC_API int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                        MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_block_c");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block_c"));
+    return lc_icoll_end(
+        &st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block_c"));
 }
 LC_MPI_ALIAS(Ireduce_scatter_block_c);
 
-LC_API int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                      MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscan");
@@ -216,7 +242,8 @@ LC_API int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 }
 LC_MPI_ALIAS(Iscan);
 
-LC_API int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscan_c");
@@ -225,7 +252,8 @@ LC_API int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
 }
 LC_MPI_ALIAS(Iscan_c);
 
-LC_API int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan");
@@ -234,7 +262,8 @@ LC_API int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 }
 LC_MPI_ALIAS(Iexscan);
 
-LC_API int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan_c");
@@ -243,67 +272,87 @@ LC_API int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
 }
 LC_MPI_ALIAS(Iexscan_c);
 
-LC_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igatherv");
     if (rc != MPI_SUCCESS) return rc;
     lc_vec_t rv = lc_vec_int(recvcounts, displs);
-    return lc_icoll_end(&st, lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv"));
+    return lc_icoll_end(&st,
+                        lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv"));
 }
 LC_MPI_ALIAS(Igatherv);
 
-LC_API int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igatherv_c");
     if (rc != MPI_SUCCESS) return rc;
     lc_vec_t rv = lc_vec_wide(recvcounts, displs);
-    return lc_icoll_end(&st, lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv_c"));
+    return lc_icoll_end(&st,
+                        lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv_c"));
 }
 LC_MPI_ALIAS(Igatherv_c);
 
-LC_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv");
     if (rc != MPI_SUCCESS) return rc;
     lc_vec_t sv = lc_vec_int(sendcounts, displs);
-    return lc_icoll_end(&st, lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv"));
+    return lc_icoll_end(&st,
+                        lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv"));
 }
 LC_MPI_ALIAS(Iscatterv);
 
-LC_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                            MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv_c");
     if (rc != MPI_SUCCESS) return rc;
     lc_vec_t sv = lc_vec_wide(sendcounts, displs);
-    return lc_icoll_end(&st, lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv_c"));
+    return lc_icoll_end(
+        &st, lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv_c"));
 }
 LC_MPI_ALIAS(Iscatterv_c);
 
-LC_API int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgatherv");
     if (rc != MPI_SUCCESS) return rc;
     lc_vec_t rv = lc_vec_int(recvcounts, displs);
-    return lc_icoll_end(&st, lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv"));
+    return lc_icoll_end(&st,
+                        lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv"));
 }
 LC_MPI_ALIAS(Iallgatherv);
 
-LC_API int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgatherv_c");
     if (rc != MPI_SUCCESS) return rc;
     lc_vec_t rv = lc_vec_wide(recvcounts, displs);
-    return lc_icoll_end(&st, lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv_c"));
+    return lc_icoll_end(&st,
+                        lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv_c"));
 }
 LC_MPI_ALIAS(Iallgatherv_c);
 
-LC_API int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoallv");
@@ -313,7 +362,9 @@ LC_API int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const in
 }
 LC_MPI_ALIAS(Ialltoallv);
 
-LC_API int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoallv_c");
@@ -323,7 +374,8 @@ LC_API int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
 }
 LC_MPI_ALIAS(Ialltoallv_c);
 
-LC_API int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter");
@@ -333,7 +385,8 @@ LC_API int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int re
 }
 LC_MPI_ALIAS(Ireduce_scatter);
 
-LC_API int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+LC_API int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_c");

@@ -48,6 +48,12 @@ int lc_icoll_scan(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, 
 int lc_icoll_exscan(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
                     MPI_Op op, lc_comm_t *comm);
 
+/* The binomial trees of gather and scatter (lc_icoll_tree.c). */
+int lc_icoll_gather_binomial(lc_sched_t *s, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, int root,
+                             lc_comm_t *comm);
+int lc_icoll_scatter_binomial(lc_sched_t *s, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, int root,
+                              lc_comm_t *comm);
+
 /* The ring allgather of lc_coll_ring.c as rounds: block i of rb at off[i],
  * len[i] bytes; this rank's block is in place (lc_icoll_allgather.c). */
 int lc_icoll_ring_allgather(lc_sched_t *s, char *rb, const ptrdiff_t *off, const size_t *len, lc_comm_t *comm);

@@ -2,16 +2,17 @@
 /*
  * lc_icoll_rooted.c — the nonblocking gather(v) and scatter(v) as
  * schedules: one round in which the root receives (sends) every block
- * straight from (to) its rank — the table's "linear".  For short blocks
- * the table picks "binomial", which has no schedule form yet: linear runs
- * (one round instead of log2 p, with p - 1 messages at the root).
+ * straight from (to) its rank — the table's "linear".  Its "binomial"
+ * (short blocks of gather and scatter) is in lc_icoll_tree.c.
  */
 #include "coll/lc_icoll.h"
+
+#include <string.h>
 
 int lc_icoll_gather(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
                     int root, lc_comm_t *comm)
 {
-    (void)alg;
+    if (strcmp(alg, "binomial") == 0) return lc_icoll_gather_binomial(s, sbuf, sbytes, rbuf, rbytes, root, comm);
     int p = comm->size;
     if (comm->rank != root) return lc_sched_send(s, sbuf, sbytes, root);
     char *rb = rbuf;
@@ -46,7 +47,7 @@ int lc_icoll_gatherv(lc_sched_t *s, const char *alg, const void *sbuf, size_t sb
 int lc_icoll_scatter(lc_sched_t *s, const char *alg, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
                      int root, lc_comm_t *comm)
 {
-    (void)alg;
+    if (strcmp(alg, "binomial") == 0) return lc_icoll_scatter_binomial(s, sbuf, sbytes, rbuf, rbytes, root, comm);
     int p = comm->size;
     if (comm->rank != root) return lc_sched_recv(s, rbuf, rbytes, root);
     const char *sb = sbuf;

@@ -17,10 +17,36 @@ static int lc_sched_in_progress; /* a user operation may call MPI: no re-entry *
 
 static int lc_sched_progress(void);
 
+/* Freed schedules are kept (up to LC_SCHED_CACHE) with their step and
+ * buffer arrays and one small scratch buffer, so that a loop of short
+ * nonblocking collectives does not call malloc: the Iallreduce of 8 bytes
+ * should cost what Allreduce costs. */
+#define LC_SCHED_CACHE 16
+#define LC_SCHED_SPARE_MAX (64 * 1024) /* larger scratch goes back to malloc */
+static lc_sched_t *lc_sched_cache[LC_SCHED_CACHE];
+static int lc_sched_ncached;
+
 lc_sched_t *lc_sched_new(lc_comm_t *comm)
 {
-    lc_sched_t *s = calloc(1, sizeof(*s));
-    if (!s) return NULL;
+    lc_sched_t *s;
+    if (lc_sched_ncached) {
+        s = lc_sched_cache[--lc_sched_ncached];
+        lc_sop_t *ops = s->ops;
+        void **bufs = s->bufs, *spare = s->spare;
+        size_t *buf_bytes = s->buf_bytes;
+        int cap = s->cap, bufcap = s->bufcap;
+        size_t spare_bytes = s->spare_bytes;
+        memset(s, 0, sizeof(*s));
+        s->ops = ops;
+        s->cap = cap;
+        s->bufs = bufs;
+        s->buf_bytes = buf_bytes;
+        s->bufcap = bufcap;
+        s->spare = spare;
+        s->spare_bytes = spare_bytes;
+    } else if (!(s = calloc(1, sizeof(*s)))) {
+        return NULL;
+    }
     lc_list_init(&s->link);
     s->comm = comm;
     return s;
@@ -34,7 +60,24 @@ void lc_sched_take_tag(lc_sched_t *s)
 void lc_sched_free(lc_sched_t *s)
 {
     if (!s) return;
-    for (int i = 0; i < s->nbufs; i++) free(s->bufs[i]);
+    /* Keep the largest small buffer as the spare scratch. */
+    for (int i = 0; i < s->nbufs; i++) {
+        size_t n = s->buf_bytes[i];
+        if (n <= LC_SCHED_SPARE_MAX && n > s->spare_bytes && lc_sched_ncached < LC_SCHED_CACHE) {
+            free(s->spare);
+            s->spare = s->bufs[i];
+            s->spare_bytes = n;
+        } else {
+            free(s->bufs[i]);
+        }
+    }
+    s->nbufs = 0;
+    if (lc_sched_ncached < LC_SCHED_CACHE) {
+        lc_sched_cache[lc_sched_ncached++] = s;
+        return;
+    }
+    free(s->spare);
+    free(s->buf_bytes);
     free(s->bufs);
     free(s->ops);
     free(s);
@@ -53,14 +96,30 @@ void lc_sched_init(void)
 
 void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc)
 {
-    void **bufs = realloc(s->bufs, sizeof(*bufs) * (size_t)(s->nbufs + 1));
-    if (!bufs) {
-        *rc = lc_error(MPI_ERR_NO_MEM, "out of memory for the buffers of a nonblocking collective");
+    if (s->nbufs == s->bufcap) {
+        int cap = s->bufcap ? 2 * s->bufcap : 4;
+        void **bufs = realloc(s->bufs, sizeof(*bufs) * (size_t)cap);
+        if (bufs) s->bufs = bufs;
+        size_t *sizes = bufs ? realloc(s->buf_bytes, sizeof(*sizes) * (size_t)cap) : NULL;
+        if (!sizes) {
+            *rc = lc_error(MPI_ERR_NO_MEM, "out of memory for the buffers of a nonblocking collective");
+            return NULL;
+        }
+        s->buf_bytes = sizes;
+        s->bufcap = cap;
+    }
+    void *p;
+    if (s->spare && bytes <= s->spare_bytes) {
+        p = s->spare;
+        bytes = s->spare_bytes;
+        s->spare = NULL;
+        s->spare_bytes = 0;
+        *rc = MPI_SUCCESS;
+    } else if (!(p = lc_coll_alloc(bytes, rc))) {
         return NULL;
     }
-    s->bufs = bufs;
-    void *p = lc_coll_alloc(bytes, rc);
-    if (p) s->bufs[s->nbufs++] = p;
+    s->bufs[s->nbufs] = p;
+    s->buf_bytes[s->nbufs++] = bytes;
     return p;
 }
 

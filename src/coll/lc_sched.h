@@ -88,9 +88,12 @@ typedef struct lc_sched {
     int pending;       /* sends/receives of the round not complete */
     int err;           /* first error (MPI code) */
     lc_request_t *req; /* the request completed at the end */
-    /* buffers owned by the schedule */
+    /* buffers owned by the schedule: bufs[i] of buf_bytes[i] bytes */
     void **bufs;
-    int nbufs;
+    size_t *buf_bytes;
+    int nbufs, bufcap;
+    void *spare; /* a cached schedule's kept scratch (lc_sched_free) */
+    size_t spare_bytes;
 } lc_sched_t;
 
 /* An empty schedule for `comm`; it gets its tag (the next of the

@@ -311,6 +311,7 @@ static int lc_sched_advance(lc_sched_t *s)
             if (op->kind == LC_SOP_FENCE) break;
             int rc = lc_sched_start_op(s, op);
             if (rc != MPI_SUCCESS) {
+                op = &s->ops[s->pos - 1]; /* a call step may have added steps (and moved the array) */
                 if (op->req == NULL && (op->kind == LC_SOP_SEND || op->kind == LC_SOP_RECV)) s->pending--;
                 s->err = rc;
                 lc_sched_withdraw(s);

@@ -113,6 +113,8 @@ int lc_sched_copy(lc_sched_t *s, void *dst, const void *src, size_t bytes);
  * src, computed into src (which must be scratch) and copied to dst. */
 int lc_sched_reduce(lc_sched_t *s, void *src, void *dst, size_t count, MPI_Datatype dt, MPI_Op op, bool lower,
                     bool strict);
+/* A call step may add steps to its own schedule (they run after it, in
+ * its round until the next fence): MPI_Comm_idup retries so. */
 int lc_sched_call(lc_sched_t *s, lc_sched_call_fn *fn, void *arg);
 /* End the current round. */
 int lc_sched_fence(lc_sched_t *s);

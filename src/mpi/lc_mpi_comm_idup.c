@@ -12,9 +12,16 @@
  * step that frees the holds, takes the lowest slot of the result and
  * makes the communicator (group, topology, hints, attributes through
  * their copy callbacks) and writes the caller's handle.  Every rank
- * computes the same slot from the same result.  When members' windows do
- * not meet (their creations diverged by more than 64 slots) the request
- * fails with MPI_ERR_INTERN rather than hang.
+ * computes the same slot from the same result.
+ *
+ * The windows of two members need not meet: a member on which an earlier
+ * idup already completed offers the slots that one released, while a
+ * member still running it offers higher ones.  Every member then sees the
+ * same empty result and retries together — the last step adds a new
+ * offer, allreduce and last step to the schedule — with a window twice
+ * as large, up to every free slot; by then earlier idups have completed
+ * everywhere.  Only when no slot at all is free on every member does the
+ * request fail (MPI_ERR_INTERN), as MPI_Comm_dup would.
  */
 #include "coll/lc_sched.h"
 #include "mpi/lc_mpi_attr.h"
@@ -27,6 +34,8 @@
 #define LC_IDUP_WINDOW 64
 
 typedef struct lc_idup {
+    lc_sched_t *sched;
+    int window; /* slots offered; LC_CTX_WORDS * 64: all free ones */
     lc_comm_t *parent;
     lc_info_t *hints; /* the new communicator's, until it takes them */
     MPI_Comm *newcomm;
@@ -41,6 +50,8 @@ static void lc_idup_hold(const uint64_t *mask, int taken)
         for (uint64_t m = mask[w]; m; m &= m - 1) lc_comm_ctx_hold(w * 64 + __builtin_ctzll(m), taken);
 }
 
+static int lc_idup_round(lc_idup_t *d, int window);
+
 /* The last step of the schedule (from the progress engine). */
 static int lc_idup_finish(void *arg)
 {
@@ -49,11 +60,12 @@ static int lc_idup_finish(void *arg)
     int slot = -1;
     for (int w = 0; w < LC_CTX_WORDS && slot < 0; w++)
         if (d->agreed[w]) slot = w * 64 + __builtin_ctzll(d->agreed[w]);
+    if (slot < 0 && d->window < LC_CTX_WORDS * 64) return lc_idup_round(d, 2 * d->window);
     if (slot < 0) {
         if (d->hints) lc_info_free(d->hints);
         d->hints = NULL;
-        return lc_error(MPI_ERR_INTERN, "MPI_Comm_idup: the members offered no common context id (their "
-                                        "communicator creations diverged); use MPI_Comm_dup");
+        return lc_error(MPI_ERR_INTERN, "MPI_Comm_idup: no communicator context id is free on every member "
+                                        "(2048 exist per process); free communicators you no longer need");
     }
     lc_comm_t *p = d->parent, *n;
     int rc = lc_mpi_comm_make(p, slot, p->rank, p->size, p->world_ranks, &n);
@@ -75,14 +87,31 @@ static int lc_idup_finish(void *arg)
     return MPI_SUCCESS;
 }
 
-/* The offer: the LC_IDUP_WINDOW lowest slots free here. */
-static void lc_idup_offer(uint64_t *offer)
+/* The offer: the `window` lowest slots free here. */
+static void lc_idup_offer(uint64_t *offer, int window)
 {
     const uint64_t *free_mask = lc_comm_ctx_free_mask();
-    int left = LC_IDUP_WINDOW;
+    int left = window;
     memset(offer, 0, sizeof(uint64_t) * LC_CTX_WORDS);
     for (int w = 0; w < LC_CTX_WORDS && left; w++)
         for (uint64_t m = free_mask[w]; m && left; m &= m - 1, left--) offer[w] |= m & -m;
+}
+
+/* Add one agreement to the schedule: offer (held from now on), allreduce
+ * (BAND), then lc_idup_finish.  From lc_comm_idup, and from
+ * lc_idup_finish itself to retry. */
+static int lc_idup_round(lc_idup_t *d, int window)
+{
+    d->window = window;
+    lc_idup_offer(d->offer, window);
+    lc_sched_t *outer = lc_coll_capture; /* none expected; kept in case */
+    lc_coll_capture = d->sched;
+    int rc = lc_coll_allreduce(d->offer, d->agreed, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, d->parent);
+    lc_coll_capture = outer;
+    if (rc == MPI_SUCCESS) rc = lc_sched_fence(d->sched);
+    if (rc == MPI_SUCCESS) rc = lc_sched_call(d->sched, lc_idup_finish, d);
+    if (rc == MPI_SUCCESS) lc_idup_hold(d->offer, 1);
+    return rc;
 }
 
 static int lc_comm_idup(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
@@ -97,15 +126,10 @@ static int lc_comm_idup(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, 
     d->parent = c;
     d->newcomm = newcomm;
     if (info && (rc = lc_info_dup(info, &d->hints)) != MPI_SUCCESS) goto err_sched;
-    lc_idup_offer(d->offer);
-    lc_coll_capture = s;
-    rc = lc_coll_allreduce(d->offer, d->agreed, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, c);
-    lc_coll_capture = NULL;
-    if (rc == MPI_SUCCESS) rc = lc_sched_fence(s);
-    if (rc == MPI_SUCCESS) rc = lc_sched_call(s, lc_idup_finish, d);
+    d->sched = s;
     if (rc == MPI_SUCCESS && !(req = lc_request_alloc(LC_REQ_COLL))) rc = lc_error(MPI_ERR_NO_MEM, "out of requests");
+    if (rc == MPI_SUCCESS && (rc = lc_idup_round(d, LC_IDUP_WINDOW)) != MPI_SUCCESS) lc_request_release(req);
     if (rc != MPI_SUCCESS) goto err_info;
-    lc_idup_hold(d->offer, 1);
     lc_sched_take_tag(s);
     req->comm = c;
     req->sched = s;

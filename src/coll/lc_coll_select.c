@@ -20,6 +20,7 @@
  *   size can be used: ranks do not know each other's counts).
  */
 #include "coll/lc_coll_impl.h"
+#include "coll/lc_icoll.h"
 #include "util/lc_params.h"
 
 #include <limits.h>
@@ -233,6 +234,7 @@ static const lc_coll_rule_t *lc_coll_forced[LC_COLL_COUNT];
 
 void lc_coll_init(void)
 {
+    lc_sched_init();
     for (int id = 0; id < LC_COLL_COUNT; id++) {
         const lc_coll_table_t *t = &lc_coll_tables[id];
         char var[64];
@@ -297,18 +299,40 @@ static const lc_coll_rule_t *lc_coll_pick_op(lc_coll_id_t id, size_t bytes, int 
 
 /* ---- entry points ------------------------------------------------------- */
 /* A collective that moves no data on any rank returns at once: every rank
- * computes the same "nothing to do" from arguments all ranks share. */
+ * computes the same "nothing to do" from arguments all ranks share.
+ * While lc_coll_capture is set (the MPI layer starting a nonblocking or
+ * persistent collective), the chosen rule's schedule is built instead of
+ * running it: one table decides for both (src/coll/lc_icoll.h). */
+
+/* The capturing schedule, taken (so that it builds exactly one call). */
+static inline lc_sched_t *lc_coll_take_capture(void)
+{
+    lc_sched_t *s = lc_coll_capture;
+    lc_coll_capture = NULL;
+    return s;
+}
+#define LC_CAPTURE(build)                                \
+    do {                                                 \
+        if (lc_unlikely(lc_coll_capture != NULL)) {      \
+            lc_sched_t *s_ = lc_coll_take_capture();     \
+            return build;                                \
+        }                                                \
+    } while (0)
 
 int lc_coll_barrier(lc_comm_t *comm)
 {
-    return lc_coll_pick(LC_COLL_BARRIER, 0, comm->size)->fn.barrier(comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_BARRIER, 0, comm->size);
+    LC_CAPTURE(lc_icoll_barrier(s_, rule->algorithm, comm));
+    return rule->fn.barrier(comm);
 }
 
 int lc_coll_bcast(void *buf, size_t count, MPI_Datatype dt, int root, lc_comm_t *comm)
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0 || comm->size == 1) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_BCAST, bytes, comm->size)->fn.bcast(buf, bytes, root, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_BCAST, bytes, comm->size);
+    LC_CAPTURE(lc_icoll_bcast(s_, rule->algorithm, buf, bytes, root, comm));
+    return rule->fn.bcast(buf, bytes, root, comm);
 }
 
 int lc_coll_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root,
@@ -316,14 +340,18 @@ int lc_coll_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, 
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick_op(LC_COLL_REDUCE, bytes, comm->size, op)->fn.reduce(sbuf, rbuf, count, dt, op, root, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick_op(LC_COLL_REDUCE, bytes, comm->size, op);
+    LC_CAPTURE(lc_icoll_reduce(s_, rule->algorithm, sbuf, rbuf, count, dt, op, root, comm));
+    return rule->fn.reduce(sbuf, rbuf, count, dt, op, root, comm);
 }
 
 int lc_coll_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick_op(LC_COLL_ALLREDUCE, bytes, comm->size, op)->fn.allreduce(sbuf, rbuf, count, dt, op, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick_op(LC_COLL_ALLREDUCE, bytes, comm->size, op);
+    LC_CAPTURE(lc_icoll_allreduce(s_, rule->algorithm, sbuf, rbuf, count, dt, op, comm));
+    return rule->fn.allreduce(sbuf, rbuf, count, dt, op, comm);
 }
 
 int lc_coll_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
@@ -336,7 +364,9 @@ int lc_coll_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf
     size_t rbytes = is_root ? rcount * lc_dtype_size(rdt) : 0;
     size_t block = is_root ? rbytes : sbytes;
     if (block == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_GATHER, block, comm->size)->fn.gather(sbuf, sbytes, rbuf, rbytes, root, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_GATHER, block, comm->size);
+    LC_CAPTURE(lc_icoll_gather(s_, rule->algorithm, sbuf, sbytes, rbuf, rbytes, root, comm));
+    return rule->fn.gather(sbuf, sbytes, rbuf, rbytes, root, comm);
 }
 
 int lc_coll_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
@@ -345,8 +375,9 @@ int lc_coll_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbu
     bool is_root = comm->rank == root;
     size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
     size_t resize = is_root ? lc_dtype_size(rdt) : 0;
-    return lc_coll_pick(LC_COLL_GATHERV, 0, comm->size)
-        ->fn.gatherv(sbuf, sbytes, rbuf, rv, resize, root, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_GATHERV, 0, comm->size);
+    LC_CAPTURE(lc_icoll_gatherv(s_, rule->algorithm, sbuf, sbytes, rbuf, rv, resize, root, comm));
+    return rule->fn.gatherv(sbuf, sbytes, rbuf, rv, resize, root, comm);
 }
 
 int lc_coll_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
@@ -357,7 +388,9 @@ int lc_coll_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbu
     size_t rbytes = rbuf == MPI_IN_PLACE ? 0 : rcount * lc_dtype_size(rdt);
     size_t block = is_root ? sbytes : rbytes;
     if (block == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_SCATTER, block, comm->size)->fn.scatter(sbuf, sbytes, rbuf, rbytes, root, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_SCATTER, block, comm->size);
+    LC_CAPTURE(lc_icoll_scatter(s_, rule->algorithm, sbuf, sbytes, rbuf, rbytes, root, comm));
+    return rule->fn.scatter(sbuf, sbytes, rbuf, rbytes, root, comm);
 }
 
 int lc_coll_scatterv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, void *rbuf,
@@ -366,8 +399,9 @@ int lc_coll_scatterv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, voi
     bool is_root = comm->rank == root;
     size_t sesize = is_root ? lc_dtype_size(sdt) : 0;
     size_t rbytes = rbuf == MPI_IN_PLACE ? 0 : rcount * lc_dtype_size(rdt);
-    return lc_coll_pick(LC_COLL_SCATTERV, 0, comm->size)
-        ->fn.scatterv(sbuf, sv, sesize, rbuf, rbytes, root, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_SCATTERV, 0, comm->size);
+    LC_CAPTURE(lc_icoll_scatterv(s_, rule->algorithm, sbuf, sv, sesize, rbuf, rbytes, root, comm));
+    return rule->fn.scatterv(sbuf, sv, sesize, rbuf, rbytes, root, comm);
 }
 
 int lc_coll_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
@@ -376,7 +410,9 @@ int lc_coll_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *r
     size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
     size_t rbytes = rcount * lc_dtype_size(rdt);
     if (rbytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_ALLGATHER, rbytes, comm->size)->fn.allgather(sbuf, sbytes, rbuf, rbytes, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_ALLGATHER, rbytes, comm->size);
+    LC_CAPTURE(lc_icoll_allgather(s_, rule->algorithm, sbuf, sbytes, rbuf, rbytes, comm));
+    return rule->fn.allgather(sbuf, sbytes, rbuf, rbytes, comm);
 }
 
 int lc_coll_allgatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
@@ -385,8 +421,9 @@ int lc_coll_allgatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *
     size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
     size_t resize = lc_dtype_size(rdt), total = lc_vec_total(rv, comm->size);
     if (total * resize == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_ALLGATHERV, total * resize, comm->size)
-        ->fn.allgatherv(sbuf, sbytes, rbuf, rv, resize, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_ALLGATHERV, total * resize, comm->size);
+    LC_CAPTURE(lc_icoll_allgatherv(s_, rule->algorithm, sbuf, sbytes, rbuf, rv, resize, comm));
+    return rule->fn.allgatherv(sbuf, sbytes, rbuf, rv, resize, comm);
 }
 
 int lc_coll_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
@@ -395,15 +432,18 @@ int lc_coll_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rb
     size_t sbytes = sbuf == MPI_IN_PLACE ? 0 : scount * lc_dtype_size(sdt);
     size_t rbytes = rcount * lc_dtype_size(rdt);
     if (rbytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_ALLTOALL, rbytes, comm->size)->fn.alltoall(sbuf, sbytes, rbuf, rbytes, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_ALLTOALL, rbytes, comm->size);
+    LC_CAPTURE(lc_icoll_alltoall(s_, rule->algorithm, sbuf, sbytes, rbuf, rbytes, comm));
+    return rule->fn.alltoall(sbuf, sbytes, rbuf, rbytes, comm);
 }
 
 int lc_coll_alltoallv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
                       MPI_Datatype rdt, lc_comm_t *comm)
 {
     size_t sesize = sbuf == MPI_IN_PLACE ? 0 : lc_dtype_size(sdt);
-    return lc_coll_pick(LC_COLL_ALLTOALLV, 0, comm->size)
-        ->fn.alltoallv(sbuf, sv, sesize, rbuf, rv, lc_dtype_size(rdt), comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_ALLTOALLV, 0, comm->size);
+    LC_CAPTURE(lc_icoll_alltoallv(s_, rule->algorithm, sbuf, sv, sesize, rbuf, rv, lc_dtype_size(rdt), comm));
+    return rule->fn.alltoallv(sbuf, sv, sesize, rbuf, rv, lc_dtype_size(rdt), comm);
 }
 
 int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
@@ -411,8 +451,9 @@ int lc_coll_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI
 {
     size_t bytes = lc_vec_total(rv, comm->size) * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick_op(LC_COLL_REDUCE_SCATTER, bytes, comm->size, op)
-        ->fn.reduce_scatter(sbuf, rbuf, rv, dt, op, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick_op(LC_COLL_REDUCE_SCATTER, bytes, comm->size, op);
+    LC_CAPTURE(lc_icoll_reduce_scatter(s_, rule->algorithm, sbuf, rbuf, rv, dt, op, comm));
+    return rule->fn.reduce_scatter(sbuf, rbuf, rv, dt, op, comm);
 }
 
 int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MPI_Datatype dt, MPI_Op op,
@@ -421,20 +462,25 @@ int lc_coll_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MP
     size_t bytes = rcount * (size_t)comm->size * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
     lc_vec_t uniform = { .counts = NULL, .displs = NULL, .uniform = rcount, .wide = false };
-    return lc_coll_pick_op(LC_COLL_REDUCE_SCATTER_BLOCK, bytes, comm->size, op)
-        ->fn.reduce_scatter(sbuf, rbuf, &uniform, dt, op, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick_op(LC_COLL_REDUCE_SCATTER_BLOCK, bytes, comm->size, op);
+    LC_CAPTURE(lc_icoll_reduce_scatter(s_, rule->algorithm, sbuf, rbuf, &uniform, dt, op, comm));
+    return rule->fn.reduce_scatter(sbuf, rbuf, &uniform, dt, op, comm);
 }
 
 int lc_coll_scan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_SCAN, bytes, comm->size)->fn.scan(sbuf, rbuf, count, dt, op, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_SCAN, bytes, comm->size);
+    LC_CAPTURE(lc_icoll_scan(s_, rule->algorithm, sbuf, rbuf, count, dt, op, comm));
+    return rule->fn.scan(sbuf, rbuf, count, dt, op, comm);
 }
 
 int lc_coll_exscan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
-    return lc_coll_pick(LC_COLL_EXSCAN, bytes, comm->size)->fn.scan(sbuf, rbuf, count, dt, op, comm);
+    const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_EXSCAN, bytes, comm->size);
+    LC_CAPTURE(lc_icoll_exscan(s_, rule->algorithm, sbuf, rbuf, count, dt, op, comm));
+    return rule->fn.scan(sbuf, rbuf, count, dt, op, comm);
 }

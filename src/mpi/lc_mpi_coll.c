@@ -19,7 +19,7 @@ err:
 }
 LC_MPI_ALIAS(Barrier);
 
-static int lc_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *func)
+int lc_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -33,7 +33,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                      MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -55,7 +55,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int lc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -72,7 +72,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+int lc_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -92,7 +92,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+int lc_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -112,7 +112,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+int lc_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -127,7 +127,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+int lc_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -145,7 +145,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+int lc_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -162,7 +162,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int lc_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    const char *func)
 {
     lc_comm_t *c = NULL;
@@ -179,7 +179,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int lc_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;

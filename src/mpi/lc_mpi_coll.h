@@ -31,4 +31,39 @@ int lc_check_vector(const lc_comm_t *comm, const void *buf, const lc_vec_t *v, c
 /* count, datatype and operation of a reduction */
 int lc_check_reduction(MPI_Count count, MPI_Datatype dt, MPI_Op op);
 
+/* The collectives with their checks, as the blocking calls run them
+ * (lc_mpi_coll.c, lc_mpi_coll_vector.c).  `func` names the caller in error
+ * messages; an error has been through the communicator's handler.  The
+ * nonblocking and persistent calls (lc_mpi_icoll.c) run the same
+ * functions while a schedule captures the collective (lc_coll_capture). */
+int lc_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *func);
+int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+              MPI_Comm comm, const char *func);
+int lc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, const char *func);
+int lc_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+              MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func);
+int lc_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func);
+int lc_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *func);
+int lc_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm, const char *func);
+int lc_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, const char *func);
+int lc_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+            const char *func);
+int lc_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              const char *func);
+int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const lc_vec_t *rv,
+               MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func);
+int lc_scatterv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func);
+int lc_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const lc_vec_t *rv,
+                  MPI_Datatype recvtype, MPI_Comm comm, const char *func);
+int lc_alltoallv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, void *recvbuf, const lc_vec_t *rv,
+                 MPI_Datatype recvtype, MPI_Comm comm, const char *func);
+int lc_reduce_scatter(const void *sendbuf, void *recvbuf, const lc_vec_t *rv, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm, const char *func);
+
 #endif

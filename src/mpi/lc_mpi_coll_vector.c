@@ -7,7 +7,7 @@
  */
 #include "mpi/lc_mpi_coll.h"
 
-static int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const lc_vec_t *rv, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -27,7 +27,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_scatterv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, void *recvbuf,
+int lc_scatterv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, void *recvbuf,
                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -47,7 +47,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+int lc_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const lc_vec_t *rv, MPI_Datatype recvtype, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -62,7 +62,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_alltoallv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, void *recvbuf,
+int lc_alltoallv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, void *recvbuf,
                         const lc_vec_t *rv, MPI_Datatype recvtype, MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;
@@ -77,7 +77,7 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
-static int lc_reduce_scatter(const void *sendbuf, void *recvbuf, const lc_vec_t *rv, MPI_Datatype datatype, MPI_Op op,
+int lc_reduce_scatter(const void *sendbuf, void *recvbuf, const lc_vec_t *rv, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm, const char *func)
 {
     lc_comm_t *c = NULL;

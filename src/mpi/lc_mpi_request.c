@@ -12,6 +12,7 @@
  * status, as MPI 4.1 §3.7.3 says.
  */
 #include "mpi/lc_mpi_request.h"
+#include "coll/lc_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static int lc_request_check(MPI_Request handle, lc_request_t **req_p)
  * request's instance, or itself.  NULL when inactive. */
 static inline lc_request_t *lc_request_target(lc_request_t *req)
 {
-    if (req->kind == LC_REQ_PSEND || req->kind == LC_REQ_PRECV) return req->active;
+    if (req->kind == LC_REQ_PSEND || req->kind == LC_REQ_PRECV || req->kind == LC_REQ_PCOLL) return req->active;
     return req;
 }
 
@@ -517,8 +518,9 @@ LC_MPI_ALIAS(Request_free);
 /* A persistent request that is not running. */
 static int lc_check_startable(const lc_request_t *req)
 {
-    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV)
-        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init)");
+    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV && req->kind != LC_REQ_PCOLL)
+        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init or "
+                                         "a persistent collective such as MPI_Allreduce_init)");
     if (req->active) return lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
     return MPI_SUCCESS;
 }
@@ -529,9 +531,13 @@ LC_API int PMPI_Start(MPI_Request *request)
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_request_check_live(request, "start", &req));
+    c = req->comm; /* its errors go to the request's communicator (MPI 4.1 §9.3) */
     LC_TRY(lc_check_startable(req));
+    if (req->kind == LC_REQ_PCOLL) {
+        LC_TRY(lc_sched_start_instance(req)); /* the instance holds the communicator itself */
+        return MPI_SUCCESS;
+    }
     if (req->mode == LC_MODE_BUFFERED) return lc_mpi_bsend_start(req);
-    c = req->comm;
     LC_TRY(lc_pt2pt_start(req));
     lc_request_hold_comm(req->active); /* outlives the persistent request after Request_free */
     return MPI_SUCCESS;

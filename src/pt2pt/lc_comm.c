@@ -21,6 +21,8 @@ static void lc_ctx_mark(int slot, int used)
 
 const uint64_t *lc_comm_ctx_free_mask(void) { return lc_ctx_free; }
 
+void lc_comm_ctx_hold(int slot, int taken) { lc_ctx_mark(slot, taken); }
+
 void lc_comm_ctx_reset(void) { memset(lc_ctx_free, 0xff, sizeof(lc_ctx_free)); }
 static lc_comm_t **lc_comm_table;   /* dynamic communicators by index */
 static int lc_comm_table_len;

@@ -49,6 +49,7 @@ typedef struct lc_comm {
                                 operations on a freed communicator complete normally) */
     lc_cart_t *cart;         /* NULL: no topology */
     lc_graph_t *graph;       /* NULL: no graph topology (never set together with cart) */
+    uint32_t sched_seq;      /* nonblocking/persistent collectives started so far: their tags */
     char name[MPI_MAX_OBJECT_NAME];
     /* Owned by the MPI layer (src/mpi), released by lc_comm_destroy_hook: */
     void *attrs;             /* cached attributes (lc_attr_list), NULL: none */
@@ -81,6 +82,9 @@ void lc_comm_free_handle(lc_comm_t *comm);
 #define LC_CTX_WORDS 32
 /* This process's free slots (1 = free), for the agreement on a new slot. */
 const uint64_t *lc_comm_ctx_free_mask(void);
+/* Mark a free slot taken (`taken`) or free again, without a communicator:
+ * MPI_Comm_idup holds the slots it offered until the agreement ends. */
+void lc_comm_ctx_hold(int slot, int taken);
 void lc_comm_ctx_reset(void);
 
 /* Handle -> object; NULL for MPI_COMM_NULL, freed or invalid handles. */

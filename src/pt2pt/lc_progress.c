@@ -33,14 +33,34 @@ void lc_pt2pt_init(void)
     lc_channel_recv_handler = lc_pt2pt_on_packet;
 }
 
-lc_progress_hook_fn_t *lc_progress_hook;
+static lc_progress_hook_fn_t *lc_progress_hooks[LC_PROGRESS_HOOK_N];
+static unsigned lc_progress_hooks_set; /* bit per slot in use */
+
+void lc_progress_hook_set(lc_progress_hook_slot_t slot, lc_progress_hook_fn_t *fn)
+{
+    lc_progress_hooks[slot] = fn;
+    if (fn)
+        lc_progress_hooks_set |= 1u << slot;
+    else
+        lc_progress_hooks_set &= ~(1u << slot);
+}
+
+static int lc_progress_run_hooks(void)
+{
+    int events = 0;
+    for (int i = 0; i < LC_PROGRESS_HOOK_N; i++) {
+        lc_progress_hook_fn_t *fn = lc_progress_hooks[i];
+        if (fn) events += fn();
+    }
+    return events;
+}
 
 int lc_progress(void)
 {
     int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
-    if (lc_unlikely(lc_progress_hook != NULL)) events += lc_progress_hook();
+    if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
     return events;
 }
 

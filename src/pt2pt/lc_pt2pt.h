@@ -60,12 +60,16 @@ int lc_pt2pt_start(lc_request_t *preq);
 
 /* One pass over the channels and pending sends: number of events. */
 int lc_progress(void);
-/* Work an upper layer does on every progress pass (the RMA layer serves
- * one-sided requests addressed to this process): set while it has any,
- * NULL otherwise.  Returns its number of events; it may call lc_progress
- * itself and must then ignore the nested call. */
+/* Work upper layers do on every progress pass while they have any: the
+ * schedules of nonblocking and persistent collectives (src/coll/lc_sched.c)
+ * and the one-sided requests addressed to this process (src/rma).  Each
+ * sets its slot with lc_progress_hook_set while it has work and clears it
+ * (NULL) when it has none, so an idle pass pays one load.  A hook returns
+ * its number of events; it may call lc_progress itself and must then
+ * ignore the nested call. */
 typedef int lc_progress_hook_fn_t(void);
-extern lc_progress_hook_fn_t *lc_progress_hook;
+typedef enum { LC_PROGRESS_HOOK_SCHED, LC_PROGRESS_HOOK_RMA, LC_PROGRESS_HOOK_N } lc_progress_hook_slot_t;
+void lc_progress_hook_set(lc_progress_hook_slot_t slot, lc_progress_hook_fn_t *fn);
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);

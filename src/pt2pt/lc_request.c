@@ -68,8 +68,12 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
     return r;
 }
 
+void (*lc_request_sched_drop)(void *sched);
+
 void lc_request_release(lc_request_t *req)
 {
+    if (req->sched) lc_request_sched_drop(req->sched);
+    req->sched = NULL;
     if (req->holds_comm) lc_comm_release(req->comm);
     req->holds_comm = 0;
     req->in_use = 0;

@@ -26,6 +26,8 @@ typedef enum lc_req_kind {
     LC_REQ_MESSAGE,   /* MPI_Message from Mprobe: holds the dequeued message */
     LC_REQ_DONE,      /* generalized "already complete" (Ibsend, PROC_NULL) */
     LC_REQ_GREQ,      /* MPI_Grequest_start: completed by the user (src/mpi/lc_mpi_grequest.c) */
+    LC_REQ_COLL,      /* nonblocking collective: `sched` runs it (src/coll/lc_sched.h) */
+    LC_REQ_PCOLL,     /* persistent collective: `sched` built at init, `active` its instance */
 } lc_req_kind_t;
 
 typedef enum lc_send_mode {
@@ -85,6 +87,7 @@ typedef struct lc_request {
     struct lc_request *active;  /* persistent: the running instance */
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */
+    void *sched;             /* LC_REQ_COLL/PCOLL: the schedule (a reference; dropped at release) */
 
     /* the MPI layer's (src/mpi), never touched below it */
     struct lc_request *partner; /* Isendrecv's receive: its send half, released with it */
@@ -109,6 +112,10 @@ static inline void lc_request_hold_comm(lc_request_t *req)
     }
 }
 void lc_request_release(lc_request_t *req);
+/* Drops a request's reference on its schedule (`sched`) when the request
+ * is released.  Set by the collective layer at MPI_Init; the request pool
+ * sits below it and knows nothing of schedules. */
+extern void (*lc_request_sched_drop)(void *sched);
 lc_request_t *lc_request_at(uint32_t index);       /* NULL if not in use */
 lc_request_t *lc_request_lookup(MPI_Request handle); /* NULL if invalid */
 

@@ -16,7 +16,7 @@
  *  - active messages (Win_create, Win_create_dynamic, Win_allocate with a
  *    peer outside shared memory): every operation is one message to the
  *    target (header + data) on the window's private communicator; the
- *    target's progress engine (lc_progress_hook) applies it in arrival
+ *    target's progress engine (its progress hook) applies it in arrival
  *    order and answers (data or an empty acknowledgement), so an origin
  *    knows an operation complete at the target when its answer arrived.
  *    Operations on the origin itself are applied in place.

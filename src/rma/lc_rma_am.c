@@ -32,7 +32,7 @@ static int lc_rma_progress(void);
 int lc_rma_am_enable(lc_rma_win_t *win)
 {
     lc_list_push_back(&lc_rma_active, &win->active_link);
-    lc_progress_hook = lc_rma_progress;
+    lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, lc_rma_progress);
     return MPI_SUCCESS;
 }
 
@@ -53,7 +53,7 @@ void lc_rma_am_disable(lc_rma_win_t *win)
         lc_list_remove(w);
         free(w);
     }
-    if (lc_list_empty(&lc_rma_active)) lc_progress_hook = NULL;
+    if (lc_list_empty(&lc_rma_active)) lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, NULL);
 }
 
 static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user)

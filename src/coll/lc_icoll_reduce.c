@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_icoll_reduce.c — the nonblocking reduce and reduce_scatter as
+ * schedules.
+ *
+ * Reduce: the binomial tree of lc_coll_reduce_binomial.c, with the same
+ * operand order (a non-commutative operation runs on the ranks
+ * themselves, rank 0 then sends the result to the root).  A rank with
+ * children receives all of them in one round, into one buffer each, and
+ * folds them in the blocking order (v + 1, v + 2, v + 4, ...) in the next,
+ * which also sends to the parent.  The table's "scatter_gather" (long
+ * vectors) has no schedule form yet: binomial runs.
+ *
+ * Reduce_scatter(_block): the table's "reduce_scatterv" (binomial reduce
+ * of the whole vector to rank 0, which sends each rank its block); the
+ * ring has no schedule form yet.
+ */
+#include "coll/lc_icoll.h"
+
+static int lc_icoll_reduce_tree(lc_sched_t *s, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
+                                int root, lc_comm_t *comm)
+{
+    int size = comm->size, rc = MPI_SUCCESS;
+    bool is_root = comm->rank == root, ordered = !lc_op_commutative(op);
+    size_t bytes = count * lc_dtype_size(dt);
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (size == 1) return lc_sched_copy(s, rbuf, mine, bytes);
+
+    int tree_root = ordered ? 0 : root;
+    unsigned p = (unsigned)size, v = (unsigned)lc_coll_rel(comm->rank, tree_root, size);
+    unsigned nchild = 0;
+    for (unsigned mask = 1; mask < p && !(v & mask); mask <<= 1)
+        if ((v | mask) < p) nchild++;
+    void *acc = (void *)mine;
+    if (nchild) {
+        char *tmp = lc_sched_alloc(s, nchild * bytes, &rc);
+        if (!tmp) return rc;
+        acc = (!ordered && is_root) ? rbuf : lc_sched_alloc(s, bytes, &rc);
+        if (!acc) return rc;
+        unsigned i = 0;
+        for (unsigned mask = 1; mask < p && !(v & mask); mask <<= 1)
+            if ((v | mask) < p)
+                LC_SCHED_TRY(
+                    lc_sched_recv(s, tmp + (i++) * bytes, bytes, lc_coll_abs((int)(v | mask), tree_root, size)));
+        /* The copy reads `mine` before any step writes rbuf (in place at
+         * the root, mine is rbuf). */
+        LC_SCHED_TRY(lc_sched_copy(s, acc, mine, bytes));
+        LC_SCHED_TRY(lc_sched_fence(s));
+        for (unsigned k = 0; k < nchild; k++) /* acc = acc op child (ordered) or child op acc */
+            LC_SCHED_TRY(lc_sched_reduce(s, tmp + k * bytes, acc, count, dt, op, !ordered, ordered));
+    }
+    if (v != 0) {
+        unsigned low = v & -v;
+        return lc_sched_send(s, acc, bytes, lc_coll_abs((int)(v - low), tree_root, size));
+    }
+    if (!ordered) return MPI_SUCCESS; /* the tree's root is the root: acc is rbuf */
+    if (root == 0) return lc_sched_copy(s, rbuf, acc, bytes);
+    return lc_sched_send(s, acc, bytes, root);
+}
+
+int lc_icoll_reduce(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
+                    MPI_Op op, int root, lc_comm_t *comm)
+{
+    (void)alg;
+    LC_SCHED_TRY(lc_icoll_reduce_tree(s, sbuf, rbuf, count, dt, op, root, comm));
+    /* Non-commutative: the root receives the result from rank 0, after
+     * its own part of the tree (which may have sent from rbuf). */
+    if (lc_op_commutative(op) || root == 0 || comm->rank != root || comm->size == 1) return MPI_SUCCESS;
+    LC_SCHED_TRY(lc_sched_fence(s));
+    return lc_sched_recv(s, rbuf, count * lc_dtype_size(dt), 0);
+}
+
+int lc_icoll_reduce_scatter(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, const lc_vec_t *rv,
+                            MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
+{
+    (void)alg;
+    int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
+    size_t esize = lc_dtype_size(dt), total = lc_vec_total(rv, p);
+    const void *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (p == 1) return lc_sched_copy(s, rbuf, input, total * esize);
+    char *sum = NULL;
+    if (r == 0 && !(sum = lc_sched_alloc(s, total * esize, &rc))) return rc;
+    LC_SCHED_TRY(lc_icoll_reduce(s, "binomial", input, sum, total, dt, op, 0, comm));
+    LC_SCHED_TRY(lc_sched_fence(s));
+    if (r != 0) return lc_sched_recv(s, rbuf, lc_vec_count(rv, r) * esize, 0);
+    size_t at = lc_vec_count(rv, 0) * esize;
+    for (int i = 1; i < p; i++) {
+        size_t len = lc_vec_count(rv, i) * esize;
+        LC_SCHED_TRY(lc_sched_send(s, sum + at, len, i));
+        at += len;
+    }
+    return lc_sched_copy(s, rbuf, sum, lc_vec_count(rv, 0) * esize);
+}

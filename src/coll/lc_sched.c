@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_sched.c — the schedule engine: building steps, running rounds from
+ * the progress engine, completing the request (see lc_sched.h).
+ */
+#include "coll/lc_sched.h"
+#include "coll/lc_coll_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+lc_sched_t *lc_coll_capture;
+
+static lc_list_t lc_sched_running = { &lc_sched_running, &lc_sched_running };
+static int lc_sched_nrunning;
+static int lc_sched_in_progress; /* a user operation may call MPI: no re-entry */
+
+static int lc_sched_progress(void);
+
+/* Freed schedules are kept (up to LC_SCHED_CACHE) with their step and
+ * buffer arrays and one small scratch buffer, so that a loop of short
+ * nonblocking collectives does not call malloc: the Iallreduce of 8 bytes
+ * should cost what Allreduce costs. */
+#define LC_SCHED_CACHE 16
+#define LC_SCHED_SPARE_MAX (64 * 1024) /* larger scratch goes back to malloc */
+static lc_sched_t *lc_sched_cache[LC_SCHED_CACHE];
+static int lc_sched_ncached;
+
+lc_sched_t *lc_sched_new(lc_comm_t *comm)
+{
+    lc_sched_t *s;
+    if (lc_sched_ncached) {
+        s = lc_sched_cache[--lc_sched_ncached];
+        lc_sop_t *ops = s->ops;
+        void **bufs = s->bufs, *spare = s->spare;
+        size_t *buf_bytes = s->buf_bytes;
+        int cap = s->cap, bufcap = s->bufcap;
+        size_t spare_bytes = s->spare_bytes;
+        memset(s, 0, sizeof(*s));
+        s->ops = ops;
+        s->cap = cap;
+        s->bufs = bufs;
+        s->buf_bytes = buf_bytes;
+        s->bufcap = bufcap;
+        s->spare = spare;
+        s->spare_bytes = spare_bytes;
+    } else if (!(s = calloc(1, sizeof(*s)))) {
+        return NULL;
+    }
+    lc_list_init(&s->link);
+    s->comm = comm;
+    return s;
+}
+
+void lc_sched_take_tag(lc_sched_t *s)
+{
+    s->tag = LC_SCHED_TAG | (int)(s->comm->sched_seq++ & LC_SCHED_TAG_MASK);
+}
+
+void lc_sched_free(lc_sched_t *s)
+{
+    if (!s) return;
+    /* Keep the largest small buffer as the spare scratch. */
+    for (int i = 0; i < s->nbufs; i++) {
+        size_t n = s->buf_bytes[i];
+        if (n <= LC_SCHED_SPARE_MAX && n > s->spare_bytes && lc_sched_ncached < LC_SCHED_CACHE) {
+            free(s->spare);
+            s->spare = s->bufs[i];
+            s->spare_bytes = n;
+        } else {
+            free(s->bufs[i]);
+        }
+    }
+    s->nbufs = 0;
+    if (lc_sched_ncached < LC_SCHED_CACHE) {
+        lc_sched_cache[lc_sched_ncached++] = s;
+        return;
+    }
+    free(s->spare);
+    free(s->buf_bytes);
+    free(s->bufs);
+    free(s->ops);
+    free(s);
+}
+
+static void lc_sched_drop(void *p)
+{
+    lc_sched_t *s = p;
+    if (--s->refs <= 0) lc_sched_free(s);
+}
+
+void lc_sched_init(void)
+{
+    lc_request_sched_drop = lc_sched_drop;
+}
+
+void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc)
+{
+    if (s->nbufs == s->bufcap) {
+        int cap = s->bufcap ? 2 * s->bufcap : 4;
+        void **bufs = realloc(s->bufs, sizeof(*bufs) * (size_t)cap);
+        if (bufs) s->bufs = bufs;
+        size_t *sizes = bufs ? realloc(s->buf_bytes, sizeof(*sizes) * (size_t)cap) : NULL;
+        if (!sizes) {
+            *rc = lc_error(MPI_ERR_NO_MEM, "out of memory for the buffers of a nonblocking collective");
+            return NULL;
+        }
+        s->buf_bytes = sizes;
+        s->bufcap = cap;
+    }
+    void *p;
+    if (s->spare && bytes <= s->spare_bytes) {
+        p = s->spare;
+        bytes = s->spare_bytes;
+        s->spare = NULL;
+        s->spare_bytes = 0;
+        *rc = MPI_SUCCESS;
+    } else if (!(p = lc_coll_alloc(bytes, rc))) {
+        return NULL;
+    }
+    s->bufs[s->nbufs] = p;
+    s->buf_bytes[s->nbufs++] = bytes;
+    return p;
+}
+
+static lc_sop_t *lc_sched_add(lc_sched_t *s, lc_sop_kind_t kind, int *rc)
+{
+    if (s->nops == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        lc_sop_t *ops = realloc(s->ops, sizeof(*ops) * (size_t)cap);
+        if (!ops) {
+            *rc = lc_error(MPI_ERR_NO_MEM, "out of memory for the steps of a nonblocking collective");
+            return NULL;
+        }
+        s->ops = ops;
+        s->cap = cap;
+    }
+    lc_sop_t *op = &s->ops[s->nops++];
+    memset(op, 0, sizeof(*op));
+    op->kind = (uint8_t)kind;
+    *rc = MPI_SUCCESS;
+    return op;
+}
+
+int lc_sched_send(lc_sched_t *s, const void *buf, size_t bytes, int peer)
+{
+    int rc;
+    lc_sop_t *op = lc_sched_add(s, LC_SOP_SEND, &rc);
+    if (op) {
+        op->src = buf;
+        op->bytes = bytes;
+        op->peer = peer;
+    }
+    return rc;
+}
+
+int lc_sched_recv(lc_sched_t *s, void *buf, size_t bytes, int peer)
+{
+    int rc;
+    lc_sop_t *op = lc_sched_add(s, LC_SOP_RECV, &rc);
+    if (op) {
+        op->dst = buf;
+        op->bytes = bytes;
+        op->peer = peer;
+    }
+    return rc;
+}
+
+int lc_sched_copy(lc_sched_t *s, void *dst, const void *src, size_t bytes)
+{
+    if (bytes == 0 || dst == src) return MPI_SUCCESS;
+    int rc;
+    lc_sop_t *op = lc_sched_add(s, LC_SOP_COPY, &rc);
+    if (op) {
+        op->dst = dst;
+        op->src = src;
+        op->bytes = bytes;
+    }
+    return rc;
+}
+
+int lc_sched_reduce(lc_sched_t *s, void *src, void *dst, size_t count, MPI_Datatype dt, MPI_Op op_, bool lower,
+                    bool strict)
+{
+    int rc;
+    lc_sop_t *op = lc_sched_add(s, LC_SOP_REDUCE, &rc);
+    if (op) {
+        op->src = src;
+        op->dst = dst;
+        op->count = count;
+        op->bytes = count * lc_dtype_size(dt);
+        op->dt = dt;
+        op->op = op_;
+        op->lower = lower;
+        op->strict = strict;
+    }
+    return rc;
+}
+
+int lc_sched_call(lc_sched_t *s, lc_sched_call_fn *fn, void *arg)
+{
+    int rc;
+    lc_sop_t *op = lc_sched_add(s, LC_SOP_CALL, &rc);
+    if (op) {
+        op->fn = fn;
+        op->arg = arg;
+    }
+    return rc;
+}
+
+int lc_sched_fence(lc_sched_t *s)
+{
+    if (s->nops == 0 || s->ops[s->nops - 1].kind == LC_SOP_FENCE) return MPI_SUCCESS; /* no empty rounds */
+    int rc;
+    lc_sched_add(s, LC_SOP_FENCE, &rc);
+    return rc;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+static void lc_sched_local_reduce(lc_sop_t *op)
+{
+    void *src = (void *)op->src;
+    if (op->lower || (!op->strict && lc_op_commutative(op->op))) {
+        lc_op_apply(op->op, op->dt, src, op->dst, op->count); /* dst = src op dst */
+    } else {
+        lc_op_apply(op->op, op->dt, op->dst, src, op->count); /* src = dst op src */
+        memcpy(op->dst, src, op->bytes);
+    }
+}
+
+/* Start one step; sends and receives add to `pending`. */
+static int lc_sched_start_op(lc_sched_t *s, lc_sop_t *op)
+{
+    switch ((lc_sop_kind_t)op->kind) {
+    case LC_SOP_SEND:
+        s->pending++;
+        return lc_coll_isend(op->src, op->bytes, op->peer, s->tag, s->comm, &op->req);
+    case LC_SOP_RECV:
+        s->pending++;
+        return lc_coll_irecv(op->dst, op->bytes, op->peer, s->tag, s->comm, &op->req);
+    case LC_SOP_COPY:
+        memcpy(op->dst, op->src, op->bytes);
+        return MPI_SUCCESS;
+    case LC_SOP_REDUCE:
+        lc_sched_local_reduce(op);
+        return MPI_SUCCESS;
+    case LC_SOP_CALL:
+        return op->fn(op->arg);
+    case LC_SOP_FENCE:
+        return MPI_SUCCESS;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Collect the finished sends and receives of the current round. */
+static void lc_sched_reap(lc_sched_t *s)
+{
+    for (int i = s->round_begin; i < s->pos && s->pending; i++) {
+        lc_sop_t *op = &s->ops[i];
+        if (!op->req || !op->req->complete) continue;
+        if (op->req->st_error && !s->err) s->err = op->req->st_error;
+        lc_request_release(op->req);
+        op->req = NULL;
+        s->pending--;
+    }
+}
+
+/* After a failure no further round starts: the receives of this round
+ * that have not matched are withdrawn (their senders may have failed
+ * too), its sends complete normally. */
+static void lc_sched_withdraw(lc_sched_t *s)
+{
+    for (int i = s->round_begin; i < s->pos; i++)
+        if (s->ops[i].req && s->ops[i].kind == LC_SOP_RECV) lc_pt2pt_cancel(s->ops[i].req);
+}
+
+static void lc_sched_finish(lc_sched_t *s)
+{
+    lc_list_remove(&s->link);
+    if (--lc_sched_nrunning == 0) lc_progress_hook_set(LC_PROGRESS_HOOK_SCHED, NULL);
+    lc_request_t *req = s->req;
+    s->req = NULL;
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    req->st_bytes = 0;
+    req->st_error = s->err;
+    /* Last: completing a request the user freed releases it, and with it
+     * maybe the schedule. */
+    lc_request_complete(req);
+}
+
+/* Advance one schedule as far as it goes without waiting; returns the
+ * number of rounds it finished. */
+static int lc_sched_advance(lc_sched_t *s)
+{
+    int steps = 0;
+    for (;;) {
+        if (s->pending) {
+            lc_sched_reap(s);
+            if (s->pending) return steps;
+        }
+        steps++;
+        if (s->pos == s->nops || s->err) {
+            lc_sched_finish(s);
+            return steps;
+        }
+        s->round_begin = s->pos;
+        while (s->pos < s->nops) {
+            lc_sop_t *op = &s->ops[s->pos++];
+            if (op->kind == LC_SOP_FENCE) break;
+            int rc = lc_sched_start_op(s, op);
+            if (rc != MPI_SUCCESS) {
+                op = &s->ops[s->pos - 1]; /* a call step may have added steps (and moved the array) */
+                if (op->req == NULL && (op->kind == LC_SOP_SEND || op->kind == LC_SOP_RECV)) s->pending--;
+                s->err = rc;
+                lc_sched_withdraw(s);
+                break;
+            }
+        }
+    }
+}
+
+static int lc_sched_progress(void)
+{
+    if (lc_sched_in_progress) return 0;
+    lc_sched_in_progress = 1;
+    int steps = 0;
+    lc_list_for_each (it, &lc_sched_running) steps += lc_sched_advance((lc_sched_t *)it);
+    lc_sched_in_progress = 0;
+    return steps;
+}
+
+void lc_sched_start(lc_sched_t *s, lc_request_t *req)
+{
+    s->pos = s->round_begin = s->pending = 0;
+    s->err = MPI_SUCCESS;
+    s->req = req;
+    lc_list_push_back(&lc_sched_running, &s->link);
+    lc_sched_nrunning++;
+    lc_progress_hook_set(LC_PROGRESS_HOOK_SCHED, lc_sched_progress);
+    /* Start the first round now (sends leave before the caller computes);
+     * unless we are inside the engine already (a call step starting a
+     * schedule), then the next pass does. */
+    if (!lc_sched_in_progress) {
+        lc_sched_in_progress = 1;
+        lc_sched_advance(s);
+        lc_sched_in_progress = 0;
+    }
+}
+
+int lc_sched_start_instance(lc_request_t *preq)
+{
+    lc_sched_t *s = preq->sched;
+    lc_request_t *inst = lc_request_alloc(LC_REQ_COLL);
+    if (!inst) return lc_error(MPI_ERR_NO_MEM, "out of requests starting a persistent collective");
+    inst->comm = preq->comm;
+    lc_request_hold_comm(inst); /* outlives the persistent request after Request_free */
+    inst->sched = s;
+    s->refs++;
+    preq->active = inst;
+    lc_sched_start(s, inst);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_sched.h — schedules: how a nonblocking or persistent collective runs.
+ *
+ * A schedule is a list of steps in rounds: sends and receives in the
+ * communicator's collective context, local copies, local reductions and
+ * calls.  A round's steps are started in the order they were added (a
+ * local step runs when its turn comes, so a copy or reduction may precede
+ * the sends of its round that read its result); the next round starts
+ * when every send and receive of the round has completed.  Temporary
+ * buffers belong to the schedule (lc_sched_alloc) and live as long as it.
+ *
+ * There is no thread: running schedules sit on one list, which the
+ * progress engine walks on every pass (its progress hook), so any MPI call
+ * that makes progress — Test, Wait*, Iprobe, a send — advances them.  A
+ * schedule ends by completing its request (req->sched holds a reference).
+ *
+ * Matching.  All messages of a schedule carry one tag,
+ * LC_SCHED_TAG | (the communicator's schedule sequence number): MPI
+ * requires every rank to start the nonblocking collectives of a
+ * communicator in the same order, so the n-th one has the same tag
+ * everywhere, and two outstanding ones never take each other's messages
+ * however their rounds interleave.  Inside one schedule, steps between a
+ * pair of ranks are posted in the same order on both sides and channels
+ * are FIFO, as for the blocking collectives (lc_coll_impl.h).  The tag
+ * range is disjoint from the blocking collectives' (1..15) and from
+ * LC_COLL_TAG_SUBSET's; it wraps after 2^28 schedules on one
+ * communicator, far beyond what can be outstanding at once.  A persistent
+ * collective takes its tag once, at init: its instances run one after
+ * the other, so the FIFO argument keeps them apart.
+ *
+ * Derived datatypes: a schedule moves bytes.  When the blocking
+ * collectives learn to stage derived types through packed bytes, the
+ * builders put a pack step (LC_SOP_COPY today, a pack step then) first
+ * and an unpack step last, into and out of a buffer of the schedule.
+ */
+#ifndef LC_SCHED_H
+#define LC_SCHED_H
+
+#include "coll/lc_coll.h"
+#include "pt2pt/lc_request.h"
+#include "util/lc_list.h"
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LC_SCHED_TAG 0x20000000
+#define LC_SCHED_TAG_MASK 0x0fffffff
+
+typedef enum lc_sop_kind {
+    LC_SOP_SEND = 1,
+    LC_SOP_RECV,
+    LC_SOP_COPY,   /* dst <- src, bytes */
+    LC_SOP_REDUCE, /* dst <- src op dst, or dst op src (see lc_sched_reduce) */
+    LC_SOP_CALL,   /* fn(arg): a local step of the caller's (MPI_Comm_idup) */
+    LC_SOP_FENCE,  /* end of a round */
+} lc_sop_kind_t;
+
+typedef int lc_sched_call_fn(void *arg);
+
+typedef struct lc_sop {
+    uint8_t kind;
+    uint8_t lower;  /* REDUCE: src holds lower ranks' operands */
+    uint8_t strict; /* REDUCE: keep operand order even for a commutative op */
+    int peer;       /* SEND/RECV: comm rank */
+    const void *src;
+    void *dst; /* RECV: buffer; REDUCE: accumulator */
+    size_t bytes;
+    size_t count; /* REDUCE: elements */
+    MPI_Datatype dt;
+    MPI_Op op;
+    lc_sched_call_fn *fn;
+    void *arg;
+    lc_request_t *req; /* SEND/RECV in flight */
+} lc_sop_t;
+
+typedef struct lc_sched {
+    lc_list_t link; /* on the running list while it runs */
+    lc_comm_t *comm;
+    int tag;
+    int refs; /* requests holding it (persistent: the request + its instance) */
+    lc_sop_t *ops;
+    int nops, cap;
+    /* running state, reset by each start */
+    int pos;           /* next step to start */
+    int round_begin;   /* first step of the current round */
+    int pending;       /* sends/receives of the round not complete */
+    int err;           /* first error (MPI code) */
+    lc_request_t *req; /* the request completed at the end */
+    /* buffers owned by the schedule: bufs[i] of buf_bytes[i] bytes */
+    void **bufs;
+    size_t *buf_bytes;
+    int nbufs, bufcap;
+    void *spare; /* a cached schedule's kept scratch (lc_sched_free) */
+    size_t spare_bytes;
+} lc_sched_t;
+
+/* An empty schedule for `comm`; it gets its tag (the next of the
+ * communicator's sequence) from lc_sched_take_tag once it is complete. */
+lc_sched_t *lc_sched_new(lc_comm_t *comm);
+void lc_sched_take_tag(lc_sched_t *s);
+void lc_sched_free(lc_sched_t *s);
+/* Scratch memory of the schedule; NULL (rc set) when out of memory. */
+void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc);
+
+/* Steps (return MPI codes: only running out of memory fails). */
+int lc_sched_send(lc_sched_t *s, const void *buf, size_t bytes, int peer);
+int lc_sched_recv(lc_sched_t *s, void *buf, size_t bytes, int peer);
+int lc_sched_copy(lc_sched_t *s, void *dst, const void *src, size_t bytes);
+/* dst = src op dst when `lower` (src holds the lower ranks' operands) or
+ * the operation is commutative and not `strict`; otherwise dst = dst op
+ * src, computed into src (which must be scratch) and copied to dst. */
+int lc_sched_reduce(lc_sched_t *s, void *src, void *dst, size_t count, MPI_Datatype dt, MPI_Op op, bool lower,
+                    bool strict);
+/* A call step may add steps to its own schedule (they run after it, in
+ * its round until the next fence): MPI_Comm_idup retries so. */
+int lc_sched_call(lc_sched_t *s, lc_sched_call_fn *fn, void *arg);
+/* End the current round. */
+int lc_sched_fence(lc_sched_t *s);
+
+/* Run the schedule to complete `req` (an instance: LC_REQ_COLL).  The
+ * first round starts now; a schedule with nothing to do completes req at
+ * once. */
+void lc_sched_start(lc_sched_t *s, lc_request_t *req);
+
+/* MPI_Start of a persistent collective (LC_REQ_PCOLL, inactive): a new
+ * instance (LC_REQ_COLL, holding the schedule and the communicator)
+ * becomes preq->active and runs the schedule built at init. */
+int lc_sched_start_instance(lc_request_t *preq);
+
+/* Set while the MPI layer turns a collective into a schedule: the entry
+ * points of lc_coll.h (lc_coll_select.c) then build the chosen
+ * algorithm's schedule into it instead of running the algorithm. */
+extern lc_sched_t *lc_coll_capture;
+
+/* Register the hooks with the request pool (MPI_Init). */
+void lc_sched_init(void);
+
+#endif

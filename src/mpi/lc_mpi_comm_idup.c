@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_comm_idup.c — MPI_Comm_idup and MPI_Comm_idup_with_info: the
+ * context-id agreement of MPI_Comm_dup as a schedule.
+ *
+ * A blocking duplicate ANDs every member's free-slot mask (an allreduce)
+ * and takes the lowest common slot.  Nonblocking, other communicators
+ * may be created between the start and the end of the agreement, so the
+ * slots a rank offers must not be taken meanwhile: at the start each
+ * rank holds (marks taken) the 64 lowest slots free on it and offers only
+ * those; the schedule is an allreduce (BAND) of the offers, then a local
+ * step that frees the holds, takes the lowest slot of the result and
+ * makes the communicator (group, topology, hints, attributes through
+ * their copy callbacks) and writes the caller's handle.  Every rank
+ * computes the same slot from the same result.
+ *
+ * The windows of two members need not meet: a member on which an earlier
+ * idup already completed offers the slots that one released, while a
+ * member still running it offers higher ones.  Every member then sees the
+ * same empty result and retries together — the last step adds a new
+ * offer, allreduce and last step to the schedule — with a window twice
+ * as large, up to every free slot; by then earlier idups have completed
+ * everywhere.  Only when no slot at all is free on every member does the
+ * request fail (MPI_ERR_INTERN), as MPI_Comm_dup would.
+ */
+#include "coll/lc_sched.h"
+#include "mpi/lc_mpi_attr.h"
+#include "mpi/lc_mpi_comm.h"
+#include "mpi/lc_mpi_info.h"
+#include "mpi/lc_mpi_request.h"
+
+#include <string.h>
+
+#define LC_IDUP_WINDOW 64
+
+typedef struct lc_idup {
+    lc_sched_t *sched;
+    int window; /* slots offered; LC_CTX_WORDS * 64: all free ones */
+    lc_comm_t *parent;
+    lc_info_t *hints; /* the new communicator's, until it takes them */
+    MPI_Comm *newcomm;
+    uint64_t offer[LC_CTX_WORDS];
+    uint64_t agreed[LC_CTX_WORDS];
+} lc_idup_t;
+
+/* Hold (taken = 1) or free the slots of `mask`. */
+static void lc_idup_hold(const uint64_t *mask, int taken)
+{
+    for (int w = 0; w < LC_CTX_WORDS; w++)
+        for (uint64_t m = mask[w]; m; m &= m - 1) lc_comm_ctx_hold(w * 64 + __builtin_ctzll(m), taken);
+}
+
+static int lc_idup_round(lc_idup_t *d, int window);
+
+/* The last step of the schedule (from the progress engine). */
+static int lc_idup_finish(void *arg)
+{
+    lc_idup_t *d = arg;
+    lc_idup_hold(d->offer, 0);
+    int slot = -1;
+    for (int w = 0; w < LC_CTX_WORDS && slot < 0; w++)
+        if (d->agreed[w]) slot = w * 64 + __builtin_ctzll(d->agreed[w]);
+    if (slot < 0 && d->window < LC_CTX_WORDS * 64) return lc_idup_round(d, 2 * d->window);
+    if (slot < 0) {
+        if (d->hints) lc_info_free(d->hints);
+        d->hints = NULL;
+        return lc_error(MPI_ERR_INTERN, "MPI_Comm_idup: no communicator context id is free on every member "
+                                        "(2048 exist per process); free communicators you no longer need");
+    }
+    lc_comm_t *p = d->parent, *n;
+    int rc = lc_mpi_comm_make(p, slot, p->rank, p->size, p->world_ranks, &n);
+    if (rc != MPI_SUCCESS) {
+        if (d->hints) lc_info_free(d->hints);
+        d->hints = NULL;
+        return rc;
+    }
+    if (p->cart && !(n->cart = lc_cart_new(p->cart->ndims, p->cart->dims, p->cart->periods)))
+        rc = lc_error(MPI_ERR_NO_MEM, "out of memory copying a topology");
+    n->info = d->hints;
+    d->hints = NULL;
+    if (rc == MPI_SUCCESS) rc = lc_attr_copy_all(LC_ATTR_COMM, p->handle, &p->attrs, n->handle, &n->attrs);
+    if (rc != MPI_SUCCESS) {
+        lc_comm_free_handle(n);
+        return rc;
+    }
+    *d->newcomm = n->handle;
+    return MPI_SUCCESS;
+}
+
+/* The offer: the `window` lowest slots free here. */
+static void lc_idup_offer(uint64_t *offer, int window)
+{
+    const uint64_t *free_mask = lc_comm_ctx_free_mask();
+    int left = window;
+    memset(offer, 0, sizeof(uint64_t) * LC_CTX_WORDS);
+    for (int w = 0; w < LC_CTX_WORDS && left; w++)
+        for (uint64_t m = free_mask[w]; m && left; m &= m - 1, left--) offer[w] |= m & -m;
+}
+
+/* Add one agreement to the schedule: offer (held from now on), allreduce
+ * (BAND), then lc_idup_finish.  From lc_comm_idup, and from
+ * lc_idup_finish itself to retry. */
+static int lc_idup_round(lc_idup_t *d, int window)
+{
+    d->window = window;
+    lc_idup_offer(d->offer, window);
+    lc_sched_t *outer = lc_coll_capture; /* none expected; kept in case */
+    lc_coll_capture = d->sched;
+    int rc = lc_coll_allreduce(d->offer, d->agreed, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, d->parent);
+    lc_coll_capture = outer;
+    if (rc == MPI_SUCCESS) rc = lc_sched_fence(d->sched);
+    if (rc == MPI_SUCCESS) rc = lc_sched_call(d->sched, lc_idup_finish, d);
+    if (rc == MPI_SUCCESS) lc_idup_hold(d->offer, 1);
+    return rc;
+}
+
+static int lc_comm_idup(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int rc = MPI_SUCCESS;
+    lc_sched_t *s = lc_sched_new(c);
+    if (!s) return lc_error(MPI_ERR_NO_MEM, "out of memory for the schedule of MPI_Comm_idup");
+    lc_idup_t *d = lc_sched_alloc(s, sizeof(*d), &rc);
+    lc_request_t *req = NULL;
+    if (!d) goto err_sched;
+    memset(d, 0, sizeof(*d));
+    d->parent = c;
+    d->newcomm = newcomm;
+    if (info && (rc = lc_info_dup(info, &d->hints)) != MPI_SUCCESS) goto err_sched;
+    d->sched = s;
+    if (rc == MPI_SUCCESS && !(req = lc_request_alloc(LC_REQ_COLL))) rc = lc_error(MPI_ERR_NO_MEM, "out of requests");
+    if (rc == MPI_SUCCESS && (rc = lc_idup_round(d, LC_IDUP_WINDOW)) != MPI_SUCCESS) lc_request_release(req);
+    if (rc != MPI_SUCCESS) goto err_info;
+    lc_sched_take_tag(s);
+    req->comm = c;
+    req->sched = s;
+    s->refs = 1;
+    *newcomm = MPI_COMM_NULL; /* the handle is written when the request completes */
+    lc_mpi_request_out(req, request);
+    lc_sched_start(s, req);
+    return MPI_SUCCESS;
+err_info:
+    if (d->hints) lc_info_free(d->hints);
+err_sched:
+    lc_sched_free(s);
+    return rc;
+}
+
+LC_API int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_ptr(newcomm, "newcomm"));
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_comm_idup(c, c->info, newcomm, request)); /* MPI 4: the hints are duplicated too */
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_idup", rc);
+}
+LC_MPI_ALIAS(Comm_idup);
+
+LC_API int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    lc_comm_t *c = NULL;
+    lc_info_t *i;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_info_or_null(info, &i));
+    LC_TRY(lc_check_ptr(newcomm, "newcomm"));
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_comm_idup(c, i, newcomm, request));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_idup_with_info", rc);
+}
+LC_MPI_ALIAS(Comm_idup_with_info);

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_icoll.c — the nonblocking collectives of the MPI API (MPI_Ibarrier
+ * ... MPI_Iexscan, with their large-count `_c` twins) on
+ * intracommunicators, and the capture of a collective into a schedule
+ * that they share with the persistent collectives (lc_mpi_icoll.h).
+ */
+#include "mpi/lc_mpi_icoll.h"
+#include "mpi/lc_mpi_info.h"
+
+int lc_icoll_begin(lc_icoll_start_t *st, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent,
+                   const char *func)
+{
+    lc_comm_t *c = NULL;
+    lc_info_t *hints;
+    int rc;
+    st->s = NULL;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_request_out(request));
+    if (persistent) LC_TRY(lc_check_info_or_null(info, &hints)); /* no hint is used yet */
+    if (!(st->s = lc_sched_new(c)))
+        LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for the schedule of a nonblocking collective"));
+    st->c = c;
+    st->request = request;
+    st->persistent = persistent;
+    st->func = func;
+    lc_coll_capture = st->s;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, func, rc);
+}
+
+int lc_icoll_end(lc_icoll_start_t *st, int rc)
+{
+    lc_sched_t *s = st->s;
+    lc_coll_capture = NULL; /* not taken when the call had nothing to move */
+    if (rc != MPI_SUCCESS) {
+        lc_sched_free(s);
+        return rc; /* the checks reported it */
+    }
+    lc_request_t *req = lc_request_alloc(st->persistent ? LC_REQ_PCOLL : LC_REQ_COLL);
+    if (!req) {
+        lc_sched_free(s);
+        return lc_mpi_error(st->c, st->func, lc_error(MPI_ERR_NO_MEM, "out of requests"));
+    }
+    /* The tag is taken only now: a call that failed its checks took none,
+     * so the sequence stays the same on every rank. */
+    lc_sched_take_tag(s);
+    req->comm = st->c;
+    req->sched = s;
+    s->refs = 1;
+    lc_mpi_request_out(req, st->request);
+    if (!st->persistent) lc_sched_start(s, req);
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ibarrier");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_coll_barrier(st.c));
+}
+LC_MPI_ALIAS(Ibarrier);
+
+LC_API int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ibcast");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_bcast(buffer, count, datatype, root, comm, "MPI_Ibcast"));
+}
+LC_MPI_ALIAS(Ibcast);
+
+LC_API int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ibcast_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_bcast(buffer, count, datatype, root, comm, "MPI_Ibcast_c"));
+}
+LC_MPI_ALIAS(Ibcast_c);
+
+LC_API int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Ireduce"));
+}
+LC_MPI_ALIAS(Ireduce);
+
+LC_API int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          int root, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Ireduce_c"));
+}
+LC_MPI_ALIAS(Ireduce_c);
+
+LC_API int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallreduce");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iallreduce"));
+}
+LC_MPI_ALIAS(Iallreduce);
+
+LC_API int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallreduce_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iallreduce_c"));
+}
+LC_MPI_ALIAS(Iallreduce_c);
+
+LC_API int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igather");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather"));
+}
+LC_MPI_ALIAS(Igather);
+
+LC_API int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igather_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather_c"));
+}
+LC_MPI_ALIAS(Igather_c);
+
+LC_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatter");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter"));
+}
+LC_MPI_ALIAS(Iscatter);
+
+LC_API int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatter_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter_c"));
+}
+LC_MPI_ALIAS(Iscatter_c);
+
+LC_API int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgather");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather"));
+}
+LC_MPI_ALIAS(Iallgather);
+
+LC_API int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgather_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather_c"));
+}
+LC_MPI_ALIAS(Iallgather_c);
+
+LC_API int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoall");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st,
+                        lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall"));
+}
+LC_MPI_ALIAS(Ialltoall);
+
+LC_API int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoall_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall_c"));
+}
+LC_MPI_ALIAS(Ialltoall_c);
+
+LC_API int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_block");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block"));
+}
+LC_MPI_ALIAS(Ireduce_scatter_block);
+
+LC_API int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                        MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_block_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(
+        &st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block_c"));
+}
+LC_MPI_ALIAS(Ireduce_scatter_block_c);
+
+LC_API int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscan");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iscan"));
+}
+LC_MPI_ALIAS(Iscan);
+
+LC_API int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscan_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iscan_c"));
+}
+LC_MPI_ALIAS(Iscan_c);
+
+LC_API int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iexscan"));
+}
+LC_MPI_ALIAS(Iexscan);
+
+LC_API int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan_c");
+    if (rc != MPI_SUCCESS) return rc;
+    return lc_icoll_end(&st, lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iexscan_c"));
+}
+LC_MPI_ALIAS(Iexscan_c);
+
+LC_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igatherv");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t rv = lc_vec_int(recvcounts, displs);
+    return lc_icoll_end(&st,
+                        lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv"));
+}
+LC_MPI_ALIAS(Igatherv);
+
+LC_API int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igatherv_c");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t rv = lc_vec_wide(recvcounts, displs);
+    return lc_icoll_end(&st,
+                        lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv_c"));
+}
+LC_MPI_ALIAS(Igatherv_c);
+
+LC_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t sv = lc_vec_int(sendcounts, displs);
+    return lc_icoll_end(&st,
+                        lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv"));
+}
+LC_MPI_ALIAS(Iscatterv);
+
+LC_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                            MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv_c");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t sv = lc_vec_wide(sendcounts, displs);
+    return lc_icoll_end(
+        &st, lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv_c"));
+}
+LC_MPI_ALIAS(Iscatterv_c);
+
+LC_API int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgatherv");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t rv = lc_vec_int(recvcounts, displs);
+    return lc_icoll_end(&st,
+                        lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv"));
+}
+LC_MPI_ALIAS(Iallgatherv);
+
+LC_API int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgatherv_c");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t rv = lc_vec_wide(recvcounts, displs);
+    return lc_icoll_end(&st,
+                        lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv_c"));
+}
+LC_MPI_ALIAS(Iallgatherv_c);
+
+LC_API int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoallv");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t sv = lc_vec_int(sendcounts, sdispls), rv = lc_vec_int(recvcounts, rdispls);
+    return lc_icoll_end(&st, lc_alltoallv(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Ialltoallv"));
+}
+LC_MPI_ALIAS(Ialltoallv);
+
+LC_API int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoallv_c");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t sv = lc_vec_wide(sendcounts, sdispls), rv = lc_vec_wide(recvcounts, rdispls);
+    return lc_icoll_end(&st, lc_alltoallv(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Ialltoallv_c"));
+}
+LC_MPI_ALIAS(Ialltoallv_c);
+
+LC_API int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t rv = lc_vec_int(recvcounts, NULL);
+    return lc_icoll_end(&st, lc_reduce_scatter(sendbuf, recvbuf, &rv, datatype, op, comm, "MPI_Ireduce_scatter"));
+}
+LC_MPI_ALIAS(Ireduce_scatter);
+
+LC_API int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    lc_icoll_start_t st;
+    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_c");
+    if (rc != MPI_SUCCESS) return rc;
+    lc_vec_t rv = lc_vec_wide(recvcounts, NULL);
+    return lc_icoll_end(&st, lc_reduce_scatter(sendbuf, recvbuf, &rv, datatype, op, comm, "MPI_Ireduce_scatter_c"));
+}
+LC_MPI_ALIAS(Ireduce_scatter_c);

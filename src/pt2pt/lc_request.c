@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_request.c — the request pool. */
 #include "pt2pt/lc_request.h"
+#include "pt2pt/lc_pt2pt.h"
 #include "util/lc_util.h"
 
 #include <stdlib.h>
@@ -70,6 +71,7 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
 
 void lc_request_release(lc_request_t *req)
 {
+    if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);
     if (req->holds_comm) lc_comm_release(req->comm);
     req->holds_comm = 0;
     req->in_use = 0;
@@ -78,6 +80,7 @@ void lc_request_release(lc_request_t *req)
 
 void lc_request_complete(lc_request_t *req)
 {
+    if (lc_unlikely(req->stage != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
     req->complete = 1;
     if (req->user_freed) lc_request_release(req);

@@ -85,6 +85,12 @@ typedef struct lc_request {
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */
 
+    /* derived datatypes (lc_pt2pt_typed.c): a type that is not one run of
+     * bytes travels packed through `stage`, owned by the request */
+    struct lc_dt *udt;       /* retained while the operation is pending (persistent: while it lives) */
+    void *ubuf;              /* the user's buffer behind the stage */
+    MPI_Count ucount;        /* items of udt at ubuf */
+    void *stage;             /* packed bytes (send: packed at start; recv: unpacked at completion) */
     /* status */
     int st_source, st_tag, st_error;
     size_t st_bytes;
@@ -112,7 +118,8 @@ static inline MPI_Request lc_request_handle(const lc_request_t *req)
     return (MPI_Request)(LC_REQUEST_KIND | req->index);
 }
 
-/* Mark complete; a request the user already freed is released here. */
+/* Mark complete; a request the user already freed is released here.  A
+ * staged receive is unpacked into the user's buffer first. */
 void lc_request_complete(lc_request_t *req);
 
 /* Fill an MPI_Status (MPICH layout) from a completed request.  These

@@ -33,5 +33,9 @@ int lc_cma_connect(lc_peer_t *peer, pid_t pid, uint64_t cookie_addr, uint64_t co
 
 /* The ops-table pull: process_vm_readv loop until len bytes arrived. */
 int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);
+/* The ops-table pullv: one process_vm_readv into many local segments
+ * (a derived datatype's layout), looping over partial reads. */
+#define LC_CMA_IOV_MAX 64
+int lc_cma_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
 
 #endif

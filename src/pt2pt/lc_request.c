@@ -80,7 +80,7 @@ void lc_request_release(lc_request_t *req)
 
 void lc_request_complete(lc_request_t *req)
 {
-    if (lc_unlikely(req->stage != NULL)) lc_pt2pt_typed_done(req);
+    if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
     req->complete = 1;
     if (req->user_freed) lc_request_release(req);

@@ -90,7 +90,8 @@ typedef struct lc_request {
     struct lc_dt *udt;       /* retained while the operation is pending (persistent: while it lives) */
     void *ubuf;              /* the user's buffer behind the stage */
     MPI_Count ucount;        /* items of udt at ubuf */
-    void *stage;             /* packed bytes (send: packed at start; recv: unpacked at completion) */
+    void *stage;             /* send: the packed message (packed at start, freed at completion) */
+    struct lc_dt_cursor *rcur; /* recv: where the next arriving bytes go in ubuf (owned) */
     /* status */
     int st_source, st_tag, st_error;
     size_t st_bytes;
@@ -119,7 +120,7 @@ static inline MPI_Request lc_request_handle(const lc_request_t *req)
 }
 
 /* Mark complete; a request the user already freed is released here.  A
- * staged receive is unpacked into the user's buffer first. */
+ * typed request drops its stage or cursor and its datatype first. */
 void lc_request_complete(lc_request_t *req);
 
 /* Fill an MPI_Status (MPICH layout) from a completed request.  These

@@ -2,8 +2,8 @@
 /* dt_pt2pt: derived datatypes through point-to-point.
  *
  * Types: a vector, an indexed type, a struct {int, double, char[3]}, a
- * resized int (holes between items), a 3-D subarray face, and a dense
- * contiguous-of-vector (the byte path at true_lb).  Each moves at counts
+ * resized int (holes between items), a 3-D subarray face, a dense
+ * contiguous-of-vector (the byte path at true_lb), and rows of 1280 bytes.  Each moves at counts
  * from 0 to above 1 MiB of packed data (eager, rendezvous pipeline, CMA
  * or the network depending on the run's environment) through Send,
  * Ssend, Rsend, Bsend, Isend/Irecv, persistent requests, Sendrecv,
@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { T_VEC, T_IDX, T_STRUCT, T_RESIZED, T_SUBARRAY, T_DENSE, T_COUNT };
-static const char *tname[T_COUNT] = { "vector", "indexed", "struct", "resized", "subarray", "dense" };
+enum { T_VEC, T_IDX, T_STRUCT, T_RESIZED, T_SUBARRAY, T_DENSE, T_ROWS, T_COUNT };
+static const char *tname[T_COUNT] = { "vector", "indexed", "struct", "resized", "subarray", "dense", "rows" };
 static MPI_Datatype types[T_COUNT];
 static MPI_Datatype basic[T_COUNT]; /* the one basic type, or MPI_DATATYPE_NULL */
 
@@ -47,6 +47,9 @@ static void make_types(void)
     LC_MPI(MPI_Type_contiguous(2, v, &types[T_DENSE]));
     LC_MPI(MPI_Type_free(&v));
     basic[T_DENSE] = MPI_INT;
+    /* 1280-byte rows 1600 bytes apart: large blocks (CMA scatters into them) */
+    LC_MPI(MPI_Type_vector(4, 160, 200, MPI_DOUBLE, &types[T_ROWS]));
+    basic[T_ROWS] = MPI_DOUBLE;
     for (int i = 0; i < T_COUNT; i++) LC_MPI(MPI_Type_commit(&types[i]));
 }
 

@@ -2,8 +2,8 @@
 /*
  * lc_pt2pt.h — the point-to-point engine: matching, protocols, progress.
  *
- * Protocols (all sizes in bytes; messages of predefined datatypes are
- * contiguous):
+ * Protocols (all sizes in bytes; a message is contiguous bytes: the
+ * typed forms below pack and unpack derived datatypes):
  *  - eager (size <= peer->eager_limit): one EAGER packet carries the
  *    message; the send completes as soon as it is in the ring.  MPI_Ssend
  *    sets LC_PKT_FLAG_SYNC and completes on the receiver's ACK.

@@ -95,8 +95,7 @@ typedef struct lc_channel_ops {
     /* Optional (NULL when the channel has none): the same, scattered into
      * niov local segments totalling len bytes (a derived datatype's
      * receive buffer, described by the datatype cursor). */
-    int (*pullv)(struct lc_peer *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key,
-                 size_t len);
+    int (*pullv)(struct lc_peer *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
 } lc_channel_ops_t;
 
 /*

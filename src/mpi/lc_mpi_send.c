@@ -16,8 +16,10 @@ static int lc_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     int rc;
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
     lc_dt_t *t = lc_mpi_derived(dt);
-    if (lc_likely(!t)) LC_TRY(lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode));
-    else LC_TRY(lc_pt2pt_send_dt(buf, count, t, dest, tag, c, LC_CTX_PT2PT, mode));
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode));
+    else
+        LC_TRY(lc_pt2pt_send_dt(buf, count, t, dest, tag, c, LC_CTX_PT2PT, mode));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -32,8 +34,10 @@ static int lc_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
     LC_TRY(lc_check_request_out(request));
     lc_dt_t *t = lc_mpi_derived(dt);
-    if (lc_likely(!t)) LC_TRY(lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req));
-    else LC_TRY(lc_pt2pt_isend_dt(buf, count, t, dest, tag, c, LC_CTX_PT2PT, mode, &req));
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req));
+    else
+        LC_TRY(lc_pt2pt_isend_dt(buf, count, t, dest, tag, c, LC_CTX_PT2PT, mode, &req));
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
 err:

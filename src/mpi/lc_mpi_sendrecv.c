@@ -42,7 +42,8 @@ static int lc_sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     lc_dt_t *rt = lc_mpi_derived(recvtype);
     if (lc_likely(!rt))
         LC_TRY(lc_pt2pt_irecv(recvbuf, lc_bytes(recvcount, recvtype), source, recvtag, c, LC_CTX_PT2PT, &rreq));
-    else LC_TRY(lc_pt2pt_irecv_dt(recvbuf, recvcount, rt, source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    else
+        LC_TRY(lc_pt2pt_irecv_dt(recvbuf, recvcount, rt, source, recvtag, c, LC_CTX_PT2PT, &rreq));
     LC_TRY(lc_sendrecv_finish(sendbuf, sendcount, sendtype, dest, sendtag, c, rreq, status));
     return MPI_SUCCESS;
 err:
@@ -63,10 +64,14 @@ static int lc_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype
     if (!(copy = malloc(bytes ? bytes : 1)))
         LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte staging buffer", bytes));
     /* The outgoing message, packed (a derived type) or copied. */
-    if (t) LC_TRY(lc_dt_pack(t, count, buf, 0, copy, bytes));
-    else memcpy(copy, buf, bytes);
-    if (lc_likely(!t)) LC_TRY(lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq));
-    else LC_TRY(lc_pt2pt_irecv_dt(buf, count, t, source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    if (t)
+        LC_TRY(lc_dt_pack(t, count, buf, 0, copy, bytes));
+    else
+        memcpy(copy, buf, bytes);
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    else
+        LC_TRY(lc_pt2pt_irecv_dt(buf, count, t, source, recvtag, c, LC_CTX_PT2PT, &rreq));
     LC_TRY(lc_sendrecv_finish(copy, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, c, rreq, status));
     free(copy);
     return MPI_SUCCESS;

@@ -23,8 +23,7 @@ static void *lc_stage_at(const void *buf, MPI_Aint off)
 static int lc_stage_alloc(size_t bytes, void **p)
 {
     if (!(*p = malloc(bytes ? bytes : 1)))
-        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffer to pack a derived datatype into",
-                        bytes);
+        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffer to pack a derived datatype into", bytes);
     return MPI_SUCCESS;
 }
 
@@ -63,8 +62,8 @@ int lc_stage_buf(lc_stage_t *s, const void *buf, MPI_Count count, MPI_Datatype d
     return MPI_SUCCESS;
 }
 
-int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_Datatype dt, int dir,
-                 bool significant, void **buf_p, lc_vec_t *v_p, MPI_Datatype *dt_p)
+int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_Datatype dt, int dir, bool significant,
+                 void **buf_p, lc_vec_t *v_p, MPI_Datatype *dt_p)
 {
     memset(s, 0, sizeof(*s));
     s->per = 1;
@@ -105,8 +104,8 @@ int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_D
     MPI_Aint ext = lc_dt_extent(t);
     for (int i = 0; (dir & LC_STAGE_IN) && i < n; i++) {
         if (!s->vcount[i]) continue;
-        rc = lc_dt_pack(t, s->vcount[i], lc_stage_at(buf, s->vdispl[i] * ext), 0,
-                        (char *)s->packed + s->vdispl[n + i], (size_t)s->vcount[n + i]);
+        rc = lc_dt_pack(t, s->vcount[i], lc_stage_at(buf, s->vdispl[i] * ext), 0, (char *)s->packed + s->vdispl[n + i],
+                        (size_t)s->vcount[n + i]);
         if (rc) {
             lc_stage_free(s);
             return rc;

@@ -35,15 +35,15 @@ enum {
 };
 
 typedef struct lc_stage {
-    lc_dt_t *t;         /* the staged type (retained), or NULL: nothing to undo */
-    void *user;         /* the user's buffer */
-    void *packed;       /* owned packed bytes, or NULL */
-    MPI_Count count;    /* items (lc_stage_buf) */
+    lc_dt_t *t;      /* the staged type (retained), or NULL: nothing to undo */
+    void *user;      /* the user's buffer */
+    void *packed;    /* owned packed bytes, or NULL */
+    MPI_Count count; /* items (lc_stage_buf) */
     int dir;
-    size_t per;         /* multiply the user's counts by this for the coll layer */
-    int nblocks;        /* lc_stage_vec: blocks, each count items at an item displacement */
-    MPI_Count *vcount;  /* owned: [nblocks] items, then [nblocks] bytes for the coll layer */
-    MPI_Aint *vdispl;   /* owned: [nblocks] user item displacements, then [nblocks] packed byte offsets */
+    size_t per;        /* multiply the user's counts by this for the coll layer */
+    int nblocks;       /* lc_stage_vec: blocks, each count items at an item displacement */
+    MPI_Count *vcount; /* owned: [nblocks] items, then [nblocks] bytes for the coll layer */
+    MPI_Aint *vdispl;  /* owned: [nblocks] user item displacements, then [nblocks] packed byte offsets */
 } lc_stage_t;
 
 /* count items of dt at buf (dt validated where the side is significant;
@@ -52,8 +52,8 @@ int lc_stage_buf(lc_stage_t *s, const void *buf, MPI_Count count, MPI_Datatype d
                  void **buf_p, MPI_Datatype *dt_p);
 /* n blocks of v (counts and displacements in items of dt).  *v_p is valid
  * until lc_stage_finish / lc_stage_free. */
-int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_Datatype dt, int dir,
-                 bool significant, void **buf_p, lc_vec_t *v_p, MPI_Datatype *dt_p);
+int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_Datatype dt, int dir, bool significant,
+                 void **buf_p, lc_vec_t *v_p, MPI_Datatype *dt_p);
 void lc_stage_finish(lc_stage_t *s);
 void lc_stage_free(lc_stage_t *s);
 
@@ -69,10 +69,10 @@ int lc_stage_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbu
                     int root, lc_comm_t *comm);
 int lc_stage_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
                      int root, lc_comm_t *comm);
-int lc_stage_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
-                       MPI_Datatype rdt, lc_comm_t *comm);
-int lc_stage_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
-                      MPI_Datatype rdt, lc_comm_t *comm);
+int lc_stage_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                       lc_comm_t *comm);
+int lc_stage_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                      lc_comm_t *comm);
 int lc_stage_gatherv(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, const lc_vec_t *rv,
                      MPI_Datatype rdt, int root, lc_comm_t *comm);
 int lc_stage_scatterv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, void *rbuf, size_t rcount,
@@ -88,8 +88,7 @@ int lc_stage_alltoallv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, v
  * operation on a derived type gets the user's datatype handle and buffers
  * laid out as the type says: the contributions are gathered packed and
  * combined in rank order, unpacked, by the user's function. */
-int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root,
-                    lc_comm_t *comm);
+int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root, lc_comm_t *comm);
 int lc_stage_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
 int lc_stage_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
                             lc_comm_t *comm);

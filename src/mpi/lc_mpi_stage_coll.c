@@ -17,8 +17,10 @@
 static int lc_stage_end(int rc, lc_stage_t *in, lc_stage_t *out)
 {
     lc_stage_free(in);
-    if (rc) lc_stage_free(out);
-    else lc_stage_finish(out);
+    if (rc)
+        lc_stage_free(out);
+    else
+        lc_stage_finish(out);
     return rc;
 }
 
@@ -33,8 +35,7 @@ int lc_stage_bcast(void *buf, size_t count, MPI_Datatype dt, int root, lc_comm_t
     lc_stage_t s, none = { .per = 1 };
     void *b;
     MPI_Datatype t;
-    int rc = lc_stage_buf(&s, buf, (MPI_Count)count, dt, comm->rank == root ? LC_STAGE_IN : LC_STAGE_OUT, true, &b,
-                          &t);
+    int rc = lc_stage_buf(&s, buf, (MPI_Count)count, dt, comm->rank == root ? LC_STAGE_IN : LC_STAGE_OUT, true, &b, &t);
     if (rc) return rc;
     rc = lc_coll_bcast(b, count * s.per, t, root, comm);
     return lc_stage_end(rc, &none, &s);
@@ -49,8 +50,8 @@ int lc_stage_gather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbu
     MPI_Datatype st, rt;
     int rc = lc_stage_buf(&ss, sbuf, (MPI_Count)scount, sdt, LC_STAGE_IN, true, &sb, &st);
     if (rc) return rc;
-    rc = lc_stage_buf(&rs, rbuf, (MPI_Count)(rcount * (size_t)comm->size), rdt, lc_stage_rdir(sbuf),
-                      comm->rank == root, &rb, &rt);
+    rc = lc_stage_buf(&rs, rbuf, (MPI_Count)(rcount * (size_t)comm->size), rdt, lc_stage_rdir(sbuf), comm->rank == root,
+                      &rb, &rt);
     if (rc) return lc_stage_end(rc, &ss, &rs);
     rc = lc_coll_gather(sb, scount * ss.per, st, rb, rcount * rs.per, rt, root, comm);
     return lc_stage_end(rc, &ss, &rs);
@@ -63,8 +64,8 @@ int lc_stage_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rb
     lc_stage_t ss, rs;
     void *sb, *rb;
     MPI_Datatype st, rt;
-    int rc = lc_stage_buf(&ss, sbuf, (MPI_Count)(scount * (size_t)comm->size), sdt, LC_STAGE_IN,
-                          comm->rank == root, &sb, &st);
+    int rc = lc_stage_buf(&ss, sbuf, (MPI_Count)(scount * (size_t)comm->size), sdt, LC_STAGE_IN, comm->rank == root,
+                          &sb, &st);
     if (rc) return rc;
     rc = lc_stage_buf(&rs, rbuf, (MPI_Count)rcount, rdt, LC_STAGE_OUT, true, &rb, &rt);
     if (rc) return lc_stage_end(rc, &ss, &rs);
@@ -72,8 +73,8 @@ int lc_stage_scatter(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rb
     return lc_stage_end(rc, &ss, &rs);
 }
 
-int lc_stage_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
-                       MPI_Datatype rdt, lc_comm_t *comm)
+int lc_stage_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                       lc_comm_t *comm)
 {
     if (!lc_stage_needed2(sdt, rdt)) return lc_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     lc_stage_t ss, rs;
@@ -81,15 +82,14 @@ int lc_stage_allgather(const void *sbuf, size_t scount, MPI_Datatype sdt, void *
     MPI_Datatype st, rt;
     int rc = lc_stage_buf(&ss, sbuf, (MPI_Count)scount, sdt, LC_STAGE_IN, true, &sb, &st);
     if (rc) return rc;
-    rc = lc_stage_buf(&rs, rbuf, (MPI_Count)(rcount * (size_t)comm->size), rdt, lc_stage_rdir(sbuf), true, &rb,
-                      &rt);
+    rc = lc_stage_buf(&rs, rbuf, (MPI_Count)(rcount * (size_t)comm->size), rdt, lc_stage_rdir(sbuf), true, &rb, &rt);
     if (rc) return lc_stage_end(rc, &ss, &rs);
     rc = lc_coll_allgather(sb, scount * ss.per, st, rb, rcount * rs.per, rt, comm);
     return lc_stage_end(rc, &ss, &rs);
 }
 
-int lc_stage_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount,
-                      MPI_Datatype rdt, lc_comm_t *comm)
+int lc_stage_alltoall(const void *sbuf, size_t scount, MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                      lc_comm_t *comm)
 {
     if (!lc_stage_needed2(sdt, rdt)) return lc_coll_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     lc_stage_t ss, rs;

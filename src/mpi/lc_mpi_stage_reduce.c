@@ -28,12 +28,12 @@
 /* ---- predefined operations: arrays of the basic type ---------------------------- */
 
 typedef struct lc_rstage {
-    lc_stage_t s;  /* the packed form */
-    void *arr;     /* what the kernels see: s's buffer, or a struct array (pair types) */
-    void *own;     /* arr when allocated here */
-    void *pk;      /* the packed records (the stage's buffer, or the user's when dense) */
-    lc_dt_t *b;    /* the basic type's object */
-    size_t n;      /* elements of B */
+    lc_stage_t s; /* the packed form */
+    void *arr;    /* what the kernels see: s's buffer, or a struct array (pair types) */
+    void *own;    /* arr when allocated here */
+    void *pk;     /* the packed records (the stage's buffer, or the user's when dense) */
+    lc_dt_t *b;   /* the basic type's object */
+    size_t n;     /* elements of B */
     int dir;
 } lc_rstage_t;
 
@@ -66,8 +66,10 @@ static void lc_rstage_end(lc_rstage_t *r, int rc)
     if (!rc && r->own && (r->dir & LC_STAGE_OUT))
         lc_dt_pack(r->b, (MPI_Count)r->n, r->own, 0, r->pk, r->n * (size_t)r->b->size);
     free(r->own);
-    if (rc) lc_stage_free(&r->s);
-    else lc_stage_finish(&r->s);
+    if (rc)
+        lc_stage_free(&r->s);
+    else
+        lc_stage_finish(&r->s);
 }
 
 /* ---- user operations: gathered, combined in rank order -------------------------- */
@@ -132,14 +134,15 @@ static int lc_user_reduce(int kind, const void *sbuf, void *rbuf, MPI_Count coun
     }
     rc = lc_dt_pack(t, count, in, 0, mine, bytes);
     if (rc) goto out;
-    if (kind == LC_UR_REDUCE) rc = lc_coll_gather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, root, comm);
-    else rc = lc_coll_allgather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, comm);
+    if (kind == LC_UR_REDUCE)
+        rc = lc_coll_gather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, root, comm);
+    else
+        rc = lc_coll_allgather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, comm);
     if (rc || !gathers) goto out;
     int to = kind == LC_UR_SCAN ? comm->rank : kind == LC_UR_EXSCAN ? comm->rank - 1 : comm->size - 1;
     if (to < 0) goto out; /* exscan on rank 0: recvbuf is undefined */
     rc = lc_user_fold(all, 0, to, t, dt, count, op, res);
-    if (!rc)
-        lc_dt_unpack(t, cnt, rbuf, 0, res + (size_t)off * (size_t)t->size, (size_t)cnt * (size_t)t->size);
+    if (!rc) lc_dt_unpack(t, cnt, rbuf, 0, res + (size_t)off * (size_t)t->size, (size_t)cnt * (size_t)t->size);
 out:
     free(mine);
     free(all);
@@ -155,8 +158,7 @@ static bool lc_derived_user(MPI_Op op)
     return !lc_op_is_predefined(op);
 }
 
-int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root,
-                    lc_comm_t *comm)
+int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root, lc_comm_t *comm)
 {
     if (lc_likely(lc_dtype_valid(dt))) return lc_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
     if (lc_derived_user(op))
@@ -185,8 +187,7 @@ int lc_stage_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype 
     lc_rstage_t s, r;
     int rc = lc_rstage_init(&s, sbuf, (MPI_Count)count, t, dt, LC_STAGE_IN, true);
     if (rc) return rc;
-    rc = lc_rstage_init(&r, rbuf, (MPI_Count)count, t, dt, sbuf == MPI_IN_PLACE ? LC_STAGE_INOUT : LC_STAGE_OUT,
-                        true);
+    rc = lc_rstage_init(&r, rbuf, (MPI_Count)count, t, dt, sbuf == MPI_IN_PLACE ? LC_STAGE_INOUT : LC_STAGE_OUT, true);
     if (!rc) {
         rc = lc_coll_allreduce(s.arr, r.arr, r.n, t->basic, op, comm);
         lc_rstage_end(&r, rc);
@@ -199,8 +200,8 @@ static int lc_stage_scan_any(bool ex, const void *sbuf, void *rbuf, size_t count
                              lc_comm_t *comm)
 {
     if (lc_derived_user(op))
-        return lc_user_reduce(ex ? LC_UR_EXSCAN : LC_UR_SCAN, sbuf, rbuf, (MPI_Count)count, 0, (MPI_Count)count, dt,
-                              op, 0, comm);
+        return lc_user_reduce(ex ? LC_UR_EXSCAN : LC_UR_SCAN, sbuf, rbuf, (MPI_Count)count, 0, (MPI_Count)count, dt, op,
+                              0, comm);
     lc_dt_t *t = lc_dt_get(dt);
     lc_rstage_t s, r;
     int rc = lc_rstage_init(&s, sbuf, (MPI_Count)count, t, dt, LC_STAGE_IN, true);
@@ -230,8 +231,8 @@ int lc_stage_exscan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
 }
 
 /* Both reduce-scatters: counts[i] items for rank i (rv NULL: rcount each). */
-static int lc_stage_rs_any(const void *sbuf, void *rbuf, const lc_vec_t *rv, size_t rcount, MPI_Datatype dt,
-                           MPI_Op op, lc_comm_t *comm)
+static int lc_stage_rs_any(const void *sbuf, void *rbuf, const lc_vec_t *rv, size_t rcount, MPI_Datatype dt, MPI_Op op,
+                           lc_comm_t *comm)
 {
     int n = comm->size, me = comm->rank;
     MPI_Count total = 0, off = 0;
@@ -241,8 +242,7 @@ static int lc_stage_rs_any(const void *sbuf, void *rbuf, const lc_vec_t *rv, siz
         total += c;
     }
     MPI_Count mine = rv ? (MPI_Count)lc_vec_count(rv, me) : (MPI_Count)rcount;
-    if (lc_derived_user(op))
-        return lc_user_reduce(LC_UR_SCATTER, sbuf, rbuf, total, off, mine, dt, op, 0, comm);
+    if (lc_derived_user(op)) return lc_user_reduce(LC_UR_SCATTER, sbuf, rbuf, total, off, mine, dt, op, 0, comm);
     lc_dt_t *t = lc_dt_get(dt);
     size_t per = (size_t)(t->size / lc_dt_get(t->basic)->size); /* elements of B in one item */
     MPI_Count *counts = NULL;

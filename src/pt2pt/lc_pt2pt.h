@@ -54,10 +54,10 @@ int lc_pt2pt_isend_dt(const void *buf, MPI_Count count, struct lc_dt *t, int des
                       int ctx_kind, lc_send_mode_t mode, lc_request_t **req_p);
 int lc_pt2pt_send_dt(const void *buf, MPI_Count count, struct lc_dt *t, int dest, int tag, lc_comm_t *comm,
                      int ctx_kind, lc_send_mode_t mode);
-int lc_pt2pt_irecv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, int tag, lc_comm_t *comm,
-                      int ctx_kind, lc_request_t **req_p);
-int lc_pt2pt_recv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, int tag, lc_comm_t *comm,
-                     int ctx_kind, MPI_Status *status);
+int lc_pt2pt_irecv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                      lc_request_t **req_p);
+int lc_pt2pt_recv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                     MPI_Status *status);
 int lc_pt2pt_imrecv_dt(void *buf, MPI_Count count, struct lc_dt *t, lc_request_t *msg, lc_request_t **req_p);
 /* Request hooks: completion unpacks a staged receive and frees the
  * stage; release also drops the type. */

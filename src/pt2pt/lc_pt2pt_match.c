@@ -49,8 +49,10 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
 
     if (kind == LC_PKT_EAGER) {
         if (n) {
-            if (lc_likely(!req->rcur)) memcpy(req->buf, data, n);
-            else lc_dt_cursor_unpack(req->rcur, data, n);
+            if (lc_likely(!req->rcur))
+                memcpy(req->buf, data, n);
+            else
+                lc_dt_cursor_unpack(req->rcur, data, n);
         }
         if (flags & LC_PKT_FLAG_SYNC) lc_pt2pt_send_ctl(from, LC_PKT_ACK, sreq, 0);
         lc_request_complete(req);

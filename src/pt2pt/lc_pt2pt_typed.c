@@ -46,8 +46,7 @@ static int lc_typed_stage_alloc(size_t bytes, void **stage_p)
 {
     void *p = malloc(bytes ? bytes : 1);
     if (!p)
-        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffer to pack a derived datatype into",
-                        bytes);
+        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffer to pack a derived datatype into", bytes);
     *stage_p = p;
     return MPI_SUCCESS;
 }
@@ -124,7 +123,8 @@ int lc_pt2pt_pull_typed(lc_peer_t *from, lc_dt_cursor_t *cur, uint64_t addr, uin
             int k = 0;
             size_t got = lc_dt_cursor_iov(cur, iov, LC_CMA_IOV_MAX_PT2PT, n - done, &k);
             if (!got) break;
-            if (got / (size_t)k < LC_TYPED_PULLV_MIN_SEG) return lc_pull_bounced(from, cur, addr, key, done, n, iov, k, got);
+            if (got / (size_t)k < LC_TYPED_PULLV_MIN_SEG)
+                return lc_pull_bounced(from, cur, addr, key, done, n, iov, k, got);
             if (from->ops->pullv(from, iov, k, addr + done, key, got) != LC_OK) return LC_ERROR;
             done += got;
         }
@@ -171,8 +171,8 @@ static int lc_typed_recv_request(void *buf, MPI_Count count, lc_dt_t *t, lc_requ
     return MPI_SUCCESS;
 }
 
-int lc_pt2pt_isend_dt(const void *buf, MPI_Count count, lc_dt_t *t, int dest, int tag, lc_comm_t *comm,
-                      int ctx_kind, lc_send_mode_t mode, lc_request_t **req_p)
+int lc_pt2pt_isend_dt(const void *buf, MPI_Count count, lc_dt_t *t, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                      lc_send_mode_t mode, lc_request_t **req_p)
 {
     size_t bytes = lc_typed_bytes(t, count);
     if (lc_dt_is_contig(t, count))
@@ -192,8 +192,8 @@ int lc_pt2pt_isend_dt(const void *buf, MPI_Count count, lc_dt_t *t, int dest, in
     return MPI_SUCCESS;
 }
 
-int lc_pt2pt_send_dt(const void *buf, MPI_Count count, lc_dt_t *t, int dest, int tag, lc_comm_t *comm,
-                     int ctx_kind, lc_send_mode_t mode)
+int lc_pt2pt_send_dt(const void *buf, MPI_Count count, lc_dt_t *t, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                     lc_send_mode_t mode)
 {
     if (lc_dt_is_contig(t, count))
         return lc_pt2pt_send(lc_typed_at(buf, t), lc_typed_bytes(t, count), dest, tag, comm, ctx_kind, mode);

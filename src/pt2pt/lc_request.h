@@ -87,10 +87,10 @@ typedef struct lc_request {
 
     /* derived datatypes (lc_pt2pt_typed.c): a type that is not one run of
      * bytes travels packed through `stage`, owned by the request */
-    struct lc_dt *udt;       /* retained while the operation is pending (persistent: while it lives) */
-    void *ubuf;              /* the user's buffer behind the stage */
-    MPI_Count ucount;        /* items of udt at ubuf */
-    void *stage;             /* send: the packed message (packed at start, freed at completion) */
+    struct lc_dt *udt;         /* retained while the operation is pending (persistent: while it lives) */
+    void *ubuf;                /* the user's buffer behind the stage */
+    MPI_Count ucount;          /* items of udt at ubuf */
+    void *stage;               /* send: the packed message (packed at start, freed at completion) */
     struct lc_dt_cursor *rcur; /* recv: where the next arriving bytes go in ubuf (owned) */
     /* status */
     int st_source, st_tag, st_error;

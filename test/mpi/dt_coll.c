@@ -21,7 +21,7 @@ static MPI_Datatype vec, rsz, vdbl, dint2;
 
 static void make_types(void)
 {
-    LC_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &vec)); /* extent 3 ints */
+    LC_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));                    /* extent 3 ints */
     LC_MPI(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &rsz)); /* one int in every 2 */
     /* 3 doubles at stride 2, extent 5 doubles (MPICH 4.0.2 refuses MPI_SUM on a resized type) */
     LC_MPI(MPI_Type_vector(3, 1, 2, MPI_DOUBLE, &vdbl));
@@ -91,7 +91,7 @@ static void movers(long n) /* n items of vec per rank */
 {
     char what[96];
     /* bcast: vec at every rank */
-    for (int root = 0; root < size; root += size > 2 ? size - 1 : 1) {
+    for (int root = 0; root<size; root += size> 2 ? size - 1 : 1) {
         int *b = rank == root ? vec_buf(n, root) : ints((size_t)(3 * n + 1), HOLE);
         LC_MPI(MPI_Bcast(b, (int)n, vec, root, MPI_COMM_WORLD));
         snprintf(what, sizeof(what), "bcast %ld vec from %d", n, root);

@@ -87,8 +87,9 @@ static void expected(MPI_Datatype t, int count, const unsigned char *sbuf, unsig
 }
 
 enum { M_SEND, M_SSEND, M_RSEND, M_BSEND, M_ISEND, M_PERSIST, M_SENDRECV, M_REPLACE, M_MPROBE, M_COUNT };
-static const char *mname[M_COUNT] = { "Send",     "Ssend",    "Rsend",           "Bsend",  "Isend",
-                                      "persist", "Sendrecv", "Sendrecv_replace", "Mprobe" };
+static const char *mname[M_COUNT] = { "Send",  "Ssend",   "Rsend",    "Bsend",
+                                      "Isend", "persist", "Sendrecv", "Sendrecv_replace",
+                                      "Mprobe" };
 
 /* One message of count items of types[ti] from `me` (sender) to `peer`,
  * received as the same type or (as_basic) as basic elements. */
@@ -120,9 +121,15 @@ static void one(int ti, int count, int mode, int as_basic, int rank, int msgno)
         if (mode == M_RSEND) LC_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         void *b = sbuf + origin;
         switch (mode) {
-        case M_SEND: LC_MPI(MPI_Send(b, count, t, peer, tag, MPI_COMM_WORLD)); break;
-        case M_SSEND: LC_MPI(MPI_Ssend(b, count, t, peer, tag, MPI_COMM_WORLD)); break;
-        case M_RSEND: LC_MPI(MPI_Rsend(b, count, t, peer, tag, MPI_COMM_WORLD)); break;
+        case M_SEND:
+            LC_MPI(MPI_Send(b, count, t, peer, tag, MPI_COMM_WORLD));
+            break;
+        case M_SSEND:
+            LC_MPI(MPI_Ssend(b, count, t, peer, tag, MPI_COMM_WORLD));
+            break;
+        case M_RSEND:
+            LC_MPI(MPI_Rsend(b, count, t, peer, tag, MPI_COMM_WORLD));
+            break;
         case M_BSEND: {
             int ps;
             LC_MPI(MPI_Pack_size(count, t, MPI_COMM_WORLD, &ps));
@@ -178,7 +185,9 @@ static void one(int ti, int count, int mode, int as_basic, int rank, int msgno)
     switch (mode) {
     case M_SEND:
     case M_SSEND:
-    case M_BSEND: LC_MPI(MPI_Recv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &st)); break;
+    case M_BSEND:
+        LC_MPI(MPI_Recv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &st));
+        break;
     case M_RSEND: {
         MPI_Request r;
         LC_MPI(MPI_Irecv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &r));
@@ -236,8 +245,8 @@ static void one(int ti, int count, int mode, int as_basic, int rank, int msgno)
     size_t bad = 0;
     while (bad < rspan && rbuf[bad] == exp[bad]) bad++;
     LC_CHECK(bad == rspan, "%s %s count %d%s: byte %zd of %zu is %#x, expected %#x", mname[mode], tname[ti], count,
-             as_basic ? " as basic" : "", (ssize_t)bad - (ssize_t)rorigin, rspan,
-             bad < rspan ? rbuf[bad] : 0, bad < rspan ? exp[bad] : 0);
+             as_basic ? " as basic" : "", (ssize_t)bad - (ssize_t)rorigin, rspan, bad < rspan ? rbuf[bad] : 0,
+             bad < rspan ? exp[bad] : 0);
 skip:
     free(pbuf);
 out:
@@ -278,8 +287,7 @@ static void matrix(int rank, int size)
                     /* MPICH 4.0.2 Bsends (and Sendrecv_replaces) a large struct message as
                      * its MPI_Pack_size bytes, an upper bound larger than the data: the
                      * receive of the same type is truncated */
-                    if ((mode == M_BSEND || mode == M_REPLACE) && ti == T_STRUCT && lc_library_is_mpich())
-                        continue;
+                    if ((mode == M_BSEND || mode == M_REPLACE) && ti == T_STRUCT && lc_library_is_mpich()) continue;
                     one(ti, c[k], mode, ab, rank, ++msgno);
                 }
     }

@@ -85,10 +85,10 @@ typedef struct lc_request {
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */
 
-    /* derived datatypes (lc_pt2pt_typed.c): a type that is not one run of
-     * bytes travels packed through `stage`, owned by the request */
+    /* derived datatypes that are not one run of bytes (lc_pt2pt_typed.c):
+     * a send packs into `stage`, a receive unpacks through `rcur` */
     struct lc_dt *udt;         /* retained while the operation is pending (persistent: while it lives) */
-    void *ubuf;                /* the user's buffer behind the stage */
+    void *ubuf;                /* the user's buffer */
     MPI_Count ucount;          /* items of udt at ubuf */
     void *stage;               /* send: the packed message (packed at start, freed at completion) */
     struct lc_dt_cursor *rcur; /* recv: where the next arriving bytes go in ubuf (owned) */

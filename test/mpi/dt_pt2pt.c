@@ -342,9 +342,9 @@ static void partial_and_truncate(int rank)
         LC_MPI(MPI_Send(ints, 17, MPI_INT, 1, 9, MPI_COMM_WORLD));
         return;
     }
-    int buf[20], n, el;
+    int buf[24], n, el; /* 2 items span 22 ints */
     MPI_Status st;
-    for (int i = 0; i < 20; i++) buf[i] = -1;
+    for (int i = 0; i < 24; i++) buf[i] = -1;
     LC_MPI(MPI_Recv(buf, 2, t, 0, 8, MPI_COMM_WORLD, &st));
     LC_MPI(MPI_Get_count(&st, t, &n));
     LC_MPI(MPI_Get_elements(&st, t, &el));

@@ -93,166 +93,183 @@ static const char *mname[M_COUNT] = { "Send",  "Ssend",   "Rsend",    "Bsend",
 
 /* One message of count items of types[ti] from `me` (sender) to `peer`,
  * received as the same type or (as_basic) as basic elements. */
-static void one(int ti, int count, int mode, int as_basic, int rank, int msgno)
+/* One message: its type and counts on both sides, and the buffers. */
+typedef struct msg {
+    int ti, count, mode, as_basic, peer, tag, rcount;
+    MPI_Datatype t, rt;
+    size_t span, origin, rspan, rorigin;
+    unsigned char *sbuf, *rbuf, *exp, *pbuf; /* ours, received, expected, the peer's data */
+} msg_t;
+
+static void send_one(msg_t *m)
 {
-    /* each side's data has its own seed (exchanges go both ways) */
-    int peer = rank ^ 1, sender = !(rank & 1);
-    int sseed = 2 * msgno + (rank & 1), pseed = 2 * msgno + (peer & 1);
-    MPI_Datatype t = types[ti];
-    size_t span, origin;
-    span_of(t, count, &span, &origin);
-    int tsize;
-    LC_MPI(MPI_Type_size(t, &tsize));
-    unsigned char *sbuf = lc_malloc(span), *rbuf = NULL, *exp = NULL;
-    fill(sbuf, span, sseed);
-    MPI_Datatype rt = t;
-    int rcount = count;
-    size_t rspan = span, rorigin = origin;
-    if (as_basic) {
-        int bsize;
-        LC_MPI(MPI_Type_size(basic[ti], &bsize));
-        rt = basic[ti];
-        rcount = (int)((long)count * tsize / bsize);
-        span_of(rt, rcount, &rspan, &rorigin);
-    }
-    int tag = 100 + mode;
-    MPI_Status st;
-    if (sender) {
-        if (mode == M_RSEND) LC_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        void *b = sbuf + origin;
-        switch (mode) {
-        case M_SEND:
-            LC_MPI(MPI_Send(b, count, t, peer, tag, MPI_COMM_WORLD));
-            break;
-        case M_SSEND:
-            LC_MPI(MPI_Ssend(b, count, t, peer, tag, MPI_COMM_WORLD));
-            break;
-        case M_RSEND:
-            LC_MPI(MPI_Rsend(b, count, t, peer, tag, MPI_COMM_WORLD));
-            break;
-        case M_BSEND: {
-            int ps;
-            LC_MPI(MPI_Pack_size(count, t, MPI_COMM_WORLD, &ps));
-            int bsz = ps + MPI_BSEND_OVERHEAD;
-            void *att = lc_malloc((size_t)bsz), *old;
-            LC_MPI(MPI_Buffer_attach(att, bsz));
-            LC_MPI(MPI_Bsend(b, count, t, peer, tag, MPI_COMM_WORLD));
-            memset(sbuf, 0, span); /* Bsend copied: the buffer is ours again */
-            LC_MPI(MPI_Buffer_detach(&old, &bsz));
-            free(att);
-            break;
-        }
-        case M_ISEND:
-        case M_MPROBE: {
-            MPI_Request r;
-            LC_MPI(MPI_Isend(b, count, t, peer, tag, MPI_COMM_WORLD, &r));
-            LC_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
-            break;
-        }
-        case M_PERSIST: {
-            MPI_Request r;
-            LC_MPI(MPI_Send_init(b, count, t, peer, tag, MPI_COMM_WORLD, &r));
-            for (int k = 0; k < 2; k++) {
-                LC_MPI(MPI_Start(&r));
-                LC_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
-            }
-            LC_MPI(MPI_Request_free(&r));
-            break;
-        }
-        case M_SENDRECV:
-        case M_REPLACE:
-            /* both sides exchange: the peer runs the receiver's branch with the same call */
-            break;
-        }
-        if (mode != M_SENDRECV && mode != M_REPLACE) goto out;
-    }
-    rbuf = lc_malloc(rspan);
-    exp = lc_malloc(rspan);
-    memset(rbuf, 0xee, rspan);
-    /* the peer's data, in the same layout as ours */
-    unsigned char *pbuf = lc_malloc(span);
-    fill(pbuf, span, pseed);
-    if (as_basic) {
-        /* basic elements in typemap order: the sender's packed bytes */
-        int ps, pos = 0;
-        LC_MPI(MPI_Pack_size(count, t, MPI_COMM_SELF, &ps));
-        memset(exp, 0xee, rspan);
-        LC_MPI(MPI_Pack(pbuf + origin, count, t, exp + rorigin, ps, &pos, MPI_COMM_SELF));
-    } else {
-        expected(t, count, pbuf, exp, span, origin);
-    }
-    void *rb = rbuf + rorigin;
-    switch (mode) {
+    void *b = m->sbuf + m->origin;
+    int count = m->count, peer = m->peer, tag = m->tag;
+    MPI_Datatype t = m->t;
+    MPI_Request r;
+    if (m->mode == M_RSEND) LC_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    switch (m->mode) {
     case M_SEND:
+        LC_MPI(MPI_Send(b, count, t, peer, tag, MPI_COMM_WORLD));
+        break;
     case M_SSEND:
-    case M_BSEND:
-        LC_MPI(MPI_Recv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &st));
+        LC_MPI(MPI_Ssend(b, count, t, peer, tag, MPI_COMM_WORLD));
         break;
-    case M_RSEND: {
-        MPI_Request r;
-        LC_MPI(MPI_Irecv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &r));
-        LC_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD));
-        LC_MPI(MPI_Wait(&r, &st));
+    case M_RSEND:
+        LC_MPI(MPI_Rsend(b, count, t, peer, tag, MPI_COMM_WORLD));
+        break;
+    case M_BSEND: {
+        int ps;
+        LC_MPI(MPI_Pack_size(count, t, MPI_COMM_WORLD, &ps));
+        int bsz = ps + MPI_BSEND_OVERHEAD;
+        void *att = lc_malloc((size_t)bsz), *old;
+        LC_MPI(MPI_Buffer_attach(att, bsz));
+        LC_MPI(MPI_Bsend(b, count, t, peer, tag, MPI_COMM_WORLD));
+        memset(m->sbuf, 0, m->span); /* Bsend copied: the buffer is ours again */
+        LC_MPI(MPI_Buffer_detach(&old, &bsz));
+        free(att);
         break;
     }
-    case M_ISEND: {
-        MPI_Request r;
-        LC_MPI(MPI_Irecv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &r));
-        LC_MPI(MPI_Wait(&r, &st));
+    case M_ISEND:
+    case M_MPROBE:
+        LC_MPI(MPI_Isend(b, count, t, peer, tag, MPI_COMM_WORLD, &r));
+        LC_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         break;
-    }
-    case M_PERSIST: {
-        MPI_Request r;
-        LC_MPI(MPI_Recv_init(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &r));
+    case M_PERSIST:
+        LC_MPI(MPI_Send_init(b, count, t, peer, tag, MPI_COMM_WORLD, &r));
         for (int k = 0; k < 2; k++) {
-            if (k) memset(rbuf, 0xee, rspan);
             LC_MPI(MPI_Start(&r));
-            LC_MPI(MPI_Wait(&r, &st));
+            LC_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         }
         LC_MPI(MPI_Request_free(&r));
         break;
     }
-    case M_MPROBE: {
-        MPI_Message m;
-        LC_MPI(MPI_Mprobe(peer, tag, MPI_COMM_WORLD, &m, &st));
-        LC_MPI(MPI_Mrecv(rb, rcount, rt, &m, &st));
-        break;
-    }
-    case M_SENDRECV: {
-        /* both ranks send their own data and receive the peer's */
-        LC_MPI(MPI_Sendrecv(sbuf + origin, count, t, peer, tag, rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &st));
-        break;
-    }
-    case M_REPLACE: {
-        if (as_basic) goto skip; /* one buffer, one type */
+}
+
+/* What the receive must leave in rbuf (0xee where nothing arrives). */
+static void expect_one(msg_t *m)
+{
+    m->rbuf = lc_malloc(m->rspan);
+    m->exp = lc_malloc(m->rspan);
+    memset(m->rbuf, 0xee, m->rspan);
+    if (m->as_basic) {
+        /* basic elements in typemap order: the sender's packed bytes */
+        int ps, pos = 0;
+        LC_MPI(MPI_Pack_size(m->count, m->t, MPI_COMM_SELF, &ps));
+        memset(m->exp, 0xee, m->rspan);
+        LC_MPI(MPI_Pack(m->pbuf + m->origin, m->count, m->t, m->exp + m->rorigin, ps, &pos, MPI_COMM_SELF));
+    } else if (m->mode == M_REPLACE) {
         /* holes keep our own bytes; the typemap gets the peer's */
-        memcpy(rbuf, sbuf, span);
-        memcpy(exp, sbuf, span);
+        memcpy(m->rbuf, m->sbuf, m->span);
+        memcpy(m->exp, m->sbuf, m->span);
         int ps, pos = 0, upos = 0;
-        LC_MPI(MPI_Pack_size(count, t, MPI_COMM_SELF, &ps));
+        LC_MPI(MPI_Pack_size(m->count, m->t, MPI_COMM_SELF, &ps));
         unsigned char *packed = lc_malloc((size_t)ps);
-        LC_MPI(MPI_Pack(pbuf + origin, count, t, packed, ps, &pos, MPI_COMM_SELF));
-        LC_MPI(MPI_Unpack(packed, pos, &upos, exp + origin, count, t, MPI_COMM_SELF));
+        LC_MPI(MPI_Pack(m->pbuf + m->origin, m->count, m->t, packed, ps, &pos, MPI_COMM_SELF));
+        LC_MPI(MPI_Unpack(packed, pos, &upos, m->exp + m->origin, m->count, m->t, MPI_COMM_SELF));
         free(packed);
-        LC_MPI(MPI_Sendrecv_replace(rb, count, t, peer, tag, peer, tag, MPI_COMM_WORLD, &st));
+    } else {
+        expected(m->t, m->count, m->pbuf, m->exp, m->span, m->origin);
+    }
+}
+
+static void recv_one(msg_t *m, MPI_Status *st)
+{
+    void *rb = m->rbuf + m->rorigin;
+    int rcount = m->rcount, peer = m->peer, tag = m->tag;
+    MPI_Datatype rt = m->rt;
+    MPI_Request r;
+    MPI_Message msg;
+    switch (m->mode) {
+    case M_SEND:
+    case M_SSEND:
+    case M_BSEND:
+        LC_MPI(MPI_Recv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, st));
+        break;
+    case M_RSEND:
+        LC_MPI(MPI_Irecv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &r));
+        LC_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD));
+        LC_MPI(MPI_Wait(&r, st));
+        break;
+    case M_ISEND:
+        LC_MPI(MPI_Irecv(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &r));
+        LC_MPI(MPI_Wait(&r, st));
+        break;
+    case M_PERSIST:
+        LC_MPI(MPI_Recv_init(rb, rcount, rt, peer, tag, MPI_COMM_WORLD, &r));
+        for (int k = 0; k < 2; k++) {
+            if (k) memset(m->rbuf, 0xee, m->rspan);
+            LC_MPI(MPI_Start(&r));
+            LC_MPI(MPI_Wait(&r, st));
+        }
+        LC_MPI(MPI_Request_free(&r));
+        break;
+    case M_MPROBE:
+        LC_MPI(MPI_Mprobe(peer, tag, MPI_COMM_WORLD, &msg, st));
+        LC_MPI(MPI_Mrecv(rb, rcount, rt, &msg, st));
+        break;
+    case M_SENDRECV: /* both ranks send their own data and receive the peer's */
+        LC_MPI(MPI_Sendrecv(m->sbuf + m->origin, m->count, m->t, peer, tag, rb, rcount, rt, peer, tag, MPI_COMM_WORLD,
+                            st));
+        break;
+    case M_REPLACE:
+        LC_MPI(MPI_Sendrecv_replace(rb, m->count, m->t, peer, tag, peer, tag, MPI_COMM_WORLD, st));
         break;
     }
-    }
+}
+
+static void check_one(const msg_t *m, const MPI_Status *st)
+{
     int got;
-    LC_MPI(MPI_Get_count(&st, rt, &got));
-    LC_CHECK(got == rcount, "%s %s count %d%s: Get_count %d, expected %d", mname[mode], tname[ti], count,
-             as_basic ? " as basic" : "", got, rcount);
+    LC_MPI(MPI_Get_count(st, m->rt, &got));
+    const char *how = m->as_basic ? " as basic" : "";
+    LC_CHECK(got == m->rcount, "%s %s count %d%s: Get_count %d, expected %d", mname[m->mode], tname[m->ti], m->count,
+             how, got, m->rcount);
     size_t bad = 0;
-    while (bad < rspan && rbuf[bad] == exp[bad]) bad++;
-    LC_CHECK(bad == rspan, "%s %s count %d%s: byte %zd of %zu is %#x, expected %#x", mname[mode], tname[ti], count,
-             as_basic ? " as basic" : "", (ssize_t)bad - (ssize_t)rorigin, rspan, bad < rspan ? rbuf[bad] : 0,
-             bad < rspan ? exp[bad] : 0);
-skip:
-    free(pbuf);
-out:
-    free(sbuf);
-    free(rbuf);
-    free(exp);
+    while (bad < m->rspan && m->rbuf[bad] == m->exp[bad]) bad++;
+    LC_CHECK(bad == m->rspan, "%s %s count %d%s: byte %zd of %zu is %#x, expected %#x", mname[m->mode], tname[m->ti],
+             m->count, how, (ssize_t)bad - (ssize_t)m->rorigin, m->rspan, bad < m->rspan ? m->rbuf[bad] : 0,
+             bad < m->rspan ? m->exp[bad] : 0);
+}
+
+/* One message of count items of types[ti] between rank and its peer,
+ * received as the same type or (as_basic) as basic elements.  Even ranks
+ * send; the exchanges (Sendrecv, Sendrecv_replace) go both ways. */
+static void one(int ti, int count, int mode, int as_basic, int rank, int msgno)
+{
+    if (mode == M_REPLACE && as_basic) return; /* one buffer, one type */
+    msg_t m = { .ti = ti, .count = count, .mode = mode, .as_basic = as_basic, .peer = rank ^ 1, .tag = 100 + mode };
+    m.t = m.rt = types[ti];
+    m.rcount = count;
+    span_of(m.t, count, &m.span, &m.origin);
+    m.rspan = m.span;
+    m.rorigin = m.origin;
+    if (as_basic) {
+        int tsize, bsize;
+        LC_MPI(MPI_Type_size(m.t, &tsize));
+        LC_MPI(MPI_Type_size(basic[ti], &bsize));
+        m.rt = basic[ti];
+        m.rcount = (int)((long)count * tsize / bsize);
+        span_of(m.rt, m.rcount, &m.rspan, &m.rorigin);
+    }
+    /* each side's data has its own seed */
+    m.sbuf = lc_malloc(m.span);
+    fill(m.sbuf, m.span, 2 * msgno + (rank & 1));
+    int exchange = mode == M_SENDRECV || mode == M_REPLACE;
+    if (!(rank & 1) && !exchange) {
+        send_one(&m);
+    } else {
+        MPI_Status st;
+        m.pbuf = lc_malloc(m.span);
+        fill(m.pbuf, m.span, 2 * msgno + (m.peer & 1));
+        expect_one(&m);
+        recv_one(&m, &st);
+        check_one(&m, &st);
+    }
+    free(m.sbuf);
+    free(m.pbuf);
+    free(m.rbuf);
+    free(m.exp);
 }
 
 /* Counts: empty, one, a few, around the shm eager limit (8000 B), and

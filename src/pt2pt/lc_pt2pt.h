@@ -63,6 +63,8 @@ int lc_pt2pt_imrecv_dt(void *buf, MPI_Count count, struct lc_dt *t, lc_request_t
  * stage; release also drops the type. */
 void lc_pt2pt_typed_done(lc_request_t *req);
 void lc_pt2pt_typed_drop(lc_request_t *req);
+/* MPI_Finalize: free the cached send stage. */
+void lc_pt2pt_typed_fini(void);
 
 /* Look for a matching unexpected message.  With `msg_p` set, a match is
  * dequeued into a LC_REQ_MESSAGE request (Mprobe). */

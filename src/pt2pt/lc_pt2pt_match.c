@@ -253,6 +253,7 @@ void lc_pt2pt_cancel(lc_request_t *req)
 int lc_pt2pt_fini(void)
 {
     int n = 0;
+    lc_pt2pt_typed_fini();
     lc_list_for_each(it, &lc_unexpected) {
         lc_list_remove(it);
         free(lc_container_of(it, lc_unexp_t, link));

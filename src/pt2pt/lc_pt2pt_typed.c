@@ -42,8 +42,40 @@ static inline size_t lc_typed_bytes(const lc_dt_t *t, MPI_Count count)
     return (size_t)count * (size_t)t->size; /* the MPI layer ruled out overflow */
 }
 
+/* One cached send stage.  A large message sent again and again (a halo
+ * exchange) reuses its pages instead of faulting in a fresh mmap'd buffer
+ * every time.  No lock: Locus offers MPI_THREAD_SERIALIZED at most. */
+#define LC_STAGE_CACHE_MIN ((size_t)64 << 10)
+static void *lc_stage_cache;
+static size_t lc_stage_cache_size;
+
+static void lc_typed_stage_put(void *p, size_t bytes)
+{
+    if (!p) return;
+    if (bytes < LC_STAGE_CACHE_MIN || bytes <= lc_stage_cache_size) {
+        free(p);
+        return;
+    }
+    free(lc_stage_cache);
+    lc_stage_cache = p;
+    lc_stage_cache_size = bytes;
+}
+
+void lc_pt2pt_typed_fini(void)
+{
+    free(lc_stage_cache);
+    lc_stage_cache = NULL;
+    lc_stage_cache_size = 0;
+}
+
 static int lc_typed_stage_alloc(size_t bytes, void **stage_p)
 {
+    if (lc_stage_cache && lc_stage_cache_size >= bytes && bytes >= LC_STAGE_CACHE_MIN) {
+        *stage_p = lc_stage_cache;
+        lc_stage_cache = NULL;
+        lc_stage_cache_size = 0;
+        return MPI_SUCCESS;
+    }
     void *p = malloc(bytes ? bytes : 1);
     if (!p)
         return lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffer to pack a derived datatype into", bytes);
@@ -66,7 +98,7 @@ static void lc_typed_attach(lc_request_t *req, lc_dt_t *t, const void *buf, MPI_
 
 void lc_pt2pt_typed_drop(lc_request_t *req)
 {
-    free(req->stage);
+    lc_typed_stage_put(req->stage, req->bytes); /* req->bytes: the packed message (sends) */
     req->stage = NULL;
     if (req->rcur) {
         lc_dt_cursor_fini(req->rcur);
@@ -184,7 +216,7 @@ int lc_pt2pt_isend_dt(const void *buf, MPI_Count count, lc_dt_t *t, int dest, in
     rc = lc_dt_pack(t, count, buf, 0, stage, bytes);
     if (!rc) rc = lc_pt2pt_isend(stage, bytes, dest, tag, comm, ctx_kind, mode, &req);
     if (rc) {
-        free(stage);
+        lc_typed_stage_put(stage, bytes);
         return rc;
     }
     lc_typed_attach(req, t, buf, count, stage);

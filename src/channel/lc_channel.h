@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 
 /* Packet kinds of the pt2pt protocols. */
@@ -91,6 +92,10 @@ typedef struct lc_channel_ops {
      * remote-access `key`) into `local`.  LC_OK, or LC_ERROR (message
      * logged). */
     int (*pull)(struct lc_peer *peer, void *local, uint64_t remote, uint64_t key, size_t len);
+    /* Optional (NULL when the channel has none): the same, scattered into
+     * niov local segments totalling len bytes (a derived datatype's
+     * receive buffer, described by the datatype cursor). */
+    int (*pullv)(struct lc_peer *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
 } lc_channel_ops_t;
 
 /*

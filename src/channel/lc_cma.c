@@ -96,3 +96,36 @@ int lc_cma_push(lc_peer_t *peer, uint64_t remote, const void *local, size_t len)
     }
     return LC_OK;
 }
+
+int lc_cma_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len)
+{
+    (void)key;
+    struct iovec l[LC_CMA_IOV_MAX];
+    if (niov > LC_CMA_IOV_MAX) return LC_ERROR; /* callers pass at most LC_CMA_IOV_MAX */
+    memcpy(l, local, sizeof(*l) * (size_t)niov);
+    int first = 0;
+    while (len) {
+        struct iovec r = { .iov_base = (void *)(uintptr_t)remote, .iov_len = len };
+        ssize_t n = process_vm_readv(peer->cma.pid, l + first, (unsigned long)(niov - first), &r, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            lc_log_error("single-copy read of %zu bytes into %d segments from rank %d (pid %d) failed: %s", len,
+                         niov - first, peer->world_rank, (int)peer->cma.pid, n < 0 ? strerror(errno) : "no progress");
+            return LC_ERROR;
+        }
+        remote += (uint64_t)n;
+        len -= (size_t)n;
+        /* a partial read: skip the segments it filled, trim the one it stopped in */
+        for (size_t left = (size_t)n; left && first < niov;) {
+            if (left >= l[first].iov_len) {
+                left -= l[first].iov_len;
+                first++;
+            } else {
+                l[first].iov_base = (char *)l[first].iov_base + left;
+                l[first].iov_len -= left;
+                left = 0;
+            }
+        }
+    }
+    return LC_OK;
+}

@@ -37,5 +37,9 @@ int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
  * process_vm_writev loop.  The probe's read proves the permission: the
  * kernel checks reads and writes alike (PTRACE_MODE_ATTACH). */
 int lc_cma_push(lc_peer_t *peer, uint64_t remote, const void *local, size_t len);
+/* The ops-table pullv: one process_vm_readv into many local segments
+ * (a derived datatype's layout), looping over partial reads. */
+#define LC_CMA_IOV_MAX 64
+int lc_cma_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
 
 #endif

@@ -230,4 +230,5 @@ const lc_channel_ops_t lc_channel_shm_ops = {
     .name = "shm",
     .try_send = lc_shm_ops_try_send,
     .pull = lc_cma_pull,
+    .pullv = lc_cma_pullv,
 };

@@ -292,8 +292,10 @@ MPI_Count lc_dt_elements(const lc_dt_t *t, MPI_Count bytes);
 int lc_dt_pack_external32(const lc_dt_t *t, MPI_Count count, const void *buf, void *out);
 int lc_dt_unpack_external32(const lc_dt_t *t, MPI_Count count, void *buf, const void *in);
 
-/* Phase-1 rule for point-to-point and collectives, which still move
- * predefined types only: MPI_ERR_TYPE naming what is wrong with dt. */
-int lc_dt_check_comm(MPI_Datatype dt);
+/* What point-to-point and collectives accept besides the predefined
+ * communication types: a live committed type (MPI_SUCCESS, *t_p), else
+ * MPI_ERR_TYPE naming what is wrong with dt (null, freed, a bound marker,
+ * not committed). */
+int lc_dt_check_comm(MPI_Datatype dt, lc_dt_t **t_p);
 
 #endif

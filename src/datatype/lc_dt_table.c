@@ -146,9 +146,9 @@ int lc_dt_check(MPI_Datatype handle, lc_dt_t **t_p)
                     (unsigned)handle);
 }
 
-int lc_dt_check_comm(MPI_Datatype dt)
+int lc_dt_check_comm(MPI_Datatype dt, lc_dt_t **t_p)
 {
-    lc_dt_t *t;
+    lc_dt_t *t = NULL;
     int rc = lc_dt_check(dt, &t);
     if (rc) return rc;
     if (t->info && t->info->cls == LC_DT_MARKER)
@@ -156,10 +156,8 @@ int lc_dt_check_comm(MPI_Datatype dt)
                         t->info->name);
     if (!lc_dt_is_committed(t))
         return lc_error(MPI_ERR_TYPE, "datatype %#x is not committed: call MPI_Type_commit", (unsigned)dt);
-    return lc_error(MPI_ERR_TYPE,
-                    "datatype %#x is a derived datatype: this version of Locus sends and receives predefined "
-                    "datatypes only; pack the data with MPI_Pack and send it as MPI_PACKED",
-                    (unsigned)dt);
+    *t_p = t;
+    return MPI_SUCCESS;
 }
 
 int lc_dt_handle_out(lc_dt_t *t, MPI_Datatype *handle_p)

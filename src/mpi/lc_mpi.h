@@ -32,6 +32,7 @@
 
 #include <mpi.h>
 
+#include "datatype/lc_dt.h"
 #include "pt2pt/lc_pt2pt.h"
 #include "util/lc_dtype.h"
 #include "util/lc_error.h"
@@ -70,6 +71,7 @@ int lc_mpi_error_handler(MPI_Errhandler eh, int handle, const char *kind, const 
 int lc_check_initialized(void);
 int lc_check_comm(MPI_Comm handle, lc_comm_t **comm_p);  /* also checks initialization */
 int lc_check_count(MPI_Count count);
+/* A predefined communication type, or a live committed derived one. */
 int lc_check_dtype(MPI_Datatype dt);
 /* Also MPI_ERR_COUNT when count items of dt would not fit the address
  * space (large-count calls). */
@@ -111,11 +113,24 @@ static inline int lc_check_recv(const void *buf, MPI_Count count, MPI_Datatype d
     return rc;
 }
 
-/* Size in bytes of count elements of a (validated) predefined type;
- * lc_check_buf has ruled out overflow. */
+/* The derived type behind a (validated) datatype handle, or NULL for a
+ * predefined one: NULL keeps the byte path. */
+static inline lc_dt_t *lc_mpi_derived(MPI_Datatype dt)
+{
+    return lc_likely(lc_dtype_valid(dt)) ? NULL : lc_dt_get(dt);
+}
+
+/* Size in bytes of count elements of a (validated) datatype: what a
+ * message of them carries (packed bytes for a derived type); lc_check_buf
+ * has ruled out overflow. */
 static inline size_t lc_bytes(MPI_Count count, MPI_Datatype dt)
 {
-    return (size_t)count * lc_dtype_size(dt);
+    size_t size = lc_dtype_size(dt);
+    if (lc_unlikely(size == 0) && !lc_dtype_valid(dt)) {
+        const lc_dt_t *t = lc_dt_get(dt);
+        size = t ? (size_t)t->size : 0;
+    }
+    return (size_t)count * size;
 }
 
 /* The largest tag (MPI_TAG_UB attribute). */

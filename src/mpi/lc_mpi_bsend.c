@@ -95,7 +95,11 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     size_t len = bytes + MPI_BSEND_OVERHEAD;
     LC_TRY(lc_bsend_reserve(len, bytes, &offset, &at));
     char *copy = lc_bsend_base + offset;
-    if (bytes) memcpy(copy, buf, bytes);
+    lc_dt_t *t = lc_mpi_derived(dt);
+    if (t)
+        LC_TRY(lc_dt_pack(t, count, buf, 0, copy, bytes)); /* the message is the packed bytes */
+    else if (bytes)
+        memcpy(copy, buf, bytes);
     LC_TRY(lc_pt2pt_isend(copy, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &req));
     lc_request_hold_comm(req); /* the user may free the communicator before it leaves */
     memmove(&lc_bsend_blocks[at + 1], &lc_bsend_blocks[at], sizeof(*lc_bsend_blocks) * (size_t)(lc_bsend_nblocks - at));

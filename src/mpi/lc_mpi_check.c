@@ -78,18 +78,27 @@ int lc_check_count(MPI_Count count)
     return MPI_SUCCESS;
 }
 
-/* Point-to-point and collectives move predefined types only, for now;
- * the datatype layer says what is wrong with anything else (null, freed,
- * uncommitted, derived). */
+/* Point-to-point and collectives move predefined types as bytes and
+ * committed derived types through the datatype engine; the datatype layer
+ * says what is wrong with anything else (null, freed, uncommitted, a
+ * bound marker). */
 int lc_check_dtype(MPI_Datatype dt)
 {
     if (lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
-    return lc_dt_check_comm(dt);
+    lc_dt_t *t;
+    return lc_dt_check_comm(dt, &t);
 }
 
 int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt)
 {
     size_t size = lc_dtype_size(dt), bytes;
+    if (lc_unlikely(size == 0) && !lc_dtype_valid(dt)) {
+        /* A derived type: its data may sit at absolute addresses from
+         * MPI_BOTTOM (NULL), so a NULL buffer is not an error. */
+        const lc_dt_t *t = lc_dt_get(dt);
+        size = t ? (size_t)t->size : 0;
+        buf = (const void *)1;
+    }
     if (lc_unlikely(buf == NULL && count > 0 && size > 0))
         return lc_error(MPI_ERR_BUFFER, "buffer is NULL but count is %lld", (long long)count);
     if (lc_unlikely(__builtin_mul_overflow((size_t)count, size, &bytes) || bytes > PTRDIFF_MAX))

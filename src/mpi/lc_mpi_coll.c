@@ -5,7 +5,7 @@
  * alltoall, scans): argument checks, then src/coll does the work.  Each
  * has its large-count `_c` twin.  Vector forms: lc_mpi_coll_vector.c.
  */
-#include "mpi/lc_mpi_coll.h"
+#include "mpi/lc_mpi_stage.h"
 
 LC_API int PMPI_Barrier(MPI_Comm comm)
 {
@@ -27,7 +27,7 @@ int lc_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI
     LC_TRY(lc_check_root(c, root));
     LC_TRY(lc_check_not_in_place(buffer, "buffer", ""));
     LC_TRY(lc_check_side(buffer, count, datatype));
-    LC_TRY(lc_coll_bcast(buffer, (size_t)count, datatype, root, c));
+    LC_TRY(lc_stage_bcast(buffer, (size_t)count, datatype, root, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -49,7 +49,7 @@ int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype 
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
-    LC_TRY(lc_coll_reduce(sendbuf, recvbuf, (size_t)count, datatype, op, root, c));
+    LC_TRY(lc_stage_reduce(sendbuf, recvbuf, (size_t)count, datatype, op, root, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -66,7 +66,7 @@ int lc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
-    LC_TRY(lc_coll_allreduce(sendbuf, recvbuf, (size_t)count, datatype, op, c));
+    LC_TRY(lc_stage_allreduce(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -86,7 +86,7 @@ int lc_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
-    LC_TRY(lc_coll_gather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
+    LC_TRY(lc_stage_gather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -106,7 +106,7 @@ int lc_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
         LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", LC_NOT_ROOT));
     }
     if (recvbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
-    LC_TRY(lc_coll_scatter(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
+    LC_TRY(lc_stage_scatter(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -121,7 +121,7 @@ int lc_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
-    LC_TRY(lc_coll_allgather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
+    LC_TRY(lc_stage_allgather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -139,7 +139,7 @@ int lc_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
         LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
         LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(recvcount, recvtype)));
     }
-    LC_TRY(lc_coll_alltoall(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
+    LC_TRY(lc_stage_alltoall(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -156,7 +156,7 @@ int lc_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvco
     LC_TRY(lc_check_buf(recvbuf, recvcount, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, recvcount, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(recvcount, datatype)));
-    LC_TRY(lc_coll_reduce_scatter_block(sendbuf, recvbuf, (size_t)recvcount, datatype, op, c));
+    LC_TRY(lc_stage_reduce_scatter_block(sendbuf, recvbuf, (size_t)recvcount, datatype, op, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -173,7 +173,7 @@ int lc_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype da
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
-    LC_TRY(lc_coll_scan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
+    LC_TRY(lc_stage_scan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -191,7 +191,7 @@ int lc_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype 
     if (c->rank != 0 || sendbuf == MPI_IN_PLACE) LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
-    LC_TRY(lc_coll_exscan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
+    LC_TRY(lc_stage_exscan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);

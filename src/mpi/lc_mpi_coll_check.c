@@ -4,6 +4,7 @@
  * operations of the MPI API (lc_mpi_coll.c, lc_mpi_coll_vector.c).
  */
 #include "mpi/lc_mpi_coll.h"
+#include "coll/lc_op.h"
 
 /* count, datatype and buffer of one side of a transfer */
 int lc_check_side(const void *buf, MPI_Count count, MPI_Datatype dt)
@@ -51,6 +52,14 @@ int lc_check_reduction(MPI_Count count, MPI_Datatype dt, MPI_Op op)
 {
     int rc = lc_check_count(count);
     if (rc == MPI_SUCCESS) rc = lc_check_dtype(dt);
-    if (rc == MPI_SUCCESS) rc = lc_check_op(op, dt);
-    return rc;
+    if (rc != MPI_SUCCESS) return rc;
+    lc_dt_t *t = lc_mpi_derived(dt);
+    if (lc_likely(!t) || !lc_op_is_predefined(op)) return lc_check_op(op, dt); /* user operations take any type */
+    /* A predefined operation on a derived type: on its one basic type (MPI 4.1 §6.9.1). */
+    if (t->basic == MPI_DATATYPE_NULL)
+        return lc_error(MPI_ERR_TYPE,
+                        "datatype %#x is built of several predefined types: a predefined reduction operation "
+                        "needs a type made of one predefined type (or use MPI_Op_create)",
+                        (unsigned)dt);
+    return lc_check_op(op, t->basic);
 }

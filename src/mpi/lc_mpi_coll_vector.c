@@ -5,7 +5,7 @@
  * `_c` twins.  Both read the user's arrays in place through an lc_vec_t
  * (int or MPI_Count/MPI_Aint), so neither copies them.
  */
-#include "mpi/lc_mpi_coll.h"
+#include "mpi/lc_mpi_stage.h"
 
 int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const lc_vec_t *rv, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *func)
@@ -21,7 +21,7 @@ int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
-    LC_TRY(lc_coll_gatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, rv, recvtype, root, c));
+    LC_TRY(lc_stage_gatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, rv, recvtype, root, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -41,7 +41,7 @@ int lc_scatterv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, 
         LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", LC_NOT_ROOT));
     }
     if (recvbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
-    LC_TRY(lc_coll_scatterv(sendbuf, sv, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
+    LC_TRY(lc_stage_scatterv(sendbuf, sv, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -56,7 +56,7 @@ int lc_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, rv, "recvcounts", "displs", recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
-    LC_TRY(lc_coll_allgatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, rv, recvtype, c));
+    LC_TRY(lc_stage_allgatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, rv, recvtype, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -71,7 +71,7 @@ int lc_alltoallv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype,
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, rv, "recvcounts", "rdispls", recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_vector(c, sendbuf, sv, "sendcounts", "sdispls", sendtype));
-    LC_TRY(lc_coll_alltoallv(sendbuf, sv, sendtype, recvbuf, rv, recvtype, c));
+    LC_TRY(lc_stage_alltoallv(sendbuf, sv, sendtype, recvbuf, rv, recvtype, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -90,7 +90,7 @@ int lc_reduce_scatter(const void *sendbuf, void *recvbuf, const lc_vec_t *rv, MP
     size_t mine = lc_vec_count(rv, c->rank);
     LC_TRY(lc_check_buf(recvbuf, (MPI_Count)mine, datatype));
     LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes((MPI_Count)mine, datatype)));
-    LC_TRY(lc_coll_reduce_scatter(sendbuf, recvbuf, rv, datatype, op, c));
+    LC_TRY(lc_stage_reduce_scatter(sendbuf, recvbuf, rv, datatype, op, c));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);

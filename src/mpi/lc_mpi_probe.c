@@ -120,11 +120,12 @@ static int lc_imrecv_no_proc(lc_request_t **req_p)
 /* Receive the probed message `msg`.  The message's reference on the
  * communicator goes with the message: hold one across the hand-over to
  * the new request. */
-static int lc_imrecv_msg(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p)
+static int lc_imrecv_msg(void *buf, MPI_Count count, MPI_Datatype dt, lc_request_t *msg, lc_request_t **req_p)
 {
     lc_comm_t *c = msg->comm;
     lc_comm_retain(c);
-    int rc = lc_pt2pt_imrecv(buf, bytes, msg, req_p);
+    lc_dt_t *t = lc_mpi_derived(dt);
+    int rc = t ? lc_pt2pt_imrecv_dt(buf, count, t, msg, req_p) : lc_pt2pt_imrecv(buf, lc_bytes(count, dt), msg, req_p);
     lc_comm_release(c);
     return rc;
 }
@@ -142,7 +143,7 @@ static int lc_imrecv(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Mess
     LC_TRY(lc_check_buf(buf, count, datatype));
     LC_TRY(lc_check_request_out(request));
     if (msg) c = NULL; /* the message may free its communicator: report failures on WORLD */
-    LC_TRY(msg ? lc_imrecv_msg(buf, lc_bytes(count, datatype), msg, &req) : lc_imrecv_no_proc(&req));
+    LC_TRY(msg ? lc_imrecv_msg(buf, count, datatype, msg, &req) : lc_imrecv_no_proc(&req));
     *message = MPI_MESSAGE_NULL;
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;

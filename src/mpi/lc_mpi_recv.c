@@ -14,7 +14,11 @@ static int lc_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int 
     lc_comm_t *c;
     int rc;
     LC_TRY(lc_check_recv(buf, count, dt, source, tag, comm, &c));
-    LC_TRY(lc_pt2pt_recv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, status));
+    lc_dt_t *t = lc_mpi_derived(dt);
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_recv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, status));
+    else
+        LC_TRY(lc_pt2pt_recv_dt(buf, count, t, source, tag, c, LC_CTX_PT2PT, status));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -28,7 +32,11 @@ static int lc_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int
     int rc;
     LC_TRY(lc_check_recv(buf, count, dt, source, tag, comm, &c));
     LC_TRY(lc_check_request_out(request));
-    LC_TRY(lc_pt2pt_irecv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, &req));
+    lc_dt_t *t = lc_mpi_derived(dt);
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_irecv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, &req));
+    else
+        LC_TRY(lc_pt2pt_irecv_dt(buf, count, t, source, tag, c, LC_CTX_PT2PT, &req));
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
 err:

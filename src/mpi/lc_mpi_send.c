@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_send.c — MPI_Send, Ssend, Rsend and their nonblocking forms
- * (Isend, Issend, Irsend): argument checks, then the pt2pt engine.
+ * (Isend, Issend, Irsend): argument checks, then the pt2pt engine (its
+ * typed forms for derived datatypes).
  *
  * Each function has its large-count twin (MPI 4 `_c`: MPI_Count counts);
  * both call one helper that takes MPI_Count.
@@ -14,7 +15,11 @@ static int lc_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     lc_comm_t *c;
     int rc;
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
-    LC_TRY(lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode));
+    lc_dt_t *t = lc_mpi_derived(dt);
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode));
+    else
+        LC_TRY(lc_pt2pt_send_dt(buf, count, t, dest, tag, c, LC_CTX_PT2PT, mode));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -28,7 +33,11 @@ static int lc_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     int rc;
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
     LC_TRY(lc_check_request_out(request));
-    LC_TRY(lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req));
+    lc_dt_t *t = lc_mpi_derived(dt);
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req));
+    else
+        LC_TRY(lc_pt2pt_isend_dt(buf, count, t, dest, tag, c, LC_CTX_PT2PT, mode, &req));
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
 err:

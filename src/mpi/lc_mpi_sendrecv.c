@@ -13,11 +13,13 @@
 /* The rest of a send-receive once its receive `rreq` is posted: send, then
  * wait for both.  A send that cannot start withdraws the receive, which
  * must not fill the buffer later. */
-static int lc_sendrecv_finish(const void *sendbuf, size_t bytes, int dest, int tag, lc_comm_t *c, lc_request_t *rreq,
-                              MPI_Status *status)
+static int lc_sendrecv_finish(const void *sendbuf, MPI_Count count, MPI_Datatype dt, int dest, int tag, lc_comm_t *c,
+                              lc_request_t *rreq, MPI_Status *status)
 {
     lc_request_t *sreq;
-    int rc = lc_pt2pt_isend(sendbuf, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
+    lc_dt_t *t = lc_mpi_derived(dt);
+    int rc = t ? lc_pt2pt_isend_dt(sendbuf, count, t, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq)
+               : lc_pt2pt_isend(sendbuf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
     if (rc) {
         lc_pt2pt_cancel(rreq);
         lc_pt2pt_wait_release(rreq, MPI_STATUS_IGNORE);
@@ -37,8 +39,12 @@ static int lc_sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     int rc;
     LC_TRY(lc_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c));
     LC_TRY(lc_check_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, &c));
-    LC_TRY(lc_pt2pt_irecv(recvbuf, lc_bytes(recvcount, recvtype), source, recvtag, c, LC_CTX_PT2PT, &rreq));
-    LC_TRY(lc_sendrecv_finish(sendbuf, lc_bytes(sendcount, sendtype), dest, sendtag, c, rreq, status));
+    lc_dt_t *rt = lc_mpi_derived(recvtype);
+    if (lc_likely(!rt))
+        LC_TRY(lc_pt2pt_irecv(recvbuf, lc_bytes(recvcount, recvtype), source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    else
+        LC_TRY(lc_pt2pt_irecv_dt(recvbuf, recvcount, rt, source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    LC_TRY(lc_sendrecv_finish(sendbuf, sendcount, sendtype, dest, sendtag, c, rreq, status));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -54,11 +60,19 @@ static int lc_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype
     LC_TRY(lc_check_send(buf, count, datatype, dest, sendtag, comm, &c));
     LC_TRY(lc_check_recv(buf, count, datatype, source, recvtag, comm, &c));
     size_t bytes = lc_bytes(count, datatype);
+    lc_dt_t *t = lc_mpi_derived(datatype);
     if (!(copy = malloc(bytes ? bytes : 1)))
         LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte staging buffer", bytes));
-    memcpy(copy, buf, bytes);
-    LC_TRY(lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq));
-    LC_TRY(lc_sendrecv_finish(copy, bytes, dest, sendtag, c, rreq, status));
+    /* The outgoing message, packed (a derived type) or copied. */
+    if (t)
+        LC_TRY(lc_dt_pack(t, count, buf, 0, copy, bytes));
+    else
+        memcpy(copy, buf, bytes);
+    if (lc_likely(!t))
+        LC_TRY(lc_pt2pt_irecv(buf, bytes, source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    else
+        LC_TRY(lc_pt2pt_irecv_dt(buf, count, t, source, recvtag, c, LC_CTX_PT2PT, &rreq));
+    LC_TRY(lc_sendrecv_finish(copy, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, c, rreq, status));
     free(copy);
     return MPI_SUCCESS;
 err:

@@ -47,7 +47,8 @@ int lc_check_rma_dtype(MPI_Datatype dt)
                         "datatype %#x is a derived datatype: one-sided operations take predefined "
                         "datatypes only for now (use count elements of the basic type)",
                         (unsigned)dt);
-    return lc_dt_check_comm(dt);
+    lc_dt_t *t;
+    return lc_dt_check_comm(dt, &t);
 }
 
 static bool lc_info_true(const lc_info_t *info, const char *key)

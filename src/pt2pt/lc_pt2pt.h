@@ -2,8 +2,8 @@
 /*
  * lc_pt2pt.h — the point-to-point engine: matching, protocols, progress.
  *
- * Protocols (all sizes in bytes; messages of predefined datatypes are
- * contiguous):
+ * Protocols (all sizes in bytes; a message is contiguous bytes: the
+ * typed forms below pack and unpack derived datatypes):
  *  - eager (size <= peer->eager_limit): one EAGER packet carries the
  *    message; the send completes as soon as it is in the ring.  MPI_Ssend
  *    sets LC_PKT_FLAG_SYNC and completes on the receiver's ACK.
@@ -40,6 +40,31 @@ int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm
  * error (MPI_ERR_TRUNCATE) if any. */
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
                   MPI_Status *status);
+
+/* ---- typed forms (lc_pt2pt_typed.c) --------------------------------------------
+ * count items of a committed datatype t (retained while pending).  A
+ * dense type takes the byte path at buf + true_lb; any other travels
+ * packed through a buffer the request owns: packed when the send starts,
+ * unpacked when the receive completes (only the bytes that arrived: a
+ * partial last item is filled as far as it came).  The message is the
+ * packed bytes (count * t->size), so any type with the same type
+ * signature matches it. */
+struct lc_dt;
+int lc_pt2pt_isend_dt(const void *buf, MPI_Count count, struct lc_dt *t, int dest, int tag, lc_comm_t *comm,
+                      int ctx_kind, lc_send_mode_t mode, lc_request_t **req_p);
+int lc_pt2pt_send_dt(const void *buf, MPI_Count count, struct lc_dt *t, int dest, int tag, lc_comm_t *comm,
+                     int ctx_kind, lc_send_mode_t mode);
+int lc_pt2pt_irecv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                      lc_request_t **req_p);
+int lc_pt2pt_recv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                     MPI_Status *status);
+int lc_pt2pt_imrecv_dt(void *buf, MPI_Count count, struct lc_dt *t, lc_request_t *msg, lc_request_t **req_p);
+/* Request hooks: completion unpacks a staged receive and frees the
+ * stage; release also drops the type. */
+void lc_pt2pt_typed_done(lc_request_t *req);
+void lc_pt2pt_typed_drop(lc_request_t *req);
+/* MPI_Finalize: free the cached send stage. */
+void lc_pt2pt_typed_fini(void);
 
 /* Look for a matching unexpected message.  With `msg_p` set, a match is
  * dequeued into a LC_REQ_MESSAGE request (Mprobe). */

@@ -6,6 +6,7 @@
 #define LC_PT2PT_IMPL_H
 
 #include "pt2pt/lc_pt2pt.h"
+#include "datatype/lc_dt.h"
 
 /* A control packet (CTS/FIN/ACK) that found the ring full. */
 typedef struct lc_ctl_pending {
@@ -52,6 +53,17 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
  * the receive it names. */
 void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+/* Post a receive request whose buffer (buf, bytes, or rcur) is set: match
+ * an unexpected message or join the posted queue (lc_pt2pt_typed.c fills
+ * in a cursor first). */
+void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind);
+/* Receive the message Mprobe dequeued (`msg`, consumed) into req. */
+void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
+/* Rendezvous pull of n bytes into a typed receive's cursor: scattered by
+ * the channel's pullv (CMA) where it has one, else through a bounce buffer.
+ * LC_OK or LC_ERROR (logged). */
+int lc_pt2pt_pull_typed(lc_peer_t *from, struct lc_dt_cursor *cur, uint64_t addr, uint64_t key, size_t n);
+
 /* Deliver a matched message described by `u` (unexpected entry) into req. */
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u);
 

@@ -48,7 +48,12 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     req->st_bytes = n;
 
     if (kind == LC_PKT_EAGER) {
-        if (n) memcpy(req->buf, data, n);
+        if (n) {
+            if (lc_likely(!req->rcur))
+                memcpy(req->buf, data, n);
+            else
+                lc_dt_cursor_unpack(req->rcur, data, n);
+        }
         if (flags & LC_PKT_FLAG_SYNC) lc_pt2pt_send_ctl(from, LC_PKT_ACK, sreq, 0);
         lc_request_complete(req);
         return;
@@ -56,7 +61,8 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     /* Rendezvous: pull in one copy where the channel proved it can, else
      * ask the sender to pipeline the data through the ring. */
     if (from->can_pull && size >= from->pull_min) {
-        if (n && from->ops->pull(from, req->buf, addr, key, n) != LC_OK)
+        if (n && (lc_likely(!req->rcur) ? from->ops->pull(from, req->buf, addr, key, n)
+                                        : lc_pt2pt_pull_typed(from, req->rcur, addr, key, n)) != LC_OK)
             req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
         lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
         lc_request_complete(req);
@@ -129,7 +135,12 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
     /* A truncated receive still consumes every fragment. */
     if (d.offset < req->bytes) {
         size_t copy = req->bytes - d.offset < n ? req->bytes - d.offset : n;
-        memcpy((char *)req->buf + d.offset, (const char *)payload + sizeof(d), copy);
+        if (lc_likely(!req->rcur)) {
+            memcpy((char *)req->buf + d.offset, (const char *)payload + sizeof(d), copy);
+        } else { /* fragments arrive in order (the ring is FIFO): the seek is a check */
+            if (lc_unlikely(req->rcur->pos != (MPI_Count)d.offset)) lc_dt_cursor_seek(req->rcur, (MPI_Count)d.offset);
+            lc_dt_cursor_unpack(req->rcur, (const char *)payload + sizeof(d), copy);
+        }
     }
     req->offset += n;
     if (req->offset >= req->msg_size) lc_request_complete(req);
@@ -151,33 +162,38 @@ int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm
     if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
     req->buf = buf;
     req->bytes = bytes;
+    *req_p = req;
+    lc_pt2pt_irecv_post(req, source, tag, comm, ctx_kind);
+    return MPI_SUCCESS;
+}
+
+void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+{
     req->rank = source;
     req->tag = tag;
     req->comm = comm;
     req->ctx_kind = (uint8_t)ctx_kind;
-    *req_p = req;
     if (source == MPI_PROC_NULL) {
         req->st_source = MPI_PROC_NULL;
         req->st_tag = MPI_ANY_TAG;
         lc_request_complete(req);
-        return MPI_SUCCESS;
+        return;
     }
     lc_unexp_t *u = lc_find_unexpected(lc_req_ctx(req), source, tag);
     if (u) {
         lc_list_remove(&u->link);
         lc_pt2pt_deliver_unexp(req, u);
         free(u);
-        return MPI_SUCCESS;
+        return;
     }
     req->state = LC_ST_POSTED;
     lc_list_push_back(&lc_posted, &req->pend.link);
-    return MPI_SUCCESS;
 }
 
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
                   MPI_Status *status)
 {
-    lc_request_t *req;
+    lc_request_t *req = NULL;
     int rc = lc_pt2pt_irecv(buf, bytes, source, tag, comm, ctx_kind, &req);
     if (rc != MPI_SUCCESS) return rc;
     return lc_pt2pt_wait_release(req, status);
@@ -209,19 +225,24 @@ void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MP
 
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p)
 {
-    lc_unexp_t *u = msg->msg;
     lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
     if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
     req->buf = buf;
     req->bytes = bytes;
+    *req_p = req;
+    lc_pt2pt_imrecv_post(req, msg);
+    return MPI_SUCCESS;
+}
+
+void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg)
+{
+    lc_unexp_t *u = msg->msg;
     req->rank = u->src;
     req->tag = u->tag;
     req->comm = msg->comm;
     lc_request_release(msg);
-    *req_p = req;
     lc_pt2pt_deliver_unexp(req, u);
     free(u);
-    return MPI_SUCCESS;
 }
 
 void lc_pt2pt_cancel(lc_request_t *req)
@@ -238,6 +259,7 @@ void lc_pt2pt_cancel(lc_request_t *req)
 int lc_pt2pt_fini(void)
 {
     int n = 0;
+    lc_pt2pt_typed_fini();
     lc_list_for_each(it, &lc_unexpected) {
         lc_list_remove(it);
         free(lc_container_of(it, lc_unexp_t, link));

@@ -9,6 +9,13 @@
 
 int lc_pt2pt_start(lc_request_t *preq)
 {
+    if (preq->udt) { /* a derived type (lc_pt2pt_typed.c) */
+        if (preq->kind == LC_REQ_PSEND)
+            return lc_pt2pt_isend_dt(preq->buf, preq->count, preq->udt, preq->rank, preq->tag, preq->comm, LC_CTX_PT2PT,
+                                     (lc_send_mode_t)preq->mode, &preq->active);
+        return lc_pt2pt_irecv_dt(preq->buf, preq->count, preq->udt, preq->rank, preq->tag, preq->comm, LC_CTX_PT2PT,
+                                 &preq->active);
+    }
     if (preq->kind == LC_REQ_PSEND)
         return lc_pt2pt_isend(preq->buf, preq->bytes, preq->rank, preq->tag, preq->comm, LC_CTX_PT2PT,
                               (lc_send_mode_t)preq->mode, &preq->active);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_request.c — the request pool. */
 #include "pt2pt/lc_request.h"
+#include "pt2pt/lc_pt2pt.h"
 #include "util/lc_util.h"
 
 #include <stdlib.h>
@@ -74,6 +75,7 @@ void lc_request_release(lc_request_t *req)
 {
     if (req->sched) lc_request_sched_drop(req->sched);
     req->sched = NULL;
+    if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);
     if (req->holds_comm) lc_comm_release(req->comm);
     req->holds_comm = 0;
     req->in_use = 0;
@@ -82,6 +84,7 @@ void lc_request_release(lc_request_t *req)
 
 void lc_request_complete(lc_request_t *req)
 {
+    if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
     req->complete = 1;
     if (req->user_freed) lc_request_release(req);

@@ -93,6 +93,13 @@ typedef struct lc_request {
     struct lc_request *partner; /* Isendrecv's receive: its send half, released with it */
     void *ext;               /* LC_REQ_GREQ: its callbacks; Isendrecv_replace: the send copy */
 
+    /* derived datatypes that are not one run of bytes (lc_pt2pt_typed.c):
+     * a send packs into `stage`, a receive unpacks through `rcur` */
+    struct lc_dt *udt;         /* retained while the operation is pending (persistent: while it lives) */
+    void *ubuf;                /* the user's buffer */
+    MPI_Count ucount;          /* items of udt at ubuf */
+    void *stage;               /* send: the packed message (packed at start, freed at completion) */
+    struct lc_dt_cursor *rcur; /* recv: where the next arriving bytes go in ubuf (owned) */
     /* status */
     int st_source, st_tag, st_error;
     size_t st_bytes;
@@ -124,7 +131,8 @@ static inline MPI_Request lc_request_handle(const lc_request_t *req)
     return (MPI_Request)(LC_REQUEST_KIND | req->index);
 }
 
-/* Mark complete; a request the user already freed is released here. */
+/* Mark complete; a request the user already freed is released here.  A
+ * typed request drops its stage or cursor and its datatype first. */
 void lc_request_complete(lc_request_t *req);
 
 /* Fill an MPI_Status (MPICH layout) from a completed request.  These

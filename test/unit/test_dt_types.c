@@ -268,7 +268,7 @@ static void test_errors(void)
         { "null handle", lc_dt_check(MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE },
         { "not a handle", lc_dt_check((MPI_Datatype)0x12345678, &t), MPI_ERR_TYPE },
         { "unused derived slot", lc_dt_check((MPI_Datatype)0x8c03ffff, &t), MPI_ERR_TYPE },
-        { "MPI_LB in communication", lc_dt_check_comm(MPI_LB), MPI_ERR_TYPE },
+        { "MPI_LB in communication", lc_dt_check_comm(MPI_LB, &t), MPI_ERR_TYPE },
         { "free a predefined type", lc_dt_handle_free(&(MPI_Datatype){ MPI_INT }), MPI_ERR_TYPE },
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
@@ -299,7 +299,7 @@ static void test_lifetime(void)
     CHECK(lc_dt_publish(parent, pc, &hp) == 0, "publish parent");
     CHECK((hc & 0xfc000000) == 0x8c000000 && (hc & 0x3ffff) >= 0x100 && hc != hp, "derived handles %#x %#x", hc,
           hp);
-    CHECK(class_and_text(lc_dt_check_comm(hp)) == MPI_ERR_TYPE && strstr(last_message, "not committed"),
+    CHECK(class_and_text(lc_dt_check_comm(hp, &t)) == MPI_ERR_TYPE && strstr(last_message, "not committed"),
           "an uncommitted type is refused for communication: %s", last_message);
     CHECK(lc_dt_commit(parent) == 0 && lc_dt_is_committed(parent) && !lc_dt_is_committed(child),
           "commit the parent only");

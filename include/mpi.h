@@ -239,6 +239,7 @@ enum { MPI_GRAPH = 1, MPI_CART = 2, MPI_DIST_GRAPH = 3 };
 
 #define MPI_BOTTOM          ((void *)0)
 #define MPI_IN_PLACE        ((void *)-1)
+#define MPI_BUFFER_AUTOMATIC ((void *)2) /* MPI 4.1: attach functions allocate as needed */
 #define MPI_STATUS_IGNORE   ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE ((int *)0)
@@ -564,6 +565,12 @@ int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_attach_c(void *buffer, MPI_Count size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+int MPI_Buffer_flush(void);
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
@@ -1040,6 +1047,12 @@ int PMPI_Buffer_attach(void *buffer, int size);
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size);
 int PMPI_Buffer_detach(void *buffer_addr, int *size);
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+int PMPI_Buffer_flush(void);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);

@@ -7,74 +7,76 @@
  * an internal request; the user's call returns at once.  Each message
  * occupies its size plus MPI_BSEND_OVERHEAD bytes of the buffer, as users
  * are told to reserve.  Space is reclaimed when the internal sends
- * complete (checked at each Bsend and at detach).
+ * complete (checked at each Bsend and at detach).  The state of one
+ * attached buffer is a pool (lc_mpi_bsend.h): this file's is the
+ * process's; lc_mpi_bsend_comm.c hangs others on communicators.
+ * MPI_BUFFER_AUTOMATIC: each message gets its own allocation instead.
  */
-#include "mpi/lc_mpi_request.h"
+#include "mpi/lc_mpi_bsend.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct lc_bsend_block {
-    size_t offset, len; /* within the attached buffer, overhead included */
-    lc_request_t *req;
-} lc_bsend_block_t;
+lc_bsend_pool_t lc_bsend_proc;
 
-static char *lc_bsend_base;
-static size_t lc_bsend_size;
-static lc_bsend_block_t *lc_bsend_blocks; /* sorted by offset */
-static int lc_bsend_nblocks, lc_bsend_cap;
-
-static void lc_bsend_reap(void)
+static void lc_bsend_reap(lc_bsend_pool_t *p)
 {
     int j = 0;
-    for (int i = 0; i < lc_bsend_nblocks; i++) {
-        if (lc_bsend_blocks[i].req->complete)
-            lc_request_release(lc_bsend_blocks[i].req);
-        else
-            lc_bsend_blocks[j++] = lc_bsend_blocks[i];
+    for (int i = 0; i < p->nblocks; i++) {
+        if (p->blocks[i].req->complete) {
+            lc_request_release(p->blocks[i].req);
+            free(p->blocks[i].own);
+        } else {
+            p->blocks[j++] = p->blocks[i];
+        }
     }
-    lc_bsend_nblocks = j;
+    p->nblocks = j;
 }
 
-/* First fit; returns the index the new block must take, or -1. */
-static int lc_bsend_find(size_t len, size_t *offset_p)
+/* First fit; returns the index the new block must take, or -1.  An
+ * automatic pool always has room: the block goes last. */
+static int lc_bsend_find(lc_bsend_pool_t *p, size_t len, size_t *offset_p)
 {
     size_t at = 0;
-    for (int i = 0; i <= lc_bsend_nblocks; i++) {
-        size_t end = i < lc_bsend_nblocks ? lc_bsend_blocks[i].offset : lc_bsend_size;
+    if (p->automatic) {
+        *offset_p = 0;
+        return p->nblocks;
+    }
+    for (int i = 0; i <= p->nblocks; i++) {
+        size_t end = i < p->nblocks ? p->blocks[i].offset : p->size;
         if (end >= at && end - at >= len) {
             *offset_p = at;
             return i;
         }
-        if (i < lc_bsend_nblocks) at = lc_bsend_blocks[i].offset + lc_bsend_blocks[i].len;
+        if (i < p->nblocks) at = p->blocks[i].offset + p->blocks[i].len;
     }
     return -1;
 }
 
-/* Reserve `len` bytes of the attached buffer: *offset_p, and the index at
- * which its block record goes (room for one more record is made). */
-static int lc_bsend_reserve(size_t len, size_t bytes, size_t *offset_p, int *at_p)
+/* Reserve `len` bytes of the pool: *offset_p, and the index at which its
+ * block record goes (room for one more record is made). */
+static int lc_bsend_reserve(lc_bsend_pool_t *p, size_t len, size_t bytes, size_t *offset_p, int *at_p)
 {
-    lc_bsend_reap();
-    int at = lc_bsend_find(len, offset_p);
+    lc_bsend_reap(p);
+    int at = lc_bsend_find(p, len, offset_p);
     if (at < 0) { /* give completed sends a chance to finish */
         lc_progress();
-        lc_bsend_reap();
-        at = lc_bsend_find(len, offset_p);
+        lc_bsend_reap(p);
+        at = lc_bsend_find(p, len, offset_p);
     }
     if (at < 0)
         return lc_error(MPI_ERR_BUFFER,
                         "no room in the attached buffer for a %zu-byte message (%s; each message needs its "
                         "size + MPI_BSEND_OVERHEAD = %d bytes): attach a larger buffer with MPI_Buffer_attach",
-                        bytes, lc_bsend_base ? "buffer full" : "no buffer attached", MPI_BSEND_OVERHEAD);
-    if (lc_bsend_nblocks == lc_bsend_cap) {
-        int cap = lc_bsend_cap ? 2 * lc_bsend_cap : 16;
-        lc_bsend_block_t *b = realloc(lc_bsend_blocks, sizeof(*b) * (size_t)cap);
+                        bytes, p->base ? "buffer full" : "no buffer attached", MPI_BSEND_OVERHEAD);
+    if (p->nblocks == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        lc_bsend_block_t *b = realloc(p->blocks, sizeof(*b) * (size_t)cap);
         if (!b) return lc_error(MPI_ERR_NO_MEM, "out of memory for %d buffered-send records", cap);
-        lc_bsend_blocks = b;
-        lc_bsend_cap = cap;
+        p->blocks = b;
+        p->cap = cap;
     }
     *at_p = at;
     return MPI_SUCCESS;
@@ -93,18 +95,23 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     /* Exactly what MPI tells users to reserve per message; the block
      * records live outside the user's buffer. */
     size_t len = bytes + MPI_BSEND_OVERHEAD;
-    LC_TRY(lc_bsend_reserve(len, bytes, &offset, &at));
-    char *copy = lc_bsend_base + offset;
+    lc_bsend_pool_t *p = lc_bsend_pool_of(c);
+    LC_TRY(lc_bsend_reserve(p, len, bytes, &offset, &at));
+    char *own = NULL, *copy = p->base + offset;
+    if (p->automatic && !(copy = own = malloc(len)))
+        LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffered message", bytes));
     lc_dt_t *t = lc_mpi_derived(dt);
     if (t)
-        LC_TRY(lc_dt_pack(t, count, buf, 0, copy, bytes)); /* the message is the packed bytes */
+        rc = lc_dt_pack(t, count, buf, 0, copy, bytes); /* the message is the packed bytes */
     else if (bytes)
         memcpy(copy, buf, bytes);
-    LC_TRY(lc_pt2pt_isend(copy, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &req));
+    if (rc == MPI_SUCCESS) rc = lc_pt2pt_isend(copy, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
+    if (rc) free(own);
+    LC_TRY(rc);
     lc_request_hold_comm(req); /* the user may free the communicator before it leaves */
-    memmove(&lc_bsend_blocks[at + 1], &lc_bsend_blocks[at], sizeof(*lc_bsend_blocks) * (size_t)(lc_bsend_nblocks - at));
-    lc_bsend_blocks[at] = (lc_bsend_block_t){ offset, len, req };
-    lc_bsend_nblocks++;
+    memmove(&p->blocks[at + 1], &p->blocks[at], sizeof(*p->blocks) * (size_t)(p->nblocks - at));
+    p->blocks[at] = (lc_bsend_block_t){ offset, len, req, own };
+    p->nblocks++;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -137,16 +144,42 @@ err:
     return lc_mpi_error(NULL, func, rc);
 }
 
+int lc_bsend_pool_attach(lc_bsend_pool_t *p, void *buffer, MPI_Count size)
+{
+    if (buffer == MPI_BUFFER_AUTOMATIC) {
+        if (p->base || p->automatic)
+            return lc_error(MPI_ERR_BUFFER, "a buffer is already attached: detach it first");
+        p->automatic = 1;
+        return MPI_SUCCESS;
+    }
+    if (size < 0) return lc_error(MPI_ERR_ARG, "buffer size %lld is negative", (long long)size);
+    if (!buffer && size > 0) return lc_error(MPI_ERR_BUFFER, "buffer is NULL");
+    if (p->base || p->automatic) return lc_error(MPI_ERR_BUFFER, "a buffer is already attached: detach it first");
+    p->base = buffer;
+    p->size = (size_t)size;
+    return MPI_SUCCESS;
+}
+
+void lc_bsend_pool_flush(lc_bsend_pool_t *p)
+{
+    for (int i = 0; i < p->nblocks; i++) lc_pt2pt_wait(p->blocks[i].req);
+    lc_bsend_reap(p);
+}
+
+void lc_bsend_pool_detach(lc_bsend_pool_t *p, void **buffer_p, MPI_Count *size_p)
+{
+    lc_bsend_pool_flush(p); /* detach blocks until every buffered message has left */
+    *buffer_p = p->automatic ? MPI_BUFFER_AUTOMATIC : p->base;
+    *size_p = (MPI_Count)p->size;
+    free(p->blocks);
+    *p = (lc_bsend_pool_t){ 0 };
+}
+
 static int lc_buffer_attach(void *buffer, MPI_Count size, const char *func)
 {
     int rc;
     LC_TRY(lc_check_initialized());
-    if (size < 0) LC_TRY(lc_error(MPI_ERR_ARG, "buffer size %lld is negative", (long long)size));
-    if (!buffer && size > 0) LC_TRY(lc_error(MPI_ERR_BUFFER, "buffer is NULL"));
-    if (lc_bsend_base)
-        LC_TRY(lc_error(MPI_ERR_BUFFER, "a buffer is already attached: detach it first with MPI_Buffer_detach"));
-    lc_bsend_base = buffer;
-    lc_bsend_size = (size_t)size;
+    LC_TRY(lc_bsend_pool_attach(&lc_bsend_proc, buffer, size));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, func, rc);
@@ -159,21 +192,12 @@ static int lc_buffer_detach(void *buffer_addr, MPI_Count *size_p, MPI_Count max,
     int rc;
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_check_ptr(buffer_addr, "buffer_addr"));
-    if ((MPI_Count)lc_bsend_size > max)
+    if ((MPI_Count)lc_bsend_proc.size > max)
         LC_TRY(lc_error(MPI_ERR_VALUE_TOO_LARGE,
                         "the attached buffer has %zu bytes, more than an int holds: "
                         "detach it with MPI_Buffer_detach_c",
-                        lc_bsend_size));
-    /* Detach blocks until every buffered message has left the buffer. */
-    for (int i = 0; i < lc_bsend_nblocks; i++) lc_pt2pt_wait(lc_bsend_blocks[i].req);
-    lc_bsend_reap();
-    *(void **)buffer_addr = lc_bsend_base;
-    *size_p = (MPI_Count)lc_bsend_size;
-    lc_bsend_base = NULL;
-    lc_bsend_size = 0;
-    free(lc_bsend_blocks);
-    lc_bsend_blocks = NULL;
-    lc_bsend_cap = 0;
+                        lc_bsend_proc.size));
+    lc_bsend_pool_detach(&lc_bsend_proc, (void **)buffer_addr, size_p);
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, func, rc);

@@ -264,6 +264,15 @@ LC_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     lc_comm_t *c = NULL;
     int rc;
+    /* MPI 4.1 names the null handle too (mpi4py relies on it). */
+    if (comm == MPI_COMM_NULL) {
+        LC_TRY(lc_check_initialized());
+        LC_TRY(lc_check_ptr(comm_name, "comm_name"));
+        LC_TRY(lc_check_ptr(resultlen, "resultlen"));
+        memcpy(comm_name, "MPI_COMM_NULL", sizeof("MPI_COMM_NULL"));
+        *resultlen = (int)sizeof("MPI_COMM_NULL") - 1;
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_ptr(comm_name, "comm_name"));
     LC_TRY(lc_check_ptr(resultlen, "resultlen"));

@@ -185,10 +185,13 @@ LC_API int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resul
     lc_dt_t *t;
     int rc;
     LC_TRY(lc_check_initialized());
-    LC_TRY(lc_mpi_dt_arg(datatype, &t));
     LC_TRY(lc_check_ptr(type_name, "type_name"));
     LC_TRY(lc_check_ptr(resultlen, "resultlen"));
-    const char *name = lc_dt_name(t);
+    const char *name = "MPI_DATATYPE_NULL"; /* MPI 4.1 names the null handle too */
+    if (datatype != MPI_DATATYPE_NULL) {
+        LC_TRY(lc_mpi_dt_arg(datatype, &t));
+        name = lc_dt_name(t);
+    }
     size_t len = strnlen(name, MPI_MAX_OBJECT_NAME - 1);
     memcpy(type_name, name, len);
     type_name[len] = '\0';

@@ -87,9 +87,15 @@ int lc_check_dtype(MPI_Datatype dt)
     return lc_dt_check_comm(dt);
 }
 
+/* MPI_IN_PLACE ((void *)-1) is a marker, never memory: every caller that
+ * accepts it (a collective's sendbuf, a scatter root's recvbuf) tests for
+ * it before asking here, so here it is an error (issue 12, point 5: a
+ * send from it was a SIGSEGV). */
 int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt)
 {
     size_t size = lc_dtype_size(dt), bytes;
+    if (lc_unlikely(buf == MPI_IN_PLACE))
+        return lc_error(MPI_ERR_BUFFER, "the buffer is MPI_IN_PLACE, which only some collective operations accept");
     if (lc_unlikely(buf == NULL && count > 0 && size > 0))
         return lc_error(MPI_ERR_BUFFER, "buffer is NULL but count is %lld", (long long)count);
     if (lc_unlikely(__builtin_mul_overflow((size_t)count, size, &bytes) || bytes > PTRDIFF_MAX))

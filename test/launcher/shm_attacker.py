@@ -12,6 +12,7 @@ window segments locus-<kvsname>-w0-<n>: files, and a symbolic link), and
 it tries to open, for reading and for writing, every segment of the job
 it sees.  Prints KVS <name>, PLANTED <path>, TRIED <path>, OPENED <path>.  Touches READY
 once it watches; ends when STOP exists (or after 60 s)."""
+import errno
 import os
 import sys
 import time
@@ -47,15 +48,21 @@ while time.time() < deadline and not os.path.exists(stop):
             except OSError:
                 pass
         p = os.path.join(d, n)
-        if n in tried or (os.path.lexists(p) and os.lstat(p).st_uid == os.getuid()):
+        if n in tried:
             continue
+        try:
+            if os.lstat(p).st_uid == os.getuid():
+                continue  # planted by us
+        except OSError:
+            continue  # already unlinked by the job
         tried.add(n)
-        print("TRIED", p, flush=True)
+        why = []
         for how in (os.O_RDONLY, os.O_RDWR):
             try:
                 os.close(os.open(p, how | os.O_NOFOLLOW))
                 print("OPENED", p, flush=True)
-            except OSError:
-                pass
+            except OSError as e:
+                why.append(errno.errorcode.get(e.errno, str(e.errno)))
+        print("TRIED", p, " ".join(why), flush=True)
     time.sleep(0.0005)
 print("SEEN", len(tried), flush=True)

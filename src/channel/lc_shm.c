@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LC_SHM_MAGIC 0x4c4f435553484d31ull /* "LOCUSHM1" */
+#define LC_SHM_MAGIC 0x4c4f435553484d32ull /* "LOCUSHM2": the header carries a key */
 #define LC_SHM_RINGS_OFFSET 4096
+#define LC_SHM_MAX_CELL (64u << 20) /* far above any sane LOCUS_SHM_CELL_SIZE */
+#define LC_SHM_MAX_CELLS (1u << 20) /* lc_shm_ring_cells' cap */
 
 typedef struct lc_shm_seg_hdr {
     uint64_t magic;
@@ -22,21 +25,37 @@ typedef struct lc_shm_seg_hdr {
     uint32_t ncells;
     uint32_t nrings;
     uint32_t reserved;
+    uint64_t key; /* the owner's random key, published through PMI only */
 } lc_shm_seg_hdr_t;
 
 /* Segment providers: a POSIX shared-memory object (/dev/shm), or, with
  * LOCUS_SHM_DIR, a file in a directory that co-resident containers share
- * (bind-mounted from the host).  The rings do not know which. */
-static void lc_shm_name(char *buf, size_t len, const char *kvsname, int rank)
+ * (bind-mounted from the host).  The rings do not know which.
+ *
+ * Names: locus-<kvsname>-<rank>-<token>, the token 64 random bits drawn
+ * by the owner and published only through the job's PMI key/value space
+ * (the card, lc_shm_segment_card).  Another user (or another container's
+ * root, in a shared LOCUS_SHM_DIR) who sees one segment of the job can no
+ * longer create the others' names first (issue 12, point 3); the
+ * "locus-<kvsname>-" prefix stays for mpiexec's clean-up. */
+static void lc_shm_name(char *buf, size_t len, const char *kvsname, int rank, uint64_t token)
 {
     if (lc_params.shm_dir[0])
-        snprintf(buf, len, "%s/locus-%s-%d", lc_params.shm_dir, kvsname, rank);
+        snprintf(buf, len, "%s/locus-%s-%d-%016llx", lc_params.shm_dir, kvsname, rank, (unsigned long long)token);
     else
-        snprintf(buf, len, "/locus-%s-%d", kvsname, rank);
+        snprintf(buf, len, "/locus-%s-%d-%016llx", kvsname, rank, (unsigned long long)token);
 }
 
+static const char *lc_shm_where(void)
+{
+    return lc_params.shm_dir[0] ? lc_params.shm_dir : "/dev/shm";
+}
+
+/* O_NOFOLLOW: a symbolic link planted under the name is refused (glibc's
+ * shm_open adds it too; said here for LOCUS_SHM_DIR's open). */
 static int lc_shm_object_open(const char *name, int flags, mode_t mode)
 {
+    flags |= O_NOFOLLOW;
     return lc_params.shm_dir[0] ? open(name, flags | O_CLOEXEC, mode) : shm_open(name, flags, mode);
 }
 
@@ -46,10 +65,97 @@ static void lc_shm_remove(const char *name)
     else shm_unlink(name);
 }
 
+int lc_shm_random(void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = getrandom((char *)buf + got, n - got, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+int lc_shm_check_fd(int fd, const char *name, char *why, size_t whylen)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, whylen, "cannot stat %s: %s", name, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s is not a regular file", name);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        /* Never share memory with another user's process. */
+        snprintf(why, whylen, "%s belongs to uid %u, not to us (uid %u)", name, (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+        return -1;
+    }
+    if (st.st_mode & 077) {
+        snprintf(why, whylen, "%s has mode %04o: others could open it (0600 expected)", name,
+                 (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
+    return 0;
+}
+
+void lc_shm_segment_card(const lc_shm_segment_t *seg, char *buf, size_t len)
+{
+    snprintf(buf, len, "%016llx%016llx", (unsigned long long)seg->token, (unsigned long long)seg->key);
+}
+
+static int lc_shm_parse_card(const char *card, uint64_t *token, uint64_t *key)
+{
+    char half[17];
+    if (!card || strlen(card) != 32 || strspn(card, "0123456789abcdef") != 32) return -1;
+    memcpy(half, card, 16);
+    half[16] = 0;
+    *token = strtoull(half, NULL, 16);
+    *key = strtoull(card + 16, NULL, 16);
+    return 0;
+}
+
 int lc_shm_segment_create(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
                           uint32_t cell_size, uint32_t ncells)
 {
     return lc_shm_segment_create_placed(seg, kvsname, rank, nsenders, cell_size, ncells, NULL, NULL, NULL);
+}
+
+/* Why creating `name` failed, with what to do about it: errno decides. */
+static void lc_shm_create_error(const char *name, int err)
+{
+    const char *where = lc_shm_where(), *var = lc_params.shm_dir[0] ? "LOCUS_SHM_DIR=" : "";
+    switch (err) {
+    case EEXIST:
+        lc_log_error("cannot create shared memory object %s: it already exists (File exists); names carry a "
+                     "random part, so another process is interfering with %s%s: remove the object, and do "
+                     "not share that directory with users you do not trust",
+                     name, var, where);
+        break;
+    case ENOSPC:
+        lc_log_error("cannot create shared memory object %s: %s%s is full (No space left on device); free "
+                     "space there or give it more",
+                     name, var, where);
+        break;
+    case ENOENT:
+    case ENOTDIR:
+        lc_log_error("cannot create shared memory object %s (%s): %s%s does not exist; %s", name, strerror(err),
+                     var, where,
+                     lc_params.shm_dir[0] ? "create it or fix LOCUS_SHM_DIR" : "check that /dev/shm is mounted");
+        break;
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        lc_log_error("cannot create shared memory object %s (%s): %s%s is not writable by this user", name,
+                     strerror(err), var, where);
+        break;
+    default:
+        lc_log_error("cannot create shared memory object %s in %s%s: %s", name, var, where, strerror(err));
+        break;
+    }
 }
 
 int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
@@ -57,13 +163,30 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
                                  int *placed)
 {
     memset(seg, 0, sizeof(*seg));
-    lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
+    uint64_t rnd[2];
+    if (lc_shm_random(rnd, sizeof(rnd)) != 0) {
+        lc_log_error("cannot draw the random name of the shared memory segment (getrandom: %m)");
+        return -1;
+    }
+    seg->token = rnd[0];
+    seg->key = rnd[1] ? rnd[1] : 1; /* 0 never matches a card */
+    lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank, seg->token);
     size_t ring_bytes = (size_t)cell_size * ncells;
     seg->size = LC_SHM_RINGS_OFFSET + ring_bytes * nsenders;
+    /* O_EXCL: a name that exists is someone else's, never reused. */
     int fd = lc_shm_object_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
-        lc_log_error("cannot create shared memory object %s (%m): check that %s is mounted and writable",
-                     seg->name, lc_params.shm_dir[0] ? "LOCUS_SHM_DIR" : "/dev/shm");
+        lc_shm_create_error(seg->name, errno);
+        return -1;
+    }
+    char why[256];
+    /* A umask cannot widen 0600, but may narrow it: make it exactly 0600,
+     * then check what we really have before any byte goes in. */
+    if (fchmod(fd, 0600) != 0 || lc_shm_check_fd(fd, seg->name, why, sizeof(why)) != 0) {
+        lc_log_error("shared memory object %s is not what this rank just created (%s); not used", seg->name,
+                     why);
+        close(fd);
+        lc_shm_remove(seg->name);
         return -1;
     }
     /* Map first (the object is still empty: no page exists yet), let the
@@ -87,9 +210,17 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     close(fd);
     if (err) {
         errno = err;
-        lc_log_error("cannot size shared memory object %s to %zu bytes (%m): /dev/shm is too small; "
-                     "give the container a larger /dev/shm (e.g. docker --shm-size=1g) or lower "
-                     "LOCUS_SHM_RING_CELLS / LOCUS_SHM_CELL_SIZE", seg->name, seg->size);
+        if (err == ENOSPC && lc_params.shm_dir[0])
+            lc_log_error("cannot size shared memory object %s to %zu bytes (%m): LOCUS_SHM_DIR=%s is full or too "
+                         "small; free space there or lower LOCUS_SHM_RING_CELLS / LOCUS_SHM_CELL_SIZE",
+                         seg->name, seg->size, lc_params.shm_dir);
+        else if (err == ENOSPC)
+            lc_log_error("cannot size shared memory object %s to %zu bytes (%m): /dev/shm is too small; "
+                         "give the container a larger /dev/shm (e.g. docker --shm-size=1g) or lower "
+                         "LOCUS_SHM_RING_CELLS / LOCUS_SHM_CELL_SIZE", seg->name, seg->size);
+        else
+            lc_log_error("cannot size shared memory object %s in %s to %zu bytes: %m", seg->name, lc_shm_where(),
+                         seg->size);
         munmap(seg->base, seg->size);
         seg->base = NULL;
         lc_shm_remove(seg->name);
@@ -108,30 +239,59 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     h->cell_size = cell_size;
     h->ncells = ncells;
     h->nrings = nsenders;
+    h->key = seg->key;
     /* Release: the rings are initialised before a peer sees the magic. */
     atomic_thread_fence(memory_order_release);
     h->magic = LC_SHM_MAGIC;
     return 0;
 }
 
-int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, char *why, size_t whylen)
+/* The geometry a peer's header claims, checked before any ring is
+ * touched: what lc_shm_cell_size and lc_shm_ring_cells can produce, and
+ * rings that fit the object's size.  0, or -1 with the reason. */
+static int lc_shm_check_geometry(const lc_shm_seg_hdr_t *h, size_t size, const char *name, char *why,
+                                 size_t whylen)
+{
+    if (h->cell_size < 256 || h->cell_size % 64 || h->cell_size > LC_SHM_MAX_CELL) {
+        snprintf(why, whylen, "%s: invalid cell size %u in its header", name, h->cell_size);
+        return -1;
+    }
+    if (h->ncells < 2 || h->ncells > LC_SHM_MAX_CELLS || (h->ncells & (h->ncells - 1))) {
+        snprintf(why, whylen, "%s: invalid cell count %u in its header (a power of two from 2 to %u)", name,
+                 h->ncells, LC_SHM_MAX_CELLS);
+        return -1;
+    }
+    uint64_t ring = (uint64_t)h->cell_size * h->ncells; /* < 2^46: no overflow */
+    if (h->nrings < 1 || (size - LC_SHM_RINGS_OFFSET) / ring < h->nrings) {
+        snprintf(why, whylen, "%s: %u rings of %u cells of %u bytes do not fit its %zu bytes", name, h->nrings,
+                 h->ncells, h->cell_size, size);
+        return -1;
+    }
+    return 0;
+}
+
+int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, const char *card, char *why,
+                          size_t whylen)
 {
     memset(seg, 0, sizeof(*seg));
-    lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank);
+    uint64_t token, key;
+    if (lc_shm_parse_card(card, &token, &key) != 0) {
+        snprintf(why, whylen, "its segment card \"%.40s\" is malformed", card ? card : "(none)");
+        return -1;
+    }
+    lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank, token);
     int fd = lc_shm_object_open(seg->name, O_RDWR, 0);
     if (fd < 0) {
         snprintf(why, whylen, "cannot open %s: %s", seg->name, strerror(errno));
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < LC_SHM_RINGS_OFFSET) {
-        snprintf(why, whylen, "%s has an unexpected size", seg->name);
+    if (lc_shm_check_fd(fd, seg->name, why, whylen) != 0) {
         close(fd);
         return -1;
     }
-    if (st.st_uid != geteuid()) {
-        /* Never share memory with another user's process. */
-        snprintf(why, whylen, "%s belongs to uid %u, not to us", seg->name, (unsigned)st.st_uid);
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < LC_SHM_RINGS_OFFSET) {
+        snprintf(why, whylen, "%s has an unexpected size", seg->name);
         close(fd);
         return -1;
     }
@@ -143,19 +303,30 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
         seg->base = NULL;
         return -1;
     }
-    lc_shm_seg_hdr_t *h = seg->base;
-    if (h->magic != LC_SHM_MAGIC) {
+    /* One copy of the header: what is checked is what is used. */
+    lc_shm_seg_hdr_t h;
+    uint64_t magic = atomic_load_explicit((_Atomic uint64_t *)seg->base, memory_order_acquire);
+    memcpy(&h, seg->base, sizeof(h));
+    if (magic != LC_SHM_MAGIC) {
         snprintf(why, whylen, "%s is not an initialised Locus segment", seg->name);
-        munmap(seg->base, seg->size);
-        seg->base = NULL;
-        return -1;
+        goto bad;
     }
-    atomic_thread_fence(memory_order_acquire);
-    seg->cell_size = h->cell_size;
-    seg->ncells = h->ncells;
-    seg->nrings = h->nrings;
+    if (h.key != key) {
+        snprintf(why, whylen, "%s does not carry the key its owner published: not this job's segment", seg->name);
+        goto bad;
+    }
+    if (lc_shm_check_geometry(&h, seg->size, seg->name, why, whylen) != 0) goto bad;
+    seg->token = token;
+    seg->key = key;
+    seg->cell_size = h.cell_size;
+    seg->ncells = h.ncells;
+    seg->nrings = h.nrings;
     seg->unlinked = 1; /* the owner unlinks it */
     return 0;
+bad:
+    munmap(seg->base, seg->size);
+    seg->base = NULL;
+    return -1;
 }
 
 void lc_shm_segment_unlink(lc_shm_segment_t *seg)

@@ -63,8 +63,10 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
 
 /* Segment of this process: rings for `nsenders` local senders. */
 typedef struct lc_shm_segment {
-    char name[256];     /* shm_open name, "/locus-<kvsname>-<rank>" */
+    char name[512];     /* shm_open name, "/locus-<kvsname>-<rank>-<token>" (LOCUS_SHM_DIR/... there) */
     void *base;
+    uint64_t token;     /* random part of the name */
+    uint64_t key;       /* random key in the header, checked at attach */
     size_t size;
     uint32_t cell_size, ncells, nrings;
     int unlinked;
@@ -86,9 +88,24 @@ typedef int (*lc_shm_place_fn)(void *addr, size_t len, void *arg);
 int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
                                  uint32_t cell_size, uint32_t ncells, lc_shm_place_fn place, void *arg,
                                  int *placed);
-/* Map a peer's segment read-write.  Returns 0, or -1 with errno-like
- * reason in `why` (not logged: the caller decides whether it matters). */
-int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, char *why, size_t whylen);
+/* What a peer needs to find and trust a segment: its name's random token
+ * and its header's key, 32 hex digits (buf of at least 33 bytes).  It is
+ * published only through the job's PMI key/value space. */
+#define LC_SHM_CARD_LEN 33
+void lc_shm_segment_card(const lc_shm_segment_t *seg, char *buf, size_t len);
+/* Map a peer's segment read-write, given the card its owner published:
+ * opened without following links, a regular file of ours with mode 0600,
+ * the key of the card in its header, a valid geometry that fits its size.
+ * Returns 0, or -1 with the reason (naming the segment) in `why` (not
+ * logged: the caller decides whether it matters). */
+int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, const char *card, char *why,
+                          size_t whylen);
+/* n random bytes (getrandom).  0, or -1 with errno. */
+int lc_shm_random(void *buf, size_t n);
+/* An opened segment object is a regular file owned by us that nobody
+ * else may open (no group/other permission bits).  0, or -1 with the
+ * reason in `why`. */
+int lc_shm_check_fd(int fd, const char *name, char *why, size_t whylen);
 /* Remove the name (mappings stay valid).  Idempotent. */
 void lc_shm_segment_unlink(lc_shm_segment_t *seg);
 void lc_shm_segment_detach(lc_shm_segment_t *seg);
@@ -113,17 +130,20 @@ uint32_t lc_shm_ring_cells(void);
  * local sender of index i (ourselves included, as in lc_shm_connect).
  * `peers` is the world-rank-indexed table of `size` peers; `place` as in
  * lc_shm_segment_create_placed (NULL: first touch), its result in
- * `placed`.  Returns LC_OK, or LC_ERROR after logging what failed and
- * what to do. */
+ * `placed`.  Our segment's card (lc_shm_segment_card) in `card`, for the
+ * coordinator to publish.  Returns LC_OK, or LC_ERROR after logging what
+ * failed and what to do. */
 int lc_shm_open(lc_peer_t *peers, int rank, int size, const char *kvsname, uint32_t nsenders,
-                lc_shm_place_fn place, void *arg, int *placed);
-/* Make `peer` a shared-memory peer: map its segment, write to its ring
+                lc_shm_place_fn place, void *arg, int *placed, char *card, size_t cardlen);
+/* Make `peer` a shared-memory peer: map its segment (found and checked
+ * with the card it published), write to its ring
  * `tx_ring` (our local index) and read ours `rx_ring` (its local index).
  * Sets kind, ops, eager_limit and chunk (what the peer's cells and ours
  * hold) and peer->shm; can_pull stays for a single-copy mechanism to
  * prove (lc_cma_connect).  Returns LC_OK, or LC_ERROR with the reason in
  * `why`, not logged: whether it matters is the caller's decision. */
-int lc_shm_connect(lc_peer_t *peer, uint32_t tx_ring, uint32_t rx_ring, char *why, size_t whylen);
+int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t rx_ring, char *why,
+                   size_t whylen);
 /* Undo lc_shm_connect (the pair goes another way): unmap the peer's
  * segment; kind LC_CHANNEL_NONE, no ops, nothing to pull. */
 void lc_shm_disconnect(lc_peer_t *peer);

@@ -38,7 +38,7 @@ uint32_t lc_shm_ring_cells(void)
 }
 
 int lc_shm_open(lc_peer_t *peers, int rank, int size, const char *kvsname, uint32_t nsenders,
-                lc_shm_place_fn place, void *arg, int *placed)
+                lc_shm_place_fn place, void *arg, int *placed, char *card, size_t cardlen)
 {
     lc_shm_wire.theirs = calloc((size_t)size, sizeof(lc_shm_segment_t));
     lc_shm_wire.rx = calloc((size_t)size, sizeof(lc_peer_t *));
@@ -49,18 +49,22 @@ int lc_shm_open(lc_peer_t *peers, int rank, int size, const char *kvsname, uint3
     lc_shm_wire.peers = peers;
     lc_shm_wire.size = size;
     snprintf(lc_shm_wire.kvsname, sizeof(lc_shm_wire.kvsname), "%s", kvsname);
-    return lc_shm_segment_create_placed(&lc_shm_wire.mine, kvsname, rank, nsenders, lc_shm_cell_size(),
-                                        lc_shm_ring_cells(), place, arg, placed);
+    if (lc_shm_segment_create_placed(&lc_shm_wire.mine, kvsname, rank, nsenders, lc_shm_cell_size(),
+                                     lc_shm_ring_cells(), place, arg, placed) != 0)
+        return LC_ERROR;
+    lc_shm_segment_card(&lc_shm_wire.mine, card, cardlen);
+    return LC_OK;
 }
 
-int lc_shm_connect(lc_peer_t *peer, uint32_t tx_ring, uint32_t rx_ring, char *why, size_t whylen)
+int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t rx_ring, char *why,
+                   size_t whylen)
 {
     if (!lc_shm_wire.theirs || !lc_shm_wire.mine.base) {
         snprintf(why, whylen, "internal: shared-memory channel not open");
         return LC_ERROR;
     }
     lc_shm_segment_t *seg = &lc_shm_wire.theirs[peer->world_rank];
-    if (lc_shm_segment_attach(seg, lc_shm_wire.kvsname, peer->world_rank, why, whylen) != 0) return LC_ERROR;
+    if (lc_shm_segment_attach(seg, lc_shm_wire.kvsname, peer->world_rank, card, why, whylen) != 0) return LC_ERROR;
     /* Both ends count the same candidates (the coordinator's choice is
      * symmetric); a segment with fewer rings is not this job's. */
     if (tx_ring >= seg->nrings || rx_ring >= lc_shm_wire.mine.nrings) {

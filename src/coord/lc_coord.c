@@ -183,10 +183,15 @@ static int lc_wireup_open(lc_wireup_t *w)
     if (w->nlocal > 1) {
         lc_ring_place_t where = { .node = w->ids[w->rank].numa_node, .err = 0 };
         int placed = 0;
+        char key[64], card[LC_SHM_CARD_LEN];
         if (lc_shm_open(lc_world.peers, w->rank, w->size, lc_world.kvsname, (uint32_t)w->nlocal, lc_place_rings,
-                        &where, &placed) != 0)
+                        &where, &placed, card, sizeof(card)) != 0)
             return LC_ERROR;
         lc_describe_placement(where.node, placed, where.err);
+        /* Our segment's name token and header key: only the job's ranks
+         * learn them (issue 12, point 3). */
+        snprintf(key, sizeof(key), "lc-shmseg-%d", w->rank);
+        if (lc_pmi_put(key, card) != 0) return LC_ERROR;
     }
     if (w->nnet > 0) {
         char key[64], addr[LC_OFI_ADDR_TEXT_MAX];
@@ -253,8 +258,12 @@ static int lc_connect_shm_peer(const lc_wireup_t *w, int r)
 {
     const lc_identity_t *id = &w->ids[r], *me = &w->ids[w->rank];
     lc_peer_t *p = &lc_world.peers[r];
-    char why[160], domains[96];
-    if (lc_shm_connect(p, (uint32_t)w->ring[w->rank], (uint32_t)w->ring[r], why, sizeof(why)) == 0) {
+    char why[600], domains[96], key[64], card[64];
+    snprintf(key, sizeof(key), "lc-shmseg-%d", r);
+    int rc = lc_pmi_get(r, key, card, sizeof(card));
+    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+    if (rc != 0) snprintf(why, sizeof(why), "it published no shared-memory segment");
+    else if (lc_shm_connect(p, card, (uint32_t)w->ring[w->rank], (uint32_t)w->ring[r], why, sizeof(why)) == 0) {
         lc_connect_cma(p, id, me);
         return 0;
     }
@@ -263,6 +272,13 @@ static int lc_connect_shm_peer(const lc_wireup_t *w, int r)
         /* Another /dev/shm: the network it is, if the peer agrees. */
         snprintf(p->reason, sizeof(p->reason), "same kernel, %.70s: %.110s", domains, why);
         return 0;
+    }
+    if (strncmp(why, "cannot open", 11) != 0) {
+        /* The segment is there but is not a sound one of this job's
+         * (owner, mode, key, geometry): say so, not "share /dev/shm". */
+        lc_log_error("rank %d (pid %d on %s) runs on this kernel but its shared-memory segment was rejected: %s",
+                     r, (int)id->pid, id->host, why);
+        return LC_ERROR;
     }
     lc_log_error("rank %d (pid %d on %s) runs on this kernel but its shared memory is not visible here (%s): %s. "
                  "Share /dev/shm (and the IPC namespace) between the containers of this job.",

@@ -89,9 +89,15 @@ int lc_check_dtype(MPI_Datatype dt)
     return lc_dt_check_comm(dt, &t);
 }
 
+/* MPI_IN_PLACE ((void *)-1) is a marker, never memory: every caller that
+ * accepts it (a collective's sendbuf, a scatter root's recvbuf) tests for
+ * it before asking here, so here it is an error (issue 12, point 5: a
+ * send from it was a SIGSEGV). */
 int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt)
 {
     size_t size = lc_dtype_size(dt), bytes;
+    if (lc_unlikely(buf == MPI_IN_PLACE))
+        return lc_error(MPI_ERR_BUFFER, "the buffer is MPI_IN_PLACE, which only some collective operations accept");
     if (lc_unlikely(size == 0) && !lc_dtype_valid(dt)) {
         /* A derived type: its data may sit at absolute addresses from
          * MPI_BOTTOM (NULL), so a NULL buffer is not an error. */

@@ -4,7 +4,8 @@
  *   bad rank -> MPI_ERR_RANK, bad tag -> MPI_ERR_TAG, negative count ->
  *   MPI_ERR_COUNT, MPI_DATATYPE_NULL -> MPI_ERR_TYPE, MPI_COMM_NULL ->
  *   MPI_ERR_COMM, bad root -> MPI_ERR_ROOT, MPI_OP_NULL -> MPI_ERR_OP,
- *   NULL request pointer -> MPI_ERR_REQUEST or MPI_ERR_ARG.
+ *   NULL request pointer -> MPI_ERR_REQUEST or MPI_ERR_ARG, MPI_IN_PLACE
+ *   as a point-to-point buffer -> MPI_ERR_BUFFER (not a SIGSEGV).
  * Every returned code must map to its class with MPI_Error_class and
  * have a message from MPI_Error_string.  At the end a normal exchange
  * and collective still work. */
@@ -96,6 +97,23 @@ int main(int argc, char **argv)
     EXPECT2(MPI_Isend(buf, 1, MPI_INT, rank, 0, w, NULL), MPI_ERR_REQUEST, MPI_ERR_ARG);
     EXPECT2(MPI_Irecv(buf, 1, MPI_INT, rank, 0, w, NULL), MPI_ERR_REQUEST, MPI_ERR_ARG);
     EXPECT2(MPI_Wait(NULL, &st), MPI_ERR_REQUEST, MPI_ERR_ARG);
+
+    /* MPI_IN_PLACE is no buffer outside collectives (was a SIGSEGV; it
+     * still is in MPICH 4.0.2, which does not check: Locus only) */
+    MPI_Request preq = MPI_REQUEST_NULL;
+    if (!lc_library_is_mpich()) {
+        EXPECT(MPI_Send(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w), MPI_ERR_BUFFER);
+        EXPECT(MPI_Isend(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w, &req), MPI_ERR_BUFFER);
+        EXPECT(MPI_Ssend(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w), MPI_ERR_BUFFER);
+        EXPECT(MPI_Rsend(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w), MPI_ERR_BUFFER);
+        EXPECT(MPI_Issend(MPI_IN_PLACE, 4, MPI_INT, rank, 0, w, &req), MPI_ERR_BUFFER);
+        EXPECT(MPI_Recv(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w, &st), MPI_ERR_BUFFER);
+        EXPECT(MPI_Irecv(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w, &req), MPI_ERR_BUFFER);
+        EXPECT(MPI_Send_init(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w, &preq), MPI_ERR_BUFFER);
+        EXPECT(MPI_Recv_init(MPI_IN_PLACE, 1, MPI_INT, rank, 0, w, &preq), MPI_ERR_BUFFER);
+        EXPECT(MPI_Sendrecv(MPI_IN_PLACE, 1, MPI_INT, rank, 0, rbuf, 1, MPI_INT, rank, 0, w, &st), MPI_ERR_BUFFER);
+        EXPECT(MPI_Sendrecv(buf, 1, MPI_INT, rank, 0, MPI_IN_PLACE, 1, MPI_INT, rank, 0, w, &st), MPI_ERR_BUFFER);
+    }
 
     /* everything still works: a ring exchange and a collective */
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;

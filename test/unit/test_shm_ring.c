@@ -3,6 +3,9 @@
  * Unit test of the shared-memory ring: a forked sender pushes packets of
  * varying sizes through one ring (forcing it to fill up again and again);
  * the receiver checks that every packet arrives once, in order, intact.
+ * Before that, attach refuses segments it must not trust (issue 12,
+ * point 3): a wrong key, a malformed card, a bad geometry in the header —
+ * an error naming the segment, not a crash.
  */
 #include "channel/lc_shm.h"
 
@@ -41,14 +44,70 @@ static void on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
     expected = hdr->tag + 1;
 }
 
+/* Header offsets (lc_shm.c): magic 0, cell_size 8, ncells 12, nrings 16, key 24. */
+static void expect_refused(const char *kvs, const char *card, const char *what, const char *name)
+{
+    lc_shm_segment_t s;
+    char why[600] = "";
+    if (lc_shm_segment_attach(&s, kvs, 1, card, why, sizeof(why)) == 0) {
+        fprintf(stderr, "attach accepted a segment with %s\n", what);
+        failures++;
+        lc_shm_segment_detach(&s);
+    } else if (name && !strstr(why, name)) {
+        fprintf(stderr, "refusal of %s does not name the segment: %s\n", what, why);
+        failures++;
+    }
+}
+
+static void check_untrusted(const char *kvs)
+{
+    lc_shm_segment_t seg;
+    if (lc_shm_segment_create(&seg, kvs, 1, 2, CELL, NCELLS) != 0) {
+        failures++;
+        return;
+    }
+    char card[LC_SHM_CARD_LEN], bad[LC_SHM_CARD_LEN];
+    lc_shm_segment_card(&seg, card, sizeof(card));
+    memcpy(bad, card, sizeof(bad));
+    bad[31] = bad[31] == '0' ? '1' : '0';
+    expect_refused(kvs, bad, "another key", seg.name);
+    expect_refused(kvs, "zz", "a malformed card", NULL);
+    bad[31] = card[31];
+    bad[0] = bad[0] == '0' ? '1' : '0';
+    expect_refused(kvs, bad, "another name token", NULL);
+    struct { size_t off; uint32_t v; const char *what; } geo[] = {
+        { 8, 100, "a cell size below 256" },      { 8, CELL + 1, "a cell size not a multiple of 64" },
+        { 8, 1u << 31, "a huge cell size" },      { 12, 6, "a cell count not a power of two" },
+        { 12, 0, "no cells" },                    { 12, 1u << 30, "a huge cell count" },
+        { 16, 0, "no rings" },                    { 16, 3, "more rings than fit the object" },
+        { 16, 0xffffffffu, "2^32-1 rings" },
+    };
+    for (size_t i = 0; i < sizeof(geo) / sizeof(geo[0]); i++) {
+        uint32_t *field = (uint32_t *)((char *)seg.base + geo[i].off), saved = *field;
+        *field = geo[i].v;
+        expect_refused(kvs, card, geo[i].what, seg.name);
+        *field = saved;
+    }
+    lc_shm_segment_t ok;
+    char why[600];
+    if (lc_shm_segment_attach(&ok, kvs, 1, card, why, sizeof(why)) != 0) {
+        fprintf(stderr, "restored segment refused: %s\n", why);
+        failures++;
+    } else
+        lc_shm_segment_detach(&ok);
+    lc_shm_segment_detach(&seg);
+}
+
 int main(void)
 {
     char kvs[64];
     snprintf(kvs, sizeof(kvs), "unit%d", (int)getpid());
+    check_untrusted(kvs);
     lc_shm_segment_t seg, peer_seg;
     if (lc_shm_segment_create(&seg, kvs, 0, 1, CELL, NCELLS) != 0) return 1;
-    char why[256];
-    if (lc_shm_segment_attach(&peer_seg, kvs, 0, why, sizeof(why)) != 0) {
+    char why[600], card[LC_SHM_CARD_LEN];
+    lc_shm_segment_card(&seg, card, sizeof(card));
+    if (lc_shm_segment_attach(&peer_seg, kvs, 0, card, why, sizeof(why)) != 0) {
         fprintf(stderr, "attach: %s\n", why);
         return 1;
     }

@@ -3,12 +3,13 @@
 # Installs the Debian packages Locus needs to build, test and benchmark.
 # (util-linux, iproute2: scripts/lc-hosts builds emulated hosts with
 # unshare/nsenter and ip; openssh-client: mpiexec's default launcher agent;
-# libhwloc-dev: the NUMA topology.)
+# libhwloc-dev: the NUMA topology; gfortran: the Fortran bindings;
+# python3-venv, python3-dev: mpi4py's test suite, built against Locus.)
 # Idempotent: does nothing when everything is already present.
 set -e
 PKGS="build-essential cmake clang libclang-rt-14-dev pkg-config python3 \
       libmpich-dev mpich libopenmpi-dev openmpi-bin python3-matplotlib procps util-linux iproute2 \
-      libfabric-dev libfabric-bin openssh-client libhwloc-dev"
+      libfabric-dev libfabric-bin openssh-client libhwloc-dev gfortran python3-venv python3-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

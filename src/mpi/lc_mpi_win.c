@@ -322,11 +322,14 @@ LC_API int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     lc_win_t *w = NULL;
     int rc;
-    LC_TRY(lc_check_win(win, &w));
+    /* MPI 4.1 names the null handle too, as for MPI_COMM_NULL. */
+    if (win != MPI_WIN_NULL) LC_TRY(lc_check_win(win, &w));
+    LC_TRY(lc_check_initialized());
     LC_TRY(lc_check_ptr(win_name, "win_name"));
     LC_TRY(lc_check_ptr(resultlen, "resultlen"));
-    strcpy(win_name, w->name);
-    *resultlen = (int)strlen(w->name);
+    const char *name = w ? w->name : "MPI_WIN_NULL";
+    strcpy(win_name, name);
+    *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
 err:
     return lc_mpi_win_error(w, "MPI_Win_get_name", rc);

@@ -2,7 +2,8 @@
 /*
  * null_names: MPI 4.1 gives the null handles names — MPI_Comm_get_name
  * (MPI_COMM_NULL) is "MPI_COMM_NULL", MPI_Type_get_name(MPI_DATATYPE_NULL)
- * is "MPI_DATATYPE_NULL" (mpi4py expects these from a 4.1 library).  An
+ * "MPI_DATATYPE_NULL", MPI_Win_get_name(MPI_WIN_NULL) "MPI_WIN_NULL"
+ * (mpi4py expects these from a 4.1 library).  An
  * MPI 4.0 library (MPICH 4.0.2) may still reject them with the handle's
  * error class; the check follows MPI_Get_version.  Setting a name on a
  * null handle stays an error everywhere.
@@ -46,6 +47,11 @@ int main(int argc, char **argv)
     len = -1;
     rc = MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len);
     check_name(rc, name, len, "MPI_DATATYPE_NULL", MPI_ERR_TYPE, is41);
+
+    memset(name, 'x', sizeof(name));
+    len = -1;
+    rc = MPI_Win_get_name(MPI_WIN_NULL, name, &len);
+    check_name(rc, name, len, "MPI_WIN_NULL", MPI_ERR_WIN, is41);
 
     /* Real handles keep their names. */
     LC_MPI(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));

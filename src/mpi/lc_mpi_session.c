@@ -72,9 +72,13 @@ static int lc_session_raise(MPI_Session session, MPI_Errhandler eh, const char *
     _exit(exit_code ? exit_code : 1);
 }
 
+/* An error on no session (MPI_SESSION_NULL, a stale handle) has no
+ * session handler to run: it goes where errors tied to no object go, as
+ * in the rest of the MPI layer (lc_mpi_error). */
 static int lc_session_error(MPI_Session session, const lc_session_t *s, const char *func, int code)
 {
-    return lc_session_raise(session, s ? s->errhandler : MPI_ERRORS_ARE_FATAL, func, code);
+    if (!s) return lc_mpi_error(NULL, func, code);
+    return lc_session_raise(session, s->errhandler, func, code);
 }
 
 static int lc_check_session(MPI_Session handle, lc_session_t **s_p)

@@ -69,6 +69,16 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Initialized(&init));
     LC_CHECK(init == world, "MPI_Initialized = %d with%s MPI_Init", init, world ? "" : "out");
 
+    /* A call on no session runs the handler of errors tied to no object
+     * (MPI_COMM_WORLD's, here MPI_ERRORS_RETURN), not an abort.  (MPICH
+     * 4.0.2 aborts: Locus only.) */
+    if (world && !lc_library_is_mpich()) {
+        MPI_Group g;
+        LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        int rc = MPI_Group_from_session_pset(MPI_SESSION_NULL, "mpi://WORLD", &g);
+        LC_CHECK(lc_class_of(rc) == MPI_ERR_SESSION, "MPI_SESSION_NULL: class %s", lc_class_name(lc_class_of(rc)));
+    }
+
     LC_CHECK(find_pset(s1, "mpi://WORLD"), "no mpi://WORLD");
     LC_CHECK(find_pset(s1, "mpi://SELF"), "no mpi://SELF");
 

@@ -68,7 +68,9 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
                             "one-sided accumulates take predefined operations only (MPI 4.1 "
                             "§12.3.4), not the user operation %#x",
                             (unsigned)a->op));
-        } else if (a->op != MPI_REPLACE && a->op != MPI_NO_OP) {
+        } else if (a->op != MPI_REPLACE && a->op != MPI_NO_OP && a->tcount > 0) {
+            /* (nothing combines in an empty operation: any predefined op
+             * goes, as in MPICH, e.g. mpi4py's default MPI_SUM on MPI_BYTE) */
             LC_TRY(lc_check_op(a->op, a->tdt));
         }
     }

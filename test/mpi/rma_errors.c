@@ -39,6 +39,11 @@ int main(int argc, char **argv)
     LC_CHECK(cls(rc) == MPI_ERR_RANK, "target out of range: class %d", cls(rc));
     rc = MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win);
     LC_CHECK(rc == MPI_SUCCESS, "put to MPI_PROC_NULL: %d", rc);
+    /* An empty accumulate combines nothing: any predefined op goes with any
+     * type (mpi4py's Get_accumulate defaults to MPI_SUM, here on MPI_BYTE). */
+    char b = 0, r = 0;
+    rc = MPI_Get_accumulate(&b, 0, MPI_BYTE, &r, 0, MPI_BYTE, 0, 0, 0, MPI_BYTE, MPI_SUM, win);
+    LC_CHECK(rc == MPI_SUCCESS, "empty Get_accumulate with MPI_SUM on MPI_BYTE: class %d", cls(rc));
     MPI_Win_fence(0, win);
     MPI_Errhandler eh;
     MPI_Win_create_errhandler(on_error, &eh);

@@ -58,7 +58,8 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
         LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tbytes, "result"));
     if (acc) {
         /* Accumulates combine elements of one basic type (§12.3.4). */
-        if ((uses_origin && a->odt != a->tdt) || (a->kind != LC_RMA_ACC && a->rdt != a->tdt))
+        bool moves = a->target != MPI_PROC_NULL && a->tcount > 0; /* else nothing is combined */
+        if (moves && ((uses_origin && a->odt != a->tdt) || (a->kind != LC_RMA_ACC && a->rdt != a->tdt)))
             LC_TRY(lc_error(MPI_ERR_TYPE, "accumulate operations need the same basic datatype on the origin, "
                                           "result and target sides"));
         if (a->kind == LC_RMA_CAS) {
@@ -68,7 +69,7 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
                             "one-sided accumulates take predefined operations only (MPI 4.1 "
                             "§12.3.4), not the user operation %#x",
                             (unsigned)a->op));
-        } else if (a->op != MPI_REPLACE && a->op != MPI_NO_OP && a->tcount > 0) {
+        } else if (a->op != MPI_REPLACE && a->op != MPI_NO_OP && moves) {
             /* (nothing combines in an empty operation: any predefined op
              * goes, as in MPICH, e.g. mpi4py's default MPI_SUM on MPI_BYTE) */
             LC_TRY(lc_check_op(a->op, a->tdt));

@@ -44,6 +44,9 @@ int main(int argc, char **argv)
     char b = 0, r = 0;
     rc = MPI_Get_accumulate(&b, 0, MPI_BYTE, &r, 0, MPI_BYTE, 0, 0, 0, MPI_BYTE, MPI_SUM, win);
     LC_CHECK(rc == MPI_SUCCESS, "empty Get_accumulate with MPI_SUM on MPI_BYTE: class %d", cls(rc));
+    int iv[2] = { 0, 0 };
+    rc = MPI_Get_accumulate(iv, 0, MPI_INT, iv + 1, 0, MPI_INT, MPI_PROC_NULL, 0, 0, MPI_BYTE, MPI_SUM, win);
+    LC_CHECK(rc == MPI_SUCCESS, "Get_accumulate to MPI_PROC_NULL with unmatched types: class %d", cls(rc));
     MPI_Win_fence(0, win);
     MPI_Errhandler eh;
     MPI_Win_create_errhandler(on_error, &eh);

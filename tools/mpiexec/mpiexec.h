@@ -55,7 +55,7 @@
 
 #define MPIEXEC_IO_BUF   65536 /* longest line forwarded in one piece */
 #define MPIEXEC_KILL_GRACE_MS 1000 /* SIGTERM -> SIGKILL */
-#define MPIEXEC_ABORT_SETTLE_MS 300 /* an abort waits this long for the failure behind it */
+#define MPIEXEC_ABORT_SETTLE_MS 300 /* an abort or exit waits this long for the failure behind it */
 #define MPIEXEC_DRAIN_MS 200   /* output still open after the last exit */
 #define MPIEXEC_HELLO_MS 5000  /* an accepted connection must finish the handshake */
 #define MPIEXEC_BYE_MS   3000  /* proxies end, sweep and hang up at the end */
@@ -215,11 +215,11 @@ typedef struct mpiexec_job {
     int             exit_code_set;
     int             killed_hard;    /* SIGKILL already sent */
     struct timespec kill_at;        /* when SIGTERM becomes SIGKILL */
-    /* An abort held for MPIEXEC_ABORT_SETTLE_MS (mpiexec_fate.c). */
+    /* An abort or a non-zero exit held for MPIEXEC_ABORT_SETTLE_MS
+     * (mpiexec_fate.c): its report and the exit code it decides. */
     int             abort_held;
-    int             abort_rank;
-    long            abort_code;
-    char            abort_msg[512];
+    int             abort_exit_code;
+    char            abort_text[1024];
     struct timespec abort_at;
     int             signal_pipe[2];
 } mpiexec_job_t;

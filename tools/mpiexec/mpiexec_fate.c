@@ -14,13 +14,15 @@
  * mpiexec (128+S); for remote hosts also a proxy that cannot be started
  * or whose connection is lost (1, mpiexec_remote.c).
  *
- * An abort is not acted on at once: it is held for MPIEXEC_ABORT_SETTLE_MS
- * while the job runs on.  A rank that loses a peer (killed, its host
- * gone) often aborts with a communication error before the launcher hears
- * of the death itself, and the death is the cause the user needs to read.
- * A failure that arrives while an abort is held is reported as the cause,
- * the abort after it as a consequence; otherwise the abort is reported
- * when the time is up (or when no rank is left running).
+ * An abort or a non-zero exit is not acted on at once: it is held for
+ * MPIEXEC_ABORT_SETTLE_MS while the job runs on.  A rank that loses a peer
+ * (killed, its host gone) often aborts, or exits on a fatal communication
+ * error, before the launcher hears of the death itself, and the death is
+ * the cause the user needs to read.  A rank killed by a signal (or another
+ * hard failure) while one is held is reported as the cause, the held one
+ * after it as a consequence; otherwise the held one is reported when the
+ * time is up (or when no rank is left running).  Further aborts and exits
+ * while one is held add nothing: the first decided.
  *
  * Remote ranks are signalled through their proxies (SIGNAL frames) and
  * their exits arrive as EXITED frames; they are judged here like local
@@ -30,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,23 +61,33 @@ static void mpiexec_fate_signal_all(mpiexec_job_t *job, int sig)
 
 static void mpiexec_fate_say_abort(mpiexec_job_t *job, const char *tail)
 {
-    const mpiexec_rank_t *r = &job->ranks[job->abort_rank];
-
-    mpiexec_say("rank %d (%s) called MPI_Abort (exit code %ld)%s%s%s", r->rank, mpiexec_rank_where(job, r),
-                job->abort_code, job->abort_msg[0] ? ": " : "", job->abort_msg, tail);
+    mpiexec_say("%s%s", job->abort_text, tail);
 }
 
-/* The held abort is the first failure after all: report it, end the job. */
+/* Hold a failure (its report and exit code) unless one is held already or
+ * the job is ending; the first decides. */
+static void mpiexec_fate_hold(mpiexec_job_t *job, int exit_code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void mpiexec_fate_hold(mpiexec_job_t *job, int exit_code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (job->ending || job->abort_held)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(job->abort_text, sizeof(job->abort_text), fmt, ap);
+    va_end(ap);
+    job->abort_held = 1;
+    job->abort_exit_code = exit_code;
+    mpiexec_deadline(&job->abort_at, MPIEXEC_ABORT_SETTLE_MS);
+}
+
+/* The held failure is the first one after all: report it, end the job. */
 static void mpiexec_fate_release_abort(mpiexec_job_t *job)
 {
-    int exit_code = (int)(job->abort_code & 0xff);
-
-    /* A non-zero code that truncates to 0 must still report failure. */
-    if (exit_code == 0 && job->abort_code != 0)
-        exit_code = 1;
     mpiexec_fate_say_abort(job, "; ending the job");
     job->abort_held = 0;
-    mpiexec_fate_end_job(job, exit_code);
+    mpiexec_fate_end_job(job, job->abort_exit_code);
 }
 
 void mpiexec_fate_end_job(mpiexec_job_t *job, int code)
@@ -105,15 +118,15 @@ void mpiexec_fate_tick(mpiexec_job_t *job)
 
 void mpiexec_fate_abort(mpiexec_job_t *job, mpiexec_rank_t *r, long code, const char *msg)
 {
+    int exit_code = (int)(code & 0xff);
+
+    /* A non-zero code that truncates to 0 must still report failure. */
+    if (exit_code == 0 && code != 0)
+        exit_code = 1;
     r->pmi_finalized = 1; /* its exit is expected now; do not report it again */
     r->aborted = 1;
-    if (job->ending || job->abort_held)
-        return; /* the first failure decided */
-    job->abort_held = 1;
-    job->abort_rank = (int)(r - job->ranks);
-    job->abort_code = code;
-    snprintf(job->abort_msg, sizeof(job->abort_msg), "%s", msg != NULL ? msg : "");
-    mpiexec_deadline(&job->abort_at, MPIEXEC_ABORT_SETTLE_MS);
+    mpiexec_fate_hold(job, exit_code, "rank %d (%s) called MPI_Abort (exit code %ld)%s%s", r->rank,
+                      mpiexec_rank_where(job, r), code, msg != NULL && msg[0] ? ": " : "", msg != NULL ? msg : "");
 }
 
 void mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *what)
@@ -191,16 +204,16 @@ void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
                         mpiexec_rank_where(job, r), sig, strsignal(sig));
         mpiexec_fate_end_job(job, 128 + sig);
     } else if (WEXITSTATUS(status) != 0) {
-        if (!job->ending)
-            mpiexec_say("rank %d (%s) exited with code %d; ending the job", r->rank,
-                        mpiexec_rank_where(job, r), WEXITSTATUS(status));
-        mpiexec_fate_end_job(job, WEXITSTATUS(status));
+        mpiexec_fate_hold(job, WEXITSTATUS(status), "rank %d (%s) exited with code %d", r->rank,
+                          mpiexec_rank_where(job, r), WEXITSTATUS(status));
     } else if (r->pmi_inited && !r->pmi_finalized) {
         if (!job->ending)
             mpiexec_say("rank %d (%s) exited without finalizing PMI (MPI_Finalize not "
                         "called?); ending the job", r->rank, mpiexec_rank_where(job, r));
         mpiexec_fate_end_job(job, 1);
     }
+    if (job->abort_held && job->nrunning == 0)
+        mpiexec_fate_release_abort(job); /* nobody left whose death could explain it */
 }
 
 /* Collect every exited child (called after SIGCHLD). */

@@ -203,7 +203,12 @@ static lc_split_level_t lc_split_level(const lc_comm_t *c, int type, const lc_in
  * set-ups) all ranks fall back to groups of one, and rank 0 says so. */
 static int lc_split_type(lc_comm_t *c, int type, int key, const lc_info_t *info, lc_comm_t **out_p)
 {
-    int mine[LC_SPLIT_N] = { key, type, lc_split_color(c, LC_LEVEL_SHARED), lc_split_color(c, LC_LEVEL_NUMA) };
+    /* Only the hardware types can use the NUMA level, and a rank's colors
+     * matter only to ranks that passed its type (lc_split_pick): the others
+     * need not load the topology. */
+    bool hw = type == MPI_COMM_TYPE_HW_GUIDED || type == MPI_COMM_TYPE_HW_UNGUIDED;
+    int mine[LC_SPLIT_N] = { key, type, lc_split_color(c, LC_LEVEL_SHARED),
+                             hw ? lc_split_color(c, LC_LEVEL_NUMA) : MPI_UNDEFINED };
     int *all = malloc(sizeof(int) * LC_SPLIT_N * (size_t)c->size), ok = 1, all_ok = 1, n = 0, rc;
     lc_split_entry_t *members = malloc(sizeof(*members) * (size_t)c->size);
     if (!all || !members) {

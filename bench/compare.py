@@ -18,7 +18,8 @@ What it does
 ------------
 1. Finds the MPIs: Locus (build/bin/mpicc + build/bin/mpiexec, when built),
    MPICH (mpicc.mpich/mpiexec.mpich), Open MPI (mpicc.openmpi/mpiexec.openmpi).
-2. Builds bench/lc_osu_pt2pt.c and bench/lc_osu_coll.c with each MPI's own
+2. Builds bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c and bench/lc_dt_pingpong.c
+   (each with bench/lc_bench_util.c) with each MPI's own
    compiler wrapper into build/bench/<mpi>/ (always rebuilt; it takes seconds).
 3. Runs each scenario R times, alternating the MPIs run by run (Locus,
    MPICH, Open MPI, Locus, ...), every run under a timeout; a run that fails,
@@ -62,7 +63,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_SRC = ROOT / "bench"
 UTIL_SRC = BENCH_SRC / "lc_bench_util.c"
-PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c"}
+PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c",
+            "dt": BENCH_SRC / "lc_dt_pingpong.c"}
 CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE"]
 
 KiB = 1024
@@ -331,7 +333,7 @@ def build(mpi, outdir, werror):
     if os.environ.get("CC") and mpi.cc_env:
         env[mpi.cc_env] = os.environ["CC"]
     for prog, src in PROGRAMS.items():
-        exe = d / f"lc_osu_{prog}"
+        exe = d / src.stem
         cmd = [mpi.cc] + CFLAGS + (["-Werror"] if werror else []) + \
               ["-o", str(exe), str(src), str(UTIL_SRC)]
         progress(f"build  {mpi.label:8s} {shown_path(exe)}")
@@ -581,6 +583,17 @@ COLLS = ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
          "allgather", "alltoall", "reduce_scatter"]
 
 
+def dt_job(quick):
+    """Derived-datatype ping-pong (bench/lc_dt_pingpong.c): bandwidth of
+    packed data per layout, the contiguous run of the same bytes beside."""
+    layouts = [("vector", 64 * KiB), ("contig", 64 * KiB), ("vector", MiB), ("contig", MiB),
+               ("vector", 16 * MiB), ("contig", 16 * MiB),
+               ("face_x", 512 * KiB), ("face_y", 512 * KiB), ("face_z", 512 * KiB)]
+    return Job("dt", "dt", ["--quick"] if quick else [],
+               [Metric(f"{t} {fmt_size(s)} (MB/s)", t, s, "bandwidth_MBps", "MB/s", False)
+                for t, s in layouts])
+
+
 def coll_job(sizes, iters):
     metrics = [Metric("barrier (us)", "barrier", 0, "avg_latency_us", "us", True)]
     for c in COLLS[1:]:
@@ -616,6 +629,12 @@ def scenarios(quick):
         "mr": Scenario(
             "mr", "2 ranks on one host (1 pair), bound: small-message rate",
             2, True, [mr_job([1, 8, 64, 512, 4 * KiB])], 3 if quick else 5, 60),
+        "dt2": Scenario(
+            "dt2", "2 ranks on one host, each bound to its own core: ping-pong "
+            "of derived datatypes (vectors of 64 B blocks at a 128 B stride, "
+            "the faces of a 256^3 array of doubles) with the type on both sides, "
+            "and the same bytes contiguous for reference",
+            2, True, [dt_job(quick)], 3 if quick else 5, 180),
         "hosts2": Scenario(
             "hosts2", "2 ranks on two emulated hosts (scripts/lc-hosts: network "
             "namespaces joined by veths and a bridge), one rank each, each host pinned to its own core; "
@@ -647,7 +666,7 @@ def scenarios(quick):
     }
 
 
-DEFAULT_SCENARIOS = "pt2pt,hosts2,containers2,coll4,coll8"
+DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8"
 
 
 # ---------------------------------------------------------------- running
@@ -1084,7 +1103,7 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
           f"before {meta['cpu_busy_start']}, after {meta['cpu_busy_end']}; "
           f"load average before {meta['load_start']}, after {meta['load_end']}"
           + (" — **the machine was busy; numbers are noisy**" if meta["busy"] else ""),
-          f"- Benchmarks: bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c built with "
+          f"- Benchmarks: bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c built with "
           f"`<mpicc> {' '.join(CFLAGS)}{'' if meta['no_werror'] else ' -Werror'}` "
           f"by each MPI's own wrapper; data "
           f"validation (-c, outside the timed loops) "

@@ -309,3 +309,52 @@ int lc_bench_parse_names(const char *spec, const char *const *names, int nnames,
     free(copy);
     return n > 0 ? n : -1;
 }
+
+static void layout_run(void (*fn)(const lc_bench_layout *, void *), void *arg, const char *key,
+                       const char *name, MPI_Datatype t, void *buf, size_t span)
+{
+    lc_bench_layout l = { key, name, t, buf, span, 0 };
+    MPI_Type_commit(&l.type);
+    MPI_Type_size(l.type, &l.bytes);
+    fn(&l, arg);
+    MPI_Type_free(&l.type);
+}
+
+int lc_bench_dt_layouts(void (*fn)(const lc_bench_layout *l, void *arg), void *arg)
+{
+    static const int sizes[] = { 4 << 10, 64 << 10, 1 << 20, 16 << 20 };
+    /* the largest vector spans twice its data (128-byte stride) */
+    size_t vec_bytes = (size_t)2 * (16 << 20);
+    char *vec = malloc(vec_bytes);
+    if (vec == NULL)
+        return -1;
+    memset(vec, 3, vec_bytes);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        MPI_Datatype t;
+        char name[64];
+        MPI_Type_vector(sizes[i] / 64, 8, 16, MPI_DOUBLE, &t);
+        snprintf(name, sizeof name, "vector 64B/128B %dK", sizes[i] >> 10);
+        layout_run(fn, arg, "vector", name, t, vec, vec_bytes);
+    }
+    free(vec);
+
+    enum { N = 256 };
+    double *cube = malloc((size_t)N * N * N * sizeof(double));
+    if (cube == NULL)
+        return -1;
+    memset(cube, 4, (size_t)N * N * N * sizeof(double));
+    static const struct {
+        const char *key, *name;
+        int sub[3];
+    } faces[] = { { "face_x", "256^3 face x (8B/2KiB)", { N, N, 1 } },
+                  { "face_y", "256^3 face y (2KiB/512KiB)", { N, 1, N } },
+                  { "face_z", "256^3 face z (contiguous)", { 1, N, N } } };
+    int sz[3] = { N, N, N }, st[3] = { 0, 0, 0 };
+    for (int f = 0; f < 3; f++) {
+        MPI_Datatype t;
+        MPI_Type_create_subarray(3, sz, (int *)faces[f].sub, st, MPI_ORDER_C, MPI_DOUBLE, &t);
+        layout_run(fn, arg, faces[f].key, faces[f].name, t, cube, (size_t)N * N * N * sizeof(double));
+    }
+    free(cube);
+    return 0;
+}

@@ -13,6 +13,7 @@
 #ifndef LC_BENCH_UTIL_H
 #define LC_BENCH_UTIL_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -119,5 +120,26 @@ int lc_bench_sizes_for(const lc_bench_common_opts *o, size_t def_min, size_t def
  * empty list or more than max. */
 int lc_bench_parse_names(const char *spec, const char *const *names, int nnames, int *idx,
                          int max);
+
+/* The derived-datatype layouts the datatype benchmarks (lc_dt_pack.c,
+ * lc_dt_pingpong.c) measure, so that both measure the same things:
+ *   - "vector": 64-byte blocks at a 128-byte stride (8 doubles of 16),
+ *     4 KiB to 16 MiB of data;
+ *   - "face_x", "face_y", "face_z": the faces of a 256^3 array of doubles
+ *     (512 KiB each): x (8-byte elements 2 KiB apart), y (2 KiB rows
+ *     512 KiB apart), z (one contiguous run). */
+typedef struct {
+    const char *key;    /* short name, the "test" column of CSV output */
+    const char *name;   /* what a table row says */
+    MPI_Datatype type;  /* committed; one element of it at buf */
+    void *buf;          /* memory the type describes (contents arbitrary) */
+    size_t span;        /* bytes at buf the caller may overwrite */
+    int bytes;          /* packed size of one element */
+} lc_bench_layout;
+
+/* Calls fn(layout, arg) for each layout above in turn, the type committed
+ * and its memory allocated for the call only.  Returns 0, or -1 when
+ * memory runs out. */
+int lc_bench_dt_layouts(void (*fn)(const lc_bench_layout *l, void *arg), void *arg);
 
 #endif /* LC_BENCH_UTIL_H */

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lc_dt_pack.c — MPI_Pack / MPI_Unpack bandwidth of the two layouts the
- * datatype work is measured on, against memcpy of the same bytes:
- *   - a vector of 64-byte blocks at a 128-byte stride (8 doubles of 16),
- *     4 KiB to 16 MiB of data;
- *   - the faces of a 256^3 array of doubles (512 KiB each): x (8-byte
- *     elements 2 KiB apart), y (2 KiB rows 512 KiB apart), z (one run).
- * One process, no communication: it measures the pack engine alone and
- * builds with any MPI (Locus, MPICH, Open MPI), so the engines compare.
+ * lc_dt_pack.c — MPI_Pack / MPI_Unpack bandwidth of the layouts the
+ * datatype work is measured on (lc_bench_dt_layouts: vectors of 64-byte
+ * blocks, the faces of a 256^3 array), against memcpy of the same bytes.
+ * One process, no communication:
+ * it measures the pack engine alone and builds with any MPI (Locus, MPICH,
+ * Open MPI), so the engines compare.
  *
- *   mpicc -O2 -o lc_dt_pack bench/lc_dt_pack.c && mpiexec -n 1 ./lc_dt_pack [--quick]
+ *   mpicc -O2 -o lc_dt_pack bench/lc_dt_pack.c bench/lc_bench_util.c && mpiexec -n 1 ./lc_dt_pack [--quick]
  *
  * Each figure is the best of several timed rounds of at least 50 ms:
  * on a shared machine the best round is the one least disturbed.
  */
+#include "lc_bench_util.h"
+
 #include <mpi.h>
 
 #include <stdio.h>
@@ -71,53 +71,20 @@ static void measure(const char *name, MPI_Datatype t, void *mem)
     free(copy);
 }
 
+static void measure_layout(const lc_bench_layout *l, void *arg)
+{
+    (void)arg;
+    measure(l->name, l->type, l->buf);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc > 1 && strcmp(argv[1], "--quick") == 0) rounds = 3, min_round = 0.02;
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    MPI_Get_library_version(lib, &len);
-    char *nl = strchr(lib, '\n');
-    if (nl) *nl = '\0';
-    printf("# %s\n", lib);
+    lc_bench_print_library("MPI_Pack / MPI_Unpack bandwidth");
     printf("# GB/s of packed data; ratio = pack (unpack) / memcpy of the same bytes\n");
     printf("%-26s %9s %9s %9s %9s %7s %7s\n", "layout", "bytes", "pack", "unpack", "memcpy", "p/mcpy", "u/mcpy");
-
-    /* vector of 64 B blocks, 128 B stride */
-    static const int sizes[] = { 4 << 10, 64 << 10, 1 << 20, 16 << 20 };
-    double *vec = malloc((size_t)2 * (16 << 20) + 128);
-    memset(vec, 3, (size_t)2 * (16 << 20));
-    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-        MPI_Datatype t;
-        char name[64];
-        MPI_Type_vector(sizes[i] / 64, 8, 16, MPI_DOUBLE, &t);
-        MPI_Type_commit(&t);
-        snprintf(name, sizeof name, "vector 64B/128B %dK", sizes[i] >> 10);
-        measure(name, t, vec);
-        MPI_Type_free(&t);
-    }
-    free(vec);
-
-    /* faces of a 256^3 double array */
-    const int n = 256;
-    double *cube = malloc((size_t)n * n * n * sizeof(double));
-    memset(cube, 4, (size_t)n * n * n * sizeof(double));
-    int sz[3] = { n, n, n }, st[3] = { 0, 0, 0 };
-    struct {
-        const char *name;
-        int sub[3];
-    } faces[] = { { "256^3 face x (8B/2KiB)", { n, n, 1 } },
-                  { "256^3 face y (2KiB/512KiB)", { n, 1, n } },
-                  { "256^3 face z (contiguous)", { 1, n, n } } };
-    for (int f = 0; f < 3; f++) {
-        MPI_Datatype t;
-        MPI_Type_create_subarray(3, sz, faces[f].sub, st, MPI_ORDER_C, MPI_DOUBLE, &t);
-        MPI_Type_commit(&t);
-        measure(faces[f].name, t, cube);
-        MPI_Type_free(&t);
-    }
-    free(cube);
+    int rc = lc_bench_dt_layouts(measure_layout, NULL);
     MPI_Finalize();
-    return 0;
+    return rc == 0 ? 0 : 1;
 }

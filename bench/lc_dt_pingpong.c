@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_dt_pingpong.c — ping-pong of derived datatypes between two ranks on
- * one host: the layouts of lc_dt_pack.c, now sent and received with the
- * type on both sides (MPI_Send / MPI_Recv):
- *   - a vector of 64-byte blocks at a 128-byte stride, 4 KiB to 16 MiB;
- *   - the faces of a 256^3 array of doubles (512 KiB each): x (8-byte
- *     elements 2 KiB apart), y (2 KiB rows 512 KiB apart), z (one run);
- *   - 8 bytes of MPI_DOUBLE and the same bytes as one contiguous run, for
- *     reference.
+ * one host: the layouts of lc_bench_dt_layouts (vectors of 64-byte blocks
+ * at a 128-byte stride, 4 KiB to 16 MiB; the faces of a 256^3 array of
+ * doubles), sent and received with the type on both sides (MPI_Send /
+ * MPI_Recv); for reference 8 bytes of MPI_DOUBLE, and each vector's bytes
+ * as one contiguous run.
  * Builds with any MPI, so Locus, MPICH and Open MPI run the same source:
  *
- *   mpicc -O2 -o lc_dt_pingpong bench/lc_dt_pingpong.c && mpiexec -n 2 ./lc_dt_pingpong [--quick]
+ *   mpicc -O2 -o lc_dt_pingpong bench/lc_dt_pingpong.c bench/lc_bench_util.c
+ *   mpiexec -n 2 ./lc_dt_pingpong [--quick] [-f csv]
  *
  * Each figure is the fastest of many round trips (shared machine): one-way
- * time = round trip / 2, bandwidth = packed bytes / one-way time.
+ * time = round trip / 2, bandwidth = packed bytes / one-way time.  -c
+ * checks each layout's data once, outside the timed loop; exit status 2
+ * (and "VALIDATION FAILED" on stderr) when it arrived wrong.
  */
+#include "lc_bench_util.h"
+
 #include <mpi.h>
 
 #include <stdio.h>
@@ -49,66 +52,94 @@ static double pingpong(void *buf, int count, MPI_Datatype t, double bytes)
     return best;
 }
 
-static void measure(const char *name, void *buf, int count, MPI_Datatype t)
+static int csv, validate;
+static unsigned long long bad; /* layouts whose data arrived wrong */
+
+/* One checked exchange outside the timed loop: rank 0 sends the pattern
+ * through the type, rank 1 receives it over the complement and compares
+ * what the type selects (packed) with what rank 0 sent. */
+static void check(const char *key, void *buf, size_t span, int count, MPI_Datatype t, int bytes)
+{
+    char *expect = malloc((size_t)bytes + 1), *got = malloc((size_t)bytes + 1);
+    int pos = 0;
+    lc_bench_pattern_fill(buf, span, 11, 0);
+    MPI_Pack(buf, count, t, expect, bytes, &pos, MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Send(buf, count, t, 1, 1, MPI_COMM_WORLD);
+    } else {
+        lc_bench_pattern_fill(buf, span, 11, 1);
+        MPI_Recv(buf, count, t, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        pos = 0;
+        MPI_Pack(buf, count, t, got, bytes, &pos, MPI_COMM_WORLD);
+        if (memcmp(expect, got, (size_t)bytes) != 0) {
+            fprintf(stderr, "rank 1: layout %s (%d bytes) arrived wrong\n", key, bytes);
+            bad++;
+        }
+    }
+    free(expect);
+    free(got);
+}
+
+static void measure(const char *key, const char *name, void *buf, size_t span, int count, MPI_Datatype t)
 {
     int size;
     MPI_Type_size(t, &size);
+    if (validate) check(key, buf, span, count, t, size * count);
     double bytes = (double)size * count, s = pingpong(buf, count, t, bytes);
-    if (rank == 0) printf("%-28s %9.0f %10.2f %9.3f\n", name, bytes, s * 1e6, bytes / s / 1e9);
+    if (rank == 0) {
+        if (csv) printf("%s,%.0f,%.3f,%.1f\n", key, bytes, s * 1e6, bytes / s / 1e6);
+        else printf("%-28s %9.0f %10.2f %9.3f\n", name, bytes, s * 1e6, bytes / s / 1e9);
+    }
     fflush(stdout);
+}
+
+/* Each layout, and for vectors the same bytes as one contiguous run. */
+static void measure_layout(const lc_bench_layout *l, void *arg)
+{
+    (void)arg;
+    measure(l->key, l->name, l->buf, l->span, 1, l->type);
+    if (strcmp(l->key, "vector") == 0) {
+        char name[64];
+        snprintf(name, sizeof name, "contiguous %dK", l->bytes >> 10);
+        measure("contig", name, l->buf, l->span, l->bytes, MPI_BYTE);
+    }
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (argc > 1 && strcmp(argv[1], "--quick") == 0) rounds = 3;
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    MPI_Get_library_version(lib, &len);
-    char *nl = strchr(lib, '\n');
-    if (nl) *nl = '\0';
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) rounds = 3;
+        else if (strcmp(argv[i], "-c") == 0) validate = 1;
+        else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc && strcmp(argv[i + 1], "csv") == 0) csv = 1, i++;
+        else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc && strcmp(argv[i + 1], "table") == 0) csv = 0, i++;
+        else {
+            if (rank == 0) fprintf(stderr, "usage: lc_dt_pingpong [--quick] [-c] [-f table|csv]\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
     if (rank == 0) {
-        printf("# %s\n# one-way time (us) and bandwidth (GB/s of packed data), fastest round trip\n", lib);
-        printf("%-28s %9s %10s %9s\n", "layout", "bytes", "us", "GB/s");
+        lc_bench_print_library("derived-datatype ping-pong");
+        if (csv) {
+            printf("test,size,latency_us,bandwidth_MBps\n");
+        } else {
+            printf("# one-way time (us) and bandwidth (GB/s of packed data), fastest round trip\n");
+            printf("%-28s %9s %10s %9s\n", "layout", "bytes", "us", "GB/s");
+        }
     }
     double small[2] = { 1, 2 };
-    measure("8 B MPI_DOUBLE", small, 1, MPI_DOUBLE);
-
-    static const int sizes[] = { 4 << 10, 64 << 10, 1 << 20, 16 << 20 };
-    double *vec = malloc((size_t)2 * (16 << 20) + 128);
-    memset(vec, 3, (size_t)2 * (16 << 20));
-    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-        MPI_Datatype t;
-        char name[64];
-        MPI_Type_vector(sizes[i] / 64, 8, 16, MPI_DOUBLE, &t);
-        MPI_Type_commit(&t);
-        snprintf(name, sizeof name, "vector 64B/128B %dK", sizes[i] >> 10);
-        measure(name, vec, 1, t);
-        MPI_Type_free(&t);
-        snprintf(name, sizeof name, "contiguous %dK", sizes[i] >> 10);
-        measure(name, vec, sizes[i], MPI_BYTE);
+    measure("double", "8 B MPI_DOUBLE", small, sizeof small, 1, MPI_DOUBLE);
+    int rc = lc_bench_dt_layouts(measure_layout, NULL) == 0 ? 0 : 1;
+    /* Every rank learns the validation outcome so all exit alike. */
+    unsigned long long bad_total = 0;
+    MPI_Allreduce(&bad, &bad_total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (bad_total != 0) {
+        if (rank == 0) fprintf(stderr, "VALIDATION FAILED: %llu layouts\n", bad_total);
+        rc = 2;
+    } else if (validate && rank == 0) {
+        printf("# validation passed\n");
     }
-    free(vec);
-
-    const int n = 256;
-    double *cube = malloc((size_t)n * n * n * sizeof(double));
-    memset(cube, 4, (size_t)n * n * n * sizeof(double));
-    int sz[3] = { n, n, n }, st[3] = { 0, 0, 0 };
-    struct {
-        const char *name;
-        int sub[3];
-    } faces[] = { { "256^3 face x (8B/2KiB)", { n, n, 1 } },
-                  { "256^3 face y (2KiB/512KiB)", { n, 1, n } },
-                  { "256^3 face z (contiguous)", { 1, n, n } } };
-    for (int f = 0; f < 3; f++) {
-        MPI_Datatype t;
-        MPI_Type_create_subarray(3, sz, faces[f].sub, st, MPI_ORDER_C, MPI_DOUBLE, &t);
-        MPI_Type_commit(&t);
-        measure(faces[f].name, cube, 1, t);
-        MPI_Type_free(&t);
-    }
-    free(cube);
     MPI_Finalize();
-    return 0;
+    return rc;
 }

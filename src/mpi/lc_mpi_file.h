@@ -48,6 +48,8 @@ int lc_check_file(MPI_File fh, lc_file_t **f_p);
 /* Run the file's error handler (f NULL: the one set on MPI_FILE_NULL,
  * MPI_ERRORS_RETURN unless changed) for `code` raised in `func`. */
 int lc_mpi_file_error(lc_file_t *f, const char *func, int code);
+/* The handler set on MPI_FILE_NULL (files opened now start with it). */
+MPI_Errhandler lc_file_default_errhandler(void);
 /* Collective over the file's communicator: MPI_SUCCESS when every rank
  * had rc == MPI_SUCCESS; else this rank's own error, or an error of the
  * worst class seen saying `what` failed on another rank. */

@@ -3,7 +3,8 @@
  * lc_mpi_file_open.c — MPI_File_open / close / delete, the table of open
  * files (handle checks, MPI_File_c2f / f2c), and the calls on the file as
  * a whole: set_size, preallocate, get_size, get_amode, get_group,
- * set/get_atomicity, sync (MPI 4.1 §14.2, §14.6.1).
+ * set/get_atomicity, sync (MPI 4.1 §14.2, §14.6.1).  Error handlers:
+ * lc_mpi_file_errhandler.c.
  *
  * Open is collective and all-or-nothing: when MPI_MODE_CREATE is given,
  * rank 0 creates the file first (so MPI_MODE_EXCL fails once, for
@@ -133,8 +134,6 @@ static int lc_file_hints(lc_file_t *f, const lc_info_t *user)
     return rc;
 }
 
-static MPI_Errhandler lc_file_default_eh = MPI_ERRORS_RETURN;
-
 /* Collective: rank 0 creates (when asked), then everyone opens. */
 static int lc_file_open_fd(lc_comm_t *c, const char *path, int amode, int *fd_p)
 {
@@ -209,7 +208,7 @@ static int lc_file_open(lc_comm_t *c, const char *filename, int amode, MPI_Info 
     if (!f) return lc_error(MPI_ERR_NO_MEM, "out of memory opening a file");
     f->fd = -1;
     f->shfp.fd = -1;
-    f->errhandler = lc_file_default_eh;
+    f->errhandler = lc_file_default_errhandler();
     lc_errhandler_retain(f->errhandler);
     lc_file_default_view(f);
     f->amode = amode;
@@ -422,77 +421,3 @@ err:
     return lc_mpi_file_error(f, "MPI_File_sync", rc);
 }
 LC_MPI_ALIAS(File_sync);
-
-/* ---- error handlers ------------------------------------------------------ */
-
-int lc_mpi_file_error(lc_file_t *f, const char *func, int code)
-{
-    MPI_Errhandler eh = f ? f->errhandler : lc_file_default_eh;
-    MPI_File_errhandler_function *fn = (MPI_File_errhandler_function *)lc_errhandler_fn(eh);
-    if (fn) {
-        /* copies, as for communicators: the handler may close the file */
-        MPI_File h = f ? f : MPI_FILE_NULL;
-        int arg = code;
-        fn(&h, &arg, func);
-        return code;
-    }
-    return lc_mpi_error_handler(eh, 0, "file", func, code);
-}
-
-LC_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
-{
-    int rc;
-    LC_TRY(lc_errhandler_create((MPI_Comm_errhandler_function *)file_errhandler_fn, errhandler));
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_error(NULL, "MPI_File_create_errhandler", rc);
-}
-LC_MPI_ALIAS(File_create_errhandler);
-
-/* On MPI_FILE_NULL: the handler of files opened later and of errors
- * that belong to no file (open, delete), MPI 4.1 §9.3.4. */
-LC_API int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
-{
-    lc_file_t *f = NULL;
-    int rc;
-    LC_TRY(lc_check_initialized());
-    if (file != MPI_FILE_NULL) LC_TRY(lc_check_file(file, &f));
-    LC_TRY(lc_check_comm_errhandler(errhandler));
-    MPI_Errhandler *slot = f ? &f->errhandler : &lc_file_default_eh;
-    lc_errhandler_retain(errhandler);
-    lc_errhandler_release(*slot);
-    *slot = errhandler;
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_file_error(f, "MPI_File_set_errhandler", rc);
-}
-LC_MPI_ALIAS(File_set_errhandler);
-
-LC_API int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
-{
-    lc_file_t *f = NULL;
-    int rc;
-    LC_TRY(lc_check_initialized());
-    if (file != MPI_FILE_NULL) LC_TRY(lc_check_file(file, &f));
-    LC_TRY(lc_check_ptr(errhandler, "errhandler"));
-    MPI_Errhandler eh = f ? f->errhandler : lc_file_default_eh;
-    lc_errhandler_retain(eh);
-    *errhandler = eh;
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_file_error(f, "MPI_File_get_errhandler", rc);
-}
-LC_MPI_ALIAS(File_get_errhandler);
-
-LC_API int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
-{
-    lc_file_t *f = NULL;
-    int rc;
-    LC_TRY(lc_check_initialized());
-    if (fh != MPI_FILE_NULL) LC_TRY(lc_check_file(fh, &f));
-    lc_mpi_file_error(f, "MPI_File_call_errhandler", errorcode);
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_file_error(f, "MPI_File_call_errhandler", rc);
-}
-LC_MPI_ALIAS(File_call_errhandler);

@@ -192,10 +192,12 @@ static void lc_file_destroy(lc_file_t *f)
 static int lc_file_open(lc_comm_t *c, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     lc_info_t *user = NULL;
-    int rc;
-    if ((rc = lc_check_ptr(filename, "filename")) || (rc = lc_check_ptr(fh, "fh"))) return rc;
-    if ((rc = lc_check_info_or_null(info, &user))) return rc;
-    rc = lc_file_check_amode(amode);
+    /* A rank with bad arguments still takes part in the agreement, so
+     * that the others return an error instead of waiting for it. */
+    int rc = lc_check_ptr(filename, "filename");
+    if (!rc) rc = lc_check_ptr(fh, "fh");
+    if (!rc) rc = lc_check_info_or_null(info, &user);
+    if (!rc) rc = lc_file_check_amode(amode);
     /* Every rank must give the same amode (MPI 4.1 §14.2.1). */
     int mm[2] = { amode, -amode }, agreed[2];
     int crc = lc_coll_allreduce(mm, agreed, 2, MPI_INT, MPI_MAX, c);
@@ -303,7 +305,8 @@ static int lc_file_resize(lc_file_t *f, MPI_Offset size, bool grow_only, const c
 {
     int rc = lc_file_check_mode(f, true, false);
     if (!rc && size < 0) rc = lc_error(MPI_ERR_ARG, "size %lld is negative", (long long)size);
-    if (rc) return rc;
+    /* Every rank's arguments are checked before rank 0 changes the file. */
+    if ((rc = lc_file_agree(f->comm, rc, "checking the size"))) return rc;
     if (f->comm->rank == 0) rc = grow_only ? lc_io_preallocate(f->fd, size) : lc_io_set_size(f->fd, size);
     return lc_file_agree(f->comm, rc, what);
 }

@@ -42,6 +42,16 @@ static void test_open_errors(int rank)
     LC_IO_EXPECT(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, &fh),
                  MPI_ERR_AMODE);
 
+    /* Bad arguments on one rank: every rank returns an error, none waits
+     * (Locus: the ranks agree; MPICH may crash on a NULL name). */
+    if (!lc_library_is_mpich()) {
+        int last = lc_world_size() - 1;
+        int rc = MPI_File_open(MPI_COMM_WORLD, rank == last ? NULL : path, MPI_MODE_RDWR | MPI_MODE_CREATE,
+                               MPI_INFO_NULL, &fh);
+        LC_CHECK(lc_class_of(rc) == MPI_ERR_ARG, "a NULL file name on rank %d gave class %d here", last,
+                 lc_class_of(rc));
+    }
+
     /* EXCL: the first open creates, the second finds the file. */
     LC_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL, MPI_INFO_NULL, &fh));
     LC_MPI(MPI_File_close(&fh));
@@ -150,6 +160,10 @@ static void test_file_queries(int rank, int size)
     LC_CHECK(count == 2, "a read across the end of the file got %d ints, not 2", count);
     LC_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
+    if (!lc_library_is_mpich()) {
+        int rc = MPI_File_set_size(fh, rank == size - 1 ? -1 : 100);
+        LC_CHECK(lc_class_of(rc) == MPI_ERR_ARG, "a negative size on one rank gave class %d here", lc_class_of(rc));
+    }
     LC_MPI(MPI_File_set_size(fh, 100));
     LC_MPI(MPI_File_get_size(fh, &fsize));
     LC_CHECK(fsize == 100, "size %lld after set_size(100)", (long long)fsize);

@@ -107,7 +107,11 @@ def functions():
         for name, ret, args in funcs:
             names.add(name)
             large = name.endswith("_c") and name[:-2] in all_names
-            if large and name in skips:
+            if "MPI_File" in args:
+                # MPI-IO's Fortran bindings need MPI_File <-> INTEGER
+                # conversion (MPI_File_c2f): a later slice (docs/io.md)
+                left.append((name, "MPI-IO: no Fortran binding yet"))
+            elif large and name in skips:
                 left.append((name, skips[name]))
             elif large:
                 # MPI 4.1: the large-count forms are mpi_f08's only

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_io_view.c — file views: which bytes of the file the data seen
+ * through (disp, etype, filetype) occupies, and typed reads and writes
+ * through a view.
+ *
+ * The filetype is tiled from `disp`: tile i starts at disp + i * extent,
+ * and its data bytes are where the filetype's typemap puts them.  View
+ * data byte q is therefore byte q % size of tile q / size.  The datatype
+ * layer's pack cursor, run over tiles "at address 0", hands out those
+ * places as (offset, length) segments in typemap order: they are file
+ * offsets relative to the first tile walked.  The standard requires the
+ * filetype's displacements to be non-negative and monotonically
+ * non-decreasing, so the segments come in file order.
+ *
+ * The memory side: a contiguous buffer is read or written in place; any
+ * other buffer type is packed into (or unpacked from) a bounce buffer
+ * of at most LC_IO_CHUNK bytes at a time.
+ */
+#include "io/lc_io.h"
+#include "util/lc_error.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#define LC_IO_CHUNK ((size_t)4 << 20)
+#define LC_IO_IOV 64
+
+void lc_io_view_init(lc_io_view_t *v)
+{
+    v->esize = v->etype->size;
+    v->fsize = v->ftype->size;
+    v->fext = lc_dt_extent(v->ftype);
+    v->contig = lc_dt_is_contig(v->ftype, 2);
+}
+
+typedef int lc_io_seg_fn_t(void *ctx, MPI_Offset off, size_t len);
+
+/* Call fn for each file segment of view bytes [q, q + n), in order; a
+ * non-zero return from fn stops the walk (and is returned if negative
+ * or an MPI error: 1 means "stop, no error"). */
+static int lc_io_view_walk(const lc_io_view_t *v, MPI_Offset q, MPI_Offset n, lc_io_seg_fn_t *fn, void *ctx)
+{
+    if (n <= 0) return MPI_SUCCESS;
+    if (v->contig) {
+        int r = fn(ctx, v->disp + v->ftype->true_lb + q, (size_t)n);
+        return r == 1 ? MPI_SUCCESS : r;
+    }
+    MPI_Offset tile = q / v->fsize, skip = q % v->fsize;
+    MPI_Offset last = (q + n - 1) / v->fsize;
+    lc_dt_cursor_t cur;
+    int rc = lc_dt_cursor_init(&cur, v->ftype, (MPI_Count)(last - tile + 1), NULL);
+    if (rc) return rc;
+    lc_dt_cursor_seek(&cur, skip);
+    MPI_Offset base = v->disp + tile * v->fext;
+    while (n > 0 && rc == MPI_SUCCESS) {
+        struct iovec iov[LC_IO_IOV];
+        int k = 0;
+        size_t got = lc_dt_cursor_iov(&cur, iov, LC_IO_IOV, (size_t)n, &k);
+        if (got == 0) break;
+        for (int i = 0; i < k && rc == MPI_SUCCESS; i++)
+            rc = fn(ctx, base + (MPI_Offset)(uintptr_t)iov[i].iov_base, iov[i].iov_len);
+        n -= (MPI_Offset)got;
+    }
+    lc_dt_cursor_fini(&cur);
+    return rc == 1 ? MPI_SUCCESS : rc;
+}
+
+static int lc_io_first_seg(void *ctx, MPI_Offset off, size_t len)
+{
+    (void)len;
+    *(MPI_Offset *)ctx = off;
+    return 1;
+}
+
+int lc_io_view_offset(const lc_io_view_t *v, MPI_Offset q, MPI_Offset *off_p)
+{
+    MPI_Offset off = v->disp;
+    int rc = lc_io_view_walk(v, q, 1, lc_io_first_seg, &off);
+    if (!rc) *off_p = off;
+    return rc;
+}
+
+typedef struct {
+    MPI_Offset limit, below;
+} lc_io_below_t;
+
+static int lc_io_count_below(void *ctx, MPI_Offset off, size_t len)
+{
+    lc_io_below_t *b = ctx;
+    if (off >= b->limit) return 1;
+    MPI_Offset end = off + (MPI_Offset)len;
+    b->below += (end <= b->limit ? end : b->limit) - off;
+    return 0;
+}
+
+int lc_io_view_data_below(const lc_io_view_t *v, MPI_Offset fsize, MPI_Offset *q_p)
+{
+    if (v->contig) {
+        MPI_Offset q = fsize - v->disp - v->ftype->true_lb;
+        *q_p = q > 0 ? q : 0;
+        return MPI_SUCCESS;
+    }
+    if (fsize <= v->disp) {
+        *q_p = 0;
+        return MPI_SUCCESS;
+    }
+    /* Whole tiles, then the part of the last tile's data below fsize. */
+    MPI_Offset full = (fsize - v->disp) / v->fext;
+    lc_io_below_t b = { .limit = fsize, .below = 0 };
+    int rc = lc_io_view_walk(v, full * v->fsize, v->fsize, lc_io_count_below, &b);
+    if (!rc) *q_p = full * v->fsize + b.below;
+    return rc;
+}
+
+typedef struct {
+    int fd;
+    bool write, eof;
+    char *p;     /* next memory byte */
+    size_t done; /* bytes moved */
+} lc_io_move_t;
+
+static int lc_io_move(void *ctx, MPI_Offset off, size_t len)
+{
+    lc_io_move_t *m = ctx;
+    int rc;
+    if (m->write) {
+        if ((rc = lc_io_pwrite(m->fd, m->p, len, off))) return rc;
+        m->done += len;
+        m->p += len;
+        return MPI_SUCCESS;
+    }
+    size_t got = 0;
+    if ((rc = lc_io_pread(m->fd, m->p, len, off, &got))) return rc;
+    m->done += got;
+    m->p += got;
+    if (got < len) {
+        m->eof = true;
+        return 1;
+    }
+    return MPI_SUCCESS;
+}
+
+int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count, const lc_dt_t *mtype,
+                 bool write, bool atomic, size_t *done_p)
+{
+    size_t total = (size_t)count * (size_t)mtype->size;
+    bool direct = lc_dt_is_contig(mtype, count);
+    char *stage = NULL;
+    int rc = MPI_SUCCESS;
+    lc_io_move_t m = { .fd = fd, .write = write };
+    if (total == 0) goto out;
+    if (!direct && !(stage = malloc(total < LC_IO_CHUNK ? total : LC_IO_CHUNK)))
+        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte I/O bounce buffer", LC_IO_CHUNK);
+    /* Atomic mode (MPI 4.1 §14.6.1): the access holds a lock on the whole
+     * file, so concurrent conflicting accesses are serialised. */
+    if (atomic && (rc = lc_io_lock(fd, 0, 0, write))) goto out;
+    for (size_t k = 0; k < total && !m.eof;) {
+        size_t n = direct ? total : (total - k < LC_IO_CHUNK ? total - k : LC_IO_CHUNK);
+        if (direct) {
+            m.p = (char *)buf + mtype->true_lb + k;
+        } else {
+            m.p = stage;
+            if (write && (rc = lc_dt_pack(mtype, count, buf, (MPI_Count)k, stage, n))) break;
+        }
+        size_t before = m.done;
+        if ((rc = lc_io_view_walk(v, q + (MPI_Offset)k, (MPI_Offset)n, lc_io_move, &m))) break;
+        size_t moved = m.done - before;
+        if (!direct && !write && moved && (rc = lc_dt_unpack(mtype, count, buf, (MPI_Count)k, stage, moved))) break;
+        k += n;
+    }
+    if (atomic) lc_io_unlock(fd, 0, 0);
+out:
+    free(stage);
+    if (!rc) *done_p = m.done;
+    return rc;
+}

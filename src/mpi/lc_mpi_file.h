@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_file.h — MPI-IO file handles (MPI 4.1 §14), shared by
+ * lc_mpi_file_open.c (open/close/delete/size/info/errhandlers),
+ * lc_mpi_file_view.c (views, individual pointer), lc_mpi_file_rw.c (data
+ * access: explicit offsets, individual pointer, collective, nonblocking,
+ * split collective) and lc_mpi_file_shared.c (shared pointer, ordered).
+ *
+ * MPI_File is a pointer in MPICH's ABI (`struct ADIOI_FileD *`), so the
+ * object is that struct; a handle is valid while it is in the table of
+ * open files (lc_file_lookup: never dereferenced before it is found
+ * there), whose index + 1 is the Fortran handle (MPI_File_c2f).
+ *
+ * The POSIX work is the io layer's (src/io/lc_io.h); here are handles,
+ * argument checks, error handlers and what is collective: every rank of
+ * the file's communicator (a private duplicate of the one given to
+ * MPI_File_open) learns whether a collective call succeeded everywhere.
+ */
+#ifndef LC_MPI_FILE_H
+#define LC_MPI_FILE_H
+
+#include "io/lc_io.h"
+#include "mpi/lc_mpi.h"
+#include "mpi/lc_mpi_info.h"
+
+struct ADIOI_FileD {
+    lc_comm_t *comm;          /* private duplicate: collectives of the file never meet the user's */
+    int fd;
+    char *path;               /* as opened (after any "ufs:"-style prefix) */
+    int amode;                /* MPI_MODE_* bits */
+    bool atomic;              /* MPI_File_set_atomicity */
+    MPI_Errhandler errhandler;
+    lc_info_t *hints;         /* what MPI_File_get_info reports */
+    lc_io_view_t view;        /* etype and filetype retained */
+    char datarep[MPI_MAX_DATAREP_STRING + 1];
+    MPI_Offset pos;           /* individual file pointer, in etypes of the view */
+    lc_io_shfp_t shfp;        /* the shared file pointer (lc_io_shfp.c) */
+    /* a split collective in progress (one per file, MPI 4.1 §14.4.5) */
+    bool split_active;
+    const void *split_buf;
+    int split_rc;
+    size_t split_bytes;
+};
+typedef struct ADIOI_FileD lc_file_t;
+
+/* The open file of a handle, else MPI_ERR_FILE. */
+int lc_check_file(MPI_File fh, lc_file_t **f_p);
+/* Run the file's error handler (f NULL: the one set on MPI_FILE_NULL,
+ * MPI_ERRORS_RETURN unless changed) for `code` raised in `func`. */
+int lc_mpi_file_error(lc_file_t *f, const char *func, int code);
+/* The handler set on MPI_FILE_NULL (files opened now start with it). */
+MPI_Errhandler lc_file_default_errhandler(void);
+/* Collective over the file's communicator: MPI_SUCCESS when every rank
+ * had rc == MPI_SUCCESS; else this rank's own error, or an error of the
+ * worst class seen saying `what` failed on another rank. */
+int lc_file_agree(lc_comm_t *comm, int rc, const char *what);
+/* Write permission for a write (MPI_ERR_READ_ONLY), read permission for
+ * a read (MPI_ERR_ACCESS); SEQUENTIAL files refuse explicit offsets and
+ * the individual pointer (MPI_ERR_UNSUPPORTED_OPERATION) when `indiv`. */
+int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv);
+/* Checks of a data access's buffer description, then the access of the
+ * view data starting at etype position `pos`; *bytes_p: bytes moved. */
+int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
+                   size_t *bytes_p);
+/* A request, complete at once, with the status of `bytes` (nonblocking
+ * calls do their I/O when started). */
+int lc_file_request_done(size_t bytes, MPI_Request *request);
+/* The status of a file access that moved `bytes`. */
+void lc_file_status(MPI_Status *status, size_t bytes);
+/* Where a seek to (offset, whence) from etype position `cur` goes. */
+int lc_file_seek_target(lc_file_t *f, MPI_Offset cur, MPI_Offset offset, int whence, MPI_Offset *pos_p);
+/* Shared-pointer accesses (lc_mpi_file_shared.c): independent, and the
+ * collective ordered one (rank order).  *bytes_p: bytes moved. */
+int lc_file_shared_access(lc_file_t *f, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
+                          size_t *bytes_p);
+int lc_file_ordered_access(lc_file_t *f, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
+                           size_t *bytes_p);
+/* The shared file pointer of a view starts at 0 (set_view, open). */
+int lc_file_shared_reset(lc_file_t *f);
+/* A view of etype = filetype = MPI_BYTE at displacement 0. */
+void lc_file_default_view(lc_file_t *f);
+void lc_file_drop_view(lc_file_t *f);
+
+#endif

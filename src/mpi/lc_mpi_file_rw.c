@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_file_rw.c — data access through explicit offsets and the
+ * individual file pointer (MPI 4.1 §14.4.2-14.4.5): read/write, _at,
+ * _all, _at_all, their nonblocking forms (iread, iwrite_at_all, ...) and
+ * split collectives (_begin/_end), each with its _c (MPI_Count) form.
+ *
+ * This slice:
+ *   - collective calls (_all) are independent accesses followed by the
+ *     agreement (every rank learns whether all succeeded); two-phase
+ *     collective buffering is a later slice (docs/io.md);
+ *   - nonblocking calls do the I/O when they are started and return a
+ *     request that is already complete (allowed: MPI says when the
+ *     operation may complete, not that it must be late); the ordered and
+ *     collective ones are therefore collective at start;
+ *   - a split collective does the whole operation in _begin and keeps
+ *     its outcome for _end (one per file at a time, §14.4.5).
+ * The shared-pointer and ordered calls are in lc_mpi_file_shared.c.
+ */
+#include "mpi/lc_mpi_file.h"
+#include "mpi/lc_mpi_request.h"
+
+int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv)
+{
+    if (write && (f->amode & MPI_MODE_RDONLY))
+        return lc_error(MPI_ERR_READ_ONLY, "%s was opened MPI_MODE_RDONLY: it cannot be written", f->path);
+    if (!write && (f->amode & MPI_MODE_WRONLY))
+        return lc_error(MPI_ERR_ACCESS, "%s was opened MPI_MODE_WRONLY: it cannot be read", f->path);
+    if (indiv && (f->amode & MPI_MODE_SEQUENTIAL))
+        return lc_error(MPI_ERR_UNSUPPORTED_OPERATION, "%s was opened MPI_MODE_SEQUENTIAL: only the shared file "
+                                                       "pointer may be used", f->path);
+    return MPI_SUCCESS;
+}
+
+int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
+                   size_t *bytes_p)
+{
+    lc_dt_t *t;
+    int rc = lc_check_count(count);
+    if (!rc) rc = lc_dt_check_comm(dt, &t);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    if (rc) return rc;
+    if (t->size % f->view.esize)
+        return lc_error(MPI_ERR_TYPE, "the datatype's size %lld is not a multiple of the view's etype size %lld",
+                        (long long)t->size, (long long)f->view.esize);
+    return lc_io_access(f->fd, &f->view, pos * f->view.esize, (void *)buf, count, t, write, f->atomic, bytes_p);
+}
+
+void lc_file_status(MPI_Status *status, size_t bytes)
+{
+    if (status != MPI_STATUS_IGNORE) lc_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, bytes, 0);
+}
+
+enum {
+    LC_F_AT = 1,   /* explicit offset (else the individual pointer) */
+    LC_F_COLL = 2, /* collective: the ranks agree on the outcome */
+};
+
+/* One access; the individual pointer moves by what was accessed. */
+static int lc_file_rw(lc_file_t *f, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype dt, int how,
+                      bool write, size_t *bytes_p)
+{
+    size_t bytes = 0;
+    int rc = lc_file_check_mode(f, write, true);
+    if (!rc && (how & LC_F_AT) && offset < 0)
+        rc = lc_error(MPI_ERR_ARG, "offset %lld is negative", (long long)offset);
+    if (!rc && (how & LC_F_COLL) && f->split_active)
+        rc = lc_error(MPI_ERR_OTHER, "a split collective is open on the file: end it first");
+    if (!rc) rc = lc_file_access(f, (how & LC_F_AT) ? offset : f->pos, buf, count, dt, write, &bytes);
+    if (how & LC_F_COLL) rc = lc_file_agree(f->comm, rc, write ? "the collective write" : "the collective read");
+    if (rc) return rc;
+    if (!(how & LC_F_AT)) f->pos += (MPI_Offset)bytes / f->view.esize;
+    *bytes_p = bytes;
+    return MPI_SUCCESS;
+}
+
+static int lc_file_blocking(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype dt,
+                            MPI_Status *status, int how, bool write, const char *func)
+{
+    lc_file_t *f = NULL;
+    size_t bytes;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_file_rw(f, offset, buf, count, dt, how, write, &bytes));
+    lc_file_status(status, bytes);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, func, rc);
+}
+
+/* A request that is complete at once with the status of `bytes`. */
+int lc_file_request_done(size_t bytes, MPI_Request *request)
+{
+    lc_request_t *req = lc_mpi_request_done();
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "out of requests");
+    req->st_bytes = bytes;
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+}
+
+static int lc_file_nonblocking(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype dt,
+                               MPI_Request *request, int how, bool write, const char *func)
+{
+    lc_file_t *f = NULL;
+    size_t bytes;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_file_rw(f, offset, buf, count, dt, how, write, &bytes));
+    LC_TRY(lc_file_request_done(bytes, request));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, func, rc);
+}
+
+/* Split collectives: the operation runs in _begin (`ordered`: through
+ * the shared pointer in rank order), its outcome waits for _end. */
+static int lc_file_split_begin(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype dt, int how,
+                        bool ordered, bool write, const char *func)
+{
+    lc_file_t *f = NULL;
+    size_t bytes = 0;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    if (f->split_active)
+        LC_TRY(lc_error(MPI_ERR_OTHER, "a split collective is already open on the file: end it first"));
+    if (ordered)
+        rc = lc_file_ordered_access(f, buf, count, dt, write, &bytes);
+    else
+        rc = lc_file_rw(f, offset, buf, count, dt, how | LC_F_COLL, write, &bytes);
+    LC_TRY(rc);
+    f->split_active = true;
+    f->split_buf = buf;
+    f->split_bytes = bytes;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, func, rc);
+}
+
+static int lc_file_split_end(MPI_File fh, const void *buf, MPI_Status *status, const char *func)
+{
+    lc_file_t *f = NULL;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    if (!f->split_active) LC_TRY(lc_error(MPI_ERR_OTHER, "no split collective is open on the file (no _begin)"));
+    if (buf != f->split_buf)
+        LC_TRY(lc_error(MPI_ERR_BUFFER, "the buffer differs from the one given to the matching _begin call"));
+    f->split_active = false;
+    lc_file_status(status, f->split_bytes);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, func, rc);
+}
+
+/* ---- the API: one definition per name ------------------------------------ */
+
+#define LC_FILE_BLOCKING(name, how, write, BUF, COUNT)                                                          \
+    LC_API int PMPI_File_##name(MPI_File fh, BUF buf, COUNT count, MPI_Datatype datatype, MPI_Status *status) \
+    {                                                                                                        \
+        return lc_file_blocking(fh, 0, buf, count, datatype, status, how, write, "MPI_File_" #name);          \
+    }                                                                                                        \
+    LC_MPI_ALIAS(File_##name)
+
+#define LC_FILE_BLOCKING_AT(name, how, write, BUF, COUNT)                                                     \
+    LC_API int PMPI_File_##name(MPI_File fh, MPI_Offset offset, BUF buf, COUNT count, MPI_Datatype datatype, \
+                                MPI_Status *status)                                                          \
+    {                                                                                                        \
+        return lc_file_blocking(fh, offset, buf, count, datatype, status, how | LC_F_AT, write,               \
+                                "MPI_File_" #name);                                                          \
+    }                                                                                                        \
+    LC_MPI_ALIAS(File_##name)
+
+#define LC_FILE_NONBLOCKING(name, how, write, BUF, COUNT)                                                        \
+    LC_API int PMPI_File_##name(MPI_File fh, BUF buf, COUNT count, MPI_Datatype datatype, MPI_Request *request) \
+    {                                                                                                           \
+        return lc_file_nonblocking(fh, 0, buf, count, datatype, request, how, write, "MPI_File_" #name);         \
+    }                                                                                                           \
+    LC_MPI_ALIAS(File_##name)
+
+#define LC_FILE_NONBLOCKING_AT(name, how, write, BUF, COUNT)                                                  \
+    LC_API int PMPI_File_##name(MPI_File fh, MPI_Offset offset, BUF buf, COUNT count, MPI_Datatype datatype, \
+                                MPI_Request *request)                                                        \
+    {                                                                                                        \
+        return lc_file_nonblocking(fh, offset, buf, count, datatype, request, how | LC_F_AT, write,           \
+                                   "MPI_File_" #name);                                                       \
+    }                                                                                                        \
+    LC_MPI_ALIAS(File_##name)
+
+#define LC_FILE_BEGIN(name, ordered, write, BUF, COUNT)                                                           \
+    LC_API int PMPI_File_##name(MPI_File fh, BUF buf, COUNT count, MPI_Datatype datatype)                        \
+    {                                                                                                            \
+        return lc_file_split_begin(fh, 0, buf, count, datatype, 0, ordered, write, "MPI_File_" #name);            \
+    }                                                                                                            \
+    LC_MPI_ALIAS(File_##name)
+
+#define LC_FILE_BEGIN_AT(name, write, BUF, COUNT)                                                                 \
+    LC_API int PMPI_File_##name(MPI_File fh, MPI_Offset offset, BUF buf, COUNT count, MPI_Datatype datatype)     \
+    {                                                                                                            \
+        return lc_file_split_begin(fh, offset, buf, count, datatype, LC_F_AT, false, write, "MPI_File_" #name);   \
+    }                                                                                                            \
+    LC_MPI_ALIAS(File_##name)
+
+#define LC_FILE_END(name, BUF)                                                        \
+    LC_API int PMPI_File_##name(MPI_File fh, BUF buf, MPI_Status *status)             \
+    {                                                                                \
+        return lc_file_split_end(fh, buf, status, "MPI_File_" #name);                 \
+    }                                                                                \
+    LC_MPI_ALIAS(File_##name)
+
+/* Blocking. */
+LC_FILE_BLOCKING(read, 0, false, void *, int);
+LC_FILE_BLOCKING(read_c, 0, false, void *, MPI_Count);
+LC_FILE_BLOCKING(write, 0, true, const void *, int);
+LC_FILE_BLOCKING(write_c, 0, true, const void *, MPI_Count);
+LC_FILE_BLOCKING(read_all, LC_F_COLL, false, void *, int);
+LC_FILE_BLOCKING(read_all_c, LC_F_COLL, false, void *, MPI_Count);
+LC_FILE_BLOCKING(write_all, LC_F_COLL, true, const void *, int);
+LC_FILE_BLOCKING(write_all_c, LC_F_COLL, true, const void *, MPI_Count);
+LC_FILE_BLOCKING_AT(read_at, 0, false, void *, int);
+LC_FILE_BLOCKING_AT(read_at_c, 0, false, void *, MPI_Count);
+LC_FILE_BLOCKING_AT(write_at, 0, true, const void *, int);
+LC_FILE_BLOCKING_AT(write_at_c, 0, true, const void *, MPI_Count);
+LC_FILE_BLOCKING_AT(read_at_all, LC_F_COLL, false, void *, int);
+LC_FILE_BLOCKING_AT(read_at_all_c, LC_F_COLL, false, void *, MPI_Count);
+LC_FILE_BLOCKING_AT(write_at_all, LC_F_COLL, true, const void *, int);
+LC_FILE_BLOCKING_AT(write_at_all_c, LC_F_COLL, true, const void *, MPI_Count);
+
+/* Nonblocking (done at start). */
+LC_FILE_NONBLOCKING(iread, 0, false, void *, int);
+LC_FILE_NONBLOCKING(iread_c, 0, false, void *, MPI_Count);
+LC_FILE_NONBLOCKING(iwrite, 0, true, const void *, int);
+LC_FILE_NONBLOCKING(iwrite_c, 0, true, const void *, MPI_Count);
+LC_FILE_NONBLOCKING(iread_all, LC_F_COLL, false, void *, int);
+LC_FILE_NONBLOCKING(iread_all_c, LC_F_COLL, false, void *, MPI_Count);
+LC_FILE_NONBLOCKING(iwrite_all, LC_F_COLL, true, const void *, int);
+LC_FILE_NONBLOCKING(iwrite_all_c, LC_F_COLL, true, const void *, MPI_Count);
+LC_FILE_NONBLOCKING_AT(iread_at, 0, false, void *, int);
+LC_FILE_NONBLOCKING_AT(iread_at_c, 0, false, void *, MPI_Count);
+LC_FILE_NONBLOCKING_AT(iwrite_at, 0, true, const void *, int);
+LC_FILE_NONBLOCKING_AT(iwrite_at_c, 0, true, const void *, MPI_Count);
+LC_FILE_NONBLOCKING_AT(iread_at_all, LC_F_COLL, false, void *, int);
+LC_FILE_NONBLOCKING_AT(iread_at_all_c, LC_F_COLL, false, void *, MPI_Count);
+LC_FILE_NONBLOCKING_AT(iwrite_at_all, LC_F_COLL, true, const void *, int);
+LC_FILE_NONBLOCKING_AT(iwrite_at_all_c, LC_F_COLL, true, const void *, MPI_Count);
+
+/* Split collectives. */
+LC_FILE_BEGIN(read_all_begin, false, false, void *, int);
+LC_FILE_BEGIN(read_all_begin_c, false, false, void *, MPI_Count);
+LC_FILE_BEGIN(write_all_begin, false, true, const void *, int);
+LC_FILE_BEGIN(write_all_begin_c, false, true, const void *, MPI_Count);
+LC_FILE_BEGIN(read_ordered_begin, true, false, void *, int);
+LC_FILE_BEGIN(read_ordered_begin_c, true, false, void *, MPI_Count);
+LC_FILE_BEGIN(write_ordered_begin, true, true, const void *, int);
+LC_FILE_BEGIN(write_ordered_begin_c, true, true, const void *, MPI_Count);
+LC_FILE_BEGIN_AT(read_at_all_begin, false, void *, int);
+LC_FILE_BEGIN_AT(read_at_all_begin_c, false, void *, MPI_Count);
+LC_FILE_BEGIN_AT(write_at_all_begin, true, const void *, int);
+LC_FILE_BEGIN_AT(write_at_all_begin_c, true, const void *, MPI_Count);
+LC_FILE_END(read_all_end, void *);
+LC_FILE_END(write_all_end, const void *);
+LC_FILE_END(read_ordered_end, void *);
+LC_FILE_END(write_ordered_end, const void *);
+LC_FILE_END(read_at_all_end, void *);
+LC_FILE_END(write_at_all_end, const void *);

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_file_view.c — file views and the individual file pointer
+ * (MPI 4.1 §14.3, §14.4.3): set_view / get_view, seek, get_position,
+ * get_byte_offset, get_type_extent; and the hints (set_info/get_info).
+ *
+ * Data representations: "native" only for now.  "internal" and
+ * "external32" are refused with MPI_ERR_UNSUPPORTED_DATAREP (docs/io.md:
+ * external32 conversion is the next slice; the datatype layer already
+ * has the packers).
+ */
+#include "coll/lc_coll.h"
+#include "mpi/lc_mpi_dt.h"
+#include "mpi/lc_mpi_file.h"
+
+#include <string.h>
+
+void lc_file_default_view(lc_file_t *f)
+{
+    f->view.disp = 0;
+    f->view.etype = lc_dt_get(MPI_BYTE);
+    f->view.ftype = lc_dt_get(MPI_BYTE);
+    lc_dt_retain(f->view.etype);
+    lc_dt_retain(f->view.ftype);
+    lc_io_view_init(&f->view);
+    strcpy(f->datarep, "native");
+}
+
+void lc_file_drop_view(lc_file_t *f)
+{
+    if (f->view.etype) lc_dt_release(f->view.etype);
+    if (f->view.ftype) lc_dt_release(f->view.ftype);
+    f->view.etype = f->view.ftype = NULL;
+}
+
+static int lc_file_check_view_types(lc_dt_t *e, lc_dt_t *ft)
+{
+    if (e->size <= 0) return lc_error(MPI_ERR_TYPE, "the etype has no data (size 0)");
+    if (ft->size <= 0) return lc_error(MPI_ERR_TYPE, "the filetype has no data (size 0)");
+    if (ft->size % e->size)
+        return lc_error(MPI_ERR_TYPE, "the filetype's size %lld is not a multiple of the etype's %lld",
+                        (long long)ft->size, (long long)e->size);
+    if (ft->true_lb < 0 || e->true_lb < 0)
+        return lc_error(MPI_ERR_TYPE, "the filetype (or etype) has a negative displacement: a file view's must be "
+                                      "non-negative");
+    if (lc_dt_extent(ft) <= 0)
+        return lc_error(MPI_ERR_TYPE, "the filetype's extent %ld is not positive", (long)lc_dt_extent(ft));
+    return MPI_SUCCESS;
+}
+
+static int lc_file_check_datarep(const char *datarep)
+{
+    int rc = lc_check_ptr(datarep, "datarep");
+    if (rc) return rc;
+    if (!strcmp(datarep, "native")) return MPI_SUCCESS;
+    if (!strcmp(datarep, "internal") || !strcmp(datarep, "external32"))
+        return lc_error(MPI_ERR_UNSUPPORTED_DATAREP,
+                        "data representation \"%s\" is not supported yet: use \"native\" (docs/io.md)", datarep);
+    return lc_error(MPI_ERR_UNSUPPORTED_DATAREP,
+                    "unknown data representation \"%s\": \"native\" is supported (none registered)", datarep);
+}
+
+static int lc_file_info_merge(lc_file_t *f, MPI_Info info)
+{
+    lc_info_t *user = NULL;
+    int rc = lc_check_info_or_null(info, &user);
+    for (int i = 0; !rc && user && i < user->n; i++)
+        rc = lc_info_set(f->hints, user->entries[i].key, user->entries[i].value);
+    return rc;
+}
+
+static int lc_file_set_view(lc_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                            const char *datarep, MPI_Info info)
+{
+    lc_dt_t *e = NULL, *ft = NULL;
+    int rc = MPI_SUCCESS;
+    if (f->split_active) rc = lc_error(MPI_ERR_OTHER, "a split collective is open on the file: end it first");
+    if (!rc) rc = lc_dt_check_comm(etype, &e);
+    if (!rc) rc = lc_dt_check_comm(filetype, &ft);
+    if (!rc) rc = lc_file_check_view_types(e, ft);
+    if (!rc) rc = lc_file_check_datarep(datarep);
+    if (!rc && disp == MPI_DISPLACEMENT_CURRENT) {
+        if (!(f->amode & MPI_MODE_SEQUENTIAL))
+            rc = lc_error(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT is only allowed with MPI_MODE_SEQUENTIAL");
+        else { /* the shared pointer's byte position in the current view */
+            MPI_Offset sp;
+            rc = lc_io_shfp_fetch_add(&f->shfp, 0, &sp);
+            if (!rc) rc = lc_io_view_offset(&f->view, sp * f->view.esize, &disp);
+        }
+    } else if (!rc && disp < 0) {
+        rc = lc_error(MPI_ERR_ARG, "displacement %lld is negative", (long long)disp);
+    }
+    if ((rc = lc_file_agree(f->comm, rc, "MPI_File_set_view's arguments"))) return rc;
+    if ((rc = lc_file_info_merge(f, info))) return rc;
+    lc_dt_retain(e);
+    lc_dt_retain(ft);
+    lc_file_drop_view(f);
+    f->view.disp = disp;
+    f->view.etype = e;
+    f->view.ftype = ft;
+    lc_io_view_init(&f->view);
+    snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
+    f->pos = 0;
+    return lc_file_shared_reset(f);
+}
+
+LC_API int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                              const char *datarep, MPI_Info info)
+{
+    lc_file_t *f = NULL;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_file_set_view(f, disp, etype, filetype, datarep, info));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, "MPI_File_set_view", rc);
+}
+LC_MPI_ALIAS(File_set_view);
+
+LC_API int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                              char *datarep)
+{
+    lc_file_t *f = NULL;
+    MPI_Datatype e = MPI_DATATYPE_NULL, ft = MPI_DATATYPE_NULL;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_check_ptr(disp, "disp"));
+    LC_TRY(lc_check_ptr(etype, "etype"));
+    LC_TRY(lc_check_ptr(filetype, "filetype"));
+    LC_TRY(lc_check_ptr(datarep, "datarep"));
+    /* Derived types come back as handles the user frees (MPI 4.1 §14.3). */
+    LC_TRY(lc_dt_handle_out(f->view.etype, &e));
+    if ((rc = lc_dt_handle_out(f->view.ftype, &ft))) {
+        lc_dt_handle_free(&e);
+        goto err;
+    }
+    *disp = f->view.disp;
+    *etype = e;
+    *filetype = ft;
+    strcpy(datarep, f->datarep);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, "MPI_File_get_view", rc);
+}
+LC_MPI_ALIAS(File_get_view);
+
+/* The etype position of the end of the file seen through the view. */
+static int lc_file_end_pos(lc_file_t *f, MPI_Offset *pos_p)
+{
+    MPI_Offset size, q;
+    int rc = lc_io_get_size(f->fd, &size);
+    if (!rc) rc = lc_io_view_data_below(&f->view, size, &q);
+    if (!rc) *pos_p = (q + f->view.esize - 1) / f->view.esize;
+    return rc;
+}
+
+int lc_file_seek_target(lc_file_t *f, MPI_Offset cur, MPI_Offset offset, int whence, MPI_Offset *pos_p)
+{
+    MPI_Offset base;
+    int rc = MPI_SUCCESS;
+    switch (whence) {
+    case MPI_SEEK_SET: base = 0; break;
+    case MPI_SEEK_CUR: base = cur; break;
+    case MPI_SEEK_END: rc = lc_file_end_pos(f, &base); break;
+    default:
+        return lc_error(MPI_ERR_ARG, "whence %d is none of MPI_SEEK_SET, MPI_SEEK_CUR, MPI_SEEK_END", whence);
+    }
+    if (rc) return rc;
+    if (base + offset < 0)
+        return lc_error(MPI_ERR_ARG, "the seek would move the file pointer to %lld, before the start of the view",
+                        (long long)(base + offset));
+    *pos_p = base + offset;
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+    lc_file_t *f = NULL;
+    MPI_Offset pos;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        LC_TRY(lc_error(MPI_ERR_UNSUPPORTED_OPERATION, "a file opened with MPI_MODE_SEQUENTIAL has no individual "
+                                                       "file pointer to seek"));
+    LC_TRY(lc_file_seek_target(f, f->pos, offset, whence, &pos));
+    f->pos = pos;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, "MPI_File_seek", rc);
+}
+LC_MPI_ALIAS(File_seek);
+
+LC_API int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+    lc_file_t *f = NULL;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_check_ptr(offset, "offset"));
+    *offset = f->pos;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, "MPI_File_get_position", rc);
+}
+LC_MPI_ALIAS(File_get_position);
+
+LC_API int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
+{
+    lc_file_t *f = NULL;
+    MPI_Offset off;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_check_ptr(disp, "disp"));
+    if (offset < 0) LC_TRY(lc_error(MPI_ERR_ARG, "offset %lld is negative", (long long)offset));
+    LC_TRY(lc_io_view_offset(&f->view, offset * f->view.esize, &off));
+    *disp = off;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, "MPI_File_get_byte_offset", rc);
+}
+LC_MPI_ALIAS(File_get_byte_offset);
+
+/* With "native" the file extent of a type is its memory extent. */
+static int lc_file_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent, const char *func)
+{
+    lc_file_t *f = NULL;
+    lc_dt_t *t;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_mpi_dt_arg(datatype, &t));
+    LC_TRY(lc_check_ptr(extent, "extent"));
+    *extent = lc_dt_extent(t);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, func, rc);
+}
+
+LC_API int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
+{
+    MPI_Count e = 0;
+    int rc = lc_file_type_extent(fh, datatype, extent ? &e : NULL, "MPI_File_get_type_extent");
+    if (!rc) *extent = (MPI_Aint)e;
+    return rc;
+}
+LC_MPI_ALIAS(File_get_type_extent);
+
+LC_API int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+{
+    return lc_file_type_extent(fh, datatype, extent, "MPI_File_get_type_extent_c");
+}
+LC_MPI_ALIAS(File_get_type_extent_c);
+
+LC_API int PMPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+    lc_file_t *f = NULL;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_file_agree(f->comm, lc_file_info_merge(f, info), "MPI_File_set_info"));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, "MPI_File_set_info", rc);
+}
+LC_MPI_ALIAS(File_set_info);
+
+LC_API int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+    lc_file_t *f = NULL;
+    lc_info_t *copy;
+    int rc;
+    LC_TRY(lc_check_file(fh, &f));
+    LC_TRY(lc_check_ptr(info_used, "info_used"));
+    LC_TRY(lc_info_dup(f->hints, &copy));
+    LC_TRY(lc_info_publish(copy, info_used));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_file_error(f, "MPI_File_get_info", rc);
+}
+LC_MPI_ALIAS(File_get_info);

@@ -314,7 +314,8 @@ int lc_ivs_slot_stale(uint64_t own, uint64_t owner_kernel, uint32_t owner_pid, u
     return 0;
 }
 
-int lc_ivs_slot_claim(const lc_ivs_region_t *r, const lc_ivs_owner_t *me, uint32_t now, uint64_t *own_word)
+static int lc_ivs_slot_try_claim(const lc_ivs_region_t *r, const lc_ivs_owner_t *me, uint32_t now,
+                                 uint64_t *own_word)
 {
     uint32_t tag = 0;
     while (tag == 0)
@@ -341,6 +342,21 @@ int lc_ivs_slot_claim(const lc_ivs_region_t *r, const lc_ivs_owner_t *me, uint32
             return (int)i;
         }
     }
+    return -1;
+}
+
+int lc_ivs_slot_claim(const lc_ivs_region_t *r, const lc_ivs_owner_t *me, uint32_t now, uint64_t *own_word)
+{
+    /* Every slot in use: wait up to a lease for one to be freed or to go
+     * stale (a job that just died), then give up. */
+    uint64_t until = lc_ivs_now_ms() + 1000u * (uint64_t)(lc_params.ivshmem_lease > 0 ? lc_params.ivshmem_lease : 1);
+    int slot;
+    while ((slot = lc_ivs_slot_try_claim(r, me, now, own_word)) < 0 && lc_ivs_now_ms() < until) {
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        now = lc_ivs_now();
+    }
+    if (slot >= 0) return slot;
     char list[600];
     size_t n = 0;
     list[0] = 0;

@@ -13,7 +13,7 @@
 # Locus build and every library it links are at the same paths as on the
 # host.  Idempotent: an existing image is kept (delete OUT_DIR to rebuild).
 # Needs: apt-get (to download the kernel package), dpkg-deb, cpio, gzip,
-# busybox-static (scripts/setup.sh --vm installs them).
+# busybox-static (scripts/setup.sh installs them).
 set -eu
 out=${1:?usage: build-guest.sh OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -12,7 +12,7 @@
 #   --timeout S      the whole run, boot included (default 240); then every
 #                    guest is killed and the exit code is 124
 #   --guest DIR      kernel and initramfs (default: build them with
-#                    build-guest.sh into $LOCUS_VM_CACHE or ~/.cache/locus-vm)
+#                    build-guest.sh into $LC_VM_CACHE or ~/.cache/locus-vm)
 #   --keep           keep the job directory (consoles, output) for debugging
 #
 # JOB_SCRIPT runs as root in vm1 (in the chroot of this machine's root
@@ -44,7 +44,7 @@ done
 [ $# -eq 1 ] || { echo "usage: run-guests.sh [-n N] [--region SIZE|none] [--mem MB] [--timeout S] JOB_SCRIPT" >&2; exit 2; }
 job_script=$(realpath "$1")
 qemu=$(command -v qemu-system-x86_64 || true)
-[ -n "$qemu" ] || { echo "SKIP: qemu-system-x86_64 is not installed (scripts/setup.sh --vm)"; exit 77; }
+[ -n "$qemu" ] || { echo "SKIP: qemu-system-x86_64 is not installed (scripts/setup.sh installs it)"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: run-guests.sh needs root (network namespace, 9p export of /)"; exit 77; }
 
 # Inside the network namespace from here on (re-executed by unshare).
@@ -57,18 +57,18 @@ ip link set lo multicast on
 ip route add 224.0.0.0/4 dev lo 2>/dev/null
 
 if [ -z "$guest" ]; then
-    guest=${LOCUS_VM_CACHE:-${HOME:-/root}/.cache/locus-vm}
+    guest=${LC_VM_CACHE:-${HOME:-/root}/.cache/locus-vm}
     "$here/build-guest.sh" "$guest" >&2 || { echo "SKIP: cannot build the guest image (see above)"; exit 77; }
 fi
 [ -s "$guest/vmlinuz" ] && [ -s "$guest/initramfs.gz" ] || { echo "run-guests.sh: no guest image in $guest" >&2; exit 1; }
 
-# Acceleration: LOCUS_VM_ACCEL=kvm|tcg, else KVM when /dev/kvm is there,
+# Acceleration: LC_VM_ACCEL=kvm|tcg, else KVM when /dev/kvm is there,
 # unless an earlier run found that KVM guests do not boot here (nested
 # KVM can hang in early boot): that verdict is kept in the guest
 # directory (file accel), and TCG used.  -cpu host without
 # arch-capabilities: some nested hosts refuse to set that MSR.
 kvm="-accel kvm -cpu host,-arch-capabilities" tcg="-accel tcg -cpu max"
-want=${LOCUS_VM_ACCEL:-auto}
+want=${LC_VM_ACCEL:-auto}
 if [ "$want" = auto ]; then
     want=kvm
     { [ -r /dev/kvm ] && [ -w /dev/kvm ]; } || want=tcg
@@ -167,7 +167,7 @@ if [ "$want" = kvm ]; then
     boot "$kvm"
     if ! up 30; then
         for p in $pids; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-        [ $auto -eq 1 ] || { echo "run-guests.sh: KVM guests did not boot in 30 s (LOCUS_VM_ACCEL=kvm)" >&2; exit 1; }
+        [ $auto -eq 1 ] || { echo "run-guests.sh: KVM guests did not boot in 30 s (LC_VM_ACCEL=kvm)" >&2; exit 1; }
         echo "run-guests.sh: KVM guests do not boot here (hung in early boot); TCG from now on ($guest/accel)" >&2
         echo tcg > "$guest/accel"
         want=tcg

@@ -24,7 +24,10 @@
 # -n): the guests' network is a QEMU socket multicast segment on its
 # loopback, invisible outside.  Everything is torn down on exit, failure,
 # interruption or timeout (trap): the guests are killed, the region file
-# and the job directory removed.  Exit 77 when QEMU cannot run here.
+# and the job directory removed; if the script itself is SIGKILLed, the
+# guests still die with it (parent-death signal; the region file in
+# /dev/shm and the job directory are left then).  Exit 77 when QEMU
+# cannot run here.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 n=2 region=64M mem=768 smp=2 timeout=240 guest="" keep=0
@@ -126,6 +129,8 @@ if [ "$region" != none ]; then
     ivs="-object memory-backend-file,id=ivs,share=on,mem-path=$regfile,size=$region -device ivshmem-plain,memdev=ivs"
 fi
 port=$((20000 + $$ % 20000))
+pdeath=""
+setpriv --pdeathsig KILL true 2>/dev/null && pdeath="setpriv --pdeathsig KILL --"
 # boot ACCEL: start every guest.
 boot() {
     pids=""
@@ -135,7 +140,9 @@ boot() {
         role=worker
         [ $i -eq 1 ] && role=main
         # shellcheck disable=SC2086 # option lists
-        "$qemu" $1 -machine q35 -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot \
+        # --pdeathsig: a guest dies with this script, even if it is killed
+        # outright (SIGKILL runs no trap).
+        $pdeath "$qemu" $1 -machine q35 -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot \
             -kernel "$guest/vmlinuz" -initrd "$guest/initramfs.gz" \
             -append "console=ttyS0 quiet panic=-1 lc.name=vm$i lc.ip=10.0.0.$i lc.role=$role lc.job=$jobdir lc.hosts=$hosts" \
             -serial "file:$jobdir/console-vm$i.log" \

@@ -78,6 +78,7 @@ typedef enum lc_channel_kind {
     LC_CHANNEL_SHM,
     LC_CHANNEL_OFI,   /* libfabric (lc_ofi.h): peers on other hosts, or all with LOCUS_NET_FORCE */
     LC_CHANNEL_NONE,  /* unreachable: no channel proved usable */
+    LC_CHANNEL_IVSHMEM, /* shm rings in an IVSHMEM region (lc_ivshmem.h): a rank in another VM on this host */
 } lc_channel_kind_t;
 
 struct lc_peer;

@@ -44,6 +44,7 @@
  */
 #include "coord/lc_coord_impl.h"
 #include "channel/lc_cma.h"
+#include "channel/lc_ivshmem.h"
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "locality/lc_topo.h"
@@ -67,6 +68,7 @@ typedef enum lc_plan {
     LC_PLAN_SHM_TRY, /* same kernel and user, other mount/IPC/user namespace (containers, emulated
                       * hosts): shared memory if both ends map, else the network */
     LC_PLAN_NET,     /* another kernel, or the network forced (LOCUS_NET_FORCE, LOCUS_NET_BLOCK) */
+    LC_PLAN_IVSHMEM, /* another kernel (a VM) that reaches our IVSHMEM region: its rings (lc_ivshmem.h) */
 } lc_plan_t;
 
 /* What wire-up knows while it runs. */
@@ -79,12 +81,20 @@ typedef struct lc_wireup {
     int *kernel;        /* [size], scratch: the ranks on this kernel */
     int nlocal;         /* shm candidates, self included */
     int nnet;           /* peers that may need the network (LC_PLAN_NET, LC_PLAN_SHM_TRY) */
+    int *ivs_ring;      /* [size]: index among the ranks on our IVSHMEM region (the ring it writes in
+                         * each one's slot); -1 for the others */
+    int nivs_rings;     /* ranks on our region, self included */
+    int nivs;           /* LC_PLAN_IVSHMEM peers */
 } lc_wireup_t;
 
 static int lc_exchange_identities(lc_identity_t *ids)
 {
     lc_identity_t me;
     lc_identity_self(&me);
+    /* The IVSHMEM region we reach (0 none): its id proves co-residence
+     * with ranks in other VMs. */
+    me.ivs_region = lc_ivshmem_probe();
+    if (me.ivs_region == (uint64_t)-1) return LC_ERROR; /* said why */
     lc_cma_allow_peers();
     me.cookie_addr = lc_cma_cookie_addr();
     me.cookie = lc_cma_cookie_value();
@@ -119,6 +129,10 @@ static lc_plan_t lc_plan_of(const lc_wireup_t *w, int r)
 {
     const lc_identity_t *peer = &w->ids[r], *me = &w->ids[w->rank];
     if (r == w->rank) return LC_PLAN_SELF;
+    /* Another kernel (another VM) that maps the same IVSHMEM region. */
+    if (!lc_params.net_force && me->ivs_region && peer->ivs_region == me->ivs_region &&
+        strcmp(peer->boot_id, me->boot_id) != 0)
+        return LC_PLAN_IVSHMEM;
     if (!lc_identity_same_kernel(peer, me) || lc_params.net_force) return LC_PLAN_NET;
     if (lc_params.net_block > 0 && r / lc_params.net_block != w->rank / lc_params.net_block) return LC_PLAN_NET;
     if (peer->ns_mnt != me->ns_mnt || peer->ns_ipc != me->ns_ipc || peer->ns_user != me->ns_user)
@@ -141,8 +155,12 @@ static int lc_wireup_classify(lc_wireup_t *w)
     lc_world.usable_cores = lc_locality_union_cores(w->ids, w->kernel, nkernel);
     for (int r = 0; r < w->size; r++) {
         w->plan[r] = lc_plan_of(w, r);
-        w->ring[r] = w->plan[r] == LC_PLAN_NET ? -1 : w->nlocal++;
+        w->ring[r] = w->plan[r] == LC_PLAN_NET || w->plan[r] == LC_PLAN_IVSHMEM ? -1 : w->nlocal++;
         if (w->plan[r] == LC_PLAN_NET || w->plan[r] == LC_PLAN_SHM_TRY) w->nnet++;
+        w->nivs += w->plan[r] == LC_PLAN_IVSHMEM;
+        /* The same on both ends: the set of ranks on one region. */
+        w->ivs_ring[r] = w->ids[w->rank].ivs_region && w->ids[r].ivs_region == w->ids[w->rank].ivs_region
+                             ? w->nivs_rings++ : -1;
     }
     return 0;
 }
@@ -191,6 +209,14 @@ static int lc_wireup_open(lc_wireup_t *w)
         /* Our segment's name token and header key: only the job's ranks
          * learn them (issue 12, point 3). */
         snprintf(key, sizeof(key), "lc-shmseg-%d", w->rank);
+        if (lc_pmi_put(key, card) != 0) return LC_ERROR;
+    }
+    if (w->nivs > 0) {
+        char key[64], card[LC_IVS_CARD_LEN];
+        if (lc_ivshmem_open(lc_world.peers, w->rank, w->size, lc_world.kvsname, (uint32_t)w->nivs_rings, card,
+                            sizeof(card)) != 0)
+            return LC_ERROR;
+        snprintf(key, sizeof(key), "lc-ivs-%d", w->rank);
         if (lc_pmi_put(key, card) != 0) return LC_ERROR;
     }
     if (w->nnet > 0) {
@@ -286,6 +312,23 @@ static int lc_connect_shm_peer(const lc_wireup_t *w, int r)
     return LC_ERROR;
 }
 
+/* A rank in another VM on our IVSHMEM region: its slot must check out
+ * (the region id proved that we map the same memory). */
+static int lc_connect_ivshmem_peer(const lc_wireup_t *w, int r)
+{
+    char key[64], card[64], why[300];
+    snprintf(key, sizeof(key), "lc-ivs-%d", r);
+    int rc = lc_pmi_get(r, key, card, sizeof(card));
+    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+    if (rc != 0) snprintf(why, sizeof(why), "it published no IVSHMEM slot");
+    else if (lc_ivshmem_connect(&lc_world.peers[r], card, (uint32_t)w->ivs_ring[w->rank], (uint32_t)w->ivs_ring[r],
+                                why, sizeof(why)) == 0)
+        return 0;
+    lc_log_error("rank %d (pid %d on %s, another kernel) maps our IVSHMEM region %016llx, but its slot cannot be "
+                 "used: %s", r, (int)w->ids[r].pid, w->ids[r].host, (unsigned long long)w->ids[r].ivs_region, why);
+    return LC_ERROR;
+}
+
 static int lc_wireup_connect(lc_wireup_t *w)
 {
     for (int r = 0; r < w->size; r++) {
@@ -295,6 +338,7 @@ static int lc_wireup_connect(lc_wireup_t *w)
         case LC_PLAN_SELF: break; /* set up by lc_wireup_init */
         case LC_PLAN_SHM:
         case LC_PLAN_SHM_TRY: rc = lc_connect_shm_peer(w, r); break;
+        case LC_PLAN_IVSHMEM: rc = lc_connect_ivshmem_peer(w, r); break;
         case LC_PLAN_NET:
             lc_coord_reason_network(w->ids, w->rank, r, cause, sizeof(cause));
             rc = lc_connect_network_peer(w, r, cause);
@@ -355,6 +399,9 @@ static int lc_wireup_finish(lc_wireup_t *w)
     if (!nofi) lc_ofi_close();
     /* No peer sends before its MPI_Init returns, after the last fence. */
     lc_shm_start();
+    /* A region no peer uses is given back (unmapped, no slot held). */
+    if (w->nivs > 0) lc_ivshmem_start();
+    else lc_ivshmem_close();
     for (int r = 0; r < w->size; r++) {
         if (lc_world.peers[r].kind == LC_CHANNEL_NONE) {
             lc_log_error("internal: no channel reaches rank %d on host %s", r, w->ids[r].host);
@@ -393,9 +440,10 @@ static int lc_wireup_init(lc_wireup_t *w)
     w->plan = calloc(n, sizeof(*w->plan));
     w->ring = calloc(n, sizeof(*w->ring));
     w->kernel = calloc(n, sizeof(*w->kernel));
+    w->ivs_ring = calloc(n, sizeof(*w->ivs_ring));
     /* Aligned as lc_peer_t asks: a shm send reads one cache line of it. */
     lc_world.peers = aligned_alloc(_Alignof(lc_peer_t), n * sizeof(lc_peer_t));
-    if (!w->ids || !w->plan || !w->ring || !w->kernel || !lc_world.peers) {
+    if (!w->ids || !w->plan || !w->ring || !w->kernel || !w->ivs_ring || !lc_world.peers) {
         lc_log_error("wire-up: out of memory for %d peers", w->size);
         return LC_ERROR;
     }
@@ -420,6 +468,7 @@ static void lc_wireup_free(lc_wireup_t *w)
     free(w->plan);
     free(w->ring);
     free(w->kernel);
+    free(w->ivs_ring);
 }
 
 /* A job of one: no exchange, no channel but self. */
@@ -462,6 +511,7 @@ int lc_coord_wireup(void)
     } else {
         lc_ofi_close();
         lc_shm_close();
+        lc_ivshmem_close();
     }
     lc_topo_unload();
     lc_wireup_free(&w);
@@ -473,6 +523,7 @@ void lc_coord_teardown(void)
     /* First: the goodbye exchange still delivers packets to the peers. */
     lc_ofi_close();
     lc_shm_close();
+    lc_ivshmem_close();
     free(lc_world.peers);
     lc_world.peers = NULL;
 }

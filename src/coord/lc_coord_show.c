@@ -21,6 +21,7 @@ const char *lc_coord_channel_label(const lc_peer_t *peer)
     case LC_CHANNEL_SHM: return peer->can_pull ? "shm+cma" : "shm";
     case LC_CHANNEL_OFI: return peer->can_pull ? "ofi+rma" : "ofi";
     case LC_CHANNEL_NONE: return "none";
+    case LC_CHANNEL_IVSHMEM: return "ivshmem";
     }
     return "?";
 }

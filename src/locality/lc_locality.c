@@ -25,6 +25,37 @@ const char *lc_identity_shm_dir(void)
     return lc_params.shm_dir[0] ? lc_params.shm_dir : "/dev/shm";
 }
 
+/* LOCUS_BOOT_ID (testing only): the kernel identity to report, with %b
+ * the real boot id and %h the host name.  An expansion too long for the
+ * record's field is replaced by its 64-bit FNV-1a hash; a comma (the
+ * record's separator) becomes '_'. */
+static void lc_identity_fake_boot_id(lc_identity_t *id)
+{
+    char out[256];
+    size_t n = 0;
+    for (const char *p = lc_params.boot_id; *p && n < sizeof(out) - 1; p++) {
+        const char *ins = NULL;
+        if (p[0] == '%' && p[1] == 'b') ins = id->boot_id;
+        else if (p[0] == '%' && p[1] == 'h') ins = id->host;
+        if (ins) {
+            p++;
+            for (; *ins && n < sizeof(out) - 1; ins++) out[n++] = *ins;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == ',' || out[i] == ' ') out[i] = '_';
+    if (n < sizeof(id->boot_id)) {
+        memcpy(id->boot_id, out, n + 1);
+        return;
+    }
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)out[i]) * 0x100000001b3ull;
+    snprintf(id->boot_id, sizeof(id->boot_id), "fake-%016" PRIx64, h);
+}
+
 void lc_identity_self(lc_identity_t *id)
 {
     memset(id, 0, sizeof(*id));
@@ -37,6 +68,7 @@ void lc_identity_self(lc_identity_t *id)
     if (!id->boot_id[0]) snprintf(id->boot_id, sizeof(id->boot_id), "unknown");
     if (gethostname(id->host, sizeof(id->host)) != 0) snprintf(id->host, sizeof(id->host), "unknown");
     id->host[sizeof(id->host) - 1] = 0;
+    if (lc_params.boot_id[0]) lc_identity_fake_boot_id(id);
     id->pid = getpid();
     id->uid = geteuid();
     id->ns_ipc = lc_ns_inode("ipc");
@@ -65,10 +97,10 @@ void lc_identity_format(const lc_identity_t *id, char *buf, size_t len)
 {
     snprintf(buf, len,
              "%s,%s,%d,%u,%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64
-             ",%" PRIx64 ",%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64 ",%d,%" PRIx64 ":%" PRIx64,
+             ",%" PRIx64 ",%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64 ",%d,%" PRIx64 ":%" PRIx64 ",%" PRIx64,
              id->boot_id, id->host, (int)id->pid, (unsigned)id->uid, id->ns_ipc, id->ns_pid, id->ns_net,
              id->ns_uts, id->ns_mnt, id->ns_user, id->cookie_addr, id->cookie, id->cpus[0], id->cpus[1],
-             id->cpus[2], id->cpus[3], id->numa_node, id->shm_dev, id->shm_ino);
+             id->cpus[2], id->cpus[3], id->numa_node, id->shm_dev, id->shm_ino, id->ivs_region);
 }
 
 int lc_identity_parse(const char *text, lc_identity_t *id)
@@ -79,12 +111,12 @@ int lc_identity_parse(const char *text, lc_identity_t *id)
     int n = sscanf(text,
                    "%39[^,],%63[^,],%d,%u,%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64
                    ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ",%" SCNx64 ":%" SCNx64 ":%" SCNx64 ":%" SCNx64
-                   ",%d,%" SCNx64 ":%" SCNx64 "%n",
+                   ",%d,%" SCNx64 ":%" SCNx64 ",%" SCNx64 "%n",
                    id->boot_id, id->host, &pid, &uid, &id->ns_ipc, &id->ns_pid, &id->ns_net, &id->ns_uts,
                    &id->ns_mnt, &id->ns_user, &id->cookie_addr, &id->cookie, &id->cpus[0], &id->cpus[1],
-                   &id->cpus[2], &id->cpus[3], &id->numa_node, &id->shm_dev, &id->shm_ino, &end);
+                   &id->cpus[2], &id->cpus[3], &id->numa_node, &id->shm_dev, &id->shm_ino, &id->ivs_region, &end);
     /* Every field, and nothing after them (a record of another version). */
-    if (n != 19 || end < 0 || text[end] != 0 || id->numa_node < -1) return -1;
+    if (n != 20 || end < 0 || text[end] != 0 || id->numa_node < -1) return -1;
     id->pid = (pid_t)pid;
     id->uid = (uid_t)uid;
     return 0;

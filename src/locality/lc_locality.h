@@ -32,6 +32,10 @@ typedef struct lc_identity {
      * the segments (/dev/shm, or LOCUS_SHM_DIR).  Two ranks with equal
      * values see the same directory; 0:0 if it cannot be stat'ed. */
     uint64_t shm_dev, shm_ino;
+    /* IVSHMEM region this rank reaches (the random id its first user wrote
+     * in its header, lc_ivshmem.h); 0 = none.  Set by the coordinator:
+     * ranks on different kernels with equal ids are co-resident VMs. */
+    uint64_t ivs_region;
 } lc_identity_t;
 
 /* Fill in this process's identity (cookie fields left to the caller).

@@ -8,6 +8,7 @@
  * every rank has a core; when ranks outnumber usable cores, a fruitless
  * pass yields the CPU so that the rank we wait for can run.
  */
+#include "channel/lc_ivshmem.h"
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "pt2pt/lc_pt2pt_impl.h"
@@ -59,6 +60,7 @@ int lc_progress(void)
 {
     int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
+    if (lc_ivshmem_active) events += lc_ivshmem_poll();
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
     if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
     return events;

@@ -60,6 +60,24 @@ const lc_param_desc_t lc_param_table[] = {
         "Testing: ranks r and s on one host use the network channel unless r/N == s/N, as if every block "
         "of N consecutive ranks ran on its own host (0 = off). Lets one machine run a job that mixes "
         "shared-memory and network peers."),
+    LC_PARAM_ROW_STRING("IVSHMEM", ivshmem, "", LC_PARAM_RANKS,
+        "Shared-memory region between co-resident virtual machines (docs/vms.md): a PCI address of an "
+        "ivshmem-plain device (0000:00:04.0; its BAR2 is mapped), or a path to a file that all ranks map "
+        "(lets tests emulate VMs on one host); empty = the first ivshmem-plain device (1af4:1110) in "
+        "sysfs, if any; off = none. Ranks on different kernels that reach the same region use it "
+        "(channel ivshmem) instead of the network."),
+    LC_PARAM_ROW_INT("IVSHMEM_SLOTS", ivshmem_slots, "8", LC_PARAM_RANKS,
+        "Slots a fresh IVSHMEM region is divided into by its first user (1..64): each rank that uses the "
+        "region claims one slot for the rings it reads, so this bounds the ranks of all jobs on the "
+        "region at once. A slot must hold (ranks on the region) x cells x cell size (docs/vms.md)."),
+    LC_PARAM_ROW_INT("IVSHMEM_LEASE", ivshmem_lease, "10", LC_PARAM_RANKS,
+        "Seconds after which an IVSHMEM slot whose owner stopped renewing it (a rank that died, in any "
+        "VM) may be claimed by another rank; owners renew every second from a helper thread. A slot "
+        "whose owner is on this kernel and gone is reclaimed at once."),
+    LC_PARAM_ROW_STRING("BOOT_ID", boot_id, "", LC_PARAM_RANKS,
+        "Testing only: the kernel identity this rank reports instead of /proc/sys/kernel/random/boot_id "
+        "(%b = the real boot id, %h = the host name). LOCUS_BOOT_ID=%b-%h makes every emulated host "
+        "(network namespaces, lc-hosts) count as its own kernel, i.e. as a virtual machine."),
     LC_PARAM_ROW_STRING("OFI_PROVIDER", ofi_provider, "", LC_PARAM_RANKS,
         "libfabric provider of the network channel, as `fi_info -l` names it (e.g. net, tcp, "
         "\"tcp;ofi_rxm\", verbs, efa); empty = the first provider libfabric offers with reliable datagram "

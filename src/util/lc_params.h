@@ -59,6 +59,10 @@ typedef struct lc_params {
     char   shm_dir[LC_PARAM_STRING_MAX];      /* "" = POSIX shm (/dev/shm); else segment files here */
     int    net_force;         /* every non-self peer uses the network channel */
     long   net_block;         /* testing: ranks r, s are "other hosts" unless r/N == s/N */
+    char   ivshmem[LC_PARAM_STRING_MAX];      /* "" = discover ivshmem PCI devices; "off"; PCI address or path */
+    long   ivshmem_slots;     /* slots of a region this rank initialises */
+    long   ivshmem_lease;     /* s after which an unrenewed slot may be reclaimed */
+    char   boot_id[LC_PARAM_STRING_MAX];      /* testing: reported kernel identity (%b, %h) */
     char   ofi_provider[LC_PARAM_STRING_MAX]; /* fi_getinfo provider name; "" = libfabric's choice */
     char   ofi_iface[LC_PARAM_STRING_MAX];    /* fi_getinfo domain (tcp: interface); "" = first non-loopback */
     size_t ofi_eager_limit;   /* eager limit to network peers = payload of one ofi packet */

@@ -24,6 +24,7 @@
 #include "channel/lc_shm.h"
 #include "coll/lc_coll.h"
 #include "lc_config.h"
+#include "channel/lc_ivshmem.h"
 #include "locality/lc_locality.h"
 #include "locality/lc_topo.h"
 #include "util/lc_params.h"
@@ -143,6 +144,31 @@ static void print_numa(const lc_identity_t *id)
            lc_params.cma_threshold_xnuma, lc_params.cma_threshold);
 }
 
+/* The IVSHMEM region this process would use (LOCUS_IVSHMEM, else the
+ * first ivshmem-plain PCI device) and its slots. */
+static void print_ivshmem(void)
+{
+    uint64_t id = lc_ivshmem_probe();
+    const lc_ivs_region_t *r = lc_ivshmem_region();
+    if (id == (uint64_t)-1 || !r) {
+        printf("  IVSHMEM     %s\n", id == (uint64_t)-1 ? "configured or found, but unusable (see above)"
+                                                          : "none (no ivshmem-plain device, LOCUS_IVSHMEM unset or off)");
+        return;
+    }
+    printf("  IVSHMEM     region %016llx: %s, %zu bytes, %u slots of %llu bytes\n", (unsigned long long)id, r->path,
+           r->size, r->nslots, (unsigned long long)r->slot_bytes);
+    uint32_t now = lc_ivs_now();
+    for (uint32_t i = 0; i < r->nslots; i++) {
+        lc_ivs_slot_t *s = lc_ivs_slot(r, i);
+        uint64_t own = atomic_load_explicit(&s->own, memory_order_acquire);
+        if (!own) continue;
+        printf("    slot %u: job %08llx rank %u pid %u, renewed %d s ago, %u rings of %u cells of %u bytes\n", i,
+               (unsigned long long)(s->job & 0xffffffffu), s->rank, s->pid, (int)(int32_t)(now - (uint32_t)(own >> 32)),
+               s->nrings, s->ncells, s->cell_size);
+    }
+    lc_ivshmem_close();
+}
+
 static void print_locality(void)
 {
     lc_identity_t id;
@@ -159,9 +185,11 @@ static void print_locality(void)
            id.shm_dev || id.shm_ino ? "" : " (cannot stat it)");
     int all = 0;
     printf("  usable cores %d\n", lc_locality_union_cores(&id, &all, 1));
+    print_ivshmem();
     printf("Ranks with the same boot id and uid try shared memory; it is used only if each can map\n"
            "the other's segment, and CMA only if a probe read of the peer's cookie succeeds. Ranks\n"
-           "whose shm domains (device:inode) are equal see the same segment directory.\n");
+           "whose shm domains (device:inode) are equal see the same segment directory. Ranks on\n"
+           "different kernels (VMs) that map the same IVSHMEM region (equal ids) use its rings.\n");
     print_numa(&id);
     lc_topo_unload();
 }

@@ -77,7 +77,7 @@ static int lc_split_make(lc_comm_t *c, const lc_split_entry_t *members, int n, l
     return rc;
 }
 
-static int lc_split(lc_comm_t *c, int color, int key, lc_comm_t **out_p)
+int lc_mpi_comm_split_intra(lc_comm_t *c, int color, int key, lc_comm_t **out_p)
 {
     lc_split_entry_t *members = NULL;
     int n = 0;
@@ -95,7 +95,10 @@ LC_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     LC_TRY(lc_check_ptr(newcomm, "newcomm"));
     if (color < 0 && color != MPI_UNDEFINED)
         LC_TRY(lc_error(MPI_ERR_ARG, "color %d is negative (use MPI_UNDEFINED to opt out)", color));
-    LC_TRY(lc_split(c, color, key, &n));
+    if (c->remote_world)
+        LC_TRY(lc_inter_split(c, color, key, &n));
+    else
+        LC_TRY(lc_mpi_comm_split_intra(c, color, key, &n));
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 err:
@@ -250,6 +253,7 @@ LC_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
     lc_info_t *i;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_intra(c, "MPI_Comm_split_type"));
     LC_TRY(lc_check_info_or_null(info, &i));
     LC_TRY(lc_check_ptr(newcomm, "newcomm"));
     if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&

@@ -247,20 +247,38 @@ out:
     return rc;
 }
 
+/* On an intercommunicator (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED): the
+ * processes of both groups that share memory form the new one, as
+ * MPI_Comm_split on it would with a color naming the memory domain -- the
+ * lowest world rank this process shares memory with, the same number in
+ * both groups. */
+static int lc_split_type_inter(lc_comm_t *c, int type, int key, lc_comm_t **out_p)
+{
+    if (type != MPI_COMM_TYPE_SHARED && type != MPI_UNDEFINED)
+        return lc_error(MPI_ERR_COMM, "MPI_Comm_split_type on an intercommunicator: only MPI_COMM_TYPE_SHARED "
+                                      "(or MPI_UNDEFINED) is supported yet, not the hardware split types");
+    int color = MPI_UNDEFINED;
+    for (int w = 0; type == MPI_COMM_TYPE_SHARED && color == MPI_UNDEFINED; w++)
+        if (lc_world.peers[w].kind == LC_CHANNEL_SELF || lc_world.peers[w].kind == LC_CHANNEL_SHM) color = w;
+    return lc_inter_split(c, color, key, out_p);
+}
+
 LC_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     lc_comm_t *c = NULL, *n = NULL;
     lc_info_t *i;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
-    LC_TRY(lc_check_intra(c, "MPI_Comm_split_type"));
     LC_TRY(lc_check_info_or_null(info, &i));
     LC_TRY(lc_check_ptr(newcomm, "newcomm"));
     if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
         split_type != MPI_COMM_TYPE_HW_UNGUIDED)
         LC_TRY(lc_error(MPI_ERR_ARG, "split_type %d is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
                                      "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", split_type));
-    LC_TRY(lc_split_type(c, split_type, key, i, &n));
+    if (c->remote_world)
+        LC_TRY(lc_split_type_inter(c, split_type, key, &n));
+    else
+        LC_TRY(lc_split_type(c, split_type, key, i, &n));
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 err:

@@ -10,7 +10,7 @@
  * compare / set_name / free, Comm_split and Comm_create on the
  * intercommunicator (MPI_COMM_NULL where a side is empty),
  * Intercomm_create_from_groups, every blocking collective with a root in
- * each group (MPI_ROOT / MPI_PROC_NULL), and errors: scan/exscan,
+ * each group (MPI_ROOT / MPI_PROC_NULL), derived datatypes in some, and errors: scan/exscan,
  * remote queries and merge on an intracommunicator, bad roots and ranks.
  * arg=quick (8 ranks) skips the second round of collectives.
  * Needs at least 2 ranks. */
@@ -392,6 +392,46 @@ static void check_allcolls(MPI_Comm ic)
     free(buf), free(out), free(sc), free(sd), free(rc), free(rd);
 }
 
+/* Derived datatypes: a strided vector in bcast (root in A) and gather
+ * (root in B), a contiguous pair in allgather. */
+static void check_dtypes(MPI_Comm ic)
+{
+    int rank, rsize;
+    MPI_Comm_rank(ic, &rank);
+    MPI_Comm_remote_size(ic, &rsize);
+    MPI_Datatype vec, pair;
+    LC_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &vec));
+    LC_MPI(MPI_Type_commit(&vec));
+    LC_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));
+    LC_MPI(MPI_Type_commit(&pair));
+    int b[6] = { -1, -1, -1, -1, -1, -1 };
+    int root = color == 0 ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    if (root == MPI_ROOT) b[0] = 10, b[2] = 12, b[4] = 14, b[1] = 99;
+    LC_MPI(MPI_Bcast(b, 1, vec, root, ic));
+    if (color == 1)
+        LC_CHECK(b[0] == 10 && b[2] == 12 && b[4] == 14 && b[1] == -1, "vector bcast got %d %d %d %d", b[0], b[2], b[4],
+                 b[1]);
+    /* gather: each A process sends 3 ints, the root of B receives them strided */
+    int *g = lc_malloc(sizeof(int) * 6 * (size_t)wsize), mine[3] = { rank, rank + 1, rank + 2 };
+    for (int i = 0; i < 6 * wsize; i++) g[i] = -1;
+    int groot = color == 1 ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    LC_MPI(MPI_Gather(mine, 3, MPI_INT, g, 1, vec, groot, ic));
+    /* consecutive vec items start one extent (5 ints) apart */
+    if (groot == MPI_ROOT)
+        for (int r = 0; r < rsize; r++)
+            LC_CHECK(g[5 * r] == r && g[5 * r + 2] == r + 1 && g[5 * r + 4] == r + 2, "vector gather[%d] = %d %d %d", r,
+                     g[5 * r], g[5 * r + 2], g[5 * r + 4]);
+    free(g);
+    int in[2] = { rank, wrank }, *out = lc_malloc(sizeof(int) * 2 * (size_t)wsize);
+    LC_MPI(MPI_Allgather(in, 1, pair, out, 1, pair, ic));
+    for (int r = 0; r < rsize; r++)
+        LC_CHECK(out[2 * r] == r && out[2 * r + 1] == world_of(!color, r), "pair allgather[%d] = %d %d", r, out[2 * r],
+                 out[2 * r + 1]);
+    free(out);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&pair);
+}
+
 static void check_errors(MPI_Comm ic, MPI_Comm local)
 {
     int x = 0, y, err, size;
@@ -476,6 +516,7 @@ int main(int argc, char **argv)
         check_colls(ic, 1, 0);
     }
     check_allcolls(ic);
+    check_dtypes(ic);
     check_errors(ic, local);
     check_from_groups();
     MPI_Comm_free(&ic);

@@ -78,6 +78,8 @@ int lc_check_dtype(MPI_Datatype dt);
 int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt);
 /* rank within comm; PROC_NULL allowed; ANY_SOURCE when `any_ok`. */
 int lc_check_rank(const lc_comm_t *comm, int rank, bool any_ok);
+/* MPI_ERR_COMM when comm is an intercommunicator: `what` needs an intra. */
+int lc_check_intra(const lc_comm_t *comm, const char *what);
 int lc_check_tag(int tag, bool any_ok);
 int lc_check_root(const lc_comm_t *comm, int root);
 int lc_check_op(MPI_Op op, MPI_Datatype dt);

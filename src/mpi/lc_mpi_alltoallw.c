@@ -9,6 +9,7 @@
  */
 #include "mpi/lc_mpi_blocks.h"
 #include "mpi/lc_mpi_coll.h"
+#include "mpi/lc_mpi_inter.h"
 
 #include <stdlib.h>
 
@@ -19,14 +20,18 @@ static int lc_alltoallw(const lc_blocks_t *s, const lc_blocks_t *r, MPI_Comm com
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_not_in_place(r->buf, "recvbuf", ""));
-    int p = c->size;
+    if (c->remote_world) LC_TRY(lc_check_not_in_place(s->buf, "sendbuf", " on an intercommunicator"));
+    int p = c->peer_count; /* an intercommunicator's blocks: one per remote process */
     sb = malloc((sizeof(size_t) + sizeof(ptrdiff_t)) * 2 * (size_t)p);
     if (!sb) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for %d blocks", 2 * p));
     size_t *rb = sb + p;
     ptrdiff_t *so = (ptrdiff_t *)(sb + 2 * p), *ro = so + p;
     if (s->buf != MPI_IN_PLACE) LC_TRY(lc_blocks_resolve(s, p, sb, so));
     LC_TRY(lc_blocks_resolve(r, p, rb, ro));
-    LC_TRY(lc_coll_alltoallw(s->buf, sb, so, (void *)r->buf, rb, ro, c));
+    if (c->remote_world)
+        LC_TRY(lc_inter_alltoallw(s->buf, sb, so, (void *)r->buf, rb, ro, c));
+    else
+        LC_TRY(lc_coll_alltoallw(s->buf, sb, so, (void *)r->buf, rb, ro, c));
     free(sb);
     return MPI_SUCCESS;
 err:

@@ -115,10 +115,16 @@ int lc_check_buf(const void *buf, MPI_Count count, MPI_Datatype dt)
 
 int lc_check_rank(const lc_comm_t *comm, int rank, bool any_ok)
 {
-    if (lc_likely(rank >= 0 && rank < comm->size)) return MPI_SUCCESS;
+    if (lc_likely(rank >= 0 && rank < comm->peer_count)) return MPI_SUCCESS;
     if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
-    return lc_error(MPI_ERR_RANK, "rank %d is out of range for a communicator of size %d", rank,
-                    comm->size);
+    return lc_error(MPI_ERR_RANK, "rank %d is out of range for a communicator of size %d%s", rank,
+                    comm->peer_count, comm->remote_world ? " (the remote group of an intercommunicator)" : "");
+}
+
+int lc_check_intra(const lc_comm_t *comm, const char *what)
+{
+    if (lc_likely(!comm->remote_world)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_COMM, "%s is not defined on an intercommunicator", what);
 }
 
 int lc_check_tag(int tag, bool any_ok)

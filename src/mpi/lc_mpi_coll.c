@@ -5,6 +5,7 @@
  * alltoall, scans): argument checks, then src/coll does the work.  Each
  * has its large-count `_c` twin.  Vector forms: lc_mpi_coll_vector.c.
  */
+#include "mpi/lc_mpi_inter.h"
 #include "mpi/lc_mpi_stage.h"
 
 LC_API int PMPI_Barrier(MPI_Comm comm)
@@ -12,6 +13,10 @@ LC_API int PMPI_Barrier(MPI_Comm comm)
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_barrier(c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_coll_barrier(c));
     return MPI_SUCCESS;
 err:
@@ -24,6 +29,10 @@ int lc_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_bcast(buffer, count, datatype, root, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_root(c, root));
     LC_TRY(lc_check_not_in_place(buffer, "buffer", ""));
     LC_TRY(lc_check_side(buffer, count, datatype));
@@ -39,6 +48,10 @@ int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype 
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_root(c, root));
     LC_TRY(lc_check_reduction(count, datatype, op));
     if (c->rank == root) {
@@ -61,6 +74,10 @@ int lc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_allreduce(sendbuf, recvbuf, count, datatype, op, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_reduction(count, datatype, op));
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
@@ -78,6 +95,10 @@ int lc_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, recvtype, root, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
         LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
@@ -98,6 +119,10 @@ int lc_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_scatter(sendbuf, sendcount, NULL, sendtype, recvbuf, recvcount, recvtype, root, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", ""));
@@ -118,6 +143,10 @@ int lc_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, recvtype, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
@@ -133,6 +162,10 @@ int lc_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_alltoall(sendbuf, sendcount, NULL, sendtype, recvbuf, recvcount, NULL, recvtype, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     if (sendbuf != MPI_IN_PLACE) {
@@ -151,6 +184,12 @@ int lc_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvco
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        lc_vec_t rv = { .counts = NULL, .displs = NULL, .uniform = recvcount < 0 ? 0 : (size_t)recvcount };
+        LC_TRY(lc_check_count(recvcount));
+        LC_TRY(lc_inter_reduce_scatter(sendbuf, recvbuf, &rv, datatype, op, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_reduction(recvcount, datatype, op));
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, recvcount, datatype));
@@ -168,6 +207,7 @@ int lc_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype da
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_intra(c, "MPI_Scan"));
     LC_TRY(lc_check_reduction(count, datatype, op));
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
@@ -185,6 +225,7 @@ int lc_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype 
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_intra(c, "MPI_Exscan"));
     LC_TRY(lc_check_reduction(count, datatype, op));
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     /* recvbuf is not significant on rank 0, unless it holds the input. */

@@ -38,7 +38,7 @@ int lc_check_vector(const lc_comm_t *comm, const void *buf, const lc_vec_t *v, c
     if (displs_name && !v->displs) return lc_error(MPI_ERR_ARG, "%s is NULL", displs_name);
     int rc = lc_check_dtype(dt);
     if (rc != MPI_SUCCESS) return rc;
-    for (int i = 0; i < comm->size; i++) {
+    for (int i = 0; i < comm->peer_count; i++) { /* an intercommunicator's vectors: the remote group */
         MPI_Count n = v->wide ? ((const MPI_Count *)v->counts)[i] : ((const int *)v->counts)[i];
         if (n < 0) return lc_error(MPI_ERR_COUNT, "%s[%d] = %lld is negative", counts_name, i, (long long)n);
         rc = lc_check_buf(buf, n, dt);

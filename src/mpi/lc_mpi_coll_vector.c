@@ -5,6 +5,7 @@
  * `_c` twins.  Both read the user's arrays in place through an lc_vec_t
  * (int or MPI_Count/MPI_Aint), so neither copies them.
  */
+#include "mpi/lc_mpi_inter.h"
 #include "mpi/lc_mpi_stage.h"
 
 int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -13,6 +14,10 @@ int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_gather(sendbuf, sendcount, sendtype, recvbuf, 0, rv, recvtype, root, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
         LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
@@ -33,6 +38,10 @@ int lc_scatterv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, 
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_scatter(sendbuf, 0, sv, sendtype, recvbuf, recvcount, recvtype, root, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_root(c, root));
     if (c->rank == root) {
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", ""));
@@ -53,6 +62,10 @@ int lc_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, 0, rv, recvtype, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, rv, "recvcounts", "displs", recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
@@ -68,6 +81,10 @@ int lc_alltoallv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype,
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_alltoall(sendbuf, 0, sv, sendtype, recvbuf, 0, rv, recvtype, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, rv, "recvcounts", "rdispls", recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_vector(c, sendbuf, sv, "sendcounts", "sdispls", sendtype));
@@ -83,6 +100,10 @@ int lc_reduce_scatter(const void *sendbuf, void *recvbuf, const lc_vec_t *rv, MP
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world) {
+        LC_TRY(lc_inter_reduce_scatter(sendbuf, recvbuf, rv, datatype, op, c));
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_check_reduction(0, datatype, op));
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     /* The input covers every block: with MPI_IN_PLACE it is recvbuf. */

@@ -131,14 +131,13 @@ err:
 }
 LC_MPI_ALIAS(Comm_size);
 
-/* Intercommunicators do not exist yet: every communicator is an intra. */
 LC_API int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_ptr(flag, "flag"));
-    *flag = 0;
+    *flag = c->remote_world != NULL;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, "MPI_Comm_test_inter", rc);
@@ -150,7 +149,7 @@ LC_MPI_ALIAS(Comm_test_inter);
 static int lc_comm_dup(lc_comm_t *c, const lc_info_t *info, lc_comm_t **n_p)
 {
     lc_comm_t *n;
-    int rc = lc_mpi_comm_derive(c, c->rank, c->size, c->world_ranks, &n);
+    int rc = c->remote_world ? lc_inter_dup(c, &n) : lc_mpi_comm_derive(c, c->rank, c->size, c->world_ranks, &n);
     if (rc != MPI_SUCCESS) return rc;
     /* The duplicate keeps the topology (MPI 4.1 §7.4.2). */
     if (c->cart && !(n->cart = lc_cart_new(c->cart->ndims, c->cart->dims, c->cart->periods)))
@@ -218,6 +217,21 @@ err:
 }
 LC_MPI_ALIAS(Comm_free);
 
+/* MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL for two lists of members. */
+static int lc_members_compare(const int *a, int na, const int *b, int nb)
+{
+    if (na != nb) return MPI_UNEQUAL;
+    if (!memcmp(a, b, sizeof(int) * (size_t)na)) return MPI_CONGRUENT;
+    for (int i = 0; i < na; i++) { /* same members in another order? */
+        int found = 0;
+        for (int j = 0; j < nb && !found; j++) found = a[i] == b[j];
+        if (!found) return MPI_UNEQUAL;
+    }
+    return MPI_SIMILAR;
+}
+
+/* Intercommunicators compare both groups (the weaker result wins); an
+ * intercommunicator and an intracommunicator are MPI_UNEQUAL. */
 LC_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     lc_comm_t *a = NULL, *b;
@@ -227,17 +241,13 @@ LC_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     LC_TRY(lc_check_ptr(result, "result"));
     if (a == b) {
         *result = MPI_IDENT;
-    } else if (a->size != b->size) {
+    } else if (!a->remote_world != !b->remote_world) {
         *result = MPI_UNEQUAL;
-    } else if (!memcmp(a->world_ranks, b->world_ranks, sizeof(int) * (size_t)a->size)) {
-        *result = MPI_CONGRUENT;
     } else {
-        /* Same members in another order? */
-        *result = MPI_SIMILAR;
-        for (int i = 0; i < a->size && *result == MPI_SIMILAR; i++) {
-            int found = 0;
-            for (int j = 0; j < b->size && !found; j++) found = a->world_ranks[i] == b->world_ranks[j];
-            if (!found) *result = MPI_UNEQUAL;
+        *result = lc_members_compare(a->world_ranks, a->size, b->world_ranks, b->size);
+        if (a->remote_world) {
+            int r = lc_members_compare(a->remote_world, a->peer_count, b->remote_world, b->peer_count);
+            if (r > *result) *result = r; /* MPI_CONGRUENT < MPI_SIMILAR < MPI_UNEQUAL */
         }
     }
     return MPI_SUCCESS;

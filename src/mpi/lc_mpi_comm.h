@@ -26,6 +26,17 @@ int lc_mpi_comm_derive(lc_comm_t *parent, int rank, int size, const int *world_r
  * (context slot `slot`). */
 int lc_mpi_comm_make(lc_comm_t *parent, int slot, int rank, int size, const int *world_ranks, lc_comm_t **out);
 
+/* MPI_Comm_split of an intracommunicator (lc_mpi_comm_split.c). */
+int lc_mpi_comm_split_intra(lc_comm_t *c, int color, int key, lc_comm_t **out);
+
+/* ---- intercommunicators (lc_mpi_intercomm.c) ---------------------------- */
+/* The duplicate of intercommunicator c (same groups, new context ids). */
+int lc_inter_dup(lc_comm_t *c, lc_comm_t **out);
+/* MPI_Comm_split / MPI_Comm_create on an intercommunicator (MPI 2.2
+ * semantics): local and remote processes of one color form the new
+ * intercommunicator; NULL where either side has none of that color. */
+int lc_inter_split(lc_comm_t *c, int color, int key, lc_comm_t **out);
+
 /* The MPI_APPNUM attribute's value (-1 when unknown). */
 extern int lc_mpi_appnum;
 

@@ -54,6 +54,13 @@ LC_API int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     /* Every rank of comm takes part in the agreement; non-members get
      * MPI_COMM_NULL. */
     bool member = g->rank != MPI_UNDEFINED;
+    /* On an intercommunicator (MPI 2.2): each side gives a subgroup of its
+     * own group, and the two subgroups form the new intercommunicator. */
+    if (c->remote_world) {
+        LC_TRY(lc_inter_split(c, member ? 0 : MPI_UNDEFINED, member ? g->rank : 0, &n));
+        *newcomm = n ? n->handle : MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     LC_TRY(lc_mpi_comm_derive(c, member ? g->rank : 0, member ? g->size : 0, g->world, &n));
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -93,6 +100,7 @@ LC_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_C
     LC_TRY(lc_check_group(group, &g));
     LC_TRY(lc_check_ptr(newcomm, "newcomm"));
     LC_TRY(lc_check_tag(tag, false));
+    LC_TRY(lc_check_intra(c, "MPI_Comm_create_group"));
     if (g->rank == MPI_UNDEFINED) { /* not a member: nothing to agree on */
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;

@@ -114,9 +114,36 @@ static int lc_idup_round(lc_idup_t *d, int window)
     return rc;
 }
 
+/* On an intercommunicator the duplicate is made at once (the bridge of
+ * lc_mpi_intercomm.c is blocking) and the request is born complete: a
+ * program that starts its MPI_Comm_idup calls in the same order on every
+ * process (as the standard asks of collectives) sees no difference. */
+static int lc_comm_idup_inter(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    lc_comm_t *n;
+    lc_request_t *req = lc_request_alloc(LC_REQ_SEND);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "out of requests");
+    int rc = lc_inter_dup(c, &n);
+    if (rc == MPI_SUCCESS && info && (rc = lc_info_dup(info, (lc_info_t **)&n->info)) != MPI_SUCCESS)
+        lc_comm_free_handle(n);
+    if (rc == MPI_SUCCESS && (rc = lc_attr_copy_all(LC_ATTR_COMM, c->handle, &c->attrs, n->handle, &n->attrs)))
+        lc_comm_free_handle(n);
+    if (rc != MPI_SUCCESS) {
+        lc_request_release(req);
+        return rc;
+    }
+    *newcomm = n->handle;
+    req->st_source = MPI_PROC_NULL;
+    req->st_tag = MPI_ANY_TAG;
+    lc_request_complete(req);
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+}
+
 static int lc_comm_idup(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
+    if (c->remote_world) return lc_comm_idup_inter(c, info, newcomm, request);
     lc_sched_t *s = lc_sched_new(c);
     if (!s) return lc_error(MPI_ERR_NO_MEM, "out of memory for the schedule of MPI_Comm_idup");
     lc_idup_t *d = lc_sched_alloc(s, sizeof(*d), &rc);

@@ -77,7 +77,7 @@ static int lc_split_make(lc_comm_t *c, const lc_split_entry_t *members, int n, l
     return rc;
 }
 
-static int lc_split(lc_comm_t *c, int color, int key, lc_comm_t **out_p)
+int lc_mpi_comm_split_intra(lc_comm_t *c, int color, int key, lc_comm_t **out_p)
 {
     lc_split_entry_t *members = NULL;
     int n = 0;
@@ -95,7 +95,10 @@ LC_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     LC_TRY(lc_check_ptr(newcomm, "newcomm"));
     if (color < 0 && color != MPI_UNDEFINED)
         LC_TRY(lc_error(MPI_ERR_ARG, "color %d is negative (use MPI_UNDEFINED to opt out)", color));
-    LC_TRY(lc_split(c, color, key, &n));
+    if (c->remote_world)
+        LC_TRY(lc_inter_split(c, color, key, &n));
+    else
+        LC_TRY(lc_mpi_comm_split_intra(c, color, key, &n));
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 err:
@@ -244,6 +247,22 @@ out:
     return rc;
 }
 
+/* On an intercommunicator (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED): the
+ * processes of both groups that share memory form the new one, as
+ * MPI_Comm_split on it would with a color naming the memory domain -- the
+ * lowest world rank this process shares memory with, the same number in
+ * both groups. */
+static int lc_split_type_inter(lc_comm_t *c, int type, int key, lc_comm_t **out_p)
+{
+    if (type != MPI_COMM_TYPE_SHARED && type != MPI_UNDEFINED)
+        return lc_error(MPI_ERR_COMM, "MPI_Comm_split_type on an intercommunicator: only MPI_COMM_TYPE_SHARED "
+                                      "(or MPI_UNDEFINED) is supported yet, not the hardware split types");
+    int color = MPI_UNDEFINED;
+    for (int w = 0; type == MPI_COMM_TYPE_SHARED && color == MPI_UNDEFINED; w++)
+        if (lc_world.peers[w].kind == LC_CHANNEL_SELF || lc_world.peers[w].kind == LC_CHANNEL_SHM) color = w;
+    return lc_inter_split(c, color, key, out_p);
+}
+
 LC_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     lc_comm_t *c = NULL, *n = NULL;
@@ -256,7 +275,10 @@ LC_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
         split_type != MPI_COMM_TYPE_HW_UNGUIDED)
         LC_TRY(lc_error(MPI_ERR_ARG, "split_type %d is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
                                      "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", split_type));
-    LC_TRY(lc_split_type(c, split_type, key, i, &n));
+    if (c->remote_world)
+        LC_TRY(lc_split_type_inter(c, split_type, key, &n));
+    else
+        LC_TRY(lc_split_type(c, split_type, key, i, &n));
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 err:

@@ -16,6 +16,9 @@ int lc_icoll_begin(lc_icoll_start_t *st, MPI_Comm comm, MPI_Info info, MPI_Reque
     int rc;
     st->s = NULL;
     LC_TRY(lc_check_comm(comm, &c));
+    if (c->remote_world)
+        LC_TRY(lc_error(MPI_ERR_COMM, "nonblocking and persistent collectives do not run on intercommunicators "
+                                      "yet: use the blocking form"));
     LC_TRY(lc_check_request_out(request));
     if (persistent) LC_TRY(lc_check_info_or_null(info, &hints)); /* no hint is used yet */
     if (!(st->s = lc_sched_new(c)))

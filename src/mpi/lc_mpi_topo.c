@@ -151,6 +151,7 @@ LC_API int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], cons
     long cells = 0;
     int rc;
     LC_TRY(lc_check_comm(comm_old, &c));
+    LC_TRY(lc_check_intra(c, "MPI_Cart_create (a Cartesian topology)"));
     LC_TRY(lc_check_ptr(comm_cart, "comm_cart"));
     if (ndims < 0) LC_TRY(lc_error(MPI_ERR_DIMS, "ndims %d is negative", ndims));
     if (ndims > 0) LC_TRY(lc_check_ptr(dims, "dims"));

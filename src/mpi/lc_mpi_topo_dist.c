@@ -69,6 +69,7 @@ LC_API int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm_old, &c));
+    LC_TRY(lc_check_intra(c, "a distributed graph topology"));
     LC_TRY(lc_check_ptr(comm_dist_graph, "comm_dist_graph"));
     if (indegree < 0 || outdegree < 0)
         LC_TRY(lc_error(MPI_ERR_ARG, "indegree %d or outdegree %d is negative", indegree, outdegree));
@@ -186,6 +187,7 @@ LC_API int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     int *mine = NULL, *all = NULL, ne = 0, rc;
     size_t total = 0;
     LC_TRY(lc_check_comm(comm_old, &c));
+    LC_TRY(lc_check_intra(c, "a distributed graph topology"));
     LC_TRY(lc_check_ptr(comm_dist_graph, "comm_dist_graph"));
     /* A bad argument on one rank leaves the others in the exchange: the
      * error is fatal by default, as with any collective. */

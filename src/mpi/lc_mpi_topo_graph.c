@@ -104,6 +104,7 @@ LC_API int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], co
     lc_comm_t *c = NULL, *n = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm_old, &c));
+    LC_TRY(lc_check_intra(c, "MPI_Graph_create (a graph topology)"));
     LC_TRY(lc_check_ptr(comm_graph, "comm_graph"));
     LC_TRY(lc_graph_check(c->size, nnodes, indx, edges));
     int member = c->rank < nnodes;

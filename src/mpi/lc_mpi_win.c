@@ -66,6 +66,7 @@ static int lc_win_make(MPI_Comm comm, int flavor, MPI_Aint size, MPI_Aint disp_u
     int rc = lc_check_comm(comm, &c);
     *c_p = c;
     if (rc) return rc;
+    if ((rc = lc_check_intra(c, "a window (MPI_Win_create and the other window constructors)"))) return rc;
     if ((rc = lc_check_info_or_null(info, &hints))) return rc;
     if ((rc = lc_check_ptr(win_p, "win"))) return rc;
     if (size < 0) return lc_error(MPI_ERR_SIZE, "window size %ld is negative", (long)size);
@@ -133,6 +134,7 @@ static int lc_win_alloc_shared(const char *func, MPI_Aint size, MPI_Aint disp_un
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_intra(c, "a window (MPI_Win_create and the other window constructors)"));
     for (int r = 0; r < c->size; r++) {
         lc_channel_kind_t k = c->peers[r]->kind;
         if (k != LC_CHANNEL_SELF && k != LC_CHANNEL_SHM)

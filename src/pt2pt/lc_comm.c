@@ -38,6 +38,7 @@ lc_comm_t *lc_comm_create(int slot, int rank, int size, const int *world_ranks, 
     for (int i = 0; i < size; i++) c->peers[i] = &lc_world.peers[world_ranks[i]];
     c->rank = rank;
     c->size = size;
+    c->peer_count = size;
     c->context_slot = slot;
     c->ctx = (uint32_t)slot << 1;
     c->errhandler = MPI_ERRORS_ARE_FATAL;
@@ -69,6 +70,28 @@ err:
     return NULL;
 }
 
+lc_comm_t *lc_comm_create_inter(int slot, int rank, int size, const int *world_ranks, int remote_size,
+                                const int *remote_world, lc_comm_t *local)
+{
+    int *rw = malloc(sizeof(int) * (size_t)(remote_size + 1));
+    lc_peer_t **peers = malloc(sizeof(lc_peer_t *) * (size_t)(remote_size + 1));
+    lc_comm_t *c = rw && peers ? lc_comm_create(slot, rank, size, world_ranks, MPI_COMM_NULL) : NULL;
+    if (!c) {
+        free(rw);
+        free(peers);
+        if (local) lc_comm_free_handle(local);
+        return NULL;
+    }
+    memcpy(rw, remote_world, sizeof(int) * (size_t)remote_size);
+    for (int i = 0; i < remote_size; i++) peers[i] = &lc_world.peers[remote_world[i]];
+    free(c->peers);
+    c->peers = peers;
+    c->peer_count = remote_size;
+    c->remote_world = rw;
+    c->local = local;
+    return c;
+}
+
 static void lc_comm_unpublish(lc_comm_t *c)
 {
     unsigned h = (unsigned)c->handle;
@@ -84,6 +107,8 @@ void lc_comm_destroy(lc_comm_t *c)
     if (lc_comm_destroy_hook) lc_comm_destroy_hook(c);
     lc_comm_unpublish(c);
     lc_ctx_mark(c->context_slot, 0);
+    if (c->local) lc_comm_free_handle(c->local);
+    free(c->remote_world);
     free(c->world_ranks);
     free(c->peers);
     free(c->cart);
@@ -113,6 +138,9 @@ lc_comm_t *lc_comm_lookup_slow(MPI_Comm handle)
 
 void lc_comm_destroy_all(void)
 {
+    /* Intercommunicators first: each frees its hidden local communicator. */
+    for (int i = 0; i < lc_comm_table_len; i++)
+        if (lc_comm_table[i] && lc_comm_table[i]->local) lc_comm_destroy(lc_comm_table[i]);
     for (int i = 0; i < lc_comm_table_len; i++)
         if (lc_comm_table[i]) lc_comm_destroy(lc_comm_table[i]);
     free(lc_comm_table);

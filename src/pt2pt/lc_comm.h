@@ -41,8 +41,17 @@ typedef struct lc_comm {
     MPI_Comm handle;
     uint32_t ctx;            /* even; collectives use ctx + 1 */
     int rank, size;
-    int *world_ranks;        /* [size] */
-    lc_peer_t **peers;       /* [size] */
+    int *world_ranks;        /* [size]: the (local) group */
+    lc_peer_t **peers;       /* [peer_count]: where point-to-point rank r goes */
+    int peer_count;          /* size; an intercommunicator's remote group size */
+    /* Intercommunicator (MPI 4.1 §7.6): size/rank/world_ranks are the local
+     * group, peers[] and remote_world[] the remote group, so point-to-point
+     * takes a rank of the remote group with no extra test.  `local` is a
+     * hidden intracommunicator of the local group (its own context id) for
+     * the local steps of collectives and agreements.  remote_world NULL:
+     * an intracommunicator. */
+    int *remote_world;       /* [peer_count] */
+    struct lc_comm *local;
     MPI_Errhandler errhandler;
     int context_slot;        /* bit in the context-id mask (freed with the object) */
     int refcount;            /* the handle + requests in flight (MPI 4.1 §7.4.3: pending
@@ -63,6 +72,12 @@ typedef struct lc_comm {
  * context slot `slot` (marked used until the object is destroyed).
  * Builtin handles for WORLD and SELF.  Returns NULL when out of memory. */
 lc_comm_t *lc_comm_create(int slot, int rank, int size, const int *world_ranks, MPI_Comm builtin_handle);
+/* An intercommunicator: local group world_ranks[size] (this process is
+ * `rank`), remote group remote_world[remote_size] (copied); `local` (the
+ * hidden local intracommunicator) is owned from now on, also on failure.
+ * NULL when out of memory. */
+lc_comm_t *lc_comm_create_inter(int slot, int rank, int size, const int *world_ranks, int remote_size,
+                                const int *remote_world, lc_comm_t *local);
 /* Free the object and its context slot now, whatever holds it. */
 void lc_comm_destroy(lc_comm_t *comm);
 /* Called by lc_comm_destroy before it frees the object, so that the MPI

@@ -102,7 +102,7 @@ typedef struct lc_sched {
     size_t *buf_bytes;
     int nbufs, bufcap;
     lc_sched_hook_t *hooks; /* run by lc_sched_free, before the buffers go */
-    void *spare; /* a cached schedule's kept scratch (lc_sched_free) */
+    void *spare;            /* a cached schedule's kept scratch (lc_sched_free) */
     size_t spare_bytes;
 } lc_sched_t;
 

@@ -60,10 +60,10 @@ typedef struct lc_stage_step {
 typedef struct lc_stage {
     lc_sched_t *sched;     /* the capturing schedule, or NULL (blocking) */
     lc_stage_step_t *step; /* its pack/unpack step (owned by the schedule) */
-    lc_dt_t *t;      /* the staged type (retained), or NULL: nothing to undo */
-    void *user;      /* the user's buffer */
-    void *packed;    /* owned packed bytes, or NULL */
-    MPI_Count count; /* items (lc_stage_buf) */
+    lc_dt_t *t;            /* the staged type (retained), or NULL: nothing to undo */
+    void *user;            /* the user's buffer */
+    void *packed;          /* owned packed bytes, or NULL */
+    MPI_Count count;       /* items (lc_stage_buf) */
     int dir;
     size_t per;        /* multiply the user's counts by this for the coll layer */
     int nblocks;       /* lc_stage_vec: blocks, each count items at an item displacement */

@@ -213,7 +213,7 @@ static int lc_user_reduce_sched(int kind, const void *sbuf, void *rbuf, MPI_Coun
         rc = lc_coll_gather(u->mine, bytes, MPI_BYTE, u->all, bytes, MPI_BYTE, root, comm);
     else
         rc = lc_coll_allgather(u->mine, bytes, MPI_BYTE, u->all, bytes, MPI_BYTE, comm);
-    lc_coll_capture = NULL; /* taken by the gather, or it had nothing to move */
+    lc_coll_capture = NULL;                     /* taken by the gather, or it had nothing to move */
     if (rc || !gathers || u->to < 0) return rc; /* exscan on rank 0: recvbuf is undefined */
     if ((rc = lc_sched_fence(sc)) != MPI_SUCCESS) return rc;
     return lc_sched_call(sc, lc_ufold_fold, u);

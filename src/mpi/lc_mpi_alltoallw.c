@@ -32,7 +32,7 @@ static int lc_alltoallw(const lc_blocks_t *s, const lc_blocks_t *r, MPI_Comm com
     if (s->buf != MPI_IN_PLACE) LC_TRY(lc_blocks_resolve(s, p, sb, so));
     LC_TRY(lc_blocks_resolve(r, p, rb, ro));
     const void *sbase = s->buf, *rbase = r->buf;
-    if (s->buf == MPI_IN_PLACE && p > 1 && lc_blocks_derived(r, p)) {
+    if (s->buf == MPI_IN_PLACE && lc_blocks_derived(r, p)) {
         memcpy(sb, rb, sizeof(*sb) * (size_t)p);
         memcpy(so, ro, sizeof(*so) * (size_t)p);
         LC_TRY(lc_blocks_stage(&ss, r, p, NULL, LC_STAGE_IN, true, sb, so, &sbase));

@@ -46,6 +46,11 @@ static int twice = 1;
 
 /* vec: 2 ints at int offsets 0 and 2, extent 3 ints (a hole in the middle) */
 static MPI_Datatype vec, rsz, vdbl, dint2;
+/* idx: 3 ints at int offsets 0, 2, 3 (extent 4 ints); sti: a struct of 3
+ * ints at bytes 0, 8, 12 (extent 16); sdbl: a struct of 2 doubles at
+ * bytes 0, 16 (extent 24) */
+static MPI_Datatype idx, sti, sdbl;
+static const int idx_at[3] = { 0, 2, 3 }, sti_at[3] = { 0, 2, 3 };
 
 static void make_types(void)
 {
@@ -54,6 +59,21 @@ static void make_types(void)
     /* 3 doubles at stride 2, extent 5 doubles (MPICH 4.0.2 refuses MPI_SUM on a resized type) */
     LC_MPI(MPI_Type_vector(3, 1, 2, MPI_DOUBLE, &vdbl));
     LC_MPI(MPI_Type_contiguous(2, MPI_DOUBLE_INT, &dint2));
+    int bl[2] = { 1, 2 }, dp[2] = { 0, 2 };
+    LC_MPI(MPI_Type_indexed(2, bl, dp, MPI_INT, &idx));
+    MPI_Aint sd[2] = { 0, 8 };
+    MPI_Datatype ty[2] = { MPI_INT, MPI_INT };
+    LC_MPI(MPI_Type_create_struct(2, bl, sd, ty, &sti));
+    int one[2] = { 1, 1 };
+    MPI_Aint dd[2] = { 0, 16 };
+    MPI_Datatype dty[2] = { MPI_DOUBLE, MPI_DOUBLE };
+    MPI_Datatype s0;
+    LC_MPI(MPI_Type_create_struct(2, one, dd, dty, &s0));
+    LC_MPI(MPI_Type_create_resized(s0, 0, 24, &sdbl));
+    LC_MPI(MPI_Type_free(&s0));
+    LC_MPI(MPI_Type_commit(&idx));
+    LC_MPI(MPI_Type_commit(&sti));
+    LC_MPI(MPI_Type_commit(&sdbl));
     LC_MPI(MPI_Type_commit(&vec));
     LC_MPI(MPI_Type_commit(&rsz));
     LC_MPI(MPI_Type_commit(&vdbl));
@@ -257,6 +277,108 @@ static void movers(long n) /* n items of vec per rank */
     free(s);
 }
 
+/* Indexed and struct types: n items, item k of rank r holding values
+ * 3k, 3k+1, 3k+2 at the type's int positions `at` within 4 ints. */
+static int *items(long n, int r, const int *at)
+{
+    int *p = ints((size_t)(4 * n + 1), HOLE);
+    for (long k = 0; k < n; k++)
+        for (int e = 0; e < 3; e++) p[4 * k + at[e]] = r < 0 ? HOLE : val(r, 3 * k + e);
+    return p;
+}
+
+static void check_items(const int *p, long n, int r, const int *at, const char *what)
+{
+    for (long k = 0; k < n; k++)
+        for (int x = 0; x < 4; x++) {
+            int e = -1;
+            for (int i = 0; i < 3; i++)
+                if (at[i] == x) e = i;
+            int want = e < 0 ? HOLE : val(r, 3 * k + e);
+            if (p[4 * k + x] != want) {
+                LC_CHECK(0, "%s: item %ld int %d is %d, expected %d", what, k, x, p[4 * k + x], want);
+                return;
+            }
+        }
+}
+
+static void more_types(long n)
+{
+    char what[96];
+    int root = size > 1 ? 1 : 0;
+    int *b = items(n, rank == root ? root : -1, idx_at);
+    COLL(Bcast, Ibcast, Bcast_init, b, (int)n, idx, root);
+    snprintf(what, sizeof(what), "bcast %ld idx", n);
+    check_items(b, n, root, idx_at, what);
+    free(b);
+    /* allgather: sti sent, idx received */
+    int *s = items(n, rank, sti_at), *r = ints((size_t)(4 * n * size + 1), HOLE);
+    COLL(Allgather, Iallgather, Allgather_init, s, (int)n, sti, r, (int)n, idx);
+    for (int i = 0; i < size; i++) {
+        snprintf(what, sizeof(what), "allgather %ld sti -> idx, block %d", n, i);
+        check_items(r + 4 * n * i, n, i, idx_at, what);
+    }
+    free(r);
+    /* alltoall: idx sent (block j: items of j's values), sti received */
+    int *sa = ints((size_t)(4 * n * size + 1), HOLE), *ra = ints((size_t)(4 * n * size + 1), HOLE);
+    for (int j = 0; j < size; j++) {
+        int *blk = items(n, rank * 100 + j, idx_at);
+        memcpy(sa + 4 * n * j, blk, sizeof(int) * (size_t)(4 * n));
+        free(blk);
+    }
+    COLL(Alltoall, Ialltoall, Alltoall_init, sa, (int)n, idx, ra, (int)n, sti);
+    for (int i = 0; i < size; i++) {
+        snprintf(what, sizeof(what), "alltoall %ld idx -> sti, from %d", n, i);
+        check_items(ra + 4 * n * i, n, i * 100 + rank, sti_at, what);
+    }
+    free(sa);
+    free(ra);
+    /* gather of sti to idx at the root, scatter back as idx -> sti */
+    int *g = ints((size_t)(4 * n * size + 1), HOLE);
+    COLL(Gather, Igather, Gather_init, s, (int)n, sti, g, (int)n, idx, root);
+    if (rank == root)
+        for (int i = 0; i < size; i++) {
+            snprintf(what, sizeof(what), "gather %ld sti -> idx, block %d", n, i);
+            check_items(g + 4 * n * i, n, i, idx_at, what);
+        }
+    int *back = ints((size_t)(4 * n + 1), HOLE);
+    COLL(Scatter, Iscatter, Scatter_init, g, (int)n, idx, back, (int)n, sti, root);
+    snprintf(what, sizeof(what), "scatter %ld idx -> sti", n);
+    check_items(back, n, rank, sti_at, what);
+    free(back);
+    free(g);
+    free(s);
+    if (lc_library_is_mpich()) return; /* predefined operations on derived types: see main */
+    /* allreduce SUM and reduce MAX on a struct of two doubles */
+    long nd = 3 * n + 1;
+    double *d = lc_malloc(sizeof(double) * (size_t)nd), *e = lc_malloc(sizeof(double) * (size_t)nd);
+    for (long i = 0; i < nd; i++) {
+        d[i] = i % 3 == 1 || i == nd - 1 ? -1.0 : (double)(rank + 1) * (double)(i % 977);
+        e[i] = -2.0;
+    }
+    COLL(Allreduce, Iallreduce, Allreduce_init, d, e, (int)n, sdbl, MPI_SUM);
+    double f = (double)size * (size + 1) / 2;
+    for (long i = 0; i < nd; i++) {
+        double want = i % 3 == 1 || i == nd - 1 ? -2.0 : f * (double)(i % 977);
+        if (e[i] != want) {
+            LC_CHECK(0, "allreduce %ld sdbl: double %ld is %g, expected %g", n, i, e[i], want);
+            break;
+        }
+    }
+    for (long i = 0; i < nd; i++) e[i] = -2.0;
+    COLL(Reduce, Ireduce, Reduce_init, d, e, (int)n, sdbl, MPI_MAX, root);
+    if (rank == root)
+        for (long i = 0; i < nd; i++) {
+            double want = i % 3 == 1 || i == nd - 1 ? -2.0 : (double)size * (double)(i % 977);
+            if (e[i] != want) {
+                LC_CHECK(0, "reduce MAX %ld sdbl: double %ld is %g, expected %g", n, i, e[i], want);
+                break;
+            }
+        }
+    free(d);
+    free(e);
+}
+
 /* ---- reductions ---- */
 
 #define HOLED(i) ((i) == nd - 1 || ((i) % 5) % 2)
@@ -449,6 +571,7 @@ int main(int argc, char **argv)
     long ns[] = { 0, 1, 5, 700, 70000 }; /* 70000 items of vec: 560 KB per rank, > 1 MiB gathered */
     for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]) - (size_t)quick; i++) {
         movers(ns[i]);
+        more_types(ns[i]);
         /* MPICH 4.0.2 refuses predefined operations on derived types ("MPI_SUM operation
          * not defined for this datatype"), which MPI 4.1 §6.9.1 allows */
         if (!lc_library_is_mpich()) reductions(ns[i] ? ns[i] : 1);
@@ -458,5 +581,8 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Type_free(&rsz));
     LC_MPI(MPI_Type_free(&vdbl));
     LC_MPI(MPI_Type_free(&dint2));
+    LC_MPI(MPI_Type_free(&idx));
+    LC_MPI(MPI_Type_free(&sti));
+    LC_MPI(MPI_Type_free(&sdbl));
     return lc_finish();
 }

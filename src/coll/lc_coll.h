@@ -124,6 +124,16 @@ int lc_coll_neighbor_alltoallw(const void *sbuf, const size_t *sbytes, const ptr
                                const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm);
 /* The number of in- and out-neighbours of this rank. */
 int lc_coll_neighbor_degrees(const lc_comm_t *comm, int *indegree_p, int *outdegree_p);
+/* This rank's neighbours in that order: src[in] and dst[out] (MPI_PROC_NULL
+ * where a non-periodic Cartesian dimension ends); `own` is what the
+ * caller frees (the Cartesian lists are computed). */
+typedef struct lc_nbrs {
+    int in, out;
+    const int *src, *dst;
+    int *own;
+    bool cart;
+} lc_nbrs_t;
+int lc_coll_neighbors(const lc_comm_t *comm, lc_nbrs_t *nb);
 
 /* Bitwise AND of words[nwords] over the n ranks members[] of comm (comm
  * ranks; this process is members[me]), in place.  Only the members call

@@ -7,12 +7,12 @@
  * first, and blocks are sent from the copy.  Buffers may be MPI_BOTTOM
  * with absolute displacements (lc_coll_at).
  */
-#include "coll/lc_coll_impl.h"
+#include "coll/lc_icoll.h"
 
 #include <stdlib.h>
 
 /* The range [*lo, *hi) of the p blocks, relative to the buffer. */
-static void lc_alltoallw_span(int p, const size_t *bytes, const ptrdiff_t *off, ptrdiff_t *lo_p, ptrdiff_t *hi_p)
+void lc_coll_alltoallw_span(int p, const size_t *bytes, const ptrdiff_t *off, ptrdiff_t *lo_p, ptrdiff_t *hi_p)
 {
     ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN;
     for (int i = 0; i < p; i++) {
@@ -28,6 +28,11 @@ static void lc_alltoallw_span(int p, const size_t *bytes, const ptrdiff_t *off, 
 int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf, const size_t *rbytes,
                       const ptrdiff_t *roff, lc_comm_t *comm)
 {
+    if (lc_unlikely(lc_coll_capture != NULL)) {
+        lc_sched_t *s = lc_coll_capture;
+        lc_coll_capture = NULL;
+        return lc_icoll_alltoallw(s, sbuf, sbytes, soff, rbuf, rbytes, roff, comm);
+    }
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     char *rb = rbuf, *copy = NULL;
     const char *sb = sbuf;
@@ -35,7 +40,7 @@ int lc_coll_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *s
     if (sbuf == MPI_IN_PLACE) {
         if (p == 1) return MPI_SUCCESS;
         ptrdiff_t lo, hi;
-        lc_alltoallw_span(p, rbytes, roff, &lo, &hi);
+        lc_coll_alltoallw_span(p, rbytes, roff, &lo, &hi);
         copy = lc_coll_alloc((size_t)(hi - lo), &rc);
         if (!copy) return rc;
         if (hi > lo) memcpy(copy, lc_coll_at(rb, lo), (size_t)(hi - lo));

@@ -21,19 +21,12 @@
  * + (the receiver's block index), which is the sender's index with its
  * lowest bit flipped.
  */
-#include "coll/lc_coll_impl.h"
+#include "coll/lc_icoll.h"
 
 #include <stdlib.h>
 
 /* Tags above the collectives' enum and below LC_COLL_TAG_SUBSET. */
 #define LC_TAG_NEIGHBOR 0x10000000
-
-typedef struct lc_nbrs {
-    int in, out;
-    const int *src, *dst;
-    int *own; /* Cartesian: the lists computed here (freed by the caller) */
-    bool cart;
-} lc_nbrs_t;
 
 /* The Cartesian neighbours: 2 * ndims each way, the same list. */
 static int lc_nbrs_cart(const lc_comm_t *comm, lc_nbrs_t *nb)
@@ -56,7 +49,7 @@ static int lc_nbrs_cart(const lc_comm_t *comm, lc_nbrs_t *nb)
     return MPI_SUCCESS;
 }
 
-static int lc_nbrs_get(const lc_comm_t *comm, lc_nbrs_t *nb)
+int lc_coll_neighbors(const lc_comm_t *comm, lc_nbrs_t *nb)
 {
     if (comm->cart) return lc_nbrs_cart(comm, nb);
     const lc_graph_t *g = comm->graph;
@@ -74,7 +67,7 @@ int lc_coll_neighbor_degrees(const lc_comm_t *comm, int *indegree_p, int *outdeg
         return MPI_SUCCESS;
     }
     lc_nbrs_t nb;
-    int rc = lc_nbrs_get(comm, &nb);
+    int rc = lc_coll_neighbors(comm, &nb);
     if (rc != MPI_SUCCESS) return rc;
     *indegree_p = nb.in;
     *outdegree_p = nb.out;
@@ -84,8 +77,13 @@ int lc_coll_neighbor_degrees(const lc_comm_t *comm, int *indegree_p, int *outdeg
 int lc_coll_neighbor_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf,
                                const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm)
 {
+    if (lc_unlikely(lc_coll_capture != NULL)) {
+        lc_sched_t *s = lc_coll_capture;
+        lc_coll_capture = NULL;
+        return lc_icoll_neighbor_alltoallw(s, sbuf, sbytes, soff, rbuf, rbytes, roff, comm);
+    }
     lc_nbrs_t nb;
-    int rc = lc_nbrs_get(comm, &nb);
+    int rc = lc_coll_neighbors(comm, &nb);
     if (rc != MPI_SUCCESS) return rc;
     lc_request_t **reqs = lc_coll_alloc(sizeof(*reqs) * (size_t)(nb.in + nb.out), &rc);
     if (!reqs) {

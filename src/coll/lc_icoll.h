@@ -47,6 +47,16 @@ int lc_icoll_scan(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, 
                   MPI_Op op, lc_comm_t *comm);
 int lc_icoll_exscan(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
                     MPI_Op op, lc_comm_t *comm);
+/* Alltoallw and the neighbourhood exchange (lc_icoll_neighbor.c), with the
+ * arguments of lc_coll_alltoallw / lc_coll_neighbor_alltoallw; the
+ * blocks' sizes and offsets are read now. */
+int lc_icoll_alltoallw(lc_sched_t *s, const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf,
+                       const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm);
+int lc_icoll_neighbor_alltoallw(lc_sched_t *s, const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff,
+                                void *rbuf, const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *comm);
+/* The range [*lo, *hi) the p blocks cover, relative to their buffer
+ * (lc_coll_alltoallw_pairwise.c). */
+void lc_coll_alltoallw_span(int p, const size_t *bytes, const ptrdiff_t *off, ptrdiff_t *lo_p, ptrdiff_t *hi_p);
 
 /* The binomial trees of gather and scatter (lc_icoll_tree.c). */
 int lc_icoll_gather_binomial(lc_sched_t *s, const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, int root,

@@ -60,6 +60,8 @@ void lc_sched_take_tag(lc_sched_t *s)
 void lc_sched_free(lc_sched_t *s)
 {
     if (!s) return;
+    for (lc_sched_hook_t *h = s->hooks; h; h = h->next) h->fn(h->arg);
+    s->hooks = NULL;
     /* Keep the largest small buffer as the spare scratch. */
     for (int i = 0; i < s->nbufs; i++) {
         size_t n = s->buf_bytes[i];
@@ -121,6 +123,18 @@ void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc)
     s->bufs[s->nbufs] = p;
     s->buf_bytes[s->nbufs++] = bytes;
     return p;
+}
+
+int lc_sched_on_free(lc_sched_t *s, lc_sched_drop_fn *fn, void *arg)
+{
+    int rc;
+    lc_sched_hook_t *h = lc_sched_alloc(s, sizeof(*h), &rc);
+    if (!h) return rc;
+    h->fn = fn;
+    h->arg = arg;
+    h->next = s->hooks;
+    s->hooks = h;
+    return MPI_SUCCESS;
 }
 
 static lc_sop_t *lc_sched_add(lc_sched_t *s, lc_sop_kind_t kind, int *rc)

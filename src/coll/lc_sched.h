@@ -29,10 +29,11 @@
  * collective takes its tag once, at init: its instances run one after
  * the other, so the FIFO argument keeps them apart.
  *
- * Derived datatypes: a schedule moves bytes.  When the blocking
- * collectives learn to stage derived types through packed bytes, the
- * builders put a pack step (LC_SOP_COPY today, a pack step then) first
- * and an unpack step last, into and out of a buffer of the schedule.
+ * Derived datatypes: a schedule moves bytes.  The MPI layer's staging
+ * (src/mpi/lc_mpi_stage.h) puts a pack step (a call step) before the
+ * builder's steps and, after a fence, an unpack step after them, into and
+ * out of a buffer of the schedule; what those steps hold (the datatype)
+ * is released by an lc_sched_on_free hook when the schedule is freed.
  */
 #ifndef LC_SCHED_H
 #define LC_SCHED_H
@@ -75,6 +76,14 @@ typedef struct lc_sop {
     lc_request_t *req; /* SEND/RECV in flight */
 } lc_sop_t;
 
+typedef void lc_sched_drop_fn(void *arg);
+
+typedef struct lc_sched_hook {
+    struct lc_sched_hook *next;
+    lc_sched_drop_fn *fn;
+    void *arg;
+} lc_sched_hook_t;
+
 typedef struct lc_sched {
     lc_list_t link; /* on the running list while it runs */
     lc_comm_t *comm;
@@ -92,7 +101,8 @@ typedef struct lc_sched {
     void **bufs;
     size_t *buf_bytes;
     int nbufs, bufcap;
-    void *spare; /* a cached schedule's kept scratch (lc_sched_free) */
+    lc_sched_hook_t *hooks; /* run by lc_sched_free, before the buffers go */
+    void *spare;            /* a cached schedule's kept scratch (lc_sched_free) */
     size_t spare_bytes;
 } lc_sched_t;
 
@@ -103,6 +113,10 @@ void lc_sched_take_tag(lc_sched_t *s);
 void lc_sched_free(lc_sched_t *s);
 /* Scratch memory of the schedule; NULL (rc set) when out of memory. */
 void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc);
+
+/* Call fn(arg) when the schedule is freed (before its buffers are: arg
+ * may live in one), to release what its steps hold. */
+int lc_sched_on_free(lc_sched_t *s, lc_sched_drop_fn *fn, void *arg);
 
 /* Steps (return MPI codes: only running out of memory fails). */
 int lc_sched_send(lc_sched_t *s, const void *buf, size_t bytes, int peer);

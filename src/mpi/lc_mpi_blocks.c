@@ -4,6 +4,7 @@
  * and the neighbourhood collectives (lc_mpi_blocks.h).
  */
 #include "mpi/lc_mpi_blocks.h"
+#include "datatype/lc_dt.h"
 
 /* The arrays the kind needs are there (only read when n > 0). */
 static int lc_blocks_arrays(const lc_blocks_t *b, int n)
@@ -30,9 +31,13 @@ int lc_blocks_resolve(const lc_blocks_t *b, int n, size_t *bytes, ptrdiff_t *off
          * addresses as displacements: only the size is checked then. */
         const void *base = b->kind == LC_BLOCKS_W && b->buf == MPI_BOTTOM ? (const void *)b : b->buf;
         if ((rc = lc_check_buf(base, count, dt)) != MPI_SUCCESS) return rc;
-        size_t size = lc_dtype_size(dt);
+        /* a derived type: its packed size is what moves, its extent is
+         * the unit of the v forms' displacements and of packed blocks */
+        lc_dt_t *t = lc_mpi_derived(dt);
+        size_t size = t ? (size_t)t->size : lc_dtype_size(dt);
+        ptrdiff_t ext = t ? (ptrdiff_t)lc_dt_extent(t) : (ptrdiff_t)size;
         bytes[i] = (size_t)count * size;
-        ptrdiff_t unit = b->kind == LC_BLOCKS_W ? 1 : (ptrdiff_t)size;
+        ptrdiff_t unit = b->kind == LC_BLOCKS_W ? 1 : ext;
         if (b->idispls)
             off[i] = (ptrdiff_t)b->idispls[i] * unit;
         else if (b->wdispls)
@@ -41,7 +46,7 @@ int lc_blocks_resolve(const lc_blocks_t *b, int n, size_t *bytes, ptrdiff_t *off
             off[i] = 0;
         else
             off[i] = packed;
-        packed += (ptrdiff_t)bytes[i];
+        packed += (ptrdiff_t)count * ext;
     }
     return MPI_SUCCESS;
 }

@@ -39,4 +39,29 @@ typedef struct lc_blocks {
  * in bytes and its offset from b->buf. */
 int lc_blocks_resolve(const lc_blocks_t *b, int n, size_t *bytes, ptrdiff_t *off);
 
+/* Derived datatypes (lc_mpi_blocks_stage.c).  After lc_blocks_resolve, a
+ * side's blocks of a derived type are shown to src/coll as bytes: a dense
+ * one in place (at its true lower bound), others through one packed
+ * buffer — packed now (LC_STAGE_IN) or unpacked by lc_blocks_stage_finish
+ * (LC_STAGE_OUT), or, while a schedule captures the call, by pack and
+ * unpack steps of the schedule, which owns the buffer (lc_mpi_stage.h).
+ * When anything is staged every offset becomes an address (base
+ * MPI_BOTTOM).  peers (NULL: none) marks blocks to leave alone
+ * (MPI_PROC_NULL); `all` stages every block whatever its type (the send
+ * side of an in-place alltoallw made from the receive side). */
+typedef struct lc_blocks_stage {
+    int n, dir;
+    char *packed;                 /* blocking: owned */
+    struct lc_bstage_blk *blk;    /* blocking: the staged blocks */
+    struct lc_stage_step **steps; /* captured: one step per staged block */
+    struct lc_sched *sched;
+} lc_blocks_stage_t;
+
+/* Whether any of n blocks of b with elements has a derived type. */
+bool lc_blocks_derived(const lc_blocks_t *b, int n);
+int lc_blocks_stage(lc_blocks_stage_t *st, const lc_blocks_t *b, int n, const int *peers, int dir, bool all,
+                    size_t *bytes, ptrdiff_t *off, const void **base_p);
+int lc_blocks_stage_finish(lc_blocks_stage_t *st);
+void lc_blocks_stage_free(lc_blocks_stage_t *st);
+
 #endif

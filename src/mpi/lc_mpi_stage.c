@@ -21,17 +21,98 @@ static void *lc_stage_at(const void *buf, MPI_Aint off)
     return (void *)((uintptr_t)buf + (uintptr_t)off); /* buf may be MPI_BOTTOM */
 }
 
-/* A nonblocking or persistent collective being captured into a schedule
- * (lc_coll_capture) runs after the MPI call returns, so nothing staged
- * here — packed copies, the unpack at the end, owned count arrays — would
- * be there when its steps move data.  Until schedules carry pack and
- * unpack steps, those collectives take predefined datatypes only. */
-int lc_stage_refuse_captured(MPI_Datatype dt)
+/* ---- staging as steps of a schedule (nonblocking, persistent) ------------- */
+
+static void lc_stage_step_drop(void *arg)
 {
-    return lc_error(MPI_ERR_TYPE,
-                    "datatype %#x is a derived datatype: nonblocking and persistent collectives take predefined "
-                    "datatypes only for now (the blocking collective takes it, or pack it and pass MPI_PACKED)",
-                    (unsigned)dt);
+    lc_stage_step_t *st = arg;
+    if (st->t) lc_dt_release(st->t);
+    st->t = NULL;
+}
+
+int lc_stage_step_new(lc_sched_t *sc, lc_dt_t *t, const void *user, int n, size_t packed_bytes, void *packed,
+                      lc_stage_step_t **st_p)
+{
+    int rc;
+    size_t arrays = (size_t)n * (sizeof(MPI_Count) + 2 * sizeof(MPI_Aint));
+    lc_stage_step_t *st = lc_sched_alloc(sc, sizeof(*st) + arrays, &rc);
+    if (!st) return rc;
+    memset(st, 0, sizeof(*st));
+    st->cnt = (MPI_Count *)(st + 1);
+    st->uoff = (MPI_Aint *)(st->cnt + n);
+    st->poff = st->uoff + n;
+    st->packed = packed;
+    if (!packed && !(st->packed = lc_sched_alloc(sc, packed_bytes, &rc))) return rc;
+    /* The hook first: once it is there, the retained type is always released. */
+    if ((rc = lc_sched_on_free(sc, lc_stage_step_drop, st)) != MPI_SUCCESS) return rc;
+    if (t) lc_dt_retain(t);
+    st->t = t;
+    st->user = (void *)user;
+    st->n = n;
+    *st_p = st;
+    return MPI_SUCCESS;
+}
+
+/* Call steps (lc_sched_call_fn): return MPI codes. */
+static int lc_stage_step_pack(void *arg)
+{
+    lc_stage_step_t *st = arg;
+    int rc = MPI_SUCCESS;
+    size_t size = st->t ? (size_t)st->t->size : 0;
+    for (int i = 0; i < st->n && rc == MPI_SUCCESS; i++)
+        if (st->cnt[i])
+            rc = lc_dt_pack(st->t, st->cnt[i], lc_stage_at(st->user, st->uoff[i]), 0, st->packed + st->poff[i],
+                            (size_t)st->cnt[i] * size);
+    if (rc == MPI_SUCCESS && st->b)
+        rc = lc_dt_unpack(st->b, (MPI_Count)st->nb, st->arr, 0, st->packed, st->nb * (size_t)st->b->size);
+    return rc;
+}
+
+static int lc_stage_step_unpack(void *arg)
+{
+    lc_stage_step_t *st = arg;
+    int rc = MPI_SUCCESS;
+    if (st->b) rc = lc_dt_pack(st->b, (MPI_Count)st->nb, st->arr, 0, st->packed, st->nb * (size_t)st->b->size);
+    size_t size = st->t ? (size_t)st->t->size : 0;
+    for (int i = 0; i < st->n && rc == MPI_SUCCESS; i++)
+        if (st->cnt[i])
+            rc = lc_dt_unpack(st->t, st->cnt[i], lc_stage_at(st->user, st->uoff[i]), 0, st->packed + st->poff[i],
+                              (size_t)st->cnt[i] * size);
+    return rc;
+}
+
+/* The pack step is added while the schedule has only the steps of
+ * earlier stages of the same call: it runs in the first round, before the
+ * collective's first send (steps of a round start in order). */
+int lc_stage_step_pack_at_start(lc_sched_t *sc, lc_stage_step_t *st)
+{
+    return lc_sched_call(sc, lc_stage_step_pack, st);
+}
+
+/* The fence makes every receive of the collective complete first. */
+int lc_stage_step_unpack_at_end(lc_sched_t *sc, lc_stage_step_t *st)
+{
+    int rc = lc_sched_fence(sc);
+    return rc != MPI_SUCCESS ? rc : lc_sched_call(sc, lc_stage_step_unpack, st);
+}
+
+/* Stage count items of t at buf into a buffer of the capturing schedule. */
+static int lc_stage_buf_sched(lc_stage_t *s, lc_dt_t *t, const void *buf, MPI_Count count, int dir, void **buf_p)
+{
+    lc_sched_t *sc = lc_coll_capture;
+    size_t bytes = (size_t)count * (size_t)t->size;
+    lc_stage_step_t *st;
+    int rc = lc_stage_step_new(sc, t, buf, 1, bytes, NULL, &st);
+    if (rc != MPI_SUCCESS) return rc;
+    st->cnt[0] = count;
+    st->uoff[0] = st->poff[0] = 0;
+    if ((dir & LC_STAGE_IN) && (rc = lc_stage_step_pack_at_start(sc, st)) != MPI_SUCCESS) return rc;
+    s->sched = sc;
+    s->step = st;
+    s->dir = dir;
+    s->count = count;
+    *buf_p = st->packed;
+    return MPI_SUCCESS;
 }
 
 static int lc_stage_alloc(size_t bytes, void **p)
@@ -49,7 +130,6 @@ int lc_stage_buf(lc_stage_t *s, const void *buf, MPI_Count count, MPI_Datatype d
     *buf_p = (void *)buf;
     *dt_p = dt;
     if (!significant || buf == MPI_IN_PLACE || lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
-    if (lc_unlikely(lc_coll_capture != NULL)) return lc_stage_refuse_captured(dt);
     lc_dt_t *t = lc_dt_get(dt);
     if (!t) return lc_error(MPI_ERR_TYPE, "datatype %#x is not valid", (unsigned)dt);
     s->per = (size_t)t->size;
@@ -58,6 +138,7 @@ int lc_stage_buf(lc_stage_t *s, const void *buf, MPI_Count count, MPI_Datatype d
         *buf_p = lc_stage_at(buf, t->true_lb);
         return MPI_SUCCESS;
     }
+    if (lc_unlikely(lc_coll_capture != NULL)) return lc_stage_buf_sched(s, t, buf, count, dir, buf_p);
     size_t bytes = (size_t)count * (size_t)t->size;
     int rc = lc_stage_alloc(bytes, &s->packed);
     if (rc) return rc;
@@ -86,7 +167,6 @@ int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_D
     *v_p = *v;
     *dt_p = dt;
     if (!significant || buf == MPI_IN_PLACE || lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
-    if (lc_unlikely(lc_coll_capture != NULL)) return lc_stage_refuse_captured(dt);
     lc_dt_t *t = lc_dt_get(dt);
     if (!t) return lc_error(MPI_ERR_TYPE, "datatype %#x is not valid", (unsigned)dt);
     size_t size = (size_t)t->size;
@@ -112,12 +192,36 @@ int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_D
         s->vcount[n + i] = s->vcount[i] * (MPI_Count)size;
         s->vdispl[n + i] = s->vcount[i] ? (s->vdispl[i] - lo) * (MPI_Aint)size : 0;
     }
-    int rc = lc_stage_alloc((size_t)(hi - lo) * size, &s->packed);
+    MPI_Aint ext = lc_dt_extent(t);
+    int rc;
+    if (lc_unlikely(lc_coll_capture != NULL)) {
+        lc_sched_t *sc = lc_coll_capture;
+        lc_stage_step_t *st;
+        rc = lc_stage_step_new(sc, t, buf, n, (size_t)(hi - lo) * size, NULL, &st);
+        for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+            st->cnt[i] = s->vcount[i];
+            st->uoff[i] = s->vdispl[i] * ext;
+            st->poff[i] = s->vdispl[n + i];
+        }
+        if (rc == MPI_SUCCESS && (dir & LC_STAGE_IN)) rc = lc_stage_step_pack_at_start(sc, st);
+        if (rc) {
+            lc_stage_free(s);
+            return rc;
+        }
+        s->sched = sc;
+        s->step = st;
+        s->dir = dir;
+        s->per = size;
+        *buf_p = st->packed;
+        *v_p = lc_vec_wide(s->vcount + n, s->vdispl + n);
+        *dt_p = MPI_BYTE;
+        return MPI_SUCCESS;
+    }
+    rc = lc_stage_alloc((size_t)(hi - lo) * size, &s->packed);
     if (rc) {
         lc_stage_free(s);
         return rc;
     }
-    MPI_Aint ext = lc_dt_extent(t);
     for (int i = 0; (dir & LC_STAGE_IN) && i < n; i++) {
         if (!s->vcount[i]) continue;
         rc = lc_dt_pack(t, s->vcount[i], lc_stage_at(buf, s->vdispl[i] * ext), 0, (char *)s->packed + s->vdispl[n + i],
@@ -139,8 +243,10 @@ int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_D
     return MPI_SUCCESS;
 }
 
-void lc_stage_finish(lc_stage_t *s)
+int lc_stage_finish(lc_stage_t *s)
 {
+    int rc = MPI_SUCCESS;
+    if (s->step && (s->dir & LC_STAGE_OUT)) rc = lc_stage_step_unpack_at_end(s->sched, s->step);
     if (s->t && (s->dir & LC_STAGE_OUT)) {
         if (!s->nblocks) {
             lc_dt_unpack(s->t, s->count, s->user, 0, s->packed, (size_t)s->count * (size_t)s->t->size);
@@ -154,8 +260,10 @@ void lc_stage_finish(lc_stage_t *s)
         }
     }
     lc_stage_free(s);
+    return rc;
 }
 
+/* A captured stage's packed buffer and step belong to the schedule. */
 void lc_stage_free(lc_stage_t *s)
 {
     free(s->packed);

@@ -16,10 +16,14 @@
  * buffer the stage owns.  Counts handed to the coll layer are the user's
  * counts times `per` (the type's packed size when staged).
  *
- * Nonblocking and persistent collectives do not stage yet: while a
- * schedule captures the call (lc_coll_capture) a derived datatype is
- * refused with MPI_ERR_TYPE (the plan: pack and unpack as the schedule's
- * first and last steps, the stage living as long as the schedule).
+ * Nonblocking and persistent collectives (a schedule captures the call,
+ * lc_coll_capture) stage the same way, but as steps of the schedule: the
+ * packed buffer is the schedule's (lc_sched_alloc), the pack is a call
+ * step put before the collective's own steps (so a persistent collective
+ * packs the user's current data at every MPI_Start), and lc_stage_finish
+ * appends a fence and an unpack step after them.  The step holds the
+ * datatype (retained) until the schedule is freed (lc_sched_on_free), so
+ * the user may free the type while the operation is pending.
  *
  * Blocking collectives of the MPI layer (lc_mpi_coll.c, lc_mpi_coll_vector.c)
  * use the front-ends below, which have lc_coll_*'s signatures.
@@ -27,6 +31,7 @@
 #ifndef LC_MPI_STAGE_H
 #define LC_MPI_STAGE_H
 
+#include "coll/lc_sched.h"
 #include "mpi/lc_mpi_coll.h"
 
 enum {
@@ -35,11 +40,30 @@ enum {
     LC_STAGE_INOUT = 3 /* both (MPI_IN_PLACE data in a receive buffer) */
 };
 
+/* A pack/unpack step of a schedule: n blocks of cnt[i] items of t at
+ * user + uoff[i] (bytes), packed at packed + poff[i].  For the reductions
+ * a pair type's packed records are also converted to and from the C
+ * structs the kernels read (b, arr, nb: lc_mpi_stage_reduce.c); t is NULL
+ * when only that conversion is needed (a dense type). */
+typedef struct lc_stage_step {
+    lc_dt_t *t;
+    void *user;
+    char *packed;
+    int n;
+    MPI_Count *cnt;
+    MPI_Aint *uoff, *poff;
+    lc_dt_t *b;
+    void *arr;
+    size_t nb;
+} lc_stage_step_t;
+
 typedef struct lc_stage {
-    lc_dt_t *t;      /* the staged type (retained), or NULL: nothing to undo */
-    void *user;      /* the user's buffer */
-    void *packed;    /* owned packed bytes, or NULL */
-    MPI_Count count; /* items (lc_stage_buf) */
+    lc_sched_t *sched;     /* the capturing schedule, or NULL (blocking) */
+    lc_stage_step_t *step; /* its pack/unpack step (owned by the schedule) */
+    lc_dt_t *t;            /* the staged type (retained), or NULL: nothing to undo */
+    void *user;            /* the user's buffer */
+    void *packed;          /* owned packed bytes, or NULL */
+    MPI_Count count;       /* items (lc_stage_buf) */
     int dir;
     size_t per;        /* multiply the user's counts by this for the coll layer */
     int nblocks;       /* lc_stage_vec: blocks, each count items at an item displacement */
@@ -55,11 +79,18 @@ int lc_stage_buf(lc_stage_t *s, const void *buf, MPI_Count count, MPI_Datatype d
  * until lc_stage_finish / lc_stage_free. */
 int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_Datatype dt, int dir, bool significant,
                  void **buf_p, lc_vec_t *v_p, MPI_Datatype *dt_p);
-void lc_stage_finish(lc_stage_t *s);
-/* MPI_ERR_TYPE for a derived datatype given to a collective that a
- * schedule captures (nonblocking, persistent): they stage nothing yet. */
-int lc_stage_refuse_captured(MPI_Datatype dt);
+/* Blocking: unpack now.  Captured: add the unpack step (MPI_ERR_NO_MEM
+ * is the only failure). */
+int lc_stage_finish(lc_stage_t *s);
 void lc_stage_free(lc_stage_t *s);
+/* A step of schedule sc for n blocks of t (NULL: conversion only) at user,
+ * with a packed buffer of packed_bytes (NULL: `packed` given). */
+int lc_stage_step_new(lc_sched_t *sc, lc_dt_t *t, const void *user, int n, size_t packed_bytes, void *packed,
+                      lc_stage_step_t **st_p);
+/* Add st's pack step (before the collective's steps) / unpack step
+ * (after them, behind a fence). */
+int lc_stage_step_pack_at_start(lc_sched_t *sc, lc_stage_step_t *st);
+int lc_stage_step_unpack_at_end(lc_sched_t *sc, lc_stage_step_t *st);
 
 /* Whether any of the datatypes is not predefined (the front-ends' fast test). */
 static inline bool lc_stage_needed2(MPI_Datatype a, MPI_Datatype b)

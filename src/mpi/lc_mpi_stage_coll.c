@@ -17,11 +17,11 @@
 static int lc_stage_end(int rc, lc_stage_t *in, lc_stage_t *out)
 {
     lc_stage_free(in);
-    if (rc)
+    if (rc) {
         lc_stage_free(out);
-    else
-        lc_stage_finish(out);
-    return rc;
+        return rc;
+    }
+    return lc_stage_finish(out);
 }
 
 static int lc_stage_rdir(const void *sbuf)

@@ -38,6 +38,34 @@ typedef struct lc_rstage {
     int dir;
 } lc_rstage_t;
 
+/* A pair type in a captured reduction: the conversion between packed
+ * records and C structs is part of the stage's pack and unpack steps
+ * (a dense type gets a step that only converts, from the user's memory). */
+static int lc_rstage_pair_sched(lc_rstage_t *r, lc_sched_t *sc, size_t esize, int dir)
+{
+    int rc;
+    lc_stage_step_t *st = r->s.step;
+    void *arr = lc_sched_alloc(sc, r->n * esize, &rc);
+    if (arr && !st) {
+        rc = lc_stage_step_new(sc, NULL, NULL, 0, 0, r->arr ? r->arr : arr, &st);
+        if (rc == MPI_SUCCESS && (dir & LC_STAGE_IN)) rc = lc_stage_step_pack_at_start(sc, st);
+        if (rc == MPI_SUCCESS) {
+            r->s.sched = sc;
+            r->s.step = st;
+            r->s.dir = dir;
+        }
+    }
+    if (!arr || rc != MPI_SUCCESS) {
+        lc_stage_free(&r->s);
+        return rc;
+    }
+    st->b = r->b;
+    st->arr = arr;
+    st->nb = r->n;
+    r->arr = arr;
+    return MPI_SUCCESS;
+}
+
 static int lc_rstage_init(lc_rstage_t *r, const void *buf, MPI_Count count, lc_dt_t *t, MPI_Datatype dt, int dir,
                           bool significant)
 {
@@ -50,6 +78,7 @@ static int lc_rstage_init(lc_rstage_t *r, const void *buf, MPI_Count count, lc_d
     r->n = r->b->size ? (size_t)(count * t->size / r->b->size) : 0;
     size_t esize = lc_dtype_size(t->basic);
     if ((size_t)r->b->size == esize) return MPI_SUCCESS; /* packed elements are the array */
+    if (lc_unlikely(lc_coll_capture != NULL)) return lc_rstage_pair_sched(r, lc_coll_capture, esize, dir);
     /* A pair type: packed records of its data bytes; the kernels read the C struct. */
     if (!(r->own = malloc(r->n * esize + 1))) {
         lc_stage_free(&r->s);
@@ -61,16 +90,17 @@ static int lc_rstage_init(lc_rstage_t *r, const void *buf, MPI_Count count, lc_d
     return MPI_SUCCESS;
 }
 
-static void lc_rstage_end(lc_rstage_t *r, int rc)
+static int lc_rstage_end(lc_rstage_t *r, int rc)
 {
     /* back to packed records in the stage's buffer (the user's, when dense) */
     if (!rc && r->own && (r->dir & LC_STAGE_OUT))
         lc_dt_pack(r->b, (MPI_Count)r->n, r->own, 0, r->pk, r->n * (size_t)r->b->size);
     free(r->own);
-    if (rc)
+    if (rc) {
         lc_stage_free(&r->s);
-    else
-        lc_stage_finish(&r->s);
+        return rc;
+    }
+    return lc_stage_finish(&r->s);
 }
 
 /* ---- user operations: gathered, combined in rank order -------------------------- */
@@ -117,13 +147,86 @@ static int lc_user_fold(const char *all, int from, int to, lc_dt_t *t, MPI_Datat
 
 enum { LC_UR_REDUCE, LC_UR_ALLREDUCE, LC_UR_SCAN, LC_UR_EXSCAN, LC_UR_SCATTER };
 
+/* The user-operation path as steps of a schedule: pack this rank's
+ * contribution, the captured gather, then (behind a fence) the fold and
+ * the unpack into the receive buffer. */
+typedef struct lc_ufold {
+    lc_dt_t *t; /* retained */
+    MPI_Datatype dt;
+    MPI_Op op;
+    MPI_Count count, off, cnt;
+    const void *in;
+    void *rbuf;
+    char *mine, *all, *res;
+    int to;
+} lc_ufold_t;
+
+static void lc_ufold_drop(void *arg)
+{
+    lc_ufold_t *u = arg;
+    if (u->t) lc_dt_release(u->t);
+    u->t = NULL;
+}
+
+static int lc_ufold_pack(void *arg)
+{
+    lc_ufold_t *u = arg;
+    return lc_dt_pack(u->t, u->count, u->in, 0, u->mine, (size_t)u->count * (size_t)u->t->size);
+}
+
+static int lc_ufold_fold(void *arg)
+{
+    lc_ufold_t *u = arg;
+    size_t size = (size_t)u->t->size;
+    int rc = lc_user_fold(u->all, 0, u->to, u->t, u->dt, u->count, u->op, u->res);
+    if (!rc) rc = lc_dt_unpack(u->t, u->cnt, u->rbuf, 0, u->res + (size_t)u->off * size, (size_t)u->cnt * size);
+    return rc;
+}
+
+static int lc_user_reduce_sched(int kind, const void *sbuf, void *rbuf, MPI_Count count, MPI_Count off, MPI_Count cnt,
+                                MPI_Datatype dt, MPI_Op op, int root, lc_comm_t *comm)
+{
+    lc_sched_t *sc = lc_coll_capture;
+    lc_dt_t *t = lc_dt_get(dt);
+    size_t bytes = (size_t)count * (size_t)t->size, n = (size_t)comm->size;
+    bool gathers = kind != LC_UR_REDUCE || comm->rank == root;
+    int rc;
+    lc_ufold_t *u = lc_sched_alloc(sc, sizeof(*u), &rc);
+    if (!u) return rc;
+    memset(u, 0, sizeof(*u));
+    if (!(u->mine = lc_sched_alloc(sc, bytes, &rc))) return rc;
+    if (gathers && !(u->all = lc_sched_alloc(sc, n * bytes, &rc))) return rc;
+    if (!(u->res = lc_sched_alloc(sc, bytes, &rc))) return rc;
+    if ((rc = lc_sched_on_free(sc, lc_ufold_drop, u)) != MPI_SUCCESS) return rc;
+    lc_dt_retain(t);
+    u->t = t;
+    u->dt = dt;
+    u->op = op;
+    u->count = count;
+    u->off = off;
+    u->cnt = cnt;
+    u->in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    u->rbuf = rbuf;
+    u->to = kind == LC_UR_SCAN ? comm->rank : kind == LC_UR_EXSCAN ? comm->rank - 1 : comm->size - 1;
+    if ((rc = lc_sched_call(sc, lc_ufold_pack, u)) != MPI_SUCCESS) return rc;
+    if (kind == LC_UR_REDUCE)
+        rc = lc_coll_gather(u->mine, bytes, MPI_BYTE, u->all, bytes, MPI_BYTE, root, comm);
+    else
+        rc = lc_coll_allgather(u->mine, bytes, MPI_BYTE, u->all, bytes, MPI_BYTE, comm);
+    lc_coll_capture = NULL;                     /* taken by the gather, or it had nothing to move */
+    if (rc || !gathers || u->to < 0) return rc; /* exscan on rank 0: recvbuf is undefined */
+    if ((rc = lc_sched_fence(sc)) != MPI_SUCCESS) return rc;
+    return lc_sched_call(sc, lc_ufold_fold, u);
+}
+
 /* The user-operation path of every reduction: `count` items are each
  * rank's input; `off`, `cnt`: the items of the result this rank keeps
  * (reduce-scatter), else 0 and count. */
 static int lc_user_reduce(int kind, const void *sbuf, void *rbuf, MPI_Count count, MPI_Count off, MPI_Count cnt,
                           MPI_Datatype dt, MPI_Op op, int root, lc_comm_t *comm)
 {
-    if (lc_unlikely(lc_coll_capture != NULL)) return lc_stage_refuse_captured(dt);
+    if (lc_unlikely(lc_coll_capture != NULL))
+        return lc_user_reduce_sched(kind, sbuf, rbuf, count, off, cnt, dt, op, root, comm);
     lc_dt_t *t = lc_dt_get(dt);
     size_t bytes = (size_t)count * (size_t)t->size, n = (size_t)comm->size;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
@@ -174,7 +277,7 @@ int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
     if (!rc) {
         size_t n = sbuf == MPI_IN_PLACE ? r.n : s.n;
         rc = lc_coll_reduce(s.arr, r.arr, n, t->basic, op, root, comm);
-        lc_rstage_end(&r, rc);
+        rc = lc_rstage_end(&r, rc);
     }
     lc_rstage_end(&s, 1);
     return rc;
@@ -192,7 +295,7 @@ int lc_stage_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype 
     rc = lc_rstage_init(&r, rbuf, (MPI_Count)count, t, dt, sbuf == MPI_IN_PLACE ? LC_STAGE_INOUT : LC_STAGE_OUT, true);
     if (!rc) {
         rc = lc_coll_allreduce(s.arr, r.arr, r.n, t->basic, op, comm);
-        lc_rstage_end(&r, rc);
+        rc = lc_rstage_end(&r, rc);
     }
     lc_rstage_end(&s, 1);
     return rc;
@@ -214,7 +317,7 @@ static int lc_stage_scan_any(bool ex, const void *sbuf, void *rbuf, size_t count
     if (!rc) {
         rc = ex ? lc_coll_exscan(s.arr, r.arr, r.n, t->basic, op, comm)
                 : lc_coll_scan(s.arr, r.arr, r.n, t->basic, op, comm);
-        lc_rstage_end(&r, rc);
+        rc = lc_rstage_end(&r, rc);
     }
     lc_rstage_end(&s, 1);
     return rc;
@@ -257,7 +360,7 @@ static int lc_stage_rs_any(const void *sbuf, void *rbuf, const lc_vec_t *rv, siz
     if (rv) {
         if (!(counts = malloc(sizeof(*counts) * (size_t)n))) {
             rc = lc_error(MPI_ERR_NO_MEM, "out of memory for %d counts", n);
-            lc_rstage_end(&r, rc);
+            rc = lc_rstage_end(&r, rc);
             goto out;
         }
         for (int i = 0; i < n; i++) counts[i] = (MPI_Count)(lc_vec_count(rv, i) * per);
@@ -266,7 +369,7 @@ static int lc_stage_rs_any(const void *sbuf, void *rbuf, const lc_vec_t *rv, siz
     } else {
         rc = lc_coll_reduce_scatter_block(s.arr, r.arr, rcount * per, t->basic, op, comm);
     }
-    lc_rstage_end(&r, rc);
+    rc = lc_rstage_end(&r, rc);
 out:
     free(counts);
     lc_rstage_end(&s, 1);

@@ -58,6 +58,7 @@ def main():
             " * The exported MPI entry points; see src/util/lc_thread.h. */",
             "#include <mpi.h>", '#include "util/lc_thread.h"', "",
             '#define LC_WRAP_API __attribute__((visibility("default")))',
+            "#define LC_WRAP_COLD __attribute__((noinline, cold))",
             "#define LC_WRAP_ALIAS(name) \\",
             "    extern __typeof__(PMPI_##name) MPI_##name "
             '__attribute__((weak, alias("PMPI_" #name), visibility("default")))', ""]
@@ -70,14 +71,20 @@ def main():
         head += [f"{proto};", f"#define PMPI_{name} lc_impl_{name}",
                  f"#define LC_MPI_ALIAS_{name} extern __typeof__(lc_impl_{name}) lc_impl_{name}"]
         call = f"lc_impl_{name}({', '.join(arg_names(args))})"
+        # The locked path is a function of its own, so the common path
+        # needs no stack frame: a load, a test and two tail calls.
         wrap += [f"{proto};",
-                 f"LC_WRAP_API {ret} PMPI_{name}({args or 'void'})",
+                 f"static LC_WRAP_COLD {ret} lc_locked_{name}({args or 'void'})",
                  "{",
-                 f"    if (lc_likely(!lc_thread_locking())) return {call};",
                  "    lc_thread_enter();",
                  f"    {ret} lc_ret = {call};",
                  "    lc_thread_leave();",
                  "    return lc_ret;",
+                 "}",
+                 f"LC_WRAP_API {ret} PMPI_{name}({args or 'void'})",
+                 "{",
+                 f"    if (lc_unlikely(lc_thread_locking())) return {call.replace('lc_impl_', 'lc_locked_', 1)};",
+                 f"    return {call};",
                  "}",
                  f"LC_WRAP_ALIAS({name});", ""]
     head += ["", "#endif", ""]

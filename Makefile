@@ -9,6 +9,7 @@
 #   make params-doc        regenerate docs/params.md from the parameter tables
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 PREFIX     ?= /usr/local
 JOBS       ?= 2
 NP         ?= 4
@@ -16,7 +17,7 @@ NP         ?= 4
 # even when another python3 comes first in PATH.
 PYTHON     ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup build run test test-plain test-asan stress install bench params-doc clean
+.PHONY: all setup build run test test-plain test-asan test-tsan stress install bench params-doc clean
 
 all: build
 
@@ -46,6 +47,14 @@ test-asan: setup
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure --timeout 300 -j$(JOBS) -LE stress
+
+# ThreadSanitizer on the MPI_THREAD_MULTIPLE tests (not part of `make test`:
+# a third build; docs/architecture.md "Threads").
+test-tsan: setup
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOCUS_TSAN=ON >/dev/null
+	@cmake --build $(TSAN_BUILD) -j$(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure --timeout 300 -j$(JOBS) -R '^mpi\.(threads_|init_thread)'
 
 stress: build
 	cd $(BUILD) && LOCUS_STRESS=1 ctest --output-on-failure -L stress

@@ -67,20 +67,18 @@ void lc_mpi_comm_fini(void)
     lc_op_fini();
 }
 
+/* AND over every rank of the parent. */
+static int lc_ctx_reduce_all(uint64_t *words, int n, void *arg)
+{
+    uint64_t in[LC_CTX_WORDS + 1];
+    memcpy(in, words, sizeof(uint64_t) * (size_t)n);
+    return lc_coll_allreduce(in, words, (size_t)n, MPI_UINT64_T, MPI_BAND, arg);
+}
+
 /* Agree on a free slot with the other members of `parent`. */
 static int lc_ctx_agree(lc_comm_t *parent, int *slot_p)
 {
-    uint64_t mask[LC_CTX_WORDS];
-    int rc = lc_coll_allreduce(lc_comm_ctx_free_mask(), mask, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, parent);
-    if (rc != MPI_SUCCESS) return rc;
-    for (int w = 0; w < LC_CTX_WORDS; w++) {
-        if (mask[w]) {
-            *slot_p = w * 64 + __builtin_ctzll(mask[w]);
-            return MPI_SUCCESS;
-        }
-    }
-    return lc_error(MPI_ERR_INTERN, "out of communicator context ids (2048 communicators exist); free "
-                                    "communicators you no longer need");
+    return lc_mpi_ctx_agree(parent, -1, lc_ctx_reduce_all, parent, slot_p);
 }
 
 int lc_mpi_comm_make(lc_comm_t *parent, int slot, int rank, int size, const int *world_ranks, lc_comm_t **out_p)

@@ -37,6 +37,14 @@ int lc_inter_dup(lc_comm_t *c, lc_comm_t **out);
  * intercommunicator; NULL where either side has none of that color. */
 int lc_inter_split(lc_comm_t *c, int color, int key, lc_comm_t **out);
 
+/* Agree with the other members on a free context slot (lc_mpi_ctx.c):
+ * `reduce` ANDs words[n] over the members in place (collective over
+ * them); `parent` and `tag` (-1 unless Comm_create_group's) name the
+ * agreement.  The caller takes the slot before it waits on anything.
+ * MPI error code. */
+typedef int lc_ctx_reduce_fn_t(uint64_t *words, int n, void *arg);
+int lc_mpi_ctx_agree(lc_comm_t *parent, int tag, lc_ctx_reduce_fn_t *reduce, void *arg, int *slot_p);
+
 /* The MPI_APPNUM attribute's value (-1 when unknown). */
 extern int lc_mpi_appnum;
 

@@ -69,26 +69,31 @@ err:
 }
 LC_MPI_ALIAS(Comm_create);
 
-/* The lowest context slot free on every member (an AND of the free masks
- * among the members only, under their parent ranks). */
+typedef struct {
+    lc_comm_t *c;
+    const int *members;
+    const lc_group_t *g;
+    int tag;
+} lc_ctx_subset_t;
+
+/* AND over the group's members only, under their parent ranks. */
+static int lc_ctx_reduce_subset(uint64_t *words, int n, void *arg)
+{
+    lc_ctx_subset_t *a = arg;
+    return lc_coll_subset_band(words, (size_t)n, a->members, a->g->size, a->g->rank, LC_COLL_TAG_SUBSET | a->tag,
+                               a->c);
+}
+
+/* The lowest context slot free on every member. */
 static int lc_ctx_agree_group(lc_comm_t *c, const lc_group_t *g, int tag, int *slot_p)
 {
     int *members = NULL;
     int rc = lc_group_in_comm(g, c, &members);
     if (rc != MPI_SUCCESS) return rc;
-    uint64_t mask[LC_CTX_WORDS];
-    memcpy(mask, lc_comm_ctx_free_mask(), sizeof(mask));
-    rc = lc_coll_subset_band(mask, LC_CTX_WORDS, members, g->size, g->rank, LC_COLL_TAG_SUBSET | tag, c);
+    lc_ctx_subset_t a = { .c = c, .members = members, .g = g, .tag = tag };
+    rc = lc_mpi_ctx_agree(c, tag, lc_ctx_reduce_subset, &a, slot_p);
     free(members);
-    if (rc != MPI_SUCCESS) return rc;
-    for (int w = 0; w < LC_CTX_WORDS; w++) {
-        if (mask[w]) {
-            *slot_p = w * 64 + __builtin_ctzll(mask[w]);
-            return MPI_SUCCESS;
-        }
-    }
-    return lc_error(MPI_ERR_INTERN, "out of communicator context ids (2048 communicators exist); free "
-                                    "communicators you no longer need");
+    return rc;
 }
 
 LC_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)

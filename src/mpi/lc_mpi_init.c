@@ -17,6 +17,7 @@
 #include "mpi/lc_mpi_comm.h"
 #include "pmi/lc_pmi.h"
 #include "util/lc_params.h"
+#include "util/lc_thread.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -25,9 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Locus keeps no per-thread state and takes no locks, so any thread may
- * call MPI as long as calls are serialized by the application. */
-#define LC_THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+/* Every level: at MPI_THREAD_MULTIPLE each MPI call runs in one critical
+ * section (src/util/lc_thread.h, docs/architecture.md "Threads"); below
+ * it nothing is taken. */
+#define LC_THREAD_LEVEL_MAX MPI_THREAD_MULTIPLE
 
 static int lc_thread_level = MPI_THREAD_SINGLE;
 static pthread_t lc_main_thread;
@@ -38,6 +40,15 @@ int lc_mpi_thread_level(int required)
 {
     return required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
          : required > LC_THREAD_LEVEL_MAX ? LC_THREAD_LEVEL_MAX : required;
+}
+
+int lc_mpi_thread_grant(int required)
+{
+    int level = lc_mpi_thread_level(required);
+    /* Before the caller returns, so before the application can have a
+     * second thread in MPI on the strength of it. */
+    if (level == MPI_THREAD_MULTIPLE) atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
+    return level;
 }
 
 int lc_mpi_runtime_start(void)
@@ -67,7 +78,6 @@ int lc_mpi_runtime_start(void)
         _exit(1);
     }
     lc_coll_init();
-    lc_main_thread = pthread_self();
     lc_mpi_state = LC_MPI_STATE_INIT;
     lc_runtime_users = 1;
     return MPI_SUCCESS;
@@ -103,7 +113,8 @@ static int lc_init(int required, int *provided)
                                            ? "MPI is already initialized: call MPI_Init only once"
                                            : "MPI cannot be initialized again after MPI_Finalize"));
     LC_TRY(lc_mpi_runtime_start());
-    lc_thread_level = lc_mpi_thread_level(required);
+    lc_thread_level = lc_mpi_thread_grant(required);
+    lc_main_thread = pthread_self(); /* the thread that called MPI_Init(_thread) */
     if (provided) *provided = lc_thread_level;
     lc_world_model = LC_MPI_STATE_INIT;
     return MPI_SUCCESS;

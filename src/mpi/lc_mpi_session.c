@@ -131,7 +131,7 @@ LC_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Sessi
     lc_sessions[slot] = (lc_session_t){ .in_use = true,
                                         .errhandler = errhandler,
                                         .info = copy,
-                                        .thread_level = lc_mpi_thread_level(lc_session_thread_request(copy)) };
+                                        .thread_level = lc_mpi_thread_grant(lc_session_thread_request(copy)) };
     *session = (MPI_Session)(LC_SESSION_KIND | (unsigned)slot);
     return MPI_SUCCESS;
 err:

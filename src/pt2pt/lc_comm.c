@@ -23,6 +23,12 @@ const uint64_t *lc_comm_ctx_free_mask(void) { return lc_ctx_free; }
 
 void lc_comm_ctx_hold(int slot, int taken) { lc_ctx_mark(slot, taken); }
 
+void lc_comm_ctx_hold_words(const uint64_t *mask, int taken)
+{
+    for (int w = 0; w < LC_CTX_WORDS; w++)
+        lc_ctx_free[w] = taken ? lc_ctx_free[w] & ~mask[w] : lc_ctx_free[w] | mask[w];
+}
+
 void lc_comm_ctx_reset(void) { memset(lc_ctx_free, 0xff, sizeof(lc_ctx_free)); }
 static lc_comm_t **lc_comm_table;   /* dynamic communicators by index */
 static int lc_comm_table_len;

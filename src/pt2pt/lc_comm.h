@@ -100,6 +100,9 @@ const uint64_t *lc_comm_ctx_free_mask(void);
 /* Mark a free slot taken (`taken`) or free again, without a communicator:
  * MPI_Comm_idup holds the slots it offered until the agreement ends. */
 void lc_comm_ctx_hold(int slot, int taken);
+/* The same for every slot set in mask[LC_CTX_WORDS] (each must be free
+ * when taken, held when freed). */
+void lc_comm_ctx_hold_words(const uint64_t *mask, int taken);
 void lc_comm_ctx_reset(void);
 
 /* Handle -> object; NULL for MPI_COMM_NULL, freed or invalid handles. */

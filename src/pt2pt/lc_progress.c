@@ -12,6 +12,7 @@
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "pt2pt/lc_pt2pt_impl.h"
+#include "util/lc_thread.h"
 
 #include <sched.h>
 
@@ -68,7 +69,12 @@ int lc_progress(void)
 
 void lc_progress_idle(void)
 {
-    if (lc_world.yield_when_idle)
+    /* MPI_THREAD_MULTIPLE: every wait comes here after a fruitless pass;
+     * leaving the critical section lets the thread that will satisfy
+     * this wait (possibly in this process) make its call. */
+    if (lc_unlikely(lc_thread_locking()))
+        lc_thread_yield();
+    else if (lc_world.yield_when_idle)
         sched_yield();
     else
         lc_cpu_relax();

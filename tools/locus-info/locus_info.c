@@ -45,8 +45,10 @@ static void print_version(void)
     printf("Locus MPI %s\n", LOCUS_VERSION);
     printf("  MPI standard:   %d.%d (MPICH ABI: libmpi.so.12, libmpich.so.12)\n", MPI_VERSION, MPI_SUBVERSION);
     printf("  build:          %s, %s%s\n", LOCUS_BUILD_TYPE, LOCUS_C_COMPILER,
-           LOCUS_SANITIZE_BUILD ? ", AddressSanitizer+UBSan" : "");
-    printf("  thread level:   MPI_THREAD_SERIALIZED\n");
+           LOCUS_SANITIZE_BUILD == 1   ? ", AddressSanitizer+UBSan"
+           : LOCUS_SANITIZE_BUILD == 2 ? ", ThreadSanitizer"
+                                       : "");
+    printf("  thread level:   MPI_THREAD_MULTIPLE\n");
 }
 
 static void check_shm(void)

@@ -18,7 +18,7 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_SIZE("SHM_CELL_SIZE", shm_cell_size, "8k", LC_PARAM_RANKS,
         "Size of one cell of a rank's shared-memory send pool (a multiple of 64, at least 256): packets "
         "that do not fit a ring cell (eager messages, pipeline fragments) go through it."),
-    LC_PARAM_ROW_INT("SHM_POOL_CELLS", shm_pool_cells, "64", LC_PARAM_RANKS,
+    LC_PARAM_ROW_INT("SHM_POOL_CELLS", shm_pool_cells, "32", LC_PARAM_RANKS,
         "Cells of each rank's send pool, shared by all its shared-memory receivers (1..65536)."),
     LC_PARAM_ROW_SIZE("SHM_RING_CELL_SIZE", shm_ring_cell_size, "128", LC_PARAM_RANKS,
         "Size of one cell of a (sender, receiver) ring (a multiple of 64, at least 64): packets up to it "

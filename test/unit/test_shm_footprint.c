@@ -114,11 +114,11 @@ int main(void)
     char kvs[64];
     snprintf(kvs, sizeof(kvs), "unitfoot%d", (int)getpid());
 
-    /* Defaults: 32 ring cells of 128 B, a pool of 64 cells of 8 KiB. */
+    /* Defaults: 32 ring cells of 128 B, a pool of 32 cells of 8 KiB. */
     lc_shm_geometry_t g;
     lc_shm_geometry_default(64, &g);
-    CHECK(g.nrings == 64 && g.ncells == 32 && g.cell_size == 128 && g.pool_cells == 64 && g.pool_cell_size == 8192);
-    CHECK(lc_shm_segment_bytes(&g) == 4096 + 64 * 32 * 128 + 64 * 8192);
+    CHECK(g.nrings == 64 && g.ncells == 32 && g.cell_size == 128 && g.pool_cells == 32 && g.pool_cell_size == 8192);
+    CHECK(lc_shm_segment_bytes(&g) == 4096 + 64 * 32 * 128 + 32 * 8192);
     /* Ring bytes round up to a page before the pool. */
     lc_shm_geometry_t odd = { .nrings = 3, .cell_size = 64, .ncells = 2, .pool_cell_size = 256, .pool_cells = 1 };
     CHECK(lc_shm_segment_bytes(&odd) == 4096 + 4096 + 256);
@@ -142,7 +142,7 @@ int main(void)
         CHECK((size_t)st.st_size == lc_shm_segment_bytes(&g));
         CHECK((uint64_t)st.st_blocks * 512 >= lc_shm_segment_bytes(&g)); /* fallocate: all of it, at once */
     }
-    CHECK(seg.pool_cells == 64 && lc_shm_segment_pool(&seg) != NULL);
+    CHECK(seg.pool_cells == 32 && lc_shm_segment_pool(&seg) != NULL);
     lc_shm_segment_detach(&seg);
 
     /* Parameters move it. */

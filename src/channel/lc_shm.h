@@ -127,12 +127,14 @@ void lc_shm_geometry_default(uint32_t nlocal, lc_shm_geometry_t *g);
 /* What `nlocal` ranks need together: nlocal x lc_shm_segment_bytes. */
 uint64_t lc_shm_host_bytes(uint32_t nlocal);
 /* Before any rank of this host maps anything: does the segment directory
- * (/dev/shm or LOCUS_SHM_DIR) have room for the segments of `nlocal`
- * ranks?  Free space plus what this job's segments there already hold
- * (a faster rank may have created its own) is compared with
- * lc_shm_host_bytes.  Returns LC_OK, or LC_ERROR; with `loud` it logs
- * how much is needed, how much is free and how to give more. */
-int lc_shm_check_space(const char *kvsname, uint32_t nlocal, int loud);
+ * (/dev/shm or LOCUS_SHM_DIR) have room for `nseg` segments of `nrings`
+ * rings each (nseg = nrings = the local rank count, unless some of them
+ * are in other containers with their own /dev/shm)?  Free space plus what
+ * this job's segments there already hold (a faster rank may have created
+ * its own) is compared with nseg x lc_shm_segment_bytes.  Returns LC_OK,
+ * or LC_ERROR; with `loud` it logs how much is needed, how much is free
+ * and how to give more. */
+int lc_shm_check_space(const char *kvsname, uint32_t nseg, uint32_t nrings, int loud);
 
 /* Create and initialise this process's segment (all cells free).
  * Returns 0, or -1 after logging why (and what to do). */

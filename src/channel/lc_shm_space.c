@@ -55,20 +55,20 @@ static double lc_mib(uint64_t b)
     return (double)b / (1024.0 * 1024.0);
 }
 
-int lc_shm_check_space(const char *kvsname, uint32_t nlocal, int loud)
+int lc_shm_check_space(const char *kvsname, uint32_t nseg, uint32_t nrings, int loud)
 {
     const char *dir = lc_params.shm_dir[0] ? lc_params.shm_dir : "/dev/shm";
     struct statvfs vfs;
     /* No such directory, or not one statvfs understands: creating the
      * segment will say what is wrong. */
     if (statvfs(dir, &vfs) != 0) return LC_OK;
-    uint64_t need = lc_shm_host_bytes(nlocal);
+    lc_shm_geometry_t g;
+    lc_shm_geometry_default(nrings, &g);
+    uint64_t need = (uint64_t)nseg * lc_shm_segment_bytes(&g);
     uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
     uint64_t have = avail + lc_shm_job_usage(dir, kvsname);
     if (have >= need) return LC_OK;
     if (loud) {
-        lc_shm_geometry_t g;
-        lc_shm_geometry_default(nlocal, &g);
         uint64_t size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
         /* What the directory's file system must hold: our need plus what
          * others use there now, rounded up to 64 MiB. */
@@ -89,9 +89,9 @@ int lc_shm_check_space(const char *kvsname, uint32_t nlocal, int loud)
                      "segments of %.2f MiB: %u rings of %u x %u B + a send pool of %u x %u B; see locus-info "
                      "--shm-footprint %u), but only %.1f MiB are free there (of %.1f MiB). %s; or make the "
                      "segments smaller (LOCUS_SHM_POOL_CELLS, LOCUS_SHM_CELL_SIZE, LOCUS_SHM_RING_CELLS).",
-                     nlocal, lc_mib(need), lc_params.shm_dir[0] ? "LOCUS_SHM_DIR=" : "", dir, nlocal,
+                     nseg, lc_mib(need), lc_params.shm_dir[0] ? "LOCUS_SHM_DIR=" : "", dir, nseg,
                      lc_mib(lc_shm_segment_bytes(&g)), g.nrings, g.ncells, g.cell_size, g.pool_cells,
-                     g.pool_cell_size, nlocal, lc_mib(have), lc_mib(size), how);
+                     g.pool_cell_size, nrings, lc_mib(have), lc_mib(size), how);
     }
     return LC_ERROR;
 }

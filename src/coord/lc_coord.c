@@ -193,7 +193,8 @@ static int lc_wireup_open(lc_wireup_t *w)
                 if (first < 0) first = r;
                 nhere++;
             }
-        if (lc_shm_check_space(lc_world.kvsname, (uint32_t)nhere, first == w->rank) != LC_OK) return LC_ERROR;
+        if (lc_shm_check_space(lc_world.kvsname, (uint32_t)nhere, (uint32_t)w->nlocal, first == w->rank) != LC_OK)
+            return LC_ERROR;
         lc_ring_place_t where = { .node = w->ids[w->rank].numa_node, .err = 0 };
         int placed = 0;
         char key[64], card[LC_SHM_CARD_LEN];

@@ -119,6 +119,11 @@ typedef struct lc_peer_shm {
      * mask and cell size are this process's, held by lc_shm.c). */
     char *rx_cells;
     uint64_t rx_pos;
+    /* The peer's send pool (in its segment), where its pooled packets'
+     * payloads are; its geometry as checked when the segment was mapped. */
+    char *rx_pool;
+    uint32_t rx_pool_cells;
+    uint32_t rx_pool_cell_size;
 } lc_peer_shm_t;
 
 /* cma (lc_cma.h): the single copy needs nothing but the peer's pid, valid

@@ -14,18 +14,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LC_SHM_MAGIC 0x4c4f435553484d32ull /* "LOCUSHM2": the header carries a key */
+#define LC_SHM_MAGIC 0x4c4f435553484d33ull /* "LOCUSHM3": a key, and a send pool */
 #define LC_SHM_RINGS_OFFSET 4096
 #define LC_SHM_MAX_CELL (64u << 20) /* far above any sane LOCUS_SHM_CELL_SIZE */
 #define LC_SHM_MAX_CELLS (1u << 20) /* lc_shm_ring_cells' cap */
+#define LC_SHM_MAX_POOL_CELLS (1u << 16) /* lc_shm_pool_cells' cap */
 
 typedef struct lc_shm_seg_hdr {
     uint64_t magic;
     uint32_t cell_size;
     uint32_t ncells;
     uint32_t nrings;
-    uint32_t reserved;
+    uint32_t pool_cells;
     uint64_t key; /* the owner's random key, published through PMI only */
+    uint32_t pool_cell_size;
+    uint32_t reserved;
 } lc_shm_seg_hdr_t;
 
 /* Segment providers: a POSIX shared-memory object (/dev/shm), or, with
@@ -158,10 +161,29 @@ static void lc_shm_create_error(const char *name, int err)
     }
 }
 
+static size_t lc_shm_pool_offset(uint32_t nrings, uint32_t cell_size, uint32_t ncells)
+{
+    size_t rings = (size_t)nrings * cell_size * ncells;
+    return LC_SHM_RINGS_OFFSET + ((rings + 4095) & ~(size_t)4095);
+}
+
+size_t lc_shm_segment_bytes(const lc_shm_geometry_t *g)
+{
+    return lc_shm_pool_offset(g->nrings, g->cell_size, g->ncells) + (size_t)g->pool_cells * g->pool_cell_size;
+}
+
 int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
                                  uint32_t cell_size, uint32_t ncells, lc_shm_place_fn place, void *arg,
                                  int *placed)
 {
+    lc_shm_geometry_t g = { .nrings = nsenders, .cell_size = cell_size, .ncells = ncells };
+    return lc_shm_segment_create_geom(seg, kvsname, rank, &g, place, arg, placed);
+}
+
+int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int rank, const lc_shm_geometry_t *g,
+                               lc_shm_place_fn place, void *arg, int *placed)
+{
+    uint32_t nsenders = g->nrings, cell_size = g->cell_size, ncells = g->ncells;
     memset(seg, 0, sizeof(*seg));
     uint64_t rnd[2];
     if (lc_shm_random(rnd, sizeof(rnd)) != 0) {
@@ -171,8 +193,7 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     seg->token = rnd[0];
     seg->key = rnd[1] ? rnd[1] : 1; /* 0 never matches a card */
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank, seg->token);
-    size_t ring_bytes = (size_t)cell_size * ncells;
-    seg->size = LC_SHM_RINGS_OFFSET + ring_bytes * nsenders;
+    seg->size = lc_shm_segment_bytes(g);
     /* O_EXCL: a name that exists is someone else's, never reused. */
     int fd = lc_shm_object_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
@@ -229,6 +250,9 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     seg->cell_size = cell_size;
     seg->ncells = ncells;
     seg->nrings = nsenders;
+    seg->pool_cells = g->pool_cells;
+    seg->pool_cell_size = g->pool_cells ? g->pool_cell_size : 0;
+    /* Pool cells: fallocate's zero pages are free (busy == 0). */
     for (uint32_t r = 0; r < nsenders; r++) {
         char *cells = lc_shm_segment_ring(seg, r);
         for (uint32_t i = 0; i < ncells; i++)
@@ -239,6 +263,8 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     h->cell_size = cell_size;
     h->ncells = ncells;
     h->nrings = nsenders;
+    h->pool_cells = seg->pool_cells;
+    h->pool_cell_size = seg->pool_cell_size;
     h->key = seg->key;
     /* Release: the rings are initialised before a peer sees the magic. */
     atomic_thread_fence(memory_order_release);
@@ -252,7 +278,7 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
 static int lc_shm_check_geometry(const lc_shm_seg_hdr_t *h, size_t size, const char *name, char *why,
                                  size_t whylen)
 {
-    if (h->cell_size < 256 || h->cell_size % 64 || h->cell_size > LC_SHM_MAX_CELL) {
+    if (h->cell_size < 64 || h->cell_size % 64 || h->cell_size > LC_SHM_MAX_CELL) {
         snprintf(why, whylen, "%s: invalid cell size %u in its header", name, h->cell_size);
         return -1;
     }
@@ -265,6 +291,21 @@ static int lc_shm_check_geometry(const lc_shm_seg_hdr_t *h, size_t size, const c
     if (h->nrings < 1 || (size - LC_SHM_RINGS_OFFSET) / ring < h->nrings) {
         snprintf(why, whylen, "%s: %u rings of %u cells of %u bytes do not fit its %zu bytes", name, h->nrings,
                  h->ncells, h->cell_size, size);
+        return -1;
+    }
+    if (!h->pool_cells) return 0;
+    /* The pool: a peer's pooled packets are read at index x cell size
+     * from its start, so both must be sane and the whole pool inside. */
+    if (h->pool_cells > LC_SHM_MAX_POOL_CELLS || h->pool_cell_size < 256 || h->pool_cell_size % 64 ||
+        h->pool_cell_size > LC_SHM_MAX_CELL) {
+        snprintf(why, whylen, "%s: invalid pool of %u cells of %u bytes in its header", name, h->pool_cells,
+                 h->pool_cell_size);
+        return -1;
+    }
+    uint64_t end = lc_shm_pool_offset(h->nrings, h->cell_size, h->ncells) + (uint64_t)h->pool_cells * h->pool_cell_size;
+    if (end > size) {
+        snprintf(why, whylen, "%s: its pool of %u cells of %u bytes does not fit its %zu bytes", name,
+                 h->pool_cells, h->pool_cell_size, size);
         return -1;
     }
     return 0;
@@ -321,6 +362,8 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
     seg->cell_size = h.cell_size;
     seg->ncells = h.ncells;
     seg->nrings = h.nrings;
+    seg->pool_cells = h.pool_cells;
+    seg->pool_cell_size = h.pool_cells ? h.pool_cell_size : 0;
     seg->unlinked = 1; /* the owner unlinks it */
     return 0;
 bad:
@@ -349,6 +392,12 @@ char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index)
     return (char *)seg->base + LC_SHM_RINGS_OFFSET + (size_t)index * seg->cell_size * seg->ncells;
 }
 
+char *lc_shm_segment_pool(const lc_shm_segment_t *seg)
+{
+    if (!seg->base || !seg->pool_cells) return NULL;
+    return (char *)seg->base + lc_shm_pool_offset(seg->nrings, seg->cell_size, seg->ncells);
+}
+
 /* ---- receive side ---------------------------------------------------- */
 
 static lc_peer_t **lc_shm_rx_peers;
@@ -366,6 +415,28 @@ void lc_shm_set_rx_peers(lc_peer_t **peers, int n, uint32_t ncells, uint32_t cel
     lc_shm_rx_cell_size = cell_size;
 }
 
+/* A packet whose payload is in the peer's pool: one copy of the header
+ * and the index (what is checked is what is used), both checked against
+ * the pool's geometry validated at attach, so that a peer cannot make us
+ * read outside its segment.  The pool cell goes back to the sender once
+ * the handler is done with the payload. */
+static void lc_shm_poll_pooled(lc_peer_t *peer, lc_shm_cell_t *cell)
+{
+    lc_pkt_hdr_t hdr = cell->hdr;
+    uint32_t index;
+    memcpy(&index, (char *)cell + LC_SHM_CELL_HDR, sizeof(index));
+    hdr.flags &= (uint8_t)~LC_SHM_FLAG_POOL;
+    if (index >= peer->shm.rx_pool_cells || hdr.len > peer->shm.rx_pool_cell_size - LC_SHM_POOL_HDR)
+        lc_fatal("protocol error: rank %d sent a packet of %u bytes in its pool cell %u (its pool: %u cells of "
+                 "%u bytes): its shared memory is corrupted",
+                 peer->world_rank, hdr.len, index, peer->shm.rx_pool_cells, peer->shm.rx_pool_cell_size);
+    char *pc = peer->shm.rx_pool + (size_t)index * peer->shm.rx_pool_cell_size;
+    lc_channel_recv_handler(peer, &hdr, pc + LC_SHM_POOL_HDR);
+    /* Release: our reads of the payload are done before the sender
+     * reuses the cell (its acquire in lc_shm_pool_take). */
+    atomic_store_explicit(&((lc_shm_pool_cell_t *)pc)->busy, 0, memory_order_release);
+}
+
 /* A batch bound keeps one chatty peer from starving the others. */
 #define LC_SHM_POLL_BATCH 8
 
@@ -380,7 +451,10 @@ int lc_shm_poll(void)
             /* Acquire: pairs with the sender's release of seq; header and
              * payload are complete once we see pos + 1. */
             if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos + 1) break;
-            lc_channel_recv_handler(peer, &cell->hdr, (char *)cell + LC_SHM_CELL_HDR);
+            if (lc_unlikely(cell->hdr.flags & LC_SHM_FLAG_POOL))
+                lc_shm_poll_pooled(peer, cell);
+            else
+                lc_channel_recv_handler(peer, &cell->hdr, (char *)cell + LC_SHM_CELL_HDR);
             /* Release: the handler's reads of the cell are done before the
              * sender may overwrite it. */
             peer->shm.rx_pos = pos + 1;

@@ -15,6 +15,18 @@
  * only cache lines that move between the two cores are the cells
  * themselves; an 8-byte message is one line (8 B seq + 24 B header +
  * payload from byte 32).  No lock, no system call, no allocation.
+ *
+ * Ring cells are small (LOCUS_SHM_RING_CELL_SIZE, 128 B): the per-pair
+ * part of the memory, N^2 of them on a host of N ranks.  A packet that
+ * does not fit one goes through the sender's *pool* (issue 13): every
+ * segment also holds a pool of large cells (LOCUS_SHM_POOL_CELLS x
+ * LOCUS_SHM_CELL_SIZE) that its owner fills for any receiver; the ring
+ * cell then carries the header, LC_SHM_FLAG_POOL and the pool cell's
+ * index (lc_shm_pool.c).  The receiver reads the payload in place from
+ * the sender's segment, checks index and length against the geometry it
+ * validated at attach, and hands the pool cell back by clearing its
+ * `busy` word.  Memory of a host: N x (N x ring + pool), formula in
+ * lc_shm_segment_bytes.
  */
 #ifndef LC_SHM_H
 #define LC_SHM_H
@@ -34,16 +46,39 @@ typedef struct lc_shm_cell {
 
 _Static_assert(sizeof(lc_shm_cell_t) == LC_SHM_CELL_HDR, "cell header must be 32 bytes");
 
+/* A ring packet whose payload is in the sender's pool: the ring cell's
+ * payload is the pool cell's index (uint32_t).  Channel-private: the poll
+ * clears it before the engine sees the header. */
+#define LC_SHM_FLAG_POOL 0x80
+_Static_assert((LC_SHM_FLAG_POOL & LC_PKT_FLAG_SYNC) == 0, "pool flag collides with a pt2pt flag");
+
+/* A pool cell: the `busy` word in its own line (sender sets it, receiver
+ * clears it with release once it has read the payload), the payload from
+ * byte LC_SHM_POOL_HDR. */
+#define LC_SHM_POOL_HDR 64
+typedef struct lc_shm_pool_cell {
+    _Atomic uint64_t busy;
+} lc_shm_pool_cell_t;
+
+/* Out of line (lc_shm_pool.c): a packet larger than the peer's ring
+ * cells, through our pool.  LC_AGAIN when the ring or the pool is full. */
+int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                           const void *data, size_t datalen);
+
 static inline lc_shm_cell_t *lc_shm_cell(char *cells, uint64_t pos, uint64_t mask, uint32_t cell_size)
 {
     return (lc_shm_cell_t *)(cells + (pos & mask) * cell_size);
 }
 
 /* Fast path of a send: one packet into the peer's ring, or LC_AGAIN when
- * the ring is full.  The caller guarantees prelen + datalen fits a cell. */
+ * the ring is full.  The caller guarantees prelen + datalen fits a packet
+ * (peer->eager_limit, peer->chunk); what does not fit a ring cell goes
+ * through the pool. */
 LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                               const void *data, size_t datalen)
 {
+    if (lc_unlikely(prelen + datalen > peer->shm.tx_cell_size - LC_SHM_CELL_HDR))
+        return lc_shm_try_send_pooled(peer, hdr, pre, prelen, data, datalen);
     uint64_t pos = peer->shm.tx_pos;
     lc_shm_cell_t *cell = lc_shm_cell(peer->shm.tx_cells, pos, peer->shm.tx_mask, peer->shm.tx_cell_size);
     /* Acquire: the receiver's reads of this cell's previous contents
@@ -61,7 +96,8 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
     return LC_OK;
 }
 
-/* Segment of this process: rings for `nsenders` local senders. */
+/* Segment of this process: rings for `nsenders` local senders, then
+ * (optional) this process's send pool. */
 typedef struct lc_shm_segment {
     char name[512];     /* shm_open name, "/locus-<kvsname>-<rank>-<token>" (LOCUS_SHM_DIR/... there) */
     void *base;
@@ -69,8 +105,36 @@ typedef struct lc_shm_segment {
     uint64_t key;       /* random key in the header, checked at attach */
     size_t size;
     uint32_t cell_size, ncells, nrings;
+    uint32_t pool_cell_size, pool_cells; /* 0 cells: no pool */
     int unlinked;
 } lc_shm_segment_t;
+
+/* The shape of a segment. */
+typedef struct lc_shm_geometry {
+    uint32_t nrings, cell_size, ncells;  /* rings: one per local sender */
+    uint32_t pool_cell_size, pool_cells; /* the owner's send pool */
+} lc_shm_geometry_t;
+
+/* Bytes of a segment of geometry g (what posix_fallocate reserves):
+ *   4096 + nrings x ncells x cell_size, rounded up to 4096,
+ *   + pool_cells x pool_cell_size.
+ * The one formula: segment creation, MPI_Init's space check and
+ * locus-info --shm-footprint all use it. */
+size_t lc_shm_segment_bytes(const lc_shm_geometry_t *g);
+/* The geometry of this process's segment on a host where `nlocal` ranks
+ * share memory (the LOCUS_SHM_* parameters). */
+void lc_shm_geometry_default(uint32_t nlocal, lc_shm_geometry_t *g);
+/* What `nlocal` ranks need together: nlocal x lc_shm_segment_bytes. */
+uint64_t lc_shm_host_bytes(uint32_t nlocal);
+/* Before any rank of this host maps anything: does the segment directory
+ * (/dev/shm or LOCUS_SHM_DIR) have room for `nseg` segments of `nrings`
+ * rings each (nseg = nrings = the local rank count, unless some of them
+ * are in other containers with their own /dev/shm)?  Free space plus what
+ * this job's segments there already hold (a faster rank may have created
+ * its own) is compared with nseg x lc_shm_segment_bytes.  Returns LC_OK,
+ * or LC_ERROR; with `loud` it logs how much is needed, how much is free
+ * and how to give more. */
+int lc_shm_check_space(const char *kvsname, uint32_t nseg, uint32_t nrings, int loud);
 
 /* Create and initialise this process's segment (all cells free).
  * Returns 0, or -1 after logging why (and what to do). */
@@ -88,6 +152,9 @@ typedef int (*lc_shm_place_fn)(void *addr, size_t len, void *arg);
 int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
                                  uint32_t cell_size, uint32_t ncells, lc_shm_place_fn place, void *arg,
                                  int *placed);
+/* The general form: rings and pool of geometry g. */
+int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int rank, const lc_shm_geometry_t *g,
+                               lc_shm_place_fn place, void *arg, int *placed);
 /* What a peer needs to find and trust a segment: its name's random token
  * and its header's key, 32 hex digits (buf of at least 33 bytes).  It is
  * published only through the job's PMI key/value space. */
@@ -111,6 +178,11 @@ void lc_shm_segment_unlink(lc_shm_segment_t *seg);
 void lc_shm_segment_detach(lc_shm_segment_t *seg);
 /* Start of ring `index` (the sender's local index) inside a segment. */
 char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index);
+/* Start of the segment's pool (NULL without one). */
+char *lc_shm_segment_pool(const lc_shm_segment_t *seg);
+/* Send through the pool of `seg` (ours; NULL: no pool, packets are at
+ * most one ring cell).  All pool cells must be free. */
+void lc_shm_pool_init(const lc_shm_segment_t *seg);
 
 /* ---- wire-up (lc_shm_wireup.c), driven by the coordinator ------------
  *
@@ -120,11 +192,18 @@ char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index);
  * the coordinator only decides which peers to try and what a failure
  * means. */
 
-/* Cell size and cells per ring this process uses (LOCUS_SHM_CELL_SIZE
- * rounded up to 64 bytes, at least 256; LOCUS_SHM_RING_CELLS rounded up
+/* Cell size and cells per ring this process uses (LOCUS_SHM_RING_CELL_SIZE
+ * rounded up to 64 bytes, at least 64; LOCUS_SHM_RING_CELLS rounded up
  * to a power of two, at least 2). */
 uint32_t lc_shm_cell_size(void);
 uint32_t lc_shm_ring_cells(void);
+/* Pool cell size (LOCUS_SHM_CELL_SIZE rounded up to 64, at least 256)
+ * and pool cells (LOCUS_SHM_POOL_CELLS, 1 to 65536). */
+uint32_t lc_shm_pool_cell_size(void);
+uint32_t lc_shm_pool_cells(void);
+/* The largest packet payload a shm peer (and the self peer) carries: one
+ * pool cell's payload. */
+size_t lc_shm_packet_max(void);
 
 /* Create this process's segment: `nsenders` rings, ring i written by the
  * local sender of index i (ourselves included, as in lc_shm_connect).

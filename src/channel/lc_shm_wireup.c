@@ -25,8 +25,27 @@ static struct {
 
 uint32_t lc_shm_cell_size(void)
 {
-    size_t cell = lc_params.shm_cell_size < 256 ? 256 : (lc_params.shm_cell_size + 63) & ~(size_t)63;
+    size_t p = lc_params.shm_ring_cell_size > (64u << 20) ? (64u << 20) : lc_params.shm_ring_cell_size;
+    size_t cell = p < 64 ? 64 : (p + 63) & ~(size_t)63;
     return (uint32_t)cell;
+}
+
+uint32_t lc_shm_pool_cell_size(void)
+{
+    size_t p = lc_params.shm_cell_size > (64u << 20) ? (64u << 20) : lc_params.shm_cell_size;
+    size_t cell = p < 256 ? 256 : (p + 63) & ~(size_t)63;
+    return (uint32_t)cell;
+}
+
+uint32_t lc_shm_pool_cells(void)
+{
+    long n = lc_params.shm_pool_cells;
+    return n < 1 ? 1 : n > 65536 ? 65536 : (uint32_t)n;
+}
+
+size_t lc_shm_packet_max(void)
+{
+    return lc_shm_pool_cell_size() - LC_SHM_POOL_HDR;
 }
 
 uint32_t lc_shm_ring_cells(void)
@@ -49,9 +68,11 @@ int lc_shm_open(lc_peer_t *peers, int rank, int size, const char *kvsname, uint3
     lc_shm_wire.peers = peers;
     lc_shm_wire.size = size;
     snprintf(lc_shm_wire.kvsname, sizeof(lc_shm_wire.kvsname), "%s", kvsname);
-    if (lc_shm_segment_create_placed(&lc_shm_wire.mine, kvsname, rank, nsenders, lc_shm_cell_size(),
-                                     lc_shm_ring_cells(), place, arg, placed) != 0)
+    lc_shm_geometry_t g;
+    lc_shm_geometry_default(nsenders, &g);
+    if (lc_shm_segment_create_geom(&lc_shm_wire.mine, kvsname, rank, &g, place, arg, placed) != 0)
         return LC_ERROR;
+    lc_shm_pool_init(&lc_shm_wire.mine);
     lc_shm_segment_card(&lc_shm_wire.mine, card, cardlen);
     return LC_OK;
 }
@@ -80,15 +101,18 @@ int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t
     peer->shm.tx_cell_size = seg->cell_size;
     peer->shm.rx_cells = lc_shm_segment_ring(&lc_shm_wire.mine, rx_ring);
     peer->shm.rx_pos = 0;
-    /* A packet fills at most one of the peer's cells (its
-     * LOCUS_SHM_CELL_SIZE may differ from ours).  A pipeline fragment is
-     * also capped by LOCUS_PIPELINE_CHUNK and by what one of our own cells
-     * holds: the fragment size the self peer uses too. */
+    peer->shm.rx_pool = lc_shm_segment_pool(seg);
+    peer->shm.rx_pool_cells = seg->pool_cells;
+    peer->shm.rx_pool_cell_size = seg->pool_cell_size;
+    /* A packet fills at most one of the peer's ring cells (its
+     * LOCUS_SHM_RING_CELL_SIZE may differ from ours) or one cell of our
+     * pool, whichever is larger; a pipeline fragment is also capped by
+     * LOCUS_PIPELINE_CHUNK: the sizes the self peer uses too. */
     size_t payload = peer->shm.tx_cell_size - LC_SHM_CELL_HDR;
-    size_t own = lc_shm_wire.mine.cell_size - LC_SHM_CELL_HDR - sizeof(lc_pkt_data_t);
+    if (lc_shm_wire.mine.pool_cells && lc_shm_wire.mine.pool_cell_size - LC_SHM_POOL_HDR > payload)
+        payload = lc_shm_wire.mine.pool_cell_size - LC_SHM_POOL_HDR;
     peer->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;
     peer->chunk = payload - sizeof(lc_pkt_data_t);
-    if (own < peer->chunk) peer->chunk = own;
     if (lc_params.pipeline_chunk && lc_params.pipeline_chunk < peer->chunk) peer->chunk = lc_params.pipeline_chunk;
     return 0;
 }
@@ -123,6 +147,7 @@ void lc_shm_close(void)
     lc_shm_set_rx_peers(NULL, 0, 2, 256);
     if (lc_shm_wire.theirs)
         for (int r = 0; r < lc_shm_wire.size; r++) lc_shm_segment_detach(&lc_shm_wire.theirs[r]);
+    lc_shm_pool_init(NULL);
     lc_shm_segment_detach(&lc_shm_wire.mine);
     free(lc_shm_wire.theirs);
     free(lc_shm_wire.rx);

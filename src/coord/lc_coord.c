@@ -199,6 +199,20 @@ static void lc_describe_placement(int node, int placed, int err)
 static int lc_wireup_open(lc_wireup_t *w)
 {
     if (w->nlocal > 1) {
+        /* Room for this host's segments, before any rank maps anything
+         * (issue 13): the ranks that share our directory are those of
+         * our mount namespace, or all local ones with LOCUS_SHM_DIR
+         * (bind-mounted into every container).  The first of them says
+         * why; the others fail quietly. */
+        int nhere = 0, first = -1;
+        for (int r = 0; r < w->size; r++)
+            if (w->plan[r] == LC_PLAN_SELF || w->plan[r] == LC_PLAN_SHM ||
+                (w->plan[r] == LC_PLAN_SHM_TRY && lc_params.shm_dir[0])) {
+                if (first < 0) first = r;
+                nhere++;
+            }
+        if (lc_shm_check_space(lc_world.kvsname, (uint32_t)nhere, (uint32_t)w->nlocal, first == w->rank) != LC_OK)
+            return LC_ERROR;
         lc_ring_place_t where = { .node = w->ids[w->rank].numa_node, .err = 0 };
         int placed = 0;
         char key[64], card[LC_SHM_CARD_LEN];
@@ -418,7 +432,7 @@ static int lc_wireup_finish(lc_wireup_t *w)
  * Everything is pulled: a memcpy. */
 static void lc_wireup_self(lc_peer_t *self)
 {
-    size_t payload = lc_shm_cell_size() - LC_SHM_CELL_HDR;
+    size_t payload = lc_shm_packet_max();
     self->kind = LC_CHANNEL_SELF;
     self->ops = &lc_channel_self_ops;
     self->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;

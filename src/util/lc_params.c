@@ -13,12 +13,19 @@ lc_params_t lc_params;
 
 const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_SIZE("EAGER_LIMIT", eager_limit, "8000", LC_PARAM_RANKS,
-        "Messages up to this size are copied into the receiver's ring and the send completes at once; "
-        "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 32-byte header."),
+        "Messages up to this size are copied into shared memory and the send completes at once; "
+        "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 64-byte header."),
     LC_PARAM_ROW_SIZE("SHM_CELL_SIZE", shm_cell_size, "8k", LC_PARAM_RANKS,
-        "Size of one cell of a shared-memory ring (a multiple of 64)."),
+        "Size of one cell of a rank's shared-memory send pool (a multiple of 64, at least 256): packets "
+        "that do not fit a ring cell (eager messages, pipeline fragments) go through it."),
+    LC_PARAM_ROW_INT("SHM_POOL_CELLS", shm_pool_cells, "32", LC_PARAM_RANKS,
+        "Cells of each rank's send pool, shared by all its shared-memory receivers (1..65536)."),
+    LC_PARAM_ROW_SIZE("SHM_RING_CELL_SIZE", shm_ring_cell_size, "128", LC_PARAM_RANKS,
+        "Size of one cell of a (sender, receiver) ring (a multiple of 64, at least 64): packets up to it "
+        "minus the 32-byte header go inline (the latency path). Memory per rank: ranks x RING_CELLS x "
+        "RING_CELL_SIZE + POOL_CELLS x CELL_SIZE (locus-info --shm-footprint N)."),
     LC_PARAM_ROW_INT("SHM_RING_CELLS", shm_ring_cells, "32", LC_PARAM_RANKS,
-        "Cells per (sender, receiver) ring; a power of two. Memory per rank: ranks x cells x cell size."),
+        "Cells per (sender, receiver) ring; a power of two. It also bounds the packets in flight per pair."),
     LC_PARAM_ROW_BOOL("CMA", cma, "1", LC_PARAM_RANKS,
         "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works."),
     LC_PARAM_ROW_SIZE("CMA_THRESHOLD", cma_threshold, "256m", LC_PARAM_RANKS,

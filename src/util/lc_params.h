@@ -45,8 +45,10 @@ typedef enum lc_poll_mode {
 
 typedef struct lc_params {
     size_t eager_limit;       /* largest message sent eagerly (one shm cell) */
-    size_t shm_cell_size;     /* bytes per shared-memory ring cell */
+    size_t shm_cell_size;     /* bytes per cell of a rank's shared-memory send pool */
     long   shm_ring_cells;    /* cells per (sender, receiver) ring */
+    size_t shm_ring_cell_size; /* bytes per ring cell (the latency path) */
+    long   shm_pool_cells;    /* cells of each rank's send pool (cells of shm_cell_size bytes) */
     size_t cma_threshold;     /* rendezvous messages at least this big use CMA */
     size_t cma_threshold_xnuma; /* the same for a pair on two NUMA nodes */
     int    numa;              /* load the topology: NUMA node per rank, per-pair decisions */

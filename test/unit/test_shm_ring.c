@@ -76,7 +76,7 @@ static void check_untrusted(const char *kvs)
     bad[0] = bad[0] == '0' ? '1' : '0';
     expect_refused(kvs, bad, "another name token", NULL);
     struct { size_t off; uint32_t v; const char *what; } geo[] = {
-        { 8, 100, "a cell size below 256" },      { 8, CELL + 1, "a cell size not a multiple of 64" },
+        { 8, 32, "a cell size below 64" },      { 8, CELL + 1, "a cell size not a multiple of 64" },
         { 8, 1u << 31, "a huge cell size" },      { 12, 6, "a cell count not a power of two" },
         { 12, 0, "no cells" },                    { 12, 1u << 30, "a huge cell count" },
         { 16, 0, "no rings" },                    { 16, 3, "more rings than fit the object" },

@@ -10,6 +10,10 @@
  *   locus-info --locality   this process's identity (kernel, namespaces,
  *                           shared-memory domain) and the host's NUMA
  *                           nodes, their cpus and distances
+ *   locus-info --shm-footprint N
+ *                           the shared memory a job of N ranks on this
+ *                           host needs (the formula MPI_Init checks the
+ *                           segment directory's free space against)
  *   locus-info --coll-algorithms
  *                           every algorithm of every collective, one
  *                           "NAME algorithm" line each (LOCUS_COLL_<NAME>);
@@ -56,8 +60,9 @@ static void check_shm(void)
     char kvs[64];
     snprintf(kvs, sizeof(kvs), "info%d", (int)getpid());
     lc_shm_segment_t seg;
-    int ok = lc_shm_segment_create(&seg, kvs, 0, 1, (uint32_t)lc_params.shm_cell_size,
-                                   (uint32_t)lc_params.shm_ring_cells) == 0;
+    lc_shm_geometry_t g;
+    lc_shm_geometry_default(1, &g);
+    int ok = lc_shm_segment_create_geom(&seg, kvs, 0, &g, NULL, NULL, NULL) == 0;
     if (ok) lc_shm_segment_detach(&seg);
     struct statvfs vfs;
     char space[64] = "";
@@ -217,6 +222,40 @@ static void print_params_markdown(void)
     lc_coll_params_print_markdown(stdout);
 }
 
+/* The footprint of a job of n ranks on this host: per segment and in all,
+ * from lc_shm_segment_bytes, with the directory's free space. */
+static int print_shm_footprint(const char *arg)
+{
+    char *end;
+    long n = strtol(arg, &end, 10);
+    if (*end || n < 1 || n > 1000000) {
+        fprintf(stderr, "locus-info: --shm-footprint wants a rank count (1..1000000), not \"%s\"\n", arg);
+        return 1;
+    }
+    const char *dir = lc_params.shm_dir[0] ? lc_params.shm_dir : "/dev/shm";
+    lc_shm_geometry_t g;
+    lc_shm_geometry_default((uint32_t)n, &g);
+    size_t seg = lc_shm_segment_bytes(&g);
+    uint64_t all = n > 1 ? lc_shm_host_bytes((uint32_t)n) : 0;
+    printf("Shared memory for %ld ranks on this host (in %s):\n", n, dir);
+    if (n == 1) {
+        printf("  none: a rank alone on its host maps no segment\n");
+        return 0;
+    }
+    printf("  per rank: %zu bytes (%.2f MiB) = 4096 header + %u rings x %u cells x %u B (rounded up to 4 KiB)"
+           " + pool of %u cells x %u B\n",
+           seg, seg / 1048576.0, g.nrings, g.ncells, g.cell_size, g.pool_cells, g.pool_cell_size);
+    printf("  job:      %llu bytes (%.1f MiB) = %ld x per rank\n", (unsigned long long)all, all / 1048576.0, n);
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) == 0) {
+        double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
+        printf("  %s: %.1f MiB free of %.1f MiB: %s\n", dir, avail / 1048576.0,
+               (double)vfs.f_blocks * (double)vfs.f_frsize / 1048576.0,
+               avail >= (double)all ? "enough" : "NOT enough (MPI_Init would fail)");
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     lc_params_load_for(LC_PARAM_RANKS | LC_PARAM_LAUNCHER);
@@ -233,12 +272,14 @@ int main(int argc, char **argv)
         print_locality();
         return 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "--shm-footprint")) return print_shm_footprint(argv[2]);
     if (argc > 1 && !strcmp(argv[1], "--coll-algorithms")) {
         lc_coll_algorithms_print(stdout);
         return 0;
     }
     if (argc > 1) {
-        fprintf(stderr, "usage: locus-info [--params [--markdown] | --locality | --coll-algorithms]\n");
+        fprintf(stderr, "usage: locus-info [--params [--markdown] | --locality | --shm-footprint N | "
+                        "--coll-algorithms]\n");
         return 1;
     }
     print_version();

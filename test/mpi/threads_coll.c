@@ -6,24 +6,14 @@
  * Allreduce, Reduce, Allgather, Alltoall, Iallreduce; every result is
  * checked. */
 #include "lc_test.h"
-#include <pthread.h>
-#include <stdatomic.h>
+#include "lc_test_threads.h"
 
 #define ITERS 60
 #define MAXT 8
 
-static atomic_int errs;
 static int rank, size, nthreads;
 static MPI_Comm comms[MAXT];
 
-#define TCHECK(cond, ...)                                                  \
-    do {                                                                   \
-        if (!(cond) && atomic_fetch_add(&errs, 1) < 20) {                  \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", rank, __LINE__);   \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
 
 static void *body(void *p)
 {
@@ -82,18 +72,12 @@ static void *body(void *p)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    LC_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    lc_threads_init(&argc, &argv);
     rank = lc_world_rank();
     size = lc_world_size();
-    if (provided != MPI_THREAD_MULTIPLE) LC_FATAL("MPI_THREAD_MULTIPLE not provided (%d)", provided);
-    nthreads = argc > 1 ? atoi(argv[1]) : 3;
-    if (nthreads < 1 || nthreads > MAXT) LC_FATAL("threads: 1..%d", MAXT);
+    nthreads = lc_threads_count(argc, argv, 3, MAXT);
     for (int t = 0; t < nthreads; t++) LC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]));
-    pthread_t th[MAXT];
-    for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, body, (void *)(intptr_t)t);
-    for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
+    lc_threads_run(nthreads, body);
     for (int t = 0; t < nthreads; t++) LC_MPI(MPI_Comm_free(&comms[t]));
-    lc_errs += atomic_load(&errs);
-    return lc_finish();
+    return lc_threads_finish();
 }

@@ -9,24 +9,14 @@
  *     thread t+1 (tag = receiver), blocking Send and Recv.
  * Every message is checksummed; a wrong byte, source or tag fails. */
 #include "lc_test.h"
-#include <pthread.h>
-#include <stdatomic.h>
+#include "lc_test_threads.h"
 
 #define NMSG 300
 #define MAXT 16
 
-static atomic_int errs;
 static int rank, size, nthreads;
 static MPI_Comm dups[MAXT];
 
-#define TCHECK(cond, ...)                                                  \
-    do {                                                                   \
-        if (!(cond) && atomic_fetch_add(&errs, 1) < 20) {                  \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", rank, __LINE__);   \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
 
 static size_t msg_len(int i)
 {
@@ -104,18 +94,12 @@ static void *body(void *p)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    LC_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    lc_threads_init(&argc, &argv);
     rank = lc_world_rank();
     size = lc_world_size();
-    if (provided != MPI_THREAD_MULTIPLE) LC_FATAL("MPI_THREAD_MULTIPLE not provided (%d)", provided);
-    nthreads = argc > 1 ? atoi(argv[1]) : 4;
-    if (nthreads < 1 || nthreads > MAXT) LC_FATAL("threads: 1..%d", MAXT);
+    nthreads = lc_threads_count(argc, argv, 4, MAXT);
     for (int t = 0; t < nthreads; t++) LC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dups[t]));
-    pthread_t th[MAXT];
-    for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, body, (void *)(intptr_t)t);
-    for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
+    lc_threads_run(nthreads, body);
     for (int t = 0; t < nthreads; t++) LC_MPI(MPI_Comm_free(&dups[t]));
-    lc_errs += atomic_load(&errs);
-    return lc_finish();
+    return lc_threads_finish();
 }

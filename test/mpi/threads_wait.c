@@ -11,24 +11,14 @@
  * that another thread sends (its MPI_Test sees it): on MPICH the waits
  * below poll (test/mpi/README.md); Locus gets the blocking calls. */
 #include "lc_test.h"
-#include <pthread.h>
-#include <stdatomic.h>
+#include "lc_test_threads.h"
 #include <time.h>
 
 #define NREQ 64
 #define MAXT 8
 
-static atomic_int errs;
 static int rank, size, right, left;
 
-#define TCHECK(cond, ...)                                                  \
-    do {                                                                   \
-        if (!(cond) && atomic_fetch_add(&errs, 1) < 20) {                  \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", rank, __LINE__);   \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
 
 static int is_mpich;
 
@@ -153,7 +143,7 @@ static void part2(void)
 
 /* 3: matched probes, one tag per thread, on one communicator. */
 static MPI_Comm c3;
-static int nthreads = 4;
+static int nthreads;
 
 static void *mprober(void *p)
 {
@@ -180,27 +170,21 @@ static void *mprober(void *p)
 static void part3(void)
 {
     LC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c3));
-    pthread_t th[MAXT];
-    for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, mprober, (void *)(intptr_t)t);
-    for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
+    lc_threads_run(nthreads, mprober);
     LC_MPI(MPI_Comm_free(&c3));
 }
 
 int main(int argc, char **argv)
 {
-    int provided;
-    LC_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    lc_threads_init(&argc, &argv);
     rank = lc_world_rank();
     size = lc_world_size();
     is_mpich = lc_library_is_mpich();
     right = (rank + 1) % size;
     left = (rank + size - 1) % size;
-    if (provided != MPI_THREAD_MULTIPLE) LC_FATAL("MPI_THREAD_MULTIPLE not provided (%d)", provided);
-    if (argc > 1) nthreads = atoi(argv[1]);
-    if (nthreads < 1 || nthreads > MAXT) LC_FATAL("threads: 1..%d", MAXT);
+    nthreads = lc_threads_count(argc, argv, 4, MAXT);
     part1();
     part2();
     part3();
-    lc_errs += atomic_load(&errs);
-    return lc_finish();
+    return lc_threads_finish();
 }

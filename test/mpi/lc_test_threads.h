@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_test_threads.h — what the MPI_THREAD_MULTIPLE test programs share:
+ * a failure check callable from any thread, initialisation that insists
+ * on MULTIPLE, and running a body on T threads.  Include after lc_test.h.
+ */
+#ifndef LC_TEST_THREADS_H
+#define LC_TEST_THREADS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* Failures seen by any thread; lc_threads_finish adds them to lc_errs. */
+static atomic_int lc_thread_errs;
+
+/* CHECK for threads: counts atomically, prints the first 20. */
+#define TCHECK(cond, ...)                                                                     \
+    do {                                                                                      \
+        if (!(cond) && atomic_fetch_add(&lc_thread_errs, 1) < 20) {                           \
+            fprintf(stderr, "[rank %d] FAIL line %d: ", lc_world_rank(), __LINE__);            \
+            fprintf(stderr, __VA_ARGS__);                                                     \
+            fputc('\n', stderr);                                                              \
+        }                                                                                     \
+    } while (0)
+
+/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE; fatal without it. */
+static inline void lc_threads_init(int *argc, char ***argv)
+{
+    int provided;
+    LC_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+    if (provided != MPI_THREAD_MULTIPLE) LC_FATAL("MPI_THREAD_MULTIPLE not provided (%d)", provided);
+}
+
+/* The thread count: argv[1] if given, else def; fatal outside 1..max. */
+static inline int lc_threads_count(int argc, char **argv, int def, int max)
+{
+    int n = argc > 1 ? atoi(argv[1]) : def;
+    if (n < 1 || n > max) LC_FATAL("threads: 1..%d", max);
+    return n;
+}
+
+/* body((void *)t) on threads t = 0..n-1, all joined before it returns. */
+static inline void lc_threads_run(int n, void *(*body)(void *))
+{
+    pthread_t th[64];
+    if (n > 64) LC_FATAL("at most 64 threads");
+    for (int t = 0; t < n; t++)
+        if (pthread_create(&th[t], NULL, body, (void *)(intptr_t)t) != 0) LC_FATAL("pthread_create failed");
+    for (int t = 0; t < n; t++) pthread_join(th[t], NULL);
+}
+
+/* lc_finish with the threads' failures counted. */
+static inline int lc_threads_finish(void)
+{
+    lc_errs += atomic_load(&lc_thread_errs);
+    return lc_finish();
+}
+
+#endif

@@ -87,9 +87,11 @@ int lc_ivshmem_open(lc_peer_t *peers, int rank, int size, const char *kvsname, u
     }
     lc_ivs.peers = peers;
     lc_ivs.size = size;
-    /* Geometry: the shm parameters, with fewer cells if the slot is too
-     * small (down to 2). */
-    uint32_t cell = lc_shm_cell_size(), ncells = lc_shm_ring_cells();
+    /* Geometry: rings of cells the size of the shm send pool's
+     * (LOCUS_SHM_CELL_SIZE), so that every packet fits a ring cell: a
+     * region has no send pools.  Fewer cells if the slot is too small
+     * (down to 2). */
+    uint32_t cell = lc_shm_pool_cell_size(), ncells = lc_shm_ring_cells();
     while (ncells > 2 && (uint64_t)nrings * cell * ncells > r->slot_bytes) ncells /= 2;
     if ((uint64_t)nrings * cell * ncells > r->slot_bytes) {
         lc_log_error("IVSHMEM region %s: a slot has %" PRIu64 " bytes, but %u rings of 2 cells of %u bytes need "

@@ -451,10 +451,18 @@ int lc_shm_poll(void)
             /* Acquire: pairs with the sender's release of seq; header and
              * payload are complete once we see pos + 1. */
             if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos + 1) break;
-            if (lc_unlikely(cell->hdr.flags & LC_SHM_FLAG_POOL))
+            if (lc_unlikely(cell->hdr.flags & LC_SHM_FLAG_POOL)) {
                 lc_shm_poll_pooled(peer, cell);
-            else
-                lc_channel_recv_handler(peer, &cell->hdr, (char *)cell + LC_SHM_CELL_HDR);
+            } else {
+                /* The header is read once, into our memory, and its length
+                 * checked there: the sender can still write the cell. */
+                lc_pkt_hdr_t hdr = cell->hdr;
+                if (lc_unlikely(hdr.len > lc_shm_rx_cell_size - LC_SHM_CELL_HDR))
+                    lc_fatal("protocol error: rank %d sent a packet of %u bytes in a ring cell of %u bytes: its shared "
+                             "memory is corrupted",
+                             peer->world_rank, hdr.len, lc_shm_rx_cell_size);
+                lc_channel_recv_handler(peer, &hdr, (char *)cell + LC_SHM_CELL_HDR);
+            }
             /* Release: the handler's reads of the cell are done before the
              * sender may overwrite it. */
             peer->shm.rx_pos = pos + 1;

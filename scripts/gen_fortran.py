@@ -34,7 +34,7 @@ HINTS = ROOT / "api" / "fortran_hints.txt"
 MPI_H = ROOT / "include" / "mpi.h"
 
 # C-only functions (MPI 4.1 §19.3.4-5): no Fortran binding exists.
-C_ONLY = re.compile(r"(_c2f|_f2c|_c2f08|_f082c|_f2f08|_f082f)$")
+C_ONLY = re.compile(r"(_c2f|_f2c|_c2f08|_f082c|_f2f08|_f082f|_toint|_fromint)$")
 
 # Widths of the C integer types Fortran sees (x86-64 LP64, as mpi.h).
 KIND_OF = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Offset": "MPI_OFFSET_KIND",

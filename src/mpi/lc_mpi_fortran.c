@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_fortran.c — the C side of Fortran interoperability that C
- * programs see: the handle conversions MPI_<Handle>_c2f/f2c,
- * MPI_Status_c2f/f2c and the Fortran 2008 forms, and the objects MPICH
+ * programs see: the handle conversions MPI_<Handle>_c2f/f2c (and MPI
+ * 5.0's MPI_<Handle>_toint/fromint, the same values), MPI_Status_c2f/f2c and the Fortran 2008 forms, and the objects MPICH
  * exports for them (MPI_F_STATUS(ES)_IGNORE, MPI_F08_STATUS(ES)_IGNORE and
  * the objects behind them).
  *
@@ -53,6 +53,14 @@
 #undef PMPI_Errhandler_f2c
 #undef PMPI_Message_c2f
 #undef PMPI_Message_f2c
+#undef MPI_Win_c2f
+#undef MPI_Win_f2c
+#undef MPI_Session_c2f
+#undef MPI_Session_f2c
+#undef PMPI_Win_c2f
+#undef PMPI_Win_f2c
+#undef PMPI_Session_c2f
+#undef PMPI_Session_f2c
 
 /* Both directions of one handle type: casts, valid for any value (MPI
  * says nothing is checked; MPI_*_NULL converts to its Fortran twin). */
@@ -70,6 +78,28 @@ LC_HANDLE_CONV(Request, MPI_Request)
 LC_HANDLE_CONV(Op, MPI_Op)
 LC_HANDLE_CONV(Errhandler, MPI_Errhandler)
 LC_HANDLE_CONV(Message, MPI_Message)
+LC_HANDLE_CONV(Win, MPI_Win)
+LC_HANDLE_CONV(Session, MPI_Session)
+
+/* MPI 5.0's handles as C integers: the same values as the Fortran ones
+ * (an MPI_File's is its table index + 1, PMPI_File_c2f). */
+#define LC_HANDLE_INT(Name, type)                                                   \
+    LC_API int PMPI_##Name##_toint(type h) { return (int)PMPI_##Name##_c2f(h); }    \
+    LC_MPI_ALIAS(Name##_toint);                                                     \
+    LC_API type PMPI_##Name##_fromint(int i) { return PMPI_##Name##_f2c((MPI_Fint)i); } \
+    LC_MPI_ALIAS(Name##_fromint);
+
+LC_HANDLE_INT(Comm, MPI_Comm)
+LC_HANDLE_INT(Errhandler, MPI_Errhandler)
+LC_HANDLE_INT(File, MPI_File)
+LC_HANDLE_INT(Group, MPI_Group)
+LC_HANDLE_INT(Info, MPI_Info)
+LC_HANDLE_INT(Message, MPI_Message)
+LC_HANDLE_INT(Op, MPI_Op)
+LC_HANDLE_INT(Request, MPI_Request)
+LC_HANDLE_INT(Session, MPI_Session)
+LC_HANDLE_INT(Type, MPI_Datatype)
+LC_HANDLE_INT(Win, MPI_Win)
 
 _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "a Fortran status is an MPI_Status");
 _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "an F08 status is an MPI_Status");

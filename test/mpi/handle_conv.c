@@ -2,12 +2,15 @@
 /* handle_conv: conversion between C and Fortran.  Every handle type's
  * c2f/f2c round-trips (handles of predefined and created objects);
  * MPI_Status_c2f/f2c and the Fortran 2008 forms carry source, tag, error,
- * count and the cancelled flag through and back; the objects an
+ * count and the cancelled flag through and back; (Locus) MPI 5.0's
+ * <Handle>_toint/fromint give the Fortran values and round-trip; the objects an
  * MPICH-built binary takes the address of (MPI_F_STATUS(ES)_IGNORE,
  * MPI_F08_STATUS(ES)_IGNORE, MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY) exist,
  * are distinct and not NULL; converting an IGNORE status fails with
  * MPI_ERR_ARG (Locus only: MPICH 4.0.2 does not check). */
 #include "lc_test.h"
+
+#include <unistd.h>
 
 #define ROUND_TRIP(type, h)                                                                                   \
     do {                                                                                                      \
@@ -50,6 +53,30 @@ static void test_handles(void)
     LC_CHECK((MPI_Op_f2c)((MPI_Op_c2f)(MPI_MAX)) == MPI_MAX, "MPI_Op_c2f/f2c functions");
     LC_CHECK((MPI_Errhandler_f2c)((MPI_Errhandler_c2f)(eh)) == eh, "MPI_Errhandler_c2f/f2c functions");
     LC_CHECK((MPI_Message_f2c)((MPI_Message_c2f)(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL, "MPI_Message_c2f/f2c");
+    LC_CHECK((MPI_Win_f2c)((MPI_Win_c2f)(MPI_WIN_NULL)) == MPI_WIN_NULL, "MPI_Win_c2f/f2c functions");
+    LC_CHECK((MPI_Session_f2c)((MPI_Session_c2f)(MPI_SESSION_NULL)) == MPI_SESSION_NULL, "MPI_Session_c2f/f2c");
+    /* MPI 5.0: handles as C integers, the Fortran values (MPICH 4.0.2 has none) */
+    LC_CHECK(MPI_Comm_toint(MPI_COMM_WORLD) == MPI_Comm_c2f(MPI_COMM_WORLD), "MPI_Comm_toint");
+    LC_CHECK(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_SELF)) == MPI_COMM_SELF, "MPI_Comm_toint/fromint");
+    LC_CHECK(MPI_Type_fromint(MPI_Type_toint(MPI_2INT)) == MPI_2INT, "MPI_Type_toint/fromint");
+    LC_CHECK(MPI_Group_fromint(MPI_Group_toint(g)) == g, "MPI_Group_toint/fromint");
+    LC_CHECK(MPI_Info_fromint(MPI_Info_toint(info)) == info, "MPI_Info_toint/fromint");
+    LC_CHECK(MPI_Errhandler_fromint(MPI_Errhandler_toint(eh)) == eh, "MPI_Errhandler_toint/fromint");
+    LC_CHECK(MPI_Request_fromint(MPI_Request_toint(req)) == req, "MPI_Request_toint/fromint");
+    LC_CHECK(MPI_Op_fromint(MPI_Op_toint(MPI_PROD)) == MPI_PROD, "MPI_Op_toint/fromint");
+    LC_CHECK(MPI_Message_fromint(MPI_Message_toint(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC,
+             "MPI_Message_toint/fromint");
+    LC_CHECK(MPI_Session_fromint(MPI_Session_toint(MPI_SESSION_NULL)) == MPI_SESSION_NULL, "MPI_Session_toint/fromint");
+    LC_CHECK(MPI_Win_fromint(MPI_Win_toint(MPI_WIN_NULL)) == MPI_WIN_NULL, "MPI_Win_toint/fromint");
+    LC_CHECK(MPI_File_toint(MPI_FILE_NULL) == 0 && MPI_File_fromint(0) == MPI_FILE_NULL, "MPI_File_toint/fromint of null");
+    MPI_File fh;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/lc_handle_conv_%d_%d", (int)getpid(), lc_world_rank());
+    LC_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &fh));
+    LC_CHECK(MPI_File_toint(fh) == MPI_File_c2f(fh) && MPI_File_fromint(MPI_File_toint(fh)) == fh,
+             "MPI_File_toint/fromint of an open file");
+    LC_MPI(MPI_File_close(&fh));
 #endif
     LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     LC_MPI(MPI_Errhandler_free(&eh));

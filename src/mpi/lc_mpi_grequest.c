@@ -204,6 +204,12 @@ LC_API int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
 }
 LC_MPI_ALIAS(Status_set_elements_x);
 
+LC_API int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return lc_status_set_elements(status, datatype, count, "MPI_Status_set_elements_c");
+}
+LC_MPI_ALIAS(Status_set_elements_c);
+
 LC_API int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     int rc;

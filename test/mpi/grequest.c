@@ -189,6 +189,11 @@ int main(int argc, char **argv)
     LC_CHECK(n == 3 && cnt == 3 && flag, "set_elements_x(3 doubles): elements %lld count %d cancelled %d", (long long)n,
              cnt, flag);
     LC_MPI(MPI_Status_set_cancelled(&st, 0));
+#if !defined(MPICH_VERSION) /* MPICH 4.0.2 has no MPI_Status_set_elements_c */
+    LC_MPI(MPI_Status_set_elements_c(&st, MPI_DOUBLE, 5));
+    LC_MPI(MPI_Get_elements_c(&st, MPI_DOUBLE, &n));
+    LC_CHECK(n == 5, "set_elements_c(5 doubles): elements %lld", (long long)n);
+#endif
     if (lc_library_is_mpich()) /* MPICH 4.0.2 counts whole items of a derived type, not elements */
         return lc_finish();
     MPI_Datatype pair;

@@ -34,7 +34,17 @@ pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-ima
 [ -n "$pkg" ] || { echo "build-guest.sh: apt-cache knows no linux-image-amd64 (run apt-get update)" >&2; exit 1; }
 deb=$(ls "$out"/"$pkg"_*.deb 2>/dev/null | head -1 || true)
 if [ -z "$deb" ]; then
-    (cd "$out" && apt-get download "$pkg" >/dev/null 2>&1) || { echo "build-guest.sh: apt-get download $pkg failed" >&2; exit 1; }
+    # A mirror can fail for a moment: three tries, apt's own words on failure.
+    tries=0
+    until (cd "$out" && apt-get download "$pkg" >"$work/apt.log" 2>&1); do
+        tries=$((tries + 1))
+        if [ $tries -ge 3 ]; then
+            tail -n 5 "$work/apt.log" >&2
+            echo "build-guest.sh: apt-get download $pkg failed 3 times" >&2
+            exit 1
+        fi
+        sleep 5
+    done
     deb=$(ls "$out"/"$pkg"_*.deb | head -1)
 fi
 dpkg-deb -x "$deb" "$work/k"

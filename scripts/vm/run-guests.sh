@@ -50,6 +50,14 @@ qemu=$(command -v qemu-system-x86_64 || true)
 [ -n "$qemu" ] || { echo "SKIP: qemu-system-x86_64 is not installed (scripts/setup.sh installs it)"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: run-guests.sh needs root (network namespace, 9p export of /)"; exit 77; }
 
+# The guest image first, while this process still has the host's network
+# (build-guest.sh downloads the kernel package; the namespace below has no
+# route out).
+if [ -z "$guest" ]; then
+    guest=${LC_VM_CACHE:-${HOME:-/root}/.cache/locus-vm}
+    "$here/build-guest.sh" "$guest" >&2 || { echo "SKIP: cannot build the guest image (see above)"; exit 77; }
+fi
+
 # Inside the network namespace from here on (re-executed by unshare).
 if [ "${LC_VM_IN_NETNS:-}" != 1 ]; then
     LC_VM_IN_NETNS=1 exec unshare --net -- "$0" -n "$n" --region "$region" --mem "$mem" --smp "$smp" \
@@ -59,10 +67,6 @@ ip link set lo up
 ip link set lo multicast on
 ip route add 224.0.0.0/4 dev lo 2>/dev/null
 
-if [ -z "$guest" ]; then
-    guest=${LC_VM_CACHE:-${HOME:-/root}/.cache/locus-vm}
-    "$here/build-guest.sh" "$guest" >&2 || { echo "SKIP: cannot build the guest image (see above)"; exit 77; }
-fi
 [ -s "$guest/vmlinuz" ] && [ -s "$guest/initramfs.gz" ] || { echo "run-guests.sh: no guest image in $guest" >&2; exit 1; }
 
 # Acceleration: LC_VM_ACCEL=kvm|tcg, else KVM when /dev/kvm is there,

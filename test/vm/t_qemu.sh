@@ -12,6 +12,17 @@
 # (guest image, default ~/.cache/locus-vm).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# The guests see the host's root over 9p but mount their own /tmp, /run,
+# /dev and /dev/shm (scripts/vm/guest-init.sh): a build under one of those
+# is invisible to them.
+for d in "$(dirname "$MPIEXEC")" "$MPI_TEST_DIR"; do
+    case "$(realpath "$d")/" in
+    /tmp/* | /run/* | /dev/*)
+        echo "SKIP: the build ($d) is under /tmp, /run or /dev, which the guests mount afresh: build" \
+             "outside them to run the VM test"
+        exit 77 ;;
+    esac
+done
 run=$here/../../scripts/vm/run-guests.sh
 T=$(mktemp -d "${TMPDIR:-/tmp}/locus-vmtest.XXXXXX")
 trap 'rm -rf "$T"' EXIT

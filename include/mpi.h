@@ -157,6 +157,8 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000834)
 #define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001035)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
+/* MPICH's extension: IEEE 754 half precision (C _Float16). */
+#define MPIX_C_FLOAT16              ((MPI_Datatype)0x4c000246)
 
 #define MPI_TYPECLASS_REAL    1
 #define MPI_TYPECLASS_INTEGER 2
@@ -330,6 +332,7 @@ enum { MPI_GRAPH = 1, MPI_CART = 2, MPI_DIST_GRAPH = 3 };
 #define MPI_ERR_SESSION               75
 #define MPI_ERR_PROC_ABORTED          76
 #define MPI_ERR_VALUE_TOO_LARGE       77
+#define MPI_ERR_ERRHANDLER            80
 #define MPI_ERR_LASTCODE              0x3fffffff
 
 /* ---- Callback types --------------------------------------------------- */

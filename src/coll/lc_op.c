@@ -100,6 +100,13 @@ LC_OP_REAL(f128, __float128)
 #else
 #define LC_HAVE_FLOAT128 0
 #endif
+#ifdef __FLT16_MAX__
+/* MPIX_C_FLOAT16: the compiler's IEEE half precision (gcc >= 12, clang >= 15 on x86-64). */
+LC_OP_REAL(f16, _Float16)
+#define LC_REAL_H(op) , [LC_K_F16] = lc_##op##_f16
+#else
+#define LC_REAL_H(op)
+#endif
 
 /* Complex numbers as {re, im} pairs of a real type: the memory layout of
  * C _Complex and Fortran COMPLEX.  The product is the textbook formula,
@@ -170,7 +177,7 @@ enum lc_op_kind {
     LC_K_NONE = 0, /* no operation defined (MPI_PACKED, MPI_CHARACTER, ...) */
     LC_K_I8, LC_K_I16, LC_K_I32, LC_K_I64,
     LC_K_U8, LC_K_U16, LC_K_U32, LC_K_U64,
-    LC_K_F32, LC_K_F64, LC_K_FLD, LC_K_F128,
+    LC_K_F16, LC_K_F32, LC_K_F64, LC_K_FLD, LC_K_F128,
     LC_K_C32, LC_K_C64, LC_K_CLD, LC_K_C128,
     LC_K_L8, LC_K_L32,  /* C/C++ bool, Fortran LOGICAL */
     LC_K_BYTE,
@@ -237,6 +244,7 @@ static const uint8_t lc_op_kind_builtin[256] = {
     [LC_LOW(MPI_COMPLEX8)] = LC_K_C32,
     [LC_LOW(MPI_COMPLEX16)] = LC_K_C64,
     [LC_LOW(MPI_COMPLEX32)] = LC_HAVE_FLOAT128 ? LC_K_C128 : LC_K_NONE,
+    [LC_LOW(MPIX_C_FLOAT16)] = LC_K_F16,
 
     [LC_LOW(MPI_C_BOOL)] = LC_K_L8,
     [LC_LOW(MPI_CXX_BOOL)] = LC_K_L8,
@@ -296,7 +304,8 @@ static enum lc_op_kind lc_op_kind_of(MPI_Datatype dt)
 #define LC_REAL_Q(op)
 #define LC_CPLX_Q(op)
 #endif
-#define LC_REAL(op) [LC_K_F32] = lc_##op##_f32, [LC_K_F64] = lc_##op##_f64, [LC_K_FLD] = lc_##op##_fld LC_REAL_Q(op)
+#define LC_REAL(op) \
+    [LC_K_F32] = lc_##op##_f32, [LC_K_F64] = lc_##op##_f64, [LC_K_FLD] = lc_##op##_fld LC_REAL_Q(op) LC_REAL_H(op)
 #define LC_CPLX(op) [LC_K_C32] = lc_##op##_c32, [LC_K_C64] = lc_##op##_c64, [LC_K_CLD] = lc_##op##_cld LC_CPLX_Q(op)
 #define LC_LOGICAL(op) [LC_K_L8] = lc_##op##_u8, [LC_K_L32] = lc_##op##_u32
 #define LC_PAIRS(op)                                                                        \

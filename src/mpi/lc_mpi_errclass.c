@@ -49,7 +49,7 @@ static lc_errclass_t *lc_err_class(int code)
 {
     if (!lc_err_is_dyn(code)) return NULL;
     int c = code & 0xff;
-    if (code & LC_ERR_PRE) return c <= MPI_ERR_VALUE_TOO_LARGE ? &lc_errclasses[1][c] : NULL;
+    if (code & LC_ERR_PRE) return lc_error_class_predefined(c) ? &lc_errclasses[1][c] : NULL;
     return c && lc_errclasses[0][c].used ? &lc_errclasses[0][c] : NULL;
 }
 
@@ -65,7 +65,7 @@ static lc_errcode_t *lc_err_code(int code)
 bool lc_mpi_error_code_valid(int code)
 {
     if (lc_err_is_dyn(code)) return lc_err_is_class(code) ? lc_err_class(code) != NULL : lc_err_code(code) != NULL;
-    return code >= 0 && lc_error_class_of(code) <= MPI_ERR_VALUE_TOO_LARGE;
+    return code >= 0 && lc_error_class_predefined(lc_error_class_of(code));
 }
 
 void lc_mpi_error_text(int code, char *buf, size_t len)
@@ -156,7 +156,7 @@ static int lc_err_add_code(int errorclass, int *errorcode)
 {
     lc_errclass_t *k = NULL;
     int base = 0;
-    if (errorclass >= 0 && errorclass <= MPI_ERR_VALUE_TOO_LARGE && lc_mpi_error_code_valid(errorclass)) {
+    if (lc_error_class_predefined(errorclass) && lc_mpi_error_code_valid(errorclass)) {
         k = &lc_errclasses[1][errorclass];
         base = LC_ERR_DYN | LC_ERR_PRE | errorclass;
     } else if (lc_err_is_dyn(errorclass) && lc_err_is_class(errorclass) && lc_err_class(errorclass)) {

@@ -25,8 +25,8 @@ static bool lc_errhandler_predefined(MPI_Errhandler eh)
 int lc_check_comm_errhandler(MPI_Errhandler eh)
 {
     if (lc_errhandler_predefined(eh) || lc_handle_get(&lc_errhandlers, eh)) return MPI_SUCCESS;
-    if (eh == MPI_ERRHANDLER_NULL) return lc_error(MPI_ERR_ARG, "the error handler is MPI_ERRHANDLER_NULL");
-    return lc_error(MPI_ERR_ARG, "%#x is not a valid error handler (freed, or not an error handler)",
+    if (eh == MPI_ERRHANDLER_NULL) return lc_error(MPI_ERR_ERRHANDLER, "the error handler is MPI_ERRHANDLER_NULL");
+    return lc_error(MPI_ERR_ERRHANDLER, "%#x is not a valid error handler (freed, or not an error handler)",
                     (unsigned)eh);
 }
 

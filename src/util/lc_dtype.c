@@ -77,6 +77,7 @@ static const lc_dtype_info_t lc_dtype_table[] = {
     LC_DT(MPI_CXX_FLOAT_COMPLEX, LC_DT_COMPLEX, 8, _Alignof(float), 8),
     LC_DT(MPI_CXX_DOUBLE_COMPLEX, LC_DT_COMPLEX, 16, _Alignof(double), 16),
     LC_DT(MPI_CXX_LONG_DOUBLE_COMPLEX, LC_DT_COMPLEX, 32, _Alignof(long double), 32),
+    LC_DT(MPIX_C_FLOAT16, LC_DT_FLOAT, 2, 2, 2),
 };
 
 /* Builtin handles 0x4c00ssii have a unique low byte ii and pair handles

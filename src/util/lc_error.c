@@ -105,7 +105,14 @@ static const char *const lc_error_class_text[] = {
     [75] = "Invalid session (MPI_ERR_SESSION)",
     [76] = "Peer process aborted (MPI_ERR_PROC_ABORTED)",
     [77] = "Value too large to store (MPI_ERR_VALUE_TOO_LARGE)",
+    /* 78 and 79 are not assigned in MPICH's ABI. */
+    [80] = "Invalid error handler (MPI_ERR_ERRHANDLER)",
 };
+
+bool lc_error_class_predefined(int cls)
+{
+    return cls >= 0 && (size_t)cls < LC_ARRAY_SIZE(lc_error_class_text) && lc_error_class_text[cls];
+}
 
 const char *lc_error_class_string(int cls)
 {

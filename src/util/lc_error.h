@@ -12,6 +12,8 @@
 
 #include "util/lc_util.h"
 
+#include <stdbool.h>
+
 /*
  * Status vocabulary below the MPI layer (src/util ... src/coll):
  *
@@ -51,6 +53,8 @@ static inline int lc_error_class_of(int code)
 }
 
 /* The standard text of an error class. */
+/* A class MPI (MPICH's ABI) predefines: 0..MPI_ERR_ERRHANDLER with gaps. */
+bool lc_error_class_predefined(int cls);
 const char *lc_error_class_string(int cls);
 
 /* Message for an error code: the recorded text if the code is still in

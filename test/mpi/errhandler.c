@@ -8,7 +8,9 @@
  *    parent's handler; with MPI_ERRORS_RETURN an error returns a code;
  *  - every predefined error class is its own class under
  *    MPI_Error_class and has a non-empty MPI_Error_string shorter than
- *    MPI_MAX_ERROR_STRING; distinct classes have distinct strings. */
+ *    MPI_MAX_ERROR_STRING; distinct classes have distinct strings;
+ *  - MPI_ERRHANDLER_NULL where a handler is needed is MPI_ERR_ERRHANDLER
+ *    (MPI 4.1; value 80 in MPICH's ABI). */
 #include "lc_test.h"
 
 static void expect_handler(MPI_Comm c, MPI_Errhandler want, const char *what)
@@ -40,6 +42,9 @@ static const struct {
     C(MPI_ERR_NO_SPACE),   C(MPI_ERR_QUOTA),     C(MPI_ERR_READ_ONLY),  C(MPI_ERR_FILE_IN_USE),
     C(MPI_ERR_DUP_DATAREP), C(MPI_ERR_CONVERSION), C(MPI_ERR_IO),       C(MPI_ERR_RMA_RANGE),
     C(MPI_ERR_RMA_ATTACH), C(MPI_ERR_RMA_SHARED), C(MPI_ERR_RMA_FLAVOR),
+#ifdef MPI_ERR_ERRHANDLER /* MPI 4.1's classes; MPICH 4.0.2 lacks them */
+    C(MPI_ERR_SESSION),    C(MPI_ERR_PROC_ABORTED), C(MPI_ERR_VALUE_TOO_LARGE), C(MPI_ERR_ERRHANDLER),
+#endif
 #undef C
 };
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))
@@ -73,6 +78,12 @@ int main(int argc, char **argv)
     rc = MPI_Send(&x, 1, MPI_INT, 0, -2, c);
     LC_CHECK(lc_class_of(rc) == MPI_ERR_TAG, "Send with a bad tag on split communicator: class "
              "%s", lc_class_name(lc_class_of(rc)));
+
+#ifdef MPI_ERR_ERRHANDLER
+    rc = MPI_Comm_set_errhandler(b, MPI_ERRHANDLER_NULL);
+    LC_CHECK(lc_class_of(rc) == MPI_ERR_ERRHANDLER, "MPI_Comm_set_errhandler(MPI_ERRHANDLER_NULL): class %s",
+             lc_class_name(lc_class_of(rc)));
+#endif
 
     /* set back to fatal; obtained handles are independent of the comm */
     MPI_Errhandler keep;

@@ -88,14 +88,20 @@ def setup(args):
     return 0
 
 
-def read_exclusions():
+def read_exclusions(variant):
     """exclude.txt: '<pattern>  # reason (issue N)'; a pattern ending in '.py'
-    excludes a whole module (it is not started at all)."""
+    excludes a whole module (it is not started at all); a pattern prefixed
+    'source:' or 'wheel:' applies to that variant only."""
     pats, modules = [], []
     for line in EXCLUDE.read_text().splitlines():
         pat = line.split("#", 1)[0].strip()
         if not pat:
             continue
+        only, sep, rest = pat.partition(":")
+        if sep and only in ("source", "wheel"):
+            if only != variant:
+                continue
+            pat = rest.strip()
         (modules if pat.endswith(".py") else pats).append(pat)
     return pats, modules
 
@@ -129,7 +135,7 @@ def run(args):
     if not python.exists():
         print(f"mpi4py ({args.variant}) is not set up: run {sys.argv[0]} setup --build {args.build}", file=sys.stderr)
         return 2
-    pats, skip_modules = read_exclusions()
+    pats, skip_modules = read_exclusions(args.variant)
     env = dict(os.environ, LD_LIBRARY_PATH=str(build / "lib"))
     if args.variant == "wheel":
         env["MPI4PY_MPIABI"] = "mpich"

@@ -256,6 +256,27 @@ static void test_ext32_long(const char *path)
     long back[4] = { 0 };
     LC_MPI(MPI_File_read_at(fh, 0, back, 4, MPI_LONG, MPI_STATUS_IGNORE));
     LC_CHECK(!memcmp(back, v, sizeof v), "longs read back differ");
+    /* Element displacements scale with the 4-byte file long, byte ones stay. */
+    MPI_Datatype vec, hvec, sub, idx;
+    int sz1 = 4, ss1 = 2, st1 = 1, bl2[2] = { 1, 1 }, di2[2] = { 0, 5 };
+    LC_MPI(MPI_Type_vector(2, 1, 3, MPI_LONG, &vec));
+    LC_MPI(MPI_Type_create_hvector(2, 1, 24, MPI_LONG, &hvec));
+    LC_MPI(MPI_Type_create_subarray(1, &sz1, &ss1, &st1, MPI_ORDER_C, MPI_LONG, &sub));
+    LC_MPI(MPI_Type_indexed(2, bl2, di2, MPI_LONG, &idx));
+    MPI_Datatype ts[4] = { vec, hvec, sub, idx };
+    MPI_Aint want[4] = { 16, 28, 16, 24 }, ext;
+    for (int i = 0; i < 4; i++) {
+        LC_MPI(MPI_Type_commit(&ts[i]));
+        LC_MPI(MPI_File_get_type_extent(fh, ts[i], &ext));
+        LC_CHECK(ext == want[i], "external32 extent of filetype %d is %ld, not %ld", i, (long)ext, (long)want[i]);
+    }
+    LC_MPI(MPI_File_set_view(fh, 0, MPI_LONG, sub, "external32", MPI_INFO_NULL));
+    LC_MPI(MPI_File_get_byte_offset(fh, 3, &off)); /* tile 1, element 2 */
+    LC_CHECK(off == 16 + 8, "byte offset of long 3 through the subarray is %lld, not 24", (long long)off);
+    LC_MPI(MPI_File_read_at(fh, 0, back, 2, MPI_LONG, MPI_STATUS_IGNORE));
+    LC_CHECK(back[0] == v[1] && back[1] == v[2], "longs read through the subarray: %ld %ld", back[0], back[1]);
+    LC_MPI(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
+    for (int i = 0; i < 4; i++) LC_MPI(MPI_Type_free(&ts[i]));
     long big = 1L << 40;
     LC_IO_EXPECT(MPI_File_write_at(fh, 0, &big, 1, MPI_LONG, MPI_STATUS_IGNORE), MPI_ERR_CONVERSION);
     LC_MPI(MPI_File_close(&fh));

@@ -40,8 +40,7 @@ static int lc_dt_rep_predefined(lc_dt_t *t, lc_dt_fext_fn_t *fext, void *ctx, lc
     MPI_Aint e = 0;
     int rc = fext(ctx, t, &e);
     if (rc) return rc;
-    if (e < 0)
-        return lc_error(MPI_ERR_CONVERSION, "the file extent of %s is negative (%ld)", lc_dt_name(t), (long)e);
+    if (e < 0) return lc_error(MPI_ERR_CONVERSION, "the file extent of %s is negative (%ld)", lc_dt_name(t), (long)e);
     return lc_dt_create_vector(1, e, 0, lc_dt_get(MPI_BYTE), out);
 }
 
@@ -61,8 +60,8 @@ static int lc_dt_rep_array(lc_dt_t *t, lc_dt_t *child, lc_dt_t **out)
     } else { /* darray: size, rank, ndims, [gsizes], distribs, dargs, psizes, order */
         const int *p = c->ints + 3;
         for (int i = 0; i < ndims; i++) v[i] = large ? c->counts[i] : *p++;
-        rc = lc_dt_create_darray(c->ints[0], c->ints[1], ndims, v, p, p + ndims,
-                                 p + 2 * ndims, p[3 * ndims], child, out);
+        rc = lc_dt_create_darray(c->ints[0], c->ints[1], ndims, v, p, p + ndims, p + 2 * ndims, p[3 * ndims], child,
+                                 out);
     }
     free(v);
     return rc;
@@ -102,8 +101,8 @@ static int lc_dt_rep(lc_dt_t *t, lc_dt_fext_fn_t *fext, void *ctx, lc_dt_t **out
     switch (t->contents->combiner) {
     case MPI_COMBINER_CONTIGUOUS:
     case MPI_COMBINER_VECTOR:
-        rc = lc_dt_create_vector(t->count, t->blocklen, lc_dt_rescale(t->stride, lc_dt_extent(old), lc_dt_extent(child)),
-                                 child, out);
+        rc = lc_dt_create_vector(t->count, t->blocklen,
+                                 lc_dt_rescale(t->stride, lc_dt_extent(old), lc_dt_extent(child)), child, out);
         break;
     case MPI_COMBINER_HVECTOR:
         rc = lc_dt_create_vector(t->count, t->blocklen, t->stride, child, out);

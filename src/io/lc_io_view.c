@@ -149,11 +149,13 @@ static int lc_io_move(void *ctx, MPI_Offset off, size_t len)
 static int lc_io_access_conv(lc_io_move_t *m, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count,
                              const lc_io_conv_t *conv, size_t *items_p)
 {
-    MPI_Count per = conv->item > 0 && (size_t)conv->item < LC_IO_CHUNK ? (MPI_Count)(LC_IO_CHUNK / (size_t)conv->item) : 1;
+    MPI_Count per =
+        conv->item > 0 && (size_t)conv->item < LC_IO_CHUNK ? (MPI_Count)(LC_IO_CHUNK / (size_t)conv->item) : 1;
     if (per > count) per = count;
     char *stage = malloc((size_t)(per * conv->item));
     if (!stage)
-        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %lld-byte conversion buffer", (long long)(per * conv->item));
+        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %lld-byte conversion buffer",
+                        (long long)(per * conv->item));
     int rc = MPI_SUCCESS;
     MPI_Count i = 0;
     while (i < count && !m->eof) {

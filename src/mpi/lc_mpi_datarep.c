@@ -159,8 +159,8 @@ native: /* MPI_CONVERSION_FN_NULL: the packed native bytes of items [first, firs
 
 static int lc_register_datarep(const char *datarep, MPI_Datarep_conversion_function *rd,
                                MPI_Datarep_conversion_function *wr, MPI_Datarep_conversion_function_c *rd_c,
-                               MPI_Datarep_conversion_function_c *wr_c, bool large,
-                               MPI_Datarep_extent_function *extent, void *extra_state, const char *func)
+                               MPI_Datarep_conversion_function_c *wr_c, bool large, MPI_Datarep_extent_function *extent,
+                               void *extra_state, const char *func)
 {
     int rc;
     LC_TRY(lc_check_initialized());
@@ -210,7 +210,7 @@ LC_API int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_f
                                    MPI_Datarep_conversion_function_c *write_conversion_fn,
                                    MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    return lc_register_datarep(datarep, NULL, NULL, read_conversion_fn, write_conversion_fn, true,
-                               dtype_file_extent_fn, extra_state, "MPI_Register_datarep_c");
+    return lc_register_datarep(datarep, NULL, NULL, read_conversion_fn, write_conversion_fn, true, dtype_file_extent_fn,
+                               extra_state, "MPI_Register_datarep_c");
 }
 LC_MPI_ALIAS(Register_datarep_c);

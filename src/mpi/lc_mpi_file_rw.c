@@ -44,7 +44,8 @@ int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count coun
     if (rc) return rc;
     if (item % f->view.esize)
         return lc_error(MPI_ERR_TYPE, "the datatype's size %lld is not a multiple of the view's etype size %lld%s",
-                        (long long)item, (long long)f->view.esize, f->rep ? " (in the file's data representation)" : "");
+                        (long long)item, (long long)f->view.esize,
+                        f->rep ? " (in the file's data representation)" : "");
     lc_file_conv_t fc = { .rep = f->rep, .t = t, .handle = dt };
     lc_io_conv_t conv = { .item = item, .fn = lc_file_rep_convert, .ctx = &fc };
     size_t fbytes = 0;

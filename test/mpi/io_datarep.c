@@ -244,8 +244,8 @@ static void test_ext32_long(const char *path)
 {
     MPI_File fh;
     long v[4] = { -5, 7, 1L << 30, -(1L << 31) };
-    LC_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                         MPI_INFO_NULL, &fh));
+    LC_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                         &fh));
     LC_MPI(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
     LC_MPI(MPI_File_write(fh, v, 4, MPI_LONG, MPI_STATUS_IGNORE));
     MPI_Offset sz, off;
@@ -349,8 +349,7 @@ static int neg_conv(void *userbuf, MPI_Datatype dt, MPI_Count count, void *fileb
     return MPI_SUCCESS;
 }
 
-static int neg_read(void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf, MPI_Offset position,
-                    void *extra)
+static int neg_read(void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf, MPI_Offset position, void *extra)
 {
     (void)extra;
     if (dt != MPI_DOUBLE) return MPI_ERR_TYPE;
@@ -381,9 +380,9 @@ static int test_null_rep(const char *path)
     LC_IO_EXPECT(MPI_Register_datarep("lc-null", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent, NULL),
                  MPI_ERR_DUP_DATAREP);
     if (!lc_library_is_mpich()) /* ROMIO lets a predefined name be registered */
-        LC_IO_EXPECT(MPI_Register_datarep("external32", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
-                                          native_extent, NULL),
-                     MPI_ERR_DUP_DATAREP);
+        LC_IO_EXPECT(
+            MPI_Register_datarep("external32", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent, NULL),
+            MPI_ERR_DUP_DATAREP);
     MPI_File fh;
     LC_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     int rc = MPI_File_set_view(fh, (MPI_Offset)rank * 160, MPI_DOUBLE, MPI_DOUBLE, "lc-null", MPI_INFO_NULL);
@@ -519,8 +518,7 @@ int main(int argc, char **argv)
     /* Errors: an unknown representation; "internal" is accepted. */
     MPI_File fh;
     LC_MPI(MPI_File_open(MPI_COMM_WORLD, p1, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    LC_IO_EXPECT(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL),
-                 MPI_ERR_UNSUPPORTED_DATAREP);
+    LC_IO_EXPECT(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
     LC_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "internal", MPI_INFO_NULL));
     LC_MPI(MPI_File_close(&fh));
     char p5[640];

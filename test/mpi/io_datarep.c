@@ -295,9 +295,12 @@ static void test_ext32_long(const char *path)
     LC_MPI(MPI_Type_create_hvector(2, 1, 24, MPI_LONG, &hvec));
     LC_MPI(MPI_Type_create_subarray(1, &sz1, &ss1, &st1, MPI_ORDER_C, MPI_LONG, &sub));
     LC_MPI(MPI_Type_indexed(2, bl2, di2, MPI_LONG, &idx));
-    MPI_Datatype ts[4] = { vec, hvec, sub, idx };
-    MPI_Aint want[4] = { 16, 28, 16, 24 }, ext;
-    for (int i = 0; i < 4; i++) {
+    MPI_Datatype dar;
+    int gs = 8, dist = MPI_DISTRIBUTE_BLOCK, darg = MPI_DISTRIBUTE_DFLT_DARG, ps = 2;
+    LC_MPI(MPI_Type_create_darray(2, 1, 1, &gs, &dist, &darg, &ps, MPI_ORDER_C, MPI_LONG, &dar));
+    MPI_Datatype ts[5] = { vec, hvec, sub, idx, dar };
+    MPI_Aint want[5] = { 16, 28, 16, 24, 32 }, ext;
+    for (int i = 0; i < 5; i++) {
         LC_MPI(MPI_Type_commit(&ts[i]));
         LC_MPI(MPI_File_get_type_extent(fh, ts[i], &ext));
         LC_CHECK(ext == want[i], "external32 extent of filetype %d is %ld, not %ld", i, (long)ext, (long)want[i]);
@@ -308,7 +311,11 @@ static void test_ext32_long(const char *path)
     LC_MPI(MPI_File_read_at(fh, 0, back, 2, MPI_LONG, MPI_STATUS_IGNORE));
     LC_CHECK(back[0] == v[1] && back[1] == v[2], "longs read through the subarray: %ld %ld", back[0], back[1]);
     LC_MPI(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
-    for (int i = 0; i < 4; i++) LC_MPI(MPI_Type_free(&ts[i]));
+    LC_MPI(MPI_File_set_view(fh, 0, MPI_LONG, ts[4], "external32", MPI_INFO_NULL));
+    LC_MPI(MPI_File_get_byte_offset(fh, 0, &off)); /* the second half of 8 longs */
+    LC_CHECK(off == 16, "byte offset of the darray's first long is %lld, not 16", (long long)off);
+    LC_MPI(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
+    for (int i = 0; i < 5; i++) LC_MPI(MPI_Type_free(&ts[i]));
     long big = 1L << 40;
     LC_IO_EXPECT(MPI_File_write_at(fh, 0, &big, 1, MPI_LONG, MPI_STATUS_IGNORE), MPI_ERR_CONVERSION);
     LC_MPI(MPI_File_close(&fh));

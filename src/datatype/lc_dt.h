@@ -292,6 +292,14 @@ MPI_Count lc_dt_elements(const lc_dt_t *t, MPI_Count bytes);
 int lc_dt_pack_external32(const lc_dt_t *t, MPI_Count count, const void *buf, void *out);
 int lc_dt_unpack_external32(const lc_dt_t *t, MPI_Count count, void *buf, const void *in);
 
+/* A type as it lies in a file of another data representation (MPI 4.1
+ * §14.5.1; lc_dt_filerep.c): every predefined type p becomes a run of
+ * fext(ctx, p) bytes, element displacements scale, byte displacements
+ * stay.  *out: a new committed internal type (the caller releases it).
+ * Errors: those of fext, MPI_ERR_NO_MEM. */
+typedef int lc_dt_fext_fn_t(void *ctx, const lc_dt_t *predefined, MPI_Aint *extent_p);
+int lc_dt_file_rep(lc_dt_t *t, lc_dt_fext_fn_t *fext, void *ctx, lc_dt_t **out);
+
 /* What point-to-point and collectives accept besides the predefined
  * communication types: a live committed type (MPI_SUCCESS, *t_p), else
  * MPI_ERR_TYPE naming what is wrong with dt (null, freed, a bound marker,

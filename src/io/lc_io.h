@@ -74,11 +74,26 @@ int lc_io_view_offset(const lc_io_view_t *v, MPI_Offset q, MPI_Offset *off_p);
  * file seen through the view). */
 int lc_io_view_data_below(const lc_io_view_t *v, MPI_Offset fsize, MPI_Offset *q_p);
 
+/* A data representation other than "native" (MPI 4.1 §14.5): one item
+ * of the memory type occupies `item` bytes in the file, and fn converts
+ * items [first, first + n) of the user's buffer to (`write`) or from
+ * the file representation at `file` (n * item bytes).  The view's
+ * etype and filetype are then the file-representation types
+ * (lc_dt_file_rep), so view data bytes are file bytes. */
+typedef struct lc_io_conv {
+    MPI_Count item;
+    int (*fn)(void *ctx, void *buf, MPI_Count first, MPI_Count n, void *file, bool write);
+    void *ctx;
+} lc_io_conv_t;
+
 /* Read or write `count` items of `mtype` at `buf` as view data bytes
- * starting at q.  *done_p gets the bytes moved (a read stops at the end
- * of the file).  `atomic`: the whole access holds a lock on the file. */
+ * starting at q; `conv` NULL: native (the data bytes are the packed
+ * memory bytes).  *done_p gets the memory bytes moved, *fdone_p (may be
+ * NULL) the view data bytes; a read stops at the end of the file (with a
+ * conversion: at the last whole item).  `atomic`: the whole access holds
+ * a lock on the file. */
 int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count, const lc_dt_t *mtype,
-                 bool write, bool atomic, size_t *done_p);
+                 const lc_io_conv_t *conv, bool write, bool atomic, size_t *done_p, size_t *fdone_p);
 
 /* ---- shared file pointer (lc_io_shfp.c) ------------------------------------ */
 

@@ -15,7 +15,9 @@
  *
  * The memory side: a contiguous buffer is read or written in place; any
  * other buffer type is packed into (or unpacked from) a bounce buffer
- * of at most LC_IO_CHUNK bytes at a time.
+ * of at most LC_IO_CHUNK bytes at a time.  With a data representation
+ * other than native, whole items are converted to or from the file's
+ * representation in a staging buffer (lc_io_access_conv).
  */
 #include "io/lc_io.h"
 #include "util/lc_error.h"
@@ -142,15 +144,54 @@ static int lc_io_move(void *ctx, MPI_Offset off, size_t len)
     return MPI_SUCCESS;
 }
 
+/* Through a conversion: whole items at a time, at most LC_IO_CHUNK file
+ * bytes per step (at least one item), converted in a staging buffer. */
+static int lc_io_access_conv(lc_io_move_t *m, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count,
+                             const lc_io_conv_t *conv, size_t *items_p)
+{
+    MPI_Count per =
+        conv->item > 0 && (size_t)conv->item < LC_IO_CHUNK ? (MPI_Count)(LC_IO_CHUNK / (size_t)conv->item) : 1;
+    if (per > count) per = count;
+    char *stage = malloc((size_t)(per * conv->item));
+    if (!stage)
+        return lc_error(MPI_ERR_NO_MEM, "out of memory for a %lld-byte conversion buffer",
+                        (long long)(per * conv->item));
+    int rc = MPI_SUCCESS;
+    MPI_Count i = 0;
+    while (i < count && !m->eof) {
+        MPI_Count n = count - i < per ? count - i : per;
+        size_t len = (size_t)(n * conv->item);
+        m->p = stage;
+        if (m->write && (rc = conv->fn(conv->ctx, buf, i, n, stage, true))) break;
+        size_t before = m->done;
+        if ((rc = lc_io_view_walk(v, q + (MPI_Offset)i * conv->item, (MPI_Offset)len, lc_io_move, m))) break;
+        if (!m->write) { /* only the whole items read are converted (and count) */
+            n = (MPI_Count)((m->done - before) / (size_t)conv->item);
+            if (n && (rc = conv->fn(conv->ctx, buf, i, n, stage, false))) break;
+        }
+        i += n;
+    }
+    free(stage);
+    *items_p = (size_t)i;
+    return rc;
+}
+
 int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count, const lc_dt_t *mtype,
-                 bool write, bool atomic, size_t *done_p)
+                 const lc_io_conv_t *conv, bool write, bool atomic, size_t *done_p, size_t *fdone_p)
 {
     size_t total = (size_t)count * (size_t)mtype->size;
     bool direct = lc_dt_is_contig(mtype, count);
     char *stage = NULL;
     int rc = MPI_SUCCESS;
     lc_io_move_t m = { .fd = fd, .write = write };
+    size_t items = 0;
     if (total == 0) goto out;
+    if (conv) {
+        if (atomic && (rc = lc_io_lock(fd, 0, 0, write))) goto out;
+        rc = lc_io_access_conv(&m, v, q, buf, count, conv, &items);
+        if (atomic) lc_io_unlock(fd, 0, 0);
+        goto out;
+    }
     if (!direct && !(stage = malloc(total < LC_IO_CHUNK ? total : LC_IO_CHUNK)))
         return lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte I/O bounce buffer", LC_IO_CHUNK);
     /* Atomic mode (MPI 4.1 §14.6.1): the access holds a lock on the whole
@@ -173,6 +214,9 @@ int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Cou
     if (atomic) lc_io_unlock(fd, 0, 0);
 out:
     free(stage);
-    if (!rc) *done_p = m.done;
+    if (!rc) {
+        *done_p = conv ? items * (size_t)mtype->size : m.done;
+        if (fdone_p) *fdone_p = conv ? items * (size_t)conv->item : m.done;
+    }
     return rc;
 }

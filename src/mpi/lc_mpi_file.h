@@ -23,6 +23,10 @@
 #include "mpi/lc_mpi.h"
 #include "mpi/lc_mpi_info.h"
 
+/* A data representation other than native (lc_mpi_datarep.c); NULL
+ * stands for "native" (and "internal", which is native here). */
+typedef struct lc_datarep lc_datarep_t;
+
 struct ADIOI_FileD {
     lc_comm_t *comm;          /* private duplicate: collectives of the file never meet the user's */
     int fd;
@@ -31,7 +35,9 @@ struct ADIOI_FileD {
     bool atomic;              /* MPI_File_set_atomicity */
     MPI_Errhandler errhandler;
     lc_info_t *hints;         /* what MPI_File_get_info reports */
-    lc_io_view_t view;        /* etype and filetype retained */
+    lc_io_view_t view;        /* etype and filetype in the file's representation, retained */
+    lc_dt_t *uetype, *uftype; /* the user's etype and filetype (get_view), retained */
+    const lc_datarep_t *rep;  /* the view's representation (NULL: native) */
     char datarep[MPI_MAX_DATAREP_STRING + 1];
     MPI_Offset pos;           /* individual file pointer, in etypes of the view */
     lc_io_shfp_t shfp;        /* the shared file pointer (lc_io_shfp.c) */
@@ -59,9 +65,28 @@ int lc_file_agree(lc_comm_t *comm, int rc, const char *what);
  * the individual pointer (MPI_ERR_UNSUPPORTED_OPERATION) when `indiv`. */
 int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv);
 /* Checks of a data access's buffer description, then the access of the
- * view data starting at etype position `pos`; *bytes_p: bytes moved. */
+ * view data starting at etype position `pos`; *bytes_p: memory bytes
+ * moved, *etypes_p (may be NULL): etypes of the view accessed. */
 int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
-                   size_t *bytes_p);
+                   size_t *bytes_p, MPI_Offset *etypes_p);
+/* The etypes of the view that count items of dt occupy (checked: a
+ * whole number). */
+int lc_file_etypes(lc_file_t *f, MPI_Count count, MPI_Datatype dt, MPI_Offset *n_p);
+
+/* Data representations (lc_mpi_datarep.c).  *rep_p NULL for "native" and
+ * "internal"; MPI_ERR_UNSUPPORTED_DATAREP for an unknown name. */
+int lc_file_datarep_find(const char *name, const lc_datarep_t **rep_p);
+/* t as it lies in the file (rep NULL: t itself), a new reference. */
+int lc_file_rep_type(const lc_datarep_t *rep, lc_dt_t *t, lc_dt_t **out);
+/* The bytes one item of t occupies in the file. */
+int lc_file_rep_item(const lc_datarep_t *rep, lc_dt_t *t, MPI_Count *item_p);
+/* The context of lc_file_rep_convert (an lc_io_conv_t's fn). */
+typedef struct lc_file_conv {
+    const lc_datarep_t *rep;
+    const lc_dt_t *t;
+    MPI_Datatype handle; /* the user's datatype, for the user's conversion functions */
+} lc_file_conv_t;
+int lc_file_rep_convert(void *ctx, void *buf, MPI_Count first, MPI_Count n, void *file, bool write);
 /* A request, complete at once, with the status of `bytes` (nonblocking
  * calls do their I/O when started). */
 int lc_file_request_done(size_t bytes, MPI_Request *request);

@@ -33,17 +33,26 @@ int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv)
 }
 
 int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
-                   size_t *bytes_p)
+                   size_t *bytes_p, MPI_Offset *etypes_p)
 {
     lc_dt_t *t;
+    MPI_Count item;
     int rc = lc_check_count(count);
     if (!rc) rc = lc_dt_check_comm(dt, &t);
     if (!rc) rc = lc_check_buf(buf, count, dt);
+    if (!rc) rc = lc_file_rep_item(f->rep, t, &item);
     if (rc) return rc;
-    if (t->size % f->view.esize)
-        return lc_error(MPI_ERR_TYPE, "the datatype's size %lld is not a multiple of the view's etype size %lld",
-                        (long long)t->size, (long long)f->view.esize);
-    return lc_io_access(f->fd, &f->view, pos * f->view.esize, (void *)buf, count, t, write, f->atomic, bytes_p);
+    if (item % f->view.esize)
+        return lc_error(MPI_ERR_TYPE, "the datatype's size %lld is not a multiple of the view's etype size %lld%s",
+                        (long long)item, (long long)f->view.esize,
+                        f->rep ? " (in the file's data representation)" : "");
+    lc_file_conv_t fc = { .rep = f->rep, .t = t, .handle = dt };
+    lc_io_conv_t conv = { .item = item, .fn = lc_file_rep_convert, .ctx = &fc };
+    size_t fbytes = 0;
+    rc = lc_io_access(f->fd, &f->view, pos * f->view.esize, (void *)buf, count, t, f->rep ? &conv : NULL, write,
+                      f->atomic, bytes_p, &fbytes);
+    if (!rc && etypes_p) *etypes_p = (MPI_Offset)fbytes / f->view.esize;
+    return rc;
 }
 
 void lc_file_status(MPI_Status *status, size_t bytes)
@@ -61,15 +70,16 @@ static int lc_file_rw(lc_file_t *f, MPI_Offset offset, const void *buf, MPI_Coun
                       bool write, size_t *bytes_p)
 {
     size_t bytes = 0;
+    MPI_Offset etypes = 0;
     int rc = lc_file_check_mode(f, write, true);
     if (!rc && (how & LC_F_AT) && offset < 0)
         rc = lc_error(MPI_ERR_ARG, "offset %lld is negative", (long long)offset);
     if (!rc && (how & LC_F_COLL) && f->split_active)
         rc = lc_error(MPI_ERR_OTHER, "a split collective is open on the file: end it first");
-    if (!rc) rc = lc_file_access(f, (how & LC_F_AT) ? offset : f->pos, buf, count, dt, write, &bytes);
+    if (!rc) rc = lc_file_access(f, (how & LC_F_AT) ? offset : f->pos, buf, count, dt, write, &bytes, &etypes);
     if (how & LC_F_COLL) rc = lc_file_agree(f->comm, rc, write ? "the collective write" : "the collective read");
     if (rc) return rc;
-    if (!(how & LC_F_AT)) f->pos += (MPI_Offset)bytes / f->view.esize;
+    if (!(how & LC_F_AT)) f->pos += etypes;
     *bytes_p = bytes;
     return MPI_SUCCESS;
 }

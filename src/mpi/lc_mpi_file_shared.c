@@ -18,16 +18,18 @@
 #include "mpi/lc_mpi_request.h"
 
 /* The etypes that count items of dt occupy in the view. */
-static int lc_file_etypes(lc_file_t *f, MPI_Count count, MPI_Datatype dt, MPI_Offset *n_p)
+int lc_file_etypes(lc_file_t *f, MPI_Count count, MPI_Datatype dt, MPI_Offset *n_p)
 {
     lc_dt_t *t;
+    MPI_Count item;
     int rc = lc_check_count(count);
     if (!rc) rc = lc_dt_check_comm(dt, &t);
+    if (!rc) rc = lc_file_rep_item(f->rep, t, &item);
     if (rc) return rc;
-    if (t->size % f->view.esize)
+    if (item % f->view.esize)
         return lc_error(MPI_ERR_TYPE, "the datatype's size %lld is not a multiple of the view's etype size %lld",
-                        (long long)t->size, (long long)f->view.esize);
-    *n_p = (MPI_Offset)count * t->size / f->view.esize;
+                        (long long)item, (long long)f->view.esize);
+    *n_p = (MPI_Offset)count * item / f->view.esize;
     return MPI_SUCCESS;
 }
 
@@ -38,7 +40,7 @@ int lc_file_shared_access(lc_file_t *f, const void *buf, MPI_Count count, MPI_Da
     int rc = lc_file_check_mode(f, write, false);
     if (!rc) rc = lc_file_etypes(f, count, dt, &n);
     if (!rc) rc = lc_io_shfp_fetch_add(&f->shfp, n, &at);
-    if (!rc) rc = lc_file_access(f, at, buf, count, dt, write, bytes_p);
+    if (!rc) rc = lc_file_access(f, at, buf, count, dt, write, bytes_p, NULL);
     return rc;
 }
 
@@ -59,7 +61,7 @@ int lc_file_ordered_access(lc_file_t *f, const void *buf, MPI_Count count, MPI_D
     }
     if (!crc) crc = lc_coll_bcast(&base, 1, MPI_LONG, 0, f->comm);
     if (!rc) rc = crc;
-    if (!rc) rc = lc_file_access(f, base + before, buf, count, dt, write, &bytes);
+    if (!rc) rc = lc_file_access(f, base + before, buf, count, dt, write, &bytes, NULL);
     rc = lc_file_agree(f->comm, rc, write ? "the ordered write" : "the ordered read");
     if (!rc) *bytes_p = bytes;
     return rc;

@@ -4,10 +4,11 @@
  * (MPI 4.1 §14.3, §14.4.3): set_view / get_view, seek, get_position,
  * get_byte_offset, get_type_extent; and the hints (set_info/get_info).
  *
- * Data representations: "native" only for now.  "internal" and
- * "external32" are refused with MPI_ERR_UNSUPPORTED_DATAREP (docs/io.md:
- * external32 conversion is the next slice; the datatype layer already
- * has the packers).
+ * Data representations (§14.5, lc_mpi_datarep.c): the view keeps the
+ * user's etype and filetype for get_view and works with their rebuilds
+ * in the file's representation (lc_dt_file_rep), so displacements,
+ * positions and extents are in file bytes; "native" and "internal" use
+ * the user's types as they are.
  */
 #include "coll/lc_coll.h"
 #include "mpi/lc_mpi_dt.h"
@@ -20,9 +21,14 @@ void lc_file_default_view(lc_file_t *f)
     f->view.disp = 0;
     f->view.etype = lc_dt_get(MPI_BYTE);
     f->view.ftype = lc_dt_get(MPI_BYTE);
+    f->uetype = f->view.etype;
+    f->uftype = f->view.ftype;
     lc_dt_retain(f->view.etype);
     lc_dt_retain(f->view.ftype);
+    lc_dt_retain(f->uetype);
+    lc_dt_retain(f->uftype);
     lc_io_view_init(&f->view);
+    f->rep = NULL;
     strcpy(f->datarep, "native");
 }
 
@@ -30,7 +36,9 @@ void lc_file_drop_view(lc_file_t *f)
 {
     if (f->view.etype) lc_dt_release(f->view.etype);
     if (f->view.ftype) lc_dt_release(f->view.ftype);
-    f->view.etype = f->view.ftype = NULL;
+    if (f->uetype) lc_dt_release(f->uetype);
+    if (f->uftype) lc_dt_release(f->uftype);
+    f->view.etype = f->view.ftype = f->uetype = f->uftype = NULL;
 }
 
 static int lc_file_check_view_types(lc_dt_t *e, lc_dt_t *ft)
@@ -48,18 +56,6 @@ static int lc_file_check_view_types(lc_dt_t *e, lc_dt_t *ft)
     return MPI_SUCCESS;
 }
 
-static int lc_file_check_datarep(const char *datarep)
-{
-    int rc = lc_check_ptr(datarep, "datarep");
-    if (rc) return rc;
-    if (!strcmp(datarep, "native")) return MPI_SUCCESS;
-    if (!strcmp(datarep, "internal") || !strcmp(datarep, "external32"))
-        return lc_error(MPI_ERR_UNSUPPORTED_DATAREP,
-                        "data representation \"%s\" is not supported yet: use \"native\" (docs/io.md)", datarep);
-    return lc_error(MPI_ERR_UNSUPPORTED_DATAREP,
-                    "unknown data representation \"%s\": \"native\" is supported (none registered)", datarep);
-}
-
 static int lc_file_info_merge(lc_file_t *f, MPI_Info info)
 {
     lc_info_t *user = NULL;
@@ -72,13 +68,19 @@ static int lc_file_info_merge(lc_file_t *f, MPI_Info info)
 static int lc_file_set_view(lc_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                             const char *datarep, MPI_Info info)
 {
-    lc_dt_t *e = NULL, *ft = NULL;
+    lc_dt_t *e = NULL, *ft = NULL, *fe = NULL, *fft = NULL;
+    const lc_datarep_t *rep = NULL;
     int rc = MPI_SUCCESS;
     if (f->split_active) rc = lc_error(MPI_ERR_OTHER, "a split collective is open on the file: end it first");
     if (!rc) rc = lc_dt_check_comm(etype, &e);
     if (!rc) rc = lc_dt_check_comm(filetype, &ft);
     if (!rc) rc = lc_file_check_view_types(e, ft);
-    if (!rc) rc = lc_file_check_datarep(datarep);
+    if (!rc) rc = lc_file_datarep_find(datarep, &rep);
+    /* The types in the file's representation; checked again there (a
+     * filetype may hold whole etypes in memory and not in the file). */
+    if (!rc) rc = lc_file_rep_type(rep, e, &fe);
+    if (!rc) rc = lc_file_rep_type(rep, ft, &fft);
+    if (!rc && rep) rc = lc_file_check_view_types(fe, fft);
     if (!rc && disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             rc = lc_error(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT is only allowed with MPI_MODE_SEQUENTIAL");
@@ -90,14 +92,22 @@ static int lc_file_set_view(lc_file_t *f, MPI_Offset disp, MPI_Datatype etype, M
     } else if (!rc && disp < 0) {
         rc = lc_error(MPI_ERR_ARG, "displacement %lld is negative", (long long)disp);
     }
-    if ((rc = lc_file_agree(f->comm, rc, "MPI_File_set_view's arguments"))) return rc;
-    if ((rc = lc_file_info_merge(f, info))) return rc;
+    rc = lc_file_agree(f->comm, rc, "MPI_File_set_view's arguments");
+    if (!rc) rc = lc_file_info_merge(f, info);
+    if (rc) {
+        if (fe) lc_dt_release(fe);
+        if (fft) lc_dt_release(fft);
+        return rc;
+    }
     lc_dt_retain(e);
     lc_dt_retain(ft);
     lc_file_drop_view(f);
     f->view.disp = disp;
-    f->view.etype = e;
-    f->view.ftype = ft;
+    f->view.etype = fe;
+    f->view.ftype = fft;
+    f->uetype = e;
+    f->uftype = ft;
+    f->rep = rep;
     lc_io_view_init(&f->view);
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
     f->pos = 0;
@@ -129,8 +139,8 @@ LC_API int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype
     LC_TRY(lc_check_ptr(filetype, "filetype"));
     LC_TRY(lc_check_ptr(datarep, "datarep"));
     /* Derived types come back as handles the user frees (MPI 4.1 §14.3). */
-    LC_TRY(lc_dt_handle_out(f->view.etype, &e));
-    if ((rc = lc_dt_handle_out(f->view.ftype, &ft))) {
+    LC_TRY(lc_dt_handle_out(f->uetype, &e));
+    if ((rc = lc_dt_handle_out(f->uftype, &ft))) {
         lc_dt_handle_free(&e);
         goto err;
     }
@@ -219,16 +229,20 @@ err:
 }
 LC_MPI_ALIAS(File_get_byte_offset);
 
-/* With "native" the file extent of a type is its memory extent. */
+/* The extent of a type in the file's representation (MPI 4.1 §14.5.1):
+ * with "native" its memory extent, else that of its rebuild in file
+ * bytes. */
 static int lc_file_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent, const char *func)
 {
     lc_file_t *f = NULL;
-    lc_dt_t *t;
+    lc_dt_t *t, *r;
     int rc;
     LC_TRY(lc_check_file(fh, &f));
     LC_TRY(lc_mpi_dt_arg(datatype, &t));
     LC_TRY(lc_check_ptr(extent, "extent"));
-    *extent = lc_dt_extent(t);
+    LC_TRY(lc_file_rep_type(f->rep, t, &r));
+    *extent = lc_dt_extent(r);
+    lc_dt_release(r);
     return MPI_SUCCESS;
 err:
     return lc_mpi_file_error(f, func, rc);

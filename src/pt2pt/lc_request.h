@@ -88,6 +88,11 @@ typedef struct lc_request {
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */
     void *sched;             /* LC_REQ_COLL/PCOLL: the schedule (a reference; dropped at release) */
+    /* Called by lc_request_complete after the request is marked complete
+     * (NULL: nothing).  A higher layer's completion hook: buffered sends
+     * (src/mpi/lc_mpi_bsend.c) count the messages an MPI_*_iflush_buffer
+     * waits for with it.  It must not release `req`. */
+    void (*on_complete)(struct lc_request *req);
 
     /* the MPI layer's (src/mpi), never touched below it */
     struct lc_request *partner; /* Isendrecv's receive: its send half, released with it */

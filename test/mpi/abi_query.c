@@ -16,6 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Built against an older mpi.h (MPICH 4.0.2 in validate_with_mpich.sh):
+ * it has no MPI 5.0 ABI queries, so the program only says so. */
+#if !(defined(LOCUS_MPI) || MPI_VERSION >= 5)
+int main(int argc, char **argv)
+{
+    LC_MPI(MPI_Init(&argc, &argv));
+    if (lc_world_rank() == 0) fprintf(stderr, "this mpi.h has no MPI 5.0 ABI queries: nothing tested\n");
+    return lc_finish();
+}
+#else
+
 static void check_key(MPI_Info info, const char *key, const char *want)
 {
     char value[MPI_MAX_INFO_VAL + 1];
@@ -115,3 +126,4 @@ int main(int argc, char **argv)
     }
     return errs;
 }
+#endif

@@ -25,6 +25,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Built against an older mpi.h (MPICH 4.0.2 in validate_with_mpich.sh):
+ * it has no MPI 4.1 buffering functions, so the program only says so. */
+#if !(MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1))
+int main(int argc, char **argv)
+{
+    LC_MPI(MPI_Init(&argc, &argv));
+    if (lc_world_rank() == 0) fprintf(stderr, "this mpi.h has no MPI 4.1 buffering functions: nothing tested\n");
+    return lc_finish();
+}
+#else
+
 #define BIG (256 * 1024) /* ints: 1 MiB, far above every eager limit */
 #define SLOT ((int)(BIG * sizeof(int)) + MPI_BSEND_OVERHEAD)
 #define POLLS 50
@@ -264,3 +275,4 @@ int main(int argc, char **argv)
     free(msg);
     return lc_finish();
 }
+#endif

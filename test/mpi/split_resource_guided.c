@@ -17,6 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Built against an older mpi.h (MPICH 4.0.2 in validate_with_mpich.sh):
+ * it has no MPI_COMM_TYPE_RESOURCE_GUIDED, so the program only says so. */
+#if !(defined(MPI_COMM_TYPE_RESOURCE_GUIDED))
+int main(int argc, char **argv)
+{
+    LC_MPI(MPI_Init(&argc, &argv));
+    if (lc_world_rank() == 0) fprintf(stderr, "this mpi.h has no MPI_COMM_TYPE_RESOURCE_GUIDED: nothing tested\n");
+    return lc_finish();
+}
+#else
+
 static MPI_Comm split(MPI_Comm comm, int type, const char *key, const char *value)
 {
     MPI_Info info = MPI_INFO_NULL;
@@ -113,3 +124,4 @@ int main(int argc, char **argv)
     }
     return lc_finish();
 }
+#endif

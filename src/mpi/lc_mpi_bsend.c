@@ -9,8 +9,16 @@
  * are told to reserve.  Space is reclaimed when the internal sends
  * complete (checked at each Bsend and at detach).  The state of one
  * attached buffer is a pool (lc_mpi_bsend.h): this file's is the
- * process's; lc_mpi_bsend_comm.c hangs others on communicators.
+ * process's; lc_mpi_bsend_comm.c hangs others on communicators and
+ * lc_mpi_session.c on sessions.
  * MPI_BUFFER_AUTOMATIC: each message gets its own allocation instead.
+ *
+ * Nonblocking flushes (MPI_Buffer_iflush & co.): each internal send has a
+ * completion hook (lc_request_t.on_complete) that, while an iflush is
+ * pending on its pool, counts the message off every iflush that waits for
+ * it; the iflush request completes when its count reaches zero, from
+ * whatever progress call completed the last send.  Messages sent after
+ * the iflush call are not waited for (their seq is past its `upto`).
  */
 #include "mpi/lc_mpi_bsend.h"
 
@@ -82,6 +90,50 @@ static int lc_bsend_reserve(lc_bsend_pool_t *p, size_t len, size_t bytes, size_t
     return MPI_SUCCESS;
 }
 
+/* Completion hook of an internal send (runs inside lc_request_complete,
+ * the block still in the pool: blocks leave it only at lc_bsend_reap). */
+static void lc_bsend_sent(lc_request_t *req)
+{
+    lc_bsend_pool_t *p = req->ext;
+    uint64_t seq = UINT64_MAX;
+    if (!p->flushes) return;
+    for (int i = 0; i < p->nblocks && seq == UINT64_MAX; i++)
+        if (p->blocks[i].req == req) seq = p->blocks[i].seq;
+    for (lc_bsend_flush_t **at = &p->flushes, *f; (f = *at) != NULL;) {
+        if (seq < f->upto && --f->left == 0) {
+            *at = f->next;
+            lc_request_complete(f->req); /* no hook of its own: no recursion */
+            free(f);
+        } else {
+            at = &f->next;
+        }
+    }
+}
+
+int lc_bsend_pool_iflush(lc_bsend_pool_t *p, lc_request_t **req_p)
+{
+    int left = 0;
+    for (int i = 0; i < p->nblocks; i++) left += !p->blocks[i].req->complete;
+    lc_request_t *req = lc_request_alloc(LC_REQ_DONE);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "out of requests");
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    if (left == 0) {
+        lc_request_complete(req);
+        *req_p = req;
+        return MPI_SUCCESS;
+    }
+    lc_bsend_flush_t *f = malloc(sizeof(*f));
+    if (!f) {
+        lc_request_release(req);
+        return lc_error(MPI_ERR_NO_MEM, "out of memory for a buffer flush");
+    }
+    *f = (lc_bsend_flush_t){ p->flushes, req, p->next_seq, left };
+    p->flushes = f;
+    *req_p = req;
+    return MPI_SUCCESS;
+}
+
 static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     const char *func)
 {
@@ -110,8 +162,12 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     LC_TRY(rc);
     lc_request_hold_comm(req); /* the user may free the communicator before it leaves */
     memmove(&p->blocks[at + 1], &p->blocks[at], sizeof(*p->blocks) * (size_t)(p->nblocks - at));
-    p->blocks[at] = (lc_bsend_block_t){ offset, len, req, own };
+    p->blocks[at] = (lc_bsend_block_t){ offset, len, req, own, p->next_seq++ };
     p->nblocks++;
+    /* Set after lc_pt2pt_isend returned: a send that completed inside it
+     * was never in flight for an iflush to wait for. */
+    req->ext = p;
+    req->on_complete = lc_bsend_sent;
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -163,7 +219,7 @@ int lc_bsend_pool_attach(lc_bsend_pool_t *p, void *buffer, MPI_Count size)
 void lc_bsend_pool_flush(lc_bsend_pool_t *p)
 {
     for (int i = 0; i < p->nblocks; i++) lc_pt2pt_wait(p->blocks[i].req);
-    lc_bsend_reap(p);
+    lc_bsend_reap(p); /* every hook ran: no iflush is left pending */
 }
 
 void lc_bsend_pool_detach(lc_bsend_pool_t *p, void **buffer_p, MPI_Count *size_p)

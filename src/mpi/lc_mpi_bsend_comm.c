@@ -2,13 +2,16 @@
 /*
  * lc_mpi_bsend_comm.c — MPI 4.1's buffers per communicator and the
  * flush calls: MPI_Comm_attach_buffer/detach_buffer (and `_c`),
- * MPI_Comm_flush_buffer, MPI_Buffer_flush.
+ * MPI_Comm_flush_buffer, MPI_Buffer_flush, and their nonblocking forms
+ * MPI_Comm_iflush_buffer, MPI_Buffer_iflush.
  *
  * A communicator's pool hangs on it as an attribute of an internal keyval
  * (not copied by MPI_Comm_dup; its delete callback, run by MPI_Comm_free,
  * waits for the pool's messages and frees the record, never the user's
  * memory).  A buffered send uses its communicator's pool when it has one,
- * else the process's (MPI 4.1 §3.6: the session level is not offered).
+ * else its session's (a communicator made from a session's group, or
+ * derived from one, carries the session's id), else the process's
+ * (MPI 4.1 §3.6.1).
  */
 #include "mpi/lc_mpi.h"
 #include "mpi/lc_mpi_attr.h"
@@ -43,6 +46,7 @@ static lc_bsend_pool_t *lc_bsend_comm_pool(lc_comm_t *c)
 lc_bsend_pool_t *lc_bsend_pool_of(lc_comm_t *c)
 {
     lc_bsend_pool_t *p = lc_bsend_comm_pool(c);
+    if (!p && c->session) p = lc_session_pool(c->session);
     return p ? p : &lc_bsend_proc;
 }
 
@@ -141,3 +145,36 @@ err:
     return lc_mpi_error(NULL, "MPI_Buffer_flush", rc);
 }
 LC_MPI_ALIAS(Buffer_flush);
+
+/* Starts a flush of the communicator's buffer: the request completes when
+ * the messages pending now have left it (at once when it has none). */
+LC_API int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    lc_comm_t *c = NULL;
+    lc_bsend_pool_t *p, none = { 0 };
+    lc_request_t *req;
+    int rc;
+    LC_TRY(lc_check_comm(comm, &c));
+    LC_TRY(lc_check_request_out(request));
+    p = lc_bsend_comm_pool(c);
+    LC_TRY(lc_bsend_pool_iflush(p ? p : &none, &req));
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Comm_iflush_buffer", rc);
+}
+LC_MPI_ALIAS(Comm_iflush_buffer);
+
+LC_API int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    lc_request_t *req;
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_bsend_pool_iflush(&lc_bsend_proc, &req));
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Buffer_iflush", rc);
+}
+LC_MPI_ALIAS(Buffer_iflush);

@@ -87,6 +87,7 @@ int lc_mpi_comm_make(lc_comm_t *parent, int slot, int rank, int size, const int 
     if (!c) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     lc_errhandler_retain(parent->errhandler);
     c->errhandler = parent->errhandler;
+    c->session = parent->session; /* dup, split, create...: still the session's */
     *out_p = c;
     return MPI_SUCCESS;
 }

@@ -11,7 +11,12 @@
  * from the info key "mpi_hw_resource_type": "mpi_shared_memory" (the same
  * groups) or "NUMANode" (those groups cut by NUMA node, from hwloc);
  * MPI_COMM_TYPE_HW_UNGUIDED takes the first of these levels that splits
- * the communicator into strict subsets.
+ * the communicator into strict subsets.  MPI_COMM_TYPE_RESOURCE_GUIDED
+ * (MPI 4.1) takes "mpi_hw_resource_type" as HW_GUIDED does, else the
+ * info key "mpi_pset_name": the members of c in that process set
+ * ("mpi://WORLD": all of c; "mpi://SELF": each process alone; names
+ * compared without case, as the session calls do).  A guided type whose
+ * info names nothing Locus knows gives MPI_COMM_NULL (MPI 4.1 §7.4.2).
  */
 #include "mpi/lc_mpi_comm.h"
 #include "coll/lc_coll.h"
@@ -117,7 +122,7 @@ static bool lc_split_shares_memory(const lc_comm_t *c, int r)
 }
 
 /* The hardware levels Locus can split by, coarsest first. */
-typedef enum { LC_LEVEL_NONE, LC_LEVEL_SHARED, LC_LEVEL_NUMA } lc_split_level_t;
+typedef enum { LC_LEVEL_NONE, LC_LEVEL_SHARED, LC_LEVEL_NUMA, LC_LEVEL_PSET } lc_split_level_t;
 
 static const char *lc_split_level_name(lc_split_level_t level)
 {
@@ -141,12 +146,30 @@ static int lc_split_color(const lc_comm_t *c, lc_split_level_t level)
     return leader * LC_TOPO_MAX_NODES + node;
 }
 
-/* The level an info object asks for (HW_GUIDED); NONE when it names none
- * Locus knows. */
-static lc_split_level_t lc_split_guided_level(const lc_info_t *info)
+/* RESOURCE_GUIDED with "mpi_pset_name" (and no "mpi_hw_resource_type"):
+ * the process set it names, or NULL. */
+static const char *lc_split_pset_name(int type, const lc_info_t *info)
+{
+    if (type != MPI_COMM_TYPE_RESOURCE_GUIDED || !info || lc_info_get(info, "mpi_hw_resource_type")) return NULL;
+    return lc_info_get(info, "mpi_pset_name");
+}
+
+/* This rank's color for a process-set split: the same for every member of
+ * mpi://WORLD, its own world rank for mpi://SELF, MPI_UNDEFINED for a name
+ * Locus has no process set of. */
+static int lc_split_pset_color(const char *name)
+{
+    if (name && strcasecmp(name, "mpi://WORLD") == 0) return 0;
+    if (name && strcasecmp(name, "mpi://SELF") == 0) return lc_world.rank;
+    return MPI_UNDEFINED;
+}
+
+/* The level an info object asks for (HW_GUIDED, RESOURCE_GUIDED); NONE
+ * when it names none Locus knows. */
+static lc_split_level_t lc_split_guided_level(int type, const lc_info_t *info)
 {
     const char *v = info ? lc_info_get(info, "mpi_hw_resource_type") : NULL;
-    if (!v) return LC_LEVEL_NONE;
+    if (!v) return lc_split_pset_name(type, info) ? LC_LEVEL_PSET : LC_LEVEL_NONE;
     if (strcmp(v, "mpi_shared_memory") == 0) return LC_LEVEL_SHARED;
     if (strcasecmp(v, "NUMANode") == 0 || strcasecmp(v, "numa") == 0) return LC_LEVEL_NUMA;
     return LC_LEVEL_NONE;
@@ -155,10 +178,11 @@ static lc_split_level_t lc_split_guided_level(const lc_info_t *info)
 /* What a rank contributes to a split_type call: its key, the split_type it
  * passed, and its color at each level (MPI_UNDEFINED where the level does
  * not place it). */
-enum { LC_SPLIT_KEY, LC_SPLIT_TYPE, LC_SPLIT_SHARED, LC_SPLIT_NUMA, LC_SPLIT_N };
+enum { LC_SPLIT_KEY, LC_SPLIT_TYPE, LC_SPLIT_SHARED, LC_SPLIT_NUMA, LC_SPLIT_PSET, LC_SPLIT_N };
 
 static int lc_split_level_slot(lc_split_level_t level)
 {
+    if (level == LC_LEVEL_PSET) return LC_SPLIT_PSET;
     return level == LC_LEVEL_SHARED ? LC_SPLIT_SHARED : LC_SPLIT_NUMA;
 }
 
@@ -187,7 +211,8 @@ static lc_split_level_t lc_split_level(const lc_comm_t *c, int type, const lc_in
                                        lc_split_entry_t *scratch)
 {
     if (type == MPI_COMM_TYPE_SHARED) return LC_LEVEL_SHARED;
-    if (type == MPI_COMM_TYPE_HW_GUIDED) return lc_split_guided_level(info);
+    if (type == MPI_COMM_TYPE_HW_GUIDED || type == MPI_COMM_TYPE_RESOURCE_GUIDED)
+        return lc_split_guided_level(type, info);
     if (type != MPI_COMM_TYPE_HW_UNGUIDED) return LC_LEVEL_NONE;
     for (lc_split_level_t level = LC_LEVEL_SHARED; level <= LC_LEVEL_NUMA; level++) {
         int n = lc_split_pick(c, all, level, scratch);
@@ -209,9 +234,12 @@ static int lc_split_type(lc_comm_t *c, int type, int key, const lc_info_t *info,
     /* Only the hardware types can use the NUMA level, and a rank's colors
      * matter only to ranks that passed its type (lc_split_pick): the others
      * need not load the topology. */
-    bool hw = type == MPI_COMM_TYPE_HW_GUIDED || type == MPI_COMM_TYPE_HW_UNGUIDED;
+    bool hw =
+        type == MPI_COMM_TYPE_HW_GUIDED || type == MPI_COMM_TYPE_HW_UNGUIDED || type == MPI_COMM_TYPE_RESOURCE_GUIDED;
+    const char *pset = lc_split_pset_name(type, info);
     int mine[LC_SPLIT_N] = { key, type, lc_split_color(c, LC_LEVEL_SHARED),
-                             hw ? lc_split_color(c, LC_LEVEL_NUMA) : MPI_UNDEFINED };
+                             hw && !pset ? lc_split_color(c, LC_LEVEL_NUMA) : MPI_UNDEFINED,
+                             lc_split_pset_color(pset) };
     int *all = malloc(sizeof(int) * LC_SPLIT_N * (size_t)c->size), ok = 1, all_ok = 1, n = 0, rc;
     lc_split_entry_t *members = malloc(sizeof(*members) * (size_t)c->size);
     if (!all || !members) {
@@ -238,7 +266,10 @@ static int lc_split_type(lc_comm_t *c, int type, int key, const lc_info_t *info,
     if (rc != MPI_SUCCESS || !*out_p || type == MPI_COMM_TYPE_SHARED) goto out;
     lc_info_t *hints = NULL;
     rc = lc_info_new(&hints);
-    if (rc == MPI_SUCCESS) rc = lc_info_set(hints, "mpi_hw_resource_type", lc_split_level_name(level));
+    if (rc == MPI_SUCCESS && level == LC_LEVEL_PSET)
+        rc = lc_info_set(hints, "mpi_pset_name", pset);
+    else if (rc == MPI_SUCCESS)
+        rc = lc_info_set(hints, "mpi_hw_resource_type", lc_split_level_name(level));
     (*out_p)->info = hints;
     if (rc != MPI_SUCCESS) lc_comm_free_handle(*out_p);
 out:
@@ -272,9 +303,11 @@ LC_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
     LC_TRY(lc_check_info_or_null(info, &i));
     LC_TRY(lc_check_ptr(newcomm, "newcomm"));
     if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
-        split_type != MPI_COMM_TYPE_HW_UNGUIDED)
-        LC_TRY(lc_error(MPI_ERR_ARG, "split_type %d is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
-                                     "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", split_type));
+        split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED)
+        LC_TRY(lc_error(MPI_ERR_ARG,
+                        "split_type %d is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                        "MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED or MPI_UNDEFINED",
+                        split_type));
     if (c->remote_world)
         LC_TRY(lc_split_type_inter(c, split_type, key, &n));
     else

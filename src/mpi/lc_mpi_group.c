@@ -211,6 +211,7 @@ LC_API int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     LC_TRY(lc_check_comm(comm, &c));
     LC_TRY(lc_check_ptr(group, "group"));
     LC_TRY(lc_group_new(c->size, c->world_ranks, &g));
+    g->session = c->session;
     LC_TRY(lc_group_publish(g, group));
     return MPI_SUCCESS;
 err:

@@ -18,6 +18,8 @@ typedef struct lc_group {
     int size;
     int rank;   /* this process's rank in the group; MPI_UNDEFINED when not a member */
     int *world; /* [size]: world rank of each member, in group order */
+    uint32_t session; /* id of the session it comes from (Group_from_session_pset, or a group
+                         or communicator made from one); 0: none */
 } lc_group_t;
 
 /* A group with the members world[0..size) (copied).  MPI error code. */

@@ -34,6 +34,7 @@ static int lc_group_setop(const lc_group_t *a, const lc_group_t *b, lc_group_set
         for (int i = 0; i < b->size; i++)
             if (in_a[b->world[i]] < 0) world[n++] = b->world[i];
     rc = lc_group_new(n, world, &g);
+    if (rc == MPI_SUCCESS) g->session = a->session ? a->session : b->session;
     if (rc == MPI_SUCCESS) rc = lc_group_publish(g, out_p);
 out:
     free(in_a);
@@ -109,6 +110,7 @@ static int lc_group_select(const lc_group_t *g, int n, const int *ranks, bool in
         for (int r = 0; r < g->size; r++)
             if (!seen[r]) world[m++] = g->world[r];
     rc = lc_group_new(m, world, &out);
+    if (rc == MPI_SUCCESS) out->session = g->session;
     if (rc == MPI_SUCCESS) rc = lc_group_publish(out, out_p);
 done:
     free(seen);

@@ -159,8 +159,10 @@ static int lc_inter_make(lc_comm_t *lc, const lc_bridge_t *b, MPI_Errhandler err
     lc_comm_t *local = lc_comm_create(lslot, lc->rank, lc->size, lc->world_ranks, MPI_COMM_NULL);
     if (!local) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     local->errhandler = MPI_ERRORS_RETURN; /* internal: errors come back as codes */
+    local->session = lc->session;
     lc_comm_t *n = lc_comm_create_inter(islot, lc->rank, lc->size, lc->world_ranks, b->rsize, b->rworld, local);
     if (!n) return lc_error(MPI_ERR_NO_MEM, "out of memory creating an intercommunicator");
+    n->session = lc->session; /* the local group's session, if any */
     lc_errhandler_retain(errh);
     n->errhandler = errh;
     *out_p = n;

@@ -19,8 +19,15 @@
  * MPI_SESSION_NULL is 0x38000000).  A session error handler is made by
  * the communicator handlers' machinery (same calling convention, an int
  * handle first); errors of a session call go to the session's handler.
+ *
+ * Each session has an id that is never reused (slots are); its groups
+ * and the communicators made from them carry it (lc_group_t.session,
+ * lc_comm_t.session) so that a buffered send finds the session's buffer
+ * (MPI_Session_attach_buffer, lc_mpi_session_buffer.c).  MPI_Session_finalize
+ * flushes and detaches that buffer.
  */
 #include "mpi/lc_mpi.h"
+#include "mpi/lc_mpi_bsend.h"
 #include "mpi/lc_mpi_errhandler.h"
 #include "mpi/lc_mpi_group.h"
 #include "mpi/lc_mpi_info.h"
@@ -40,9 +47,12 @@ typedef struct lc_session {
     MPI_Errhandler errhandler;
     int thread_level;
     lc_info_t *info; /* the hints given at MPI_Session_init (NULL: none) */
+    uint32_t id;     /* never 0, never reused */
+    lc_bsend_pool_t pool; /* MPI_Session_attach_buffer's */
 } lc_session_t;
 
 static lc_session_t lc_sessions[LC_SESSION_MAX];
+static uint32_t lc_session_last_id;
 
 static const char *const lc_pset_names[] = { "mpi://WORLD", "mpi://SELF" };
 #define LC_NPSETS 2
@@ -90,6 +100,31 @@ static int lc_check_session(MPI_Session handle, lc_session_t **s_p)
     return MPI_SUCCESS;
 }
 
+/* ---- what the session's buffer needs (lc_mpi_bsend.h) ---------------------- */
+
+lc_bsend_pool_t *lc_session_pool(uint32_t session)
+{
+    for (int i = 0; i < LC_SESSION_MAX; i++)
+        if (lc_sessions[i].in_use && lc_sessions[i].id == session)
+            return lc_bsend_pool_attached(&lc_sessions[i].pool) ? &lc_sessions[i].pool : NULL;
+    return NULL; /* finalized: its communicators fall back to the process's buffer */
+}
+
+int lc_session_buffer(MPI_Session session, lc_bsend_pool_t **pool_p)
+{
+    lc_session_t *s = NULL;
+    int rc = lc_check_session(session, &s);
+    if (rc == MPI_SUCCESS) *pool_p = &s->pool;
+    return rc;
+}
+
+int lc_session_fail(MPI_Session session, const char *func, int code)
+{
+    lc_session_t *s = NULL;
+    if (lc_check_session(session, &s) != MPI_SUCCESS) s = NULL;
+    return lc_session_error(session, s, func, code);
+}
+
 /* MPI_ERRORS_ARE_FATAL, _RETURN, _ABORT or one of MPI_Session_create_errhandler. */
 static int lc_check_session_errhandler(MPI_Errhandler eh)
 {
@@ -131,6 +166,7 @@ LC_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Sessi
     lc_sessions[slot] = (lc_session_t){ .in_use = true,
                                         .errhandler = errhandler,
                                         .info = copy,
+                                        .id = ++lc_session_last_id,
                                         .thread_level = lc_mpi_thread_grant(lc_session_thread_request(copy)) };
     *session = (MPI_Session)(LC_SESSION_KIND | (unsigned)slot);
     return MPI_SUCCESS;
@@ -148,6 +184,11 @@ LC_API int PMPI_Session_finalize(MPI_Session *session)
     int rc;
     if (!session) LC_TRY(lc_error(MPI_ERR_ARG, "session is NULL"));
     LC_TRY(lc_check_session(h, &s));
+    /* MPI 4.1 §3.6.1: finalizing a session detaches its buffer (after its
+     * messages have left it); the user keeps the memory. */
+    void *buffer;
+    MPI_Count size;
+    lc_bsend_pool_detach(&s->pool, &buffer, &size);
     lc_errhandler_release(s->errhandler);
     lc_info_free(s->info);
     *s = (lc_session_t){ 0 };
@@ -285,6 +326,7 @@ LC_API int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_na
     } else {
         LC_TRY(lc_group_new(1, &lc_world.rank, &g));
     }
+    g->session = s->id;
     LC_TRY(lc_group_publish(g, newgroup));
     return MPI_SUCCESS;
 err:
@@ -323,6 +365,7 @@ LC_API int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, M
     if (rc != MPI_SUCCESS) return rc; /* reported by MPI_Comm_create_group */
     if (out != MPI_COMM_NULL && info != MPI_INFO_NULL && (rc = PMPI_Comm_set_info(out, info)) != MPI_SUCCESS) return rc;
     if (out != MPI_COMM_NULL && (rc = PMPI_Comm_set_errhandler(out, errhandler)) != MPI_SUCCESS) return rc;
+    if (out != MPI_COMM_NULL) lc_comm_lookup(out)->session = g->session; /* MPI 4.1 §3.6.1: its buffer */
     *newcomm = out;
     return MPI_SUCCESS;
 err:

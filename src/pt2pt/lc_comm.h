@@ -63,6 +63,8 @@ typedef struct lc_comm {
     /* Owned by the MPI layer (src/mpi), released by lc_comm_destroy_hook: */
     void *attrs;             /* cached attributes (lc_attr_list), NULL: none */
     void *info;              /* hints given by the user (lc_info_t), NULL: none */
+    uint32_t session;        /* id of the session it derives from (its buffered sends may use
+                                the session's buffer); 0: none (the World Model) */
 } lc_comm_t;
 
 #define LC_CTX_PT2PT 0

@@ -87,6 +87,7 @@ void lc_request_complete(lc_request_t *req)
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
     req->complete = 1;
+    if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
     if (req->user_freed) lc_request_release(req);
 }
 

@@ -100,6 +100,12 @@ typedef struct lc_request {
     MPI_Count ucount;          /* items of udt at ubuf */
     void *stage;               /* send: the packed message (packed at start, freed at completion) */
     struct lc_dt_cursor *rcur; /* recv: where the next arriving bytes go in ubuf (owned) */
+    /* Called by lc_request_complete after the request is marked complete
+     * (NULL: nothing).  A higher layer's completion hook: buffered sends
+     * (src/mpi/lc_mpi_bsend.c) count the messages an MPI_*_iflush_buffer
+     * waits for with it.  It must not release `req`.  Next to stage and
+     * rcur, which lc_request_complete reads anyway: the same cache line. */
+    void (*on_complete)(struct lc_request *req);
     /* status */
     int st_source, st_tag, st_error;
     size_t st_bytes;

@@ -14,6 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Built against an older mpi.h (MPICH 4.0.2 in validate_with_mpich.sh):
+ * it has no MPI 4.1 buffering functions, so the program only says so. */
+#if !(MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1))
+int main(int argc, char **argv)
+{
+    LC_MPI(MPI_Init(&argc, &argv));
+    if (lc_world_rank() == 0) fprintf(stderr, "this mpi.h has no MPI 4.1 buffering functions: nothing tested\n");
+    return lc_finish();
+}
+#else
+
 #define NMSG 4
 #define LEN 100
 #define BIG (1 << 20)
@@ -122,3 +133,4 @@ int main(int argc, char **argv)
     free(buf);
     return lc_finish();
 }
+#endif

@@ -13,7 +13,8 @@
  * reverse order); every result must equal the blocking one.  Rooted
  * operations have the root in A and in B (MPI_ROOT / MPI_PROC_NULL in the
  * root's group); some use a strided derived datatype (with a user
- * operation in the reductions).  Errors:
+ * operation in the reductions).  Two MPI_Comm_idup of the
+ * intercommunicator run outstanding beside an MPI_Iallreduce.  Errors:
  * Iscan / Iexscan / Scan_init give MPI_ERR_COMM, a bad root MPI_ERR_ROOT.
  * arg=quick: only the split 3 vs n-3 (or n/2 when n < 4).
  * Needs at least 2 ranks. */
@@ -267,6 +268,34 @@ static void check_errors(void)
              lc_class_name(lc_class_of(rc)));
 }
 
+/* Two MPI_Comm_idup of the intercommunicator outstanding with a
+ * nonblocking allreduce; the duplicates are congruent and work. */
+static void check_idup(int k)
+{
+    MPI_Comm d[2];
+    MPI_Request q[3];
+    MPI_Status sts[3];
+    int x = wrank, sum = -1, want = 0;
+    for (int w = 0; w < wsize; w++)
+        if ((w < gsize[0]) != (color == 0)) want += w; /* the remote group's world ranks */
+    LC_MPI(MPI_Comm_idup(ic, &d[0], &q[0]));
+    LC_MPI(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, ic, &q[1]));
+    LC_MPI(MPI_Comm_idup(ic, &d[1], &q[2]));
+    LC_MPI(MPI_Waitall(3, q, sts));
+    LC_CHECK(sum == want, "split %d: Iallreduce beside Comm_idup gave %d, want %d", k, sum, want);
+    for (int i = 0; i < 2; i++) {
+        int res = -1, flag = 0, s2 = -1;
+        LC_MPI(MPI_Comm_compare(ic, d[i], &res));
+        LC_CHECK(res == MPI_CONGRUENT, "split %d: Comm_idup #%d compares %d, want MPI_CONGRUENT", k, i, res);
+        LC_MPI(MPI_Comm_test_inter(d[i], &flag));
+        LC_CHECK(flag, "split %d: Comm_idup #%d is not an intercommunicator", k, i);
+        LC_MPI(MPI_Allreduce(&x, &s2, 1, MPI_INT, MPI_SUM, d[i]));
+        LC_CHECK(s2 == want, "split %d: Allreduce on Comm_idup #%d gave %d, want %d", k, i, s2, want);
+    }
+    LC_MPI(MPI_Comm_free(&d[0]));
+    LC_MPI(MPI_Comm_free(&d[1]));
+}
+
 static void run_split(int k)
 {
     MPI_Comm local;
@@ -317,6 +346,7 @@ static void run_split(int k)
     }
     for (int i = 0; i < NCASES; i++) LC_MPI(MPI_Request_free(&reqs[i]));
 
+    check_idup(k);
     LC_MPI(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
     check_errors();
     LC_MPI(MPI_Comm_free(&ic));

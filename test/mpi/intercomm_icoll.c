@@ -38,8 +38,8 @@ static MPI_Datatype wt[16], wrt[16];
 /* The root of a rooted case whose root is the last rank of group g. */
 static int root_of(int g)
 {
-    /* MPICH 4.0.2's nonblocking intercommunicator bcast/scatter deliver
-     * wrong data from a root other than rank 0 of its group */
+    /* MPICH 4.0.2's nonblocking and persistent intercommunicator bcast
+     * delivers wrong data from a root other than rank 0 of its group */
     int r = lc_library_is_mpich() ? 0 : gsize[g] - 1;
     if (color != g) return r;
     return lrank == r ? MPI_ROOT : MPI_PROC_NULL;
@@ -162,15 +162,9 @@ static void c_allreduce_vec(int m, int *in, int *out, MPI_Request *r)
                 MPI_Allreduce_init(in, out, CNT, vec, vmax, ic, INFO, r)));
 }
 /* Both groups' input vectors have 2 * lsize * rsize items. */
-static int rsb[16]; /* 2 * rsize each */
 static void c_redscat_block(int m, int *in, int *out, MPI_Request *r)
 {
     int n = 2 * rsize;
-    if (m != BLOCK && lc_library_is_mpich()) { /* MPICH bug, see mpich_skips */
-        LC_MPI(m == NONBLOCK ? MPI_Ireduce_scatter(in, out, rsb, MPI_INT, MPI_SUM, ic, r)
-                             : MPI_Reduce_scatter_init(in, out, rsb, MPI_INT, MPI_SUM, ic, INFO, r));
-        return;
-    }
     LC_MPI(CALL(m, MPI_Reduce_scatter_block(in, out, n, MPI_INT, MPI_SUM, ic),
                 MPI_Ireduce_scatter_block(in, out, n, MPI_INT, MPI_SUM, ic, r),
                 MPI_Reduce_scatter_block_init(in, out, n, MPI_INT, MPI_SUM, ic, INFO, r)));
@@ -207,23 +201,9 @@ static void prep(int mode, int i)
     else for (int k = 0; k < NB; k++) out[mode][i][k] = -1;
 }
 
-/* MPICH 4.0.2 bugs (3+ ranks): MPI_Ibcast / MPI_Bcast_init of the strided
- * type from a root other than rank 0 of its group deliver wrong data (a
- * datatype handle in the buffer): not compared there (they still run, to
- * keep the collectives in step).  MPI_Ireduce_scatter_block fails in
- * MPI_Wait ("Invalid communicator") with groups of 1 and 3, and the
- * second MPI_Start of MPI_Reduce_scatter_block_init writes nothing: on
- * MPICH, c_redscat_block runs the vector form with equal counts instead. */
-static int mpich_skips(int i, const char *how)
-{
-    (void)how;
-    return lc_library_is_mpich() && cases[i].fn == c_bcast_b;
-}
-
 static void compare(int mode, const char *how, int k)
 {
     for (int i = 0; i < NCASES; i++) {
-        if (mpich_skips(i, how)) continue;
         int bad = -1;
         for (int j = 0; j < NB && bad < 0; j++)
             if (out[mode][i][j] != out[BLOCK][i][j]) bad = j;
@@ -245,7 +225,6 @@ static void setup_vectors(void)
     /* reduce_scatter: total 2 * lsize * rsize in uneven blocks */
     for (int i = 0; i < lsize; i++) rsc[i] = 2 * rsize;
     if (lsize > 1) rsc[0] = rsize, rsc[lsize - 1] += rsize;
-    for (int i = 0; i < 16; i++) rsb[i] = 2 * rsize;
 }
 
 static void check_errors(void)
@@ -337,7 +316,8 @@ static void run_split(int k)
     LC_MPI(MPI_Waitall(NCASES, reqs, sts));
     compare(PERSIST, "persistent (Startall)", k);
     /* MPICH 4.0.2: a second start of a persistent intercommunicator
-     * scatter fails ("Invalid communicator") or writes nothing */
+     * scatter or reduce_scatter_block writes nothing or fails ("Invalid
+     * communicator") */
     if (!lc_library_is_mpich()) {
         for (int i = 0; i < NCASES; i++) prep(PERSIST, i);
         for (int i = 0; i < NCASES; i++) LC_MPI(MPI_Start(&reqs[i]));

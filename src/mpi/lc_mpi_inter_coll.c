@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lc_mpi_inter_coll.c — the blocking collectives on intercommunicators
- * (MPI 4.1 §6.2.2): simple, correct algorithms, not tuned ones.
+ * lc_mpi_inter_coll.c — the collectives on intercommunicators (MPI 4.1
+ * §6.2.2), blocking, nonblocking and persistent: simple, correct
+ * algorithms, not tuned ones.
  *
  *  - Rooted operations: the root passes MPI_ROOT, the rest of its group
  *    MPI_PROC_NULL (they do nothing), the other group the root's rank.
@@ -22,6 +23,11 @@
  * messages between the groups use the intercommunicator's collective
  * context (never matched by user messages), one tag per operation.
  * MPI_IN_PLACE is not defined on intercommunicators: MPI_ERR_BUFFER.
+ *
+ * The same code builds the nonblocking and persistent forms: when the MPI
+ * layer captures the call into a schedule (lc_coll_capture), the sends
+ * and receives become steps (lc_ic_t below), the waits fences, and the
+ * local steps are captured over c->local (the schedule's peer_comm).
  */
 #include "mpi/lc_mpi_stage.h"
 #include "mpi/lc_mpi_inter.h"

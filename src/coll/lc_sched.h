@@ -62,9 +62,9 @@ typedef int lc_sched_call_fn(void *arg);
 
 typedef struct lc_sop {
     uint8_t kind;
-    uint8_t lower;  /* REDUCE: src holds lower ranks' operands */
-    uint8_t strict; /* REDUCE: keep operand order even for a commutative op */
-    int peer;       /* SEND/RECV: rank of `comm` */
+    uint8_t lower;   /* REDUCE: src holds lower ranks' operands */
+    uint8_t strict;  /* REDUCE: keep operand order even for a commutative op */
+    int peer;        /* SEND/RECV: rank of `comm` */
     lc_comm_t *comm; /* SEND/RECV: the schedule's, or the peer_comm set when added */
     const void *src;
     void *dst; /* RECV: buffer; REDUCE: accumulator */

@@ -77,8 +77,10 @@ static int lc_ic_begin(lc_ic_t *ic, lc_comm_t *c, int tag, int max)
     ic->tag = tag;
     ic->max = max;
     if (max == 0) return MPI_SUCCESS;
-    if (ic->s) ic->st = calloc((size_t)max, sizeof(*ic->st));
-    else ic->r = malloc(sizeof(*ic->r) * (size_t)max);
+    if (ic->s)
+        ic->st = calloc((size_t)max, sizeof(*ic->st));
+    else
+        ic->r = malloc(sizeof(*ic->r) * (size_t)max);
     if (!ic->st && !ic->r) return lc_error(MPI_ERR_NO_MEM, "out of memory for %d requests", max);
     return MPI_SUCCESS;
 }
@@ -95,8 +97,10 @@ static int lc_ic_wait(lc_ic_t *ic, int rc)
     }
     if (rc == MPI_SUCCESS) rc = lc_sched_fence(ic->s);
     for (int i = 0; i < ic->n; i++) {
-        if (rc == MPI_SUCCESS) rc = lc_stage_finish(&ic->st[i]); /* fence + unpack step */
-        else lc_stage_free(&ic->st[i]);
+        if (rc == MPI_SUCCESS)
+            rc = lc_stage_finish(&ic->st[i]); /* fence + unpack step */
+        else
+            lc_stage_free(&ic->st[i]);
     }
     ic->n = 0;
     if (rc == MPI_SUCCESS) rc = lc_sched_fence(ic->s);
@@ -113,8 +117,8 @@ static int lc_ic_end(lc_ic_t *ic, int rc)
 
 /* Stage n items of dt at buf for a step of the capturing schedule: *bytes
  * of packed data (or the buffer itself) at *p. */
-static int lc_ic_stage(lc_ic_t *ic, lc_stage_t *stg, const void *buf, MPI_Count n, MPI_Datatype dt, int dir,
-                       void **p, size_t *bytes)
+static int lc_ic_stage(lc_ic_t *ic, lc_stage_t *stg, const void *buf, MPI_Count n, MPI_Datatype dt, int dir, void **p,
+                       size_t *bytes)
 {
     MPI_Datatype pdt;
     lc_coll_capture = ic->s;
@@ -220,8 +224,9 @@ static void *lc_ic_tmp(lc_ic_t *ic, MPI_Count count, MPI_Datatype dt, void **mem
 static int lc_ic_root(const lc_comm_t *c, int root)
 {
     if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->peer_count)) return MPI_SUCCESS;
-    return lc_error(MPI_ERR_ROOT, "root %d is invalid on an intercommunicator: MPI_ROOT, MPI_PROC_NULL or a rank of "
-                                  "the remote group (size %d)",
+    return lc_error(MPI_ERR_ROOT,
+                    "root %d is invalid on an intercommunicator: MPI_ROOT, MPI_PROC_NULL or a rank of "
+                    "the remote group (size %d)",
                     root, c->peer_count);
 }
 
@@ -344,7 +349,8 @@ int lc_inter_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, voi
     int rc;
     if ((rc = lc_ic_no_in_place(sbuf, "sendbuf")) || (rc = lc_ic_no_in_place(rbuf, "recvbuf"))) return rc;
     if ((rc = lc_check_side(sbuf, scount, sdt))) return rc;
-    rc = rv ? lc_check_vector(c, rbuf, rv, "recvcounts", "displs", rdt) : lc_check_side(rbuf, rcount * c->peer_count, rdt);
+    rc = rv ? lc_check_vector(c, rbuf, rv, "recvcounts", "displs", rdt)
+            : lc_check_side(rbuf, rcount * c->peer_count, rdt);
     if (rc != MPI_SUCCESS) return rc;
     return lc_ic_exchange(sbuf, scount, NULL, false, sdt, rbuf, rcount, rv, rdt, LC_TAG_IC_ALLGATHER, c);
 }
@@ -362,8 +368,8 @@ int lc_inter_alltoall(const void *sbuf, MPI_Count scount, const lc_vec_t *sv, MP
 }
 
 /* The blocks are bytes already (staged by lc_mpi_alltoallw.c). */
-int lc_inter_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf,
-                       const size_t *rbytes, const ptrdiff_t *roff, lc_comm_t *c)
+int lc_inter_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *soff, void *rbuf, const size_t *rbytes,
+                       const ptrdiff_t *roff, lc_comm_t *c)
 {
     int q = c->peer_count;
     lc_ic_t ic;
@@ -377,8 +383,7 @@ int lc_inter_alltoallw(const void *sbuf, const size_t *sbytes, const ptrdiff_t *
     return lc_ic_end(&ic, rc);
 }
 
-int lc_inter_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
-                    lc_comm_t *c)
+int lc_inter_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root, lc_comm_t *c)
 {
     int rc = lc_ic_root(c, root);
     lc_ic_t ic;
@@ -485,8 +490,7 @@ static int lc_ic_rs_build(void *arg)
     return rc;
 }
 
-int lc_inter_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
-                            lc_comm_t *c)
+int lc_inter_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op, lc_comm_t *c)
 {
     int p = c->size, rc;
     if ((rc = lc_check_reduction(0, dt, op))) return rc;

@@ -7,8 +7,9 @@
  * 3 vs n-3).  Every collective that intercommunicators have — barrier,
  * bcast, gather(v), scatter(v), allgather(v), alltoall(v,w), reduce,
  * allreduce, reduce_scatter(_block) — runs first blocking, then as
- * MPI_I<coll> with all of them outstanding at once (completed by a
- * Testsome loop, then in reverse order by MPI_Wait), then as
+ * MPI_I<coll> with all of them outstanding at once (a blocking allreduce
+ * meanwhile; completed by a Testsome loop, then in reverse order by
+ * MPI_Wait), then as
  * MPI_<Coll>_init (Startall + Waitall, then Start one by one + waits in
  * reverse order); every result must equal the blocking one.  Rooted
  * operations have the root in A and in B (MPI_ROOT / MPI_PROC_NULL in the
@@ -297,6 +298,12 @@ static void run_split(int k)
     int idx[NCASES], left;
     /* nonblocking, all outstanding; a Testsome loop */
     for (int i = 0; i < NCASES; i++) prep(NONBLOCK, i), cases[i].fn(NONBLOCK, in[i], out[NONBLOCK][i], &reqs[i]);
+    /* a blocking collective on the same intercommunicator meanwhile */
+    int x = wrank, sum = -1, want = 0;
+    for (int w = 0; w < wsize; w++)
+        if ((w < gsize[0]) != (color == 0)) want += w; /* the remote group's world ranks */
+    LC_MPI(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, ic));
+    LC_CHECK(sum == want, "split %d: Allreduce amid nonblocking collectives gave %d, want %d", k, sum, want);
     for (left = NCASES; left > 0;) {
         int done;
         LC_MPI(MPI_Testsome(NCASES, reqs, &done, idx, sts));

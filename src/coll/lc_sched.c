@@ -164,6 +164,7 @@ int lc_sched_send(lc_sched_t *s, const void *buf, size_t bytes, int peer)
         op->src = buf;
         op->bytes = bytes;
         op->peer = peer;
+        op->comm = s->peer_comm ? s->peer_comm : s->comm;
     }
     return rc;
 }
@@ -176,6 +177,7 @@ int lc_sched_recv(lc_sched_t *s, void *buf, size_t bytes, int peer)
         op->dst = buf;
         op->bytes = bytes;
         op->peer = peer;
+        op->comm = s->peer_comm ? s->peer_comm : s->comm;
     }
     return rc;
 }
@@ -249,10 +251,10 @@ static int lc_sched_start_op(lc_sched_t *s, lc_sop_t *op)
     switch ((lc_sop_kind_t)op->kind) {
     case LC_SOP_SEND:
         s->pending++;
-        return lc_coll_isend(op->src, op->bytes, op->peer, s->tag, s->comm, &op->req);
+        return lc_coll_isend(op->src, op->bytes, op->peer, s->tag, op->comm, &op->req);
     case LC_SOP_RECV:
         s->pending++;
-        return lc_coll_irecv(op->dst, op->bytes, op->peer, s->tag, s->comm, &op->req);
+        return lc_coll_irecv(op->dst, op->bytes, op->peer, s->tag, op->comm, &op->req);
     case LC_SOP_COPY:
         memcpy(op->dst, op->src, op->bytes);
         return MPI_SUCCESS;

@@ -62,9 +62,10 @@ typedef int lc_sched_call_fn(void *arg);
 
 typedef struct lc_sop {
     uint8_t kind;
-    uint8_t lower;  /* REDUCE: src holds lower ranks' operands */
-    uint8_t strict; /* REDUCE: keep operand order even for a commutative op */
-    int peer;       /* SEND/RECV: comm rank */
+    uint8_t lower;   /* REDUCE: src holds lower ranks' operands */
+    uint8_t strict;  /* REDUCE: keep operand order even for a commutative op */
+    int peer;        /* SEND/RECV: rank of `comm` */
+    lc_comm_t *comm; /* SEND/RECV: the schedule's, or the peer_comm set when added */
     const void *src;
     void *dst; /* RECV: buffer; REDUCE: accumulator */
     size_t bytes;
@@ -87,6 +88,13 @@ typedef struct lc_sched_hook {
 typedef struct lc_sched {
     lc_list_t link; /* on the running list while it runs */
     lc_comm_t *comm;
+    /* While set, SEND/RECV steps being added name ranks of this
+     * communicator instead of `comm`: an intercommunicator's schedule
+     * (lc_mpi_inter_coll.c) adds the steps of its local group so, over
+     * its hidden local intracommunicator (c->local).  That communicator
+     * belongs to the intercommunicator alone, so the schedule's tag (from
+     * the intercommunicator's sequence) is unique on it too. */
+    lc_comm_t *peer_comm;
     int tag;
     int refs; /* requests holding it (persistent: the request + its instance) */
     lc_sop_t *ops;

@@ -7,13 +7,14 @@
  * info argument is checked; no hint is used yet.
  */
 #include "mpi/lc_mpi_icoll.h"
+#include "mpi/lc_mpi_inter.h"
 
 LC_API int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Barrier_init");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_coll_barrier(st.c));
+    return lc_icoll_end(&st, st.c->remote_world ? lc_inter_barrier(st.c) : lc_coll_barrier(st.c));
 }
 LC_MPI_ALIAS(Barrier_init);
 

@@ -22,10 +22,20 @@
  * as large, up to every free slot; by then earlier idups have completed
  * everywhere.  Only when no slot at all is free on every member does the
  * request fail (MPI_ERR_INTERN), as MPI_Comm_dup would.
+ *
+ * An intercommunicator needs two slots: one free on every member of both
+ * groups (the intercommunicator's) and one free on every member of the
+ * local group (its hidden local intracommunicator's).  Each group ANDs
+ * its offers over the local intracommunicator, the leaders (local rank 0)
+ * swap their group's result, each leader broadcasts the other group's in
+ * its group; the last step takes the lowest slot of both results and the
+ * lowest other slot of its own group's.  Both groups see the same pair of
+ * results, so both decide alike whether to retry.
  */
 #include "coll/lc_sched.h"
 #include "mpi/lc_mpi_attr.h"
 #include "mpi/lc_mpi_comm.h"
+#include "mpi/lc_mpi_errhandler.h"
 #include "mpi/lc_mpi_info.h"
 #include "mpi/lc_mpi_request.h"
 
@@ -41,6 +51,7 @@ typedef struct lc_idup {
     MPI_Comm *newcomm;
     uint64_t offer[LC_CTX_WORDS];
     uint64_t agreed[LC_CTX_WORDS];
+    uint64_t remote[LC_CTX_WORDS]; /* intercommunicator: the remote group's `agreed` */
 } lc_idup_t;
 
 /* Hold (taken = 1) or free the slots of `mask`. */
@@ -52,11 +63,63 @@ static void lc_idup_hold(const uint64_t *mask, int taken)
 
 static int lc_idup_round(lc_idup_t *d, int window);
 
+static int lc_idup_fail(lc_idup_t *d, int rc)
+{
+    if (d->hints) lc_info_free(d->hints);
+    d->hints = NULL;
+    return rc;
+}
+
+/* The lowest slot of mask other than `except` (-1: none). */
+static int lc_idup_lowest(const uint64_t *mask, int except)
+{
+    for (int w = 0; w < LC_CTX_WORDS; w++) {
+        uint64_t m = mask[w];
+        if (except >= 0 && except / 64 == w) m &= ~(1ull << (except % 64));
+        if (m) return w * 64 + __builtin_ctzll(m);
+    }
+    return -1;
+}
+
+/* The last step on an intercommunicator. */
+static int lc_idup_finish_inter(lc_idup_t *d)
+{
+    uint64_t both[LC_CTX_WORDS];
+    for (int w = 0; w < LC_CTX_WORDS; w++) both[w] = d->agreed[w] & d->remote[w];
+    int islot = lc_idup_lowest(both, -1);
+    int lslot = islot < 0 ? -1 : lc_idup_lowest(d->agreed, islot);
+    int rslot = islot < 0 ? -1 : lc_idup_lowest(d->remote, islot); /* the remote group's decision */
+    if ((lslot < 0 || rslot < 0) && d->window < LC_CTX_WORDS * 64) return lc_idup_round(d, 2 * d->window);
+    if (lslot < 0 || rslot < 0)
+        return lc_idup_fail(d, lc_error(MPI_ERR_INTERN, "MPI_Comm_idup: no pair of communicator context ids is "
+                                                        "free on every member of an intercommunicator's groups "
+                                                        "(2048 exist per process); free communicators you no "
+                                                        "longer need"));
+    lc_comm_t *p = d->parent;
+    lc_comm_t *local = lc_comm_create(lslot, p->rank, p->size, p->world_ranks, MPI_COMM_NULL);
+    if (!local) return lc_idup_fail(d, lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator"));
+    local->errhandler = MPI_ERRORS_RETURN; /* internal: errors come back as codes */
+    lc_comm_t *n = lc_comm_create_inter(islot, p->rank, p->size, p->world_ranks, p->peer_count, p->remote_world, local);
+    if (!n) return lc_idup_fail(d, lc_error(MPI_ERR_NO_MEM, "out of memory creating an intercommunicator"));
+    lc_errhandler_retain(p->errhandler);
+    n->errhandler = p->errhandler;
+    n->info = d->hints;
+    d->hints = NULL;
+    int rc = lc_attr_copy_all(LC_ATTR_COMM, p->handle, &p->attrs, n->handle, &n->attrs);
+    if (rc != MPI_SUCCESS) {
+        lc_comm_free_handle(n);
+        return rc;
+    }
+    *d->newcomm = n->handle;
+    return MPI_SUCCESS;
+}
+
 /* The last step of the schedule (from the progress engine). */
 static int lc_idup_finish(void *arg)
 {
     lc_idup_t *d = arg;
     lc_idup_hold(d->offer, 0);
+    if (d->parent->remote_world) return lc_idup_finish_inter(d);
     int slot = -1;
     for (int w = 0; w < LC_CTX_WORDS && slot < 0; w++)
         if (d->agreed[w]) slot = w * 64 + __builtin_ctzll(d->agreed[w]);
@@ -104,9 +167,30 @@ static int lc_idup_round(lc_idup_t *d, int window)
 {
     d->window = window;
     lc_idup_offer(d->offer, window);
-    lc_sched_t *outer = lc_coll_capture; /* none expected; kept in case */
-    lc_coll_capture = d->sched;
-    int rc = lc_coll_allreduce(d->offer, d->agreed, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, d->parent);
+    lc_sched_t *outer = lc_coll_capture, *s = d->sched; /* none expected; kept in case */
+    lc_comm_t *p = d->parent, *group = p->remote_world ? p->local : p;
+    /* An intercommunicator's schedule addresses its local group's steps
+     * to the hidden local intracommunicator (lc_sched.h, peer_comm). */
+    if (group != p) s->peer_comm = group;
+    lc_coll_capture = s;
+    int rc = lc_coll_allreduce(d->offer, d->agreed, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, group);
+    lc_coll_capture = NULL;
+    if (rc == MPI_SUCCESS) rc = lc_sched_fence(s);
+    if (rc == MPI_SUCCESS && group != p) {
+        /* leaders swap their group's result; each broadcasts the other's */
+        s->peer_comm = NULL;
+        if (p->rank == 0) {
+            rc = lc_sched_recv(s, d->remote, sizeof(d->remote), 0);
+            if (rc == MPI_SUCCESS) rc = lc_sched_send(s, d->agreed, sizeof(d->agreed), 0);
+            if (rc == MPI_SUCCESS) rc = lc_sched_fence(s);
+        }
+        s->peer_comm = group;
+        lc_coll_capture = s;
+        if (rc == MPI_SUCCESS) rc = lc_coll_bcast(d->remote, LC_CTX_WORDS, MPI_UINT64_T, 0, group);
+        lc_coll_capture = NULL;
+        if (rc == MPI_SUCCESS) rc = lc_sched_fence(s);
+    }
+    s->peer_comm = NULL;
     lc_coll_capture = outer;
     if (rc == MPI_SUCCESS) rc = lc_sched_fence(d->sched);
     if (rc == MPI_SUCCESS) rc = lc_sched_call(d->sched, lc_idup_finish, d);
@@ -114,36 +198,9 @@ static int lc_idup_round(lc_idup_t *d, int window)
     return rc;
 }
 
-/* On an intercommunicator the duplicate is made at once (the bridge of
- * lc_mpi_intercomm.c is blocking) and the request is born complete: a
- * program that starts its MPI_Comm_idup calls in the same order on every
- * process (as the standard asks of collectives) sees no difference. */
-static int lc_comm_idup_inter(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
-{
-    lc_comm_t *n;
-    lc_request_t *req = lc_request_alloc(LC_REQ_SEND);
-    if (!req) return lc_error(MPI_ERR_NO_MEM, "out of requests");
-    int rc = lc_inter_dup(c, &n);
-    if (rc == MPI_SUCCESS && info && (rc = lc_info_dup(info, (lc_info_t **)&n->info)) != MPI_SUCCESS)
-        lc_comm_free_handle(n);
-    if (rc == MPI_SUCCESS && (rc = lc_attr_copy_all(LC_ATTR_COMM, c->handle, &c->attrs, n->handle, &n->attrs)))
-        lc_comm_free_handle(n);
-    if (rc != MPI_SUCCESS) {
-        lc_request_release(req);
-        return rc;
-    }
-    *newcomm = n->handle;
-    req->st_source = MPI_PROC_NULL;
-    req->st_tag = MPI_ANY_TAG;
-    lc_request_complete(req);
-    lc_mpi_request_out(req, request);
-    return MPI_SUCCESS;
-}
-
 static int lc_comm_idup(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    if (c->remote_world) return lc_comm_idup_inter(c, info, newcomm, request);
     lc_sched_t *s = lc_sched_new(c);
     if (!s) return lc_error(MPI_ERR_NO_MEM, "out of memory for the schedule of MPI_Comm_idup");
     lc_idup_t *d = lc_sched_alloc(s, sizeof(*d), &rc);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_icoll.c — the nonblocking collectives of the MPI API (MPI_Ibarrier
- * ... MPI_Iexscan, with their large-count `_c` twins) on
- * intracommunicators, and the capture of a collective into a schedule
- * that they share with the persistent collectives (lc_mpi_icoll.h).
+ * ... MPI_Iexscan, with their large-count `_c` twins), and the capture of
+ * a collective into a schedule that they share with the persistent collectives (lc_mpi_icoll.h).
+ * On an intercommunicator the blocking call's code (lc_mpi_inter_coll.c)
+ * sees the capture and builds its steps, remote and local, into the
+ * schedule; Iscan / Iexscan fail there with MPI_ERR_COMM, as the
+ * blocking ones do.
  */
 #include "mpi/lc_mpi_icoll.h"
+#include "mpi/lc_mpi_inter.h"
 #include "mpi/lc_mpi_info.h"
 
 int lc_icoll_begin(lc_icoll_start_t *st, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent,
@@ -16,9 +20,6 @@ int lc_icoll_begin(lc_icoll_start_t *st, MPI_Comm comm, MPI_Info info, MPI_Reque
     int rc;
     st->s = NULL;
     LC_TRY(lc_check_comm(comm, &c));
-    if (c->remote_world)
-        LC_TRY(lc_error(MPI_ERR_COMM, "nonblocking and persistent collectives do not run on intercommunicators "
-                                      "yet: use the blocking form"));
     LC_TRY(lc_check_request_out(request));
     if (persistent) LC_TRY(lc_check_info_or_null(info, &hints)); /* no hint is used yet */
     if (!(st->s = lc_sched_new(c)))
@@ -62,7 +63,7 @@ LC_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     lc_icoll_start_t st;
     int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ibarrier");
     if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_coll_barrier(st.c));
+    return lc_icoll_end(&st, st.c->remote_world ? lc_inter_barrier(st.c) : lc_coll_barrier(st.c));
 }
 LC_MPI_ALIAS(Ibarrier);
 

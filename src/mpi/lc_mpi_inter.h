@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lc_mpi_inter.h — the blocking collectives on intercommunicators
+ * lc_mpi_inter.h — the collectives on intercommunicators
  * (lc_mpi_inter_coll.c), called by the MPI layer's collectives when the
- * communicator is one (c->remote_world set).  Each checks the arguments
- * that intercommunicator semantics make significant (roots MPI_ROOT /
- * MPI_PROC_NULL / a remote rank; vectors sized by the remote group) and
- * returns an MPI error code; the caller reports it.  Vector forms take the
+ * communicator is one (c->remote_world set); under a capture
+ * (lc_coll_capture) they build the schedule instead of running.  Each
+ * checks the arguments that intercommunicator semantics make significant
+ * (roots MPI_ROOT / MPI_PROC_NULL / a remote rank; vectors sized by the
+ * remote group) and returns an MPI error code; the caller reports it.  Vector forms take the
  * vector (NULL: the uniform form with the single count).
  */
 #ifndef LC_MPI_INTER_H

@@ -527,6 +527,7 @@ int lc_pmi_finalize(void)
         close(lc_pmi.fd);
         lc_pmi.fd = -1;
     }
+    lc_pmi_names_fini();
     free(lc_pmi.local);
     lc_pmi.local = NULL;
     lc_pmi.nlocal = lc_pmi.caplocal = 0;

@@ -10,5 +10,7 @@
 int lc_pmi_call(lc_pmi_fmt_t *fmt, const char *expect, lc_pmi_msg_t *reply_p, long *rc_p);
 int lc_pmi_is_initialized(void);
 int lc_pmi_is_singleton(void);
+/* Forget a singleton's published names (lc_pmi_finalize). */
+void lc_pmi_names_fini(void);
 
 #endif

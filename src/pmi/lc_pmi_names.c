@@ -119,6 +119,15 @@ static int lc_pmi_names_call(char cmd, const char *service, const char *port, ch
     return rc;
 }
 
+void lc_pmi_names_fini(void)
+{
+    while (lc_pmi_names_local) {
+        lc_pmi_name_t *n = lc_pmi_names_local;
+        lc_pmi_names_local = n->next;
+        free(n);
+    }
+}
+
 int lc_pmi_name_publish(const char *service, const char *port, char *why, size_t whylen)
 {
     return lc_pmi_names_call('p', service, port, NULL, 0, why, whylen);

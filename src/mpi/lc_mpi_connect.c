@@ -48,6 +48,8 @@ static int lc_connect_root(const char *port_name, bool accept, int *rworld_p, un
         *rworld_p = st.MPI_SOURCE;
     } else {
         lc_request_t *s = NULL;
+        rc = lc_port_check_open(port_name, &p);
+        if (rc != MPI_SUCCESS) return rc;
         rc = lc_pt2pt_isend(&req, sizeof(req), p.rank, (int)(LC_TAG_PORT_REQUEST | p.id), world, LC_CTX_COLL,
                             LC_MODE_STANDARD, &s);
         if (rc == MPI_SUCCESS) rc = lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);

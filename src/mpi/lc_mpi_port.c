@@ -42,6 +42,26 @@ static int lc_port_mark(unsigned id, bool open)
     }
     if (open) lc_ports_open[id / 8] |= (unsigned char)(1u << (id % 8));
     else lc_ports_open[id / 8] &= (unsigned char)~(1u << (id % 8));
+    /* Tell the job, so that a connect to a closed port fails at once
+     * (lc_port_check_open).  Advisory: a launcher that refuses the put
+     * only loses that check (lc_pmi_put has said why on stderr). */
+    char key[64];
+    snprintf(key, sizeof(key), "lc-port-%d-%u", lc_world.rank, id);
+    (void)lc_pmi_put(key, open ? "1" : "0");
+    return MPI_SUCCESS;
+}
+
+int lc_port_check_open(const char *port_name, const lc_port_t *p)
+{
+    char key[64], v[8];
+    snprintf(key, sizeof(key), "lc-port-%d-%u", p->rank, p->id);
+    int rc = lc_pmi_get(p->rank, key, v, sizeof(v));
+    /* A missing key is not proof: a launcher such as hydra may show
+     * another process's put only after a fence.  Locus's mpiexec stores
+     * puts at once, so there a port never opened is refused too. */
+    if (rc == 0 && strcmp(v, "0") == 0)
+        return lc_error(MPI_ERR_PORT, "port '%s' is closed: its owner (world rank %d) called MPI_Close_port",
+                        port_name, p->rank);
     return MPI_SUCCESS;
 }
 

@@ -32,5 +32,8 @@ typedef struct lc_port {
 int lc_port_parse(const char *port_name, lc_port_t *port_p);
 /* Whether this process opened port id and has not closed it. */
 bool lc_port_is_open(unsigned id);
+/* At a connecting root: MPI_ERR_PORT when the port's owner has closed it
+ * (asks the launcher's key space: one PMI round trip). */
+int lc_port_check_open(const char *port_name, const lc_port_t *port);
 
 #endif

@@ -11,7 +11,8 @@
  * lookup then fails with MPI_ERR_NAME and a second unpublish with
  * MPI_ERR_SERVICE.  MPI_Comm_join between world 0 and 1 over a TCP
  * socket on 127.0.0.1.  Errors: a malformed port name (MPI_ERR_PORT), and
- * on Locus a port of another job (MPI_ERR_PORT) and closing a port twice.
+ * on Locus a port of another job, closing a port twice, accept and connect
+ * on a closed port (MPI_ERR_PORT).
  * With 1 rank only the name service and the errors run.
  *
  * Debian's MPICH 4.0.2 (ch4:ucx) cannot open ports ("not supported with
@@ -189,6 +190,9 @@ static void test_errors(void)
                  lc_class_of(rc), lc_err_str(rc));
         rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic);
         LC_CHECK(lc_class_of(rc) == MPI_ERR_PORT, "accept on a closed port: class %d (%s), want MPI_ERR_PORT",
+                 lc_class_of(rc), lc_err_str(rc));
+        rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic);
+        LC_CHECK(lc_class_of(rc) == MPI_ERR_PORT, "connect to a closed port: class %d (%s), want MPI_ERR_PORT",
                  lc_class_of(rc), lc_err_str(rc));
         MPI_Comm w = MPI_COMM_WORLD;
         rc = MPI_Comm_disconnect(&w);

@@ -56,9 +56,10 @@ int lc_port_check_open(const char *port_name, const lc_port_t *p)
     char key[64], v[8];
     snprintf(key, sizeof(key), "lc-port-%d-%u", p->rank, p->id);
     int rc = lc_pmi_get(p->rank, key, v, sizeof(v));
-    /* A missing key is not proof: a launcher such as hydra may show
-     * another process's put only after a fence.  Locus's mpiexec stores
-     * puts at once, so there a port never opened is refused too. */
+    /* A missing key is not proof that the port was never opened: a
+     * launcher such as hydra may show another process's put only after a
+     * fence.  So only a closed port is refused; a connect to a port
+     * number never opened waits (docs/dynamic.md). */
     if (rc == 0 && strcmp(v, "0") == 0)
         return lc_error(MPI_ERR_PORT, "port '%s' is closed: its owner (world rank %d) called MPI_Close_port",
                         port_name, p->rank);

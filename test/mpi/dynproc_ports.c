@@ -12,7 +12,7 @@
  * MPI_ERR_SERVICE.  MPI_Comm_join between world 0 and 1 over a TCP
  * socket on 127.0.0.1.  Errors: a malformed port name (MPI_ERR_PORT), and
  * on Locus a port of another job, closing a port twice, accept and connect
- * on a closed port (MPI_ERR_PORT).
+ * on a closed port (MPI_ERR_PORT), MPI_Comm_join on a pipe (MPI_ERR_ARG).
  * With 1 rank only the name service and the errors run.
  *
  * Debian's MPICH 4.0.2 (ch4:ucx) cannot open ports ("not supported with
@@ -194,6 +194,14 @@ static void test_errors(void)
         rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic);
         LC_CHECK(lc_class_of(rc) == MPI_ERR_PORT, "connect to a closed port: class %d (%s), want MPI_ERR_PORT",
                  lc_class_of(rc), lc_err_str(rc));
+        int pfd[2];
+        if (pipe(pfd) == 0) {
+            rc = MPI_Comm_join(pfd[1], &ic);
+            LC_CHECK(lc_class_of(rc) == MPI_ERR_ARG, "join on a pipe: class %d (%s), want MPI_ERR_ARG",
+                     lc_class_of(rc), lc_err_str(rc));
+            close(pfd[0]);
+            close(pfd[1]);
+        }
         MPI_Comm w = MPI_COMM_WORLD;
         rc = MPI_Comm_disconnect(&w);
         LC_CHECK(lc_class_of(rc) == MPI_ERR_COMM, "disconnecting MPI_COMM_WORLD: class %d (%s), want MPI_ERR_COMM",

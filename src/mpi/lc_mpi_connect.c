@@ -38,8 +38,9 @@ static int lc_connect_root(const char *port_name, bool accept, int *rworld_p, un
     uint32_t req = p.id;
     if (accept) {
         if (p.rank != lc_world.rank || !lc_port_is_open(p.id))
-            return lc_error(MPI_ERR_PORT, "port '%s' is not open at this process (world rank %d): accept on a port "
-                                          "this process opened with MPI_Open_port",
+            return lc_error(MPI_ERR_PORT,
+                            "port '%s' is not open at this process (world rank %d): accept on a port "
+                            "this process opened with MPI_Open_port",
                             port_name, lc_world.rank);
         MPI_Status st;
         rc = lc_pt2pt_recv(&req, sizeof(req), MPI_ANY_SOURCE, (int)(LC_TAG_PORT_REQUEST | p.id), world, LC_CTX_COLL,
@@ -114,11 +115,10 @@ static int lc_join_io(int fd, void *buf, size_t len, bool out)
         if (n < 0 && errno == ENOTSOCK)
             return lc_error(MPI_ERR_ARG, "fd %d is not a socket: MPI_Comm_join needs a connected socket", fd);
         if (n < 0)
-            return lc_error(MPI_ERR_OTHER, "MPI_Comm_join cannot %s socket %d: %s", out ? "write to" : "read from",
-                            fd, strerror(errno));
+            return lc_error(MPI_ERR_OTHER, "MPI_Comm_join cannot %s socket %d: %s", out ? "write to" : "read from", fd,
+                            strerror(errno));
         if (n == 0)
-            return lc_error(MPI_ERR_OTHER, "the other end of socket %d closed it before MPI_Comm_join's exchange",
-                            fd);
+            return lc_error(MPI_ERR_OTHER, "the other end of socket %d closed it before MPI_Comm_join's exchange", fd);
         p += n;
         len -= (size_t)n;
     }
@@ -144,13 +144,15 @@ LC_API int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     if (memcmp(peer.magic, "locusJ1", 8) != 0)
         LC_TRY(lc_error(MPI_ERR_OTHER, "the other end of socket %d did not answer as a Locus MPI_Comm_join", fd));
     if (strcmp(peer.kvsname, me.kvsname) != 0)
-        LC_TRY(lc_error(MPI_ERR_UNSUPPORTED_OPERATION, "the other end of socket %d belongs to another job (%s; this "
-                                                       "job is %s): joining separate jobs is not supported yet, see "
-                                                       "docs/dynamic.md",
+        LC_TRY(lc_error(MPI_ERR_UNSUPPORTED_OPERATION,
+                        "the other end of socket %d belongs to another job (%s; this "
+                        "job is %s): joining separate jobs is not supported yet, see "
+                        "docs/dynamic.md",
                         fd, peer.kvsname, me.kvsname));
     if (peer.rank < 0 || peer.rank >= lc_world.size || peer.rank == lc_world.rank)
-        LC_TRY(lc_error(MPI_ERR_OTHER, "the other end of socket %d is world rank %d (this is %d): MPI_Comm_join "
-                                       "joins two different processes",
+        LC_TRY(lc_error(MPI_ERR_OTHER,
+                        "the other end of socket %d is world rank %d (this is %d): MPI_Comm_join "
+                        "joins two different processes",
                         fd, (int)peer.rank, lc_world.rank));
     LC_TRY(lc_inter_connect(self, 0, peer.rank, LC_TAG_JOIN, MPI_SUCCESS, &n));
     *intercomm = n->handle;

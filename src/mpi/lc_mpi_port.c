@@ -40,8 +40,10 @@ static int lc_port_mark(unsigned id, bool open)
         lc_ports_open = p;
         lc_ports_cap = cap;
     }
-    if (open) lc_ports_open[id / 8] |= (unsigned char)(1u << (id % 8));
-    else lc_ports_open[id / 8] &= (unsigned char)~(1u << (id % 8));
+    if (open)
+        lc_ports_open[id / 8] |= (unsigned char)(1u << (id % 8));
+    else
+        lc_ports_open[id / 8] &= (unsigned char)~(1u << (id % 8));
     /* Tell the job, so that a connect to a closed port fails at once
      * (lc_port_check_open).  Advisory: a launcher that refuses the put
      * only loses that check (lc_pmi_put has said why on stderr). */
@@ -61,8 +63,8 @@ int lc_port_check_open(const char *port_name, const lc_port_t *p)
      * fence.  So only a closed port is refused; a connect to a port
      * number never opened waits (docs/dynamic.md). */
     if (rc == 0 && strcmp(v, "0") == 0)
-        return lc_error(MPI_ERR_PORT, "port '%s' is closed: its owner (world rank %d) called MPI_Close_port",
-                        port_name, p->rank);
+        return lc_error(MPI_ERR_PORT, "port '%s' is closed: its owner (world rank %d) called MPI_Close_port", port_name,
+                        p->rank);
     return MPI_SUCCESS;
 }
 
@@ -88,16 +90,15 @@ int lc_port_parse(const char *port_name, lc_port_t *port_p)
     char *rend, *iend;
     errno = 0;
     long rank = strtol(rankp, &rend, 10), id = strtol(idp + 1, &iend, 10);
-    if (errno || rend != idp || rankp == idp || *iend || iend == idp + 1 || id < 1 || id > LC_PORT_ID_MAX ||
-        rank < 0)
+    if (errno || rend != idp || rankp == idp || *iend || iend == idp + 1 || id < 1 || id > LC_PORT_ID_MAX || rank < 0)
         return lc_port_bad(port_name, "bad rank or id");
     size_t kvslen = (size_t)(rankp - 1 - kvs);
     if (kvslen != strlen(lc_world.kvsname) || strncmp(kvs, lc_world.kvsname, kvslen) != 0)
-        return lc_error(MPI_ERR_PORT, "port '%.200s' belongs to another job (this job is %s): connecting separate "
-                                      "jobs (separate mpiexec runs) is not supported yet, see docs/dynamic.md",
+        return lc_error(MPI_ERR_PORT,
+                        "port '%.200s' belongs to another job (this job is %s): connecting separate "
+                        "jobs (separate mpiexec runs) is not supported yet, see docs/dynamic.md",
                         port_name, lc_world.kvsname);
-    if (rank >= lc_world.size)
-        return lc_port_bad(port_name, "its rank is beyond this job's MPI_COMM_WORLD");
+    if (rank >= lc_world.size) return lc_port_bad(port_name, "its rank is beyond this job's MPI_COMM_WORLD");
     port_p->rank = (int)rank;
     port_p->id = (unsigned)id;
     return MPI_SUCCESS;
@@ -129,8 +130,8 @@ LC_API int PMPI_Close_port(const char *port_name)
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_port_parse(port_name, &p));
     if (p.rank != lc_world.rank || !lc_port_is_open(p.id))
-        LC_TRY(lc_error(MPI_ERR_PORT, "port '%s' is not open at this process (world rank %d)", port_name,
-                        lc_world.rank));
+        LC_TRY(
+            lc_error(MPI_ERR_PORT, "port '%s' is not open at this process (world rank %d)", port_name, lc_world.rank));
     LC_TRY(lc_port_mark(p.id, false));
     return MPI_SUCCESS;
 err:
@@ -152,8 +153,8 @@ static int lc_names_error(int prc, int cls, const char *what, const char *servic
 {
     if (prc == LC_PMI_REFUSED)
         return lc_error(cls, "%s '%.200s': %s", what, service, why[0] ? why : "refused by the launcher");
-    return lc_error(MPI_ERR_INTERN, "%s '%.200s': the launcher's name service failed (see the PMI message above)",
-                    what, service);
+    return lc_error(MPI_ERR_INTERN, "%s '%.200s': the launcher's name service failed (see the PMI message above)", what,
+                    service);
 }
 
 LC_API int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)

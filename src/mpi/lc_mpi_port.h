@@ -19,8 +19,8 @@
  * connecting leader's request to the port's owner, then the leaders'
  * exchange (lc_inter_connect); MPI_Comm_join's exchange. */
 #define LC_TAG_PORT_REQUEST 0x30000000
-#define LC_TAG_PORT_BRIDGE  0x31000000
-#define LC_TAG_JOIN         0x32000000
+#define LC_TAG_PORT_BRIDGE 0x31000000
+#define LC_TAG_JOIN 0x32000000
 
 typedef struct lc_port {
     int rank;    /* world rank of the opener */

@@ -13,15 +13,15 @@
 
 typedef struct lc_pmi_name {
     struct lc_pmi_name *next;
-    char                service[LC_PMI_VALUE_MAX];
-    char                port[LC_PMI_VALUE_MAX];
+    char service[LC_PMI_VALUE_MAX];
+    char port[LC_PMI_VALUE_MAX];
 } lc_pmi_name_t;
 
 /* Serializes the name calls: each is one request and one reply on the
  * launcher's socket, and MPI_THREAD_MULTIPLE callers may overlap.  Init
  * and finalize run when no MPI call can (the MPI layer's rule). */
 static pthread_mutex_t lc_pmi_names_lock = PTHREAD_MUTEX_INITIALIZER;
-static lc_pmi_name_t  *lc_pmi_names_local;
+static lc_pmi_name_t *lc_pmi_names_local;
 
 static void lc_pmi_why(char *why, size_t whylen, const char *text)
 {
@@ -45,8 +45,8 @@ static lc_pmi_name_t **lc_pmi_local_name(const char *service)
 }
 
 /* The singleton's answer to cmd (p/u/l), as the launcher would give it. */
-static int lc_pmi_names_singleton(char cmd, const char *service, const char *port, char *out, size_t len,
-                                  char *why, size_t whylen)
+static int lc_pmi_names_singleton(char cmd, const char *service, const char *port, char *out, size_t len, char *why,
+                                  size_t whylen)
 {
     lc_pmi_name_t **pp = lc_pmi_local_name(service), *n = *pp;
     if (cmd == 'p') {

@@ -78,16 +78,20 @@ static void test_accept_connect(void)
     }
     /* port_name is significant at the root only: the others pass junk. */
     const char *arg = (wrank == 0 || wrank == 1) ? port : "junk";
-    if (color == 0) LC_MPI(MPI_Comm_accept(arg, MPI_INFO_NULL, 0, half, &ic));
-    else LC_MPI(MPI_Comm_connect(arg, MPI_INFO_NULL, 0, half, &ic));
+    if (color == 0)
+        LC_MPI(MPI_Comm_accept(arg, MPI_INFO_NULL, 0, half, &ic));
+    else
+        LC_MPI(MPI_Comm_connect(arg, MPI_INFO_NULL, 0, half, &ic));
     check_inter(ic, lsize, rsize, color, "accept/connect");
     LC_MPI(MPI_Comm_disconnect(&ic));
     LC_CHECK(ic == MPI_COMM_NULL, "MPI_Comm_disconnect did not set MPI_COMM_NULL");
 
     /* The same port again, one process on each side. */
     if (wrank < 2) {
-        if (wrank == 0) LC_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
-        else LC_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+        if (wrank == 0)
+            LC_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+        else
+            LC_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
         int got = -1, mine = 100 + wrank;
         LC_MPI(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, ic, MPI_STATUS_IGNORE));
         LC_CHECK(got == 101 - wrank, "second connection: got %d, want %d", got, 101 - wrank);
@@ -103,8 +107,10 @@ static void test_names(void)
     char port[MPI_MAX_PORT_NAME] = "", found[MPI_MAX_PORT_NAME] = "";
     bool mpich = lc_library_is_mpich();
     if (wrank == 0) {
-        if (mpich) snprintf(port, sizeof(port), "made-up-port-for-mpich");
-        else LC_MPI(MPI_Open_port(MPI_INFO_NULL, port));
+        if (mpich)
+            snprintf(port, sizeof(port), "made-up-port-for-mpich");
+        else
+            LC_MPI(MPI_Open_port(MPI_INFO_NULL, port));
         LC_MPI(MPI_Publish_name(service, MPI_INFO_NULL, port));
     }
     LC_MPI(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD));
@@ -197,8 +203,8 @@ static void test_errors(void)
         int pfd[2];
         if (pipe(pfd) == 0) {
             rc = MPI_Comm_join(pfd[1], &ic);
-            LC_CHECK(lc_class_of(rc) == MPI_ERR_ARG, "join on a pipe: class %d (%s), want MPI_ERR_ARG",
-                     lc_class_of(rc), lc_err_str(rc));
+            LC_CHECK(lc_class_of(rc) == MPI_ERR_ARG, "join on a pipe: class %d (%s), want MPI_ERR_ARG", lc_class_of(rc),
+                     lc_err_str(rc));
             close(pfd[0]);
             close(pfd[1]);
         }

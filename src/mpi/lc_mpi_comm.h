@@ -36,6 +36,12 @@ int lc_inter_dup(lc_comm_t *c, lc_comm_t **out);
  * semantics): local and remote processes of one color form the new
  * intercommunicator; NULL where either side has none of that color. */
 int lc_inter_split(lc_comm_t *c, int color, int key, lc_comm_t **out);
+/* Collective over lc: the intercommunicator of lc's group and the group
+ * whose leader is world rank rworld, which calls this with the same tag
+ * (MPI_COMM_WORLD's collective context carries the leaders' exchange).
+ * lrc: the leader's own argument checks (see lc_mpi_intercomm.c).
+ * Used by MPI_Comm_accept/connect/join (lc_mpi_connect.c). */
+int lc_inter_connect(lc_comm_t *lc, int lleader, int rworld, int tag, int lrc, lc_comm_t **out_p);
 
 /* Agree with the other members on a free context slot (lc_mpi_ctx.c):
  * `reduce` ANDs words[n] over the members in place (collective over

@@ -179,6 +179,16 @@ int lc_inter_dup(lc_comm_t *c, lc_comm_t **out_p)
     return rc;
 }
 
+int lc_inter_connect(lc_comm_t *lc, int lleader, int rworld, int tag, int lrc, lc_comm_t **out_p)
+{
+    lc_bridge_t b;
+    int rc = lc_bridge(lc, lleader, lc_comm_builtin[0], rworld, LC_CTX_COLL, tag, 0, lrc, &b);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = lc_inter_make(lc, &b, lc->errhandler, out_p);
+    free(b.rworld);
+    return rc;
+}
+
 LC_API int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                                  MPI_Comm *newintercomm)
 {

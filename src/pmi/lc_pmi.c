@@ -3,7 +3,7 @@
  * per call over the launcher's socket; the reply is read through a small
  * line buffer because a server may send several lines at once (the
  * PMI_PORT handshake does). */
-#include "pmi/lc_pmi.h"
+#include "pmi/lc_pmi_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,7 +119,7 @@ static int lc_pmi_read_msg(lc_pmi_msg_t *msg_p)
 /* Send the message built in fmt, read the reply, check that its command
  * is `expect` and, if it carries rc, that rc is 0.  When rc_p is not NULL
  * a non-zero rc is returned there instead of being an error. */
-static int lc_pmi_call(lc_pmi_fmt_t *fmt, const char *expect, lc_pmi_msg_t *reply_p, long *rc_p)
+int lc_pmi_call(lc_pmi_fmt_t *fmt, const char *expect, lc_pmi_msg_t *reply_p, long *rc_p)
 {
     ssize_t len = lc_pmi_fmt_finish(fmt);
     long rc = 0;
@@ -145,6 +145,16 @@ static int lc_pmi_call(lc_pmi_fmt_t *fmt, const char *expect, lc_pmi_msg_t *repl
         return -1;
     }
     return 0;
+}
+
+int lc_pmi_is_initialized(void)
+{
+    return lc_pmi.initialized;
+}
+
+int lc_pmi_is_singleton(void)
+{
+    return lc_pmi.singleton;
 }
 
 static int lc_pmi_env_int(const char *name, int dflt, int *value_p)
@@ -517,6 +527,7 @@ int lc_pmi_finalize(void)
         close(lc_pmi.fd);
         lc_pmi.fd = -1;
     }
+    lc_pmi_names_fini();
     free(lc_pmi.local);
     lc_pmi.local = NULL;
     lc_pmi.nlocal = lc_pmi.caplocal = 0;

@@ -55,6 +55,18 @@ int lc_pmi_fence(void);
 #define LC_PMI_NO_KEY (-2)
 int lc_pmi_get(int src_rank, const char *key, char *value, size_t len);
 
+/* The job's name service (MPI_Publish_name, MPI_Unpublish_name,
+ * MPI_Lookup_name): service -> port, kept by the launcher (a singleton
+ * keeps its own).  Each returns 0; LC_PMI_REFUSED when the launcher said
+ * no (already published, not published, another port), with its one-word
+ * reason in why[whylen]; or -1 after printing why.  lookup writes the
+ * port into port[len].  Unlike the calls above these run after MPI_Init,
+ * from any thread: a mutex keeps request and reply together. */
+#define LC_PMI_REFUSED (-3)
+int lc_pmi_name_publish(const char *service, const char *port, char *why, size_t whylen);
+int lc_pmi_name_unpublish(const char *service, const char *port, char *why, size_t whylen);
+int lc_pmi_name_lookup(const char *service, char *port, size_t len, char *why, size_t whylen);
+
 /* Tell the launcher this job aborts with exit_code (msg may be NULL).
  * Returns; the caller then _exit()s.  The launcher ends the other ranks. */
 int lc_pmi_abort(int exit_code, const char *msg);

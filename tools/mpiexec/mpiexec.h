@@ -187,6 +187,7 @@ typedef struct mpiexec_job {
     char           *program_path;   /* resolved executable (local ranks) */
     mpiexec_kvs_t  *kvs;            /* the job's key space (PMI put/get) */
     mpiexec_kvs_t  *node_attrs;     /* PMI-2 node attributes */
+    mpiexec_kvs_t  *names;          /* MPI_Publish_name's service -> port */
     char           *process_mapping;/* PMI_process_mapping value */
     int             nbarrier;       /* ranks waiting in barrier/fence */
     int             nrunning;
@@ -298,6 +299,8 @@ void           mpiexec_kvs_destroy(mpiexec_kvs_t *kvs);
  * -2 the key belongs to another owner. */
 int            mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value, int owner);
 const char    *mpiexec_kvs_get(const mpiexec_kvs_t *kvs, const char *key);
+/* Remove a key its owner put: 0, -1 no such key, -2 another owner's. */
+int            mpiexec_kvs_delete(mpiexec_kvs_t *kvs, const char *key, int owner);
 
 /* mpiexec_pmi_server.c */
 void   mpiexec_pmi_readable(mpiexec_job_t *job, mpiexec_rank_t *r);  /* local rank */

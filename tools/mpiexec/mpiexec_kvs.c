@@ -91,3 +91,20 @@ const char *mpiexec_kvs_get(const mpiexec_kvs_t *kvs, const char *key)
             return kv->value;
     return NULL;
 }
+
+int mpiexec_kvs_delete(mpiexec_kvs_t *kvs, const char *key, int owner)
+{
+    for (mpiexec_kv_t **pp = &kvs->bucket[mpiexec_kvs_hash(key)]; *pp != NULL; pp = &(*pp)->next) {
+        mpiexec_kv_t *kv = *pp;
+
+        if (strcmp(kv->key, key) != 0)
+            continue;
+        if (kv->owner != owner)
+            return -2;
+        *pp = kv->next;
+        free(kv->value);
+        free(kv);
+        return 0;
+    }
+    return -1;
+}

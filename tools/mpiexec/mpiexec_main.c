@@ -263,6 +263,7 @@ static void mpiexec_job_free(mpiexec_job_t *job)
 {
     mpiexec_kvs_destroy(job->kvs);
     mpiexec_kvs_destroy(job->node_attrs);
+    mpiexec_kvs_destroy(job->names);
     for (int h = 0; h < job->nhosts; h++) {
         free(job->hosts[h].name);
         free(job->hosts[h].ranks);
@@ -308,7 +309,8 @@ int main(int argc, char **argv)
     }
     job->kvs = mpiexec_kvs_create();
     job->node_attrs = mpiexec_kvs_create();
-    if (job->kvs == NULL || job->node_attrs == NULL) {
+    job->names = mpiexec_kvs_create();
+    if (job->kvs == NULL || job->node_attrs == NULL || job->names == NULL) {
         mpiexec_say("out of memory for %d processes", job->size);
         goto out;
     }

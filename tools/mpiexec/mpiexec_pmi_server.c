@@ -215,6 +215,50 @@ static void mpiexec_pmi_handle_init(mpiexec_job_t *job, mpiexec_rank_t *r, const
     mpiexec_pmi_send(job, r, &fmt);
 }
 
+/* The job's name service (MPI_Publish_name & co., hydra's PMI-1 commands
+ * and replies): service -> port.  Any rank of the job may unpublish a
+ * name, given the port it was published with (MPI 4.1 §11.4.5). */
+static void mpiexec_pmi_names(mpiexec_job_t *job, const mpiexec_rank_t *r, const lc_pmi_msg_t *msg,
+                              lc_pmi_fmt_t *fmt, char *buf, size_t cap)
+{
+    const char *cmd = lc_pmi_msg_cmd(msg), *service = lc_pmi_msg_get(msg, "service");
+    const char *port = lc_pmi_msg_get(msg, "port"), *have, *why = "success";
+    int rc = 0;
+
+    have = service != NULL ? mpiexec_kvs_get(job->names, service) : NULL;
+    if (service == NULL || service[0] == '\0') {
+        rc = -1;
+        why = "missing_service";
+    } else if (cmd[0] == 'p') {
+        if (port == NULL || port[0] == '\0' || strlen(port) >= LC_PMI_VALUE_MAX) {
+            rc = -1;
+            why = "missing_or_too_long_port";
+        } else if (have != NULL) {
+            rc = -1;
+            why = "service_already_published";
+        } else if (mpiexec_kvs_put(job->names, service, port, -1) != 0) {
+            rc = -1;
+            why = "out_of_memory";
+        }
+    } else if (have == NULL) {
+        rc = -1;
+        why = "service_not_published";
+    } else if (cmd[0] == 'u') {
+        if (port != NULL && strcmp(port, have) != 0) {
+            rc = -1;
+            why = "service_published_with_another_port";
+        } else {
+            mpiexec_kvs_delete(job->names, service, -1);
+        }
+    }
+    mpiexec_pmi_reply(r, fmt, buf, cap,
+                      cmd[0] == 'p' ? "publish_result" : cmd[0] == 'u' ? "unpublish_result" : "lookup_result");
+    lc_pmi_fmt_add(fmt, "rc", rc == 0 ? "0" : "-1");
+    lc_pmi_fmt_add(fmt, "msg", why);
+    if (rc == 0 && cmd[0] == 'l')
+        lc_pmi_fmt_add(fmt, "port", have);
+}
+
 static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_pmi_msg_t *msg)
 {
     const char *cmd = lc_pmi_msg_cmd(msg), *why = NULL;
@@ -277,6 +321,9 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
     } else if (strcmp(cmd, "barrier_in") == 0) {
         mpiexec_pmi_barrier_enter(job, r);
         return;
+    } else if (strcmp(cmd, "publish_name") == 0 || strcmp(cmd, "unpublish_name") == 0 ||
+               strcmp(cmd, "lookup_name") == 0) {
+        mpiexec_pmi_names(job, r, msg, &fmt, buf, sizeof(buf));
     } else if (strcmp(cmd, "finalize") == 0) {
         r->pmi_finalized = 1;
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "finalize_ack");

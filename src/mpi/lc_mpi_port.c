@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_port.c — MPI_Open_port, MPI_Close_port and the name service
+ * (MPI_Publish_name, MPI_Unpublish_name, MPI_Lookup_name; MPI 4.1 §11.4).
+ *
+ * A port is only a name (lc_mpi_port.h): opening one takes a fresh id and
+ * remembers it in this process's table, so that MPI_Comm_accept can refuse
+ * a port that is not open here.  Names are kept by the launcher (PMI-1
+ * publish_name & co.), job-wide.
+ */
+#include "mpi/lc_mpi_port.h"
+#include "coord/lc_world.h"
+#include "mpi/lc_mpi.h"
+#include "pmi/lc_pmi.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open port ids (a bitmap grown on demand); every MPI call runs in the
+ * library's critical section, so no lock of its own. */
+static unsigned char *lc_ports_open;
+static size_t lc_ports_cap; /* bytes */
+static unsigned lc_ports_next = 1;
+
+bool lc_port_is_open(unsigned id)
+{
+    return id / 8 < lc_ports_cap && (lc_ports_open[id / 8] >> (id % 8) & 1);
+}
+
+static int lc_port_mark(unsigned id, bool open)
+{
+    if (id / 8 >= lc_ports_cap) {
+        size_t cap = lc_ports_cap ? 2 * lc_ports_cap : 64;
+        while (id / 8 >= cap) cap *= 2;
+        unsigned char *p = realloc(lc_ports_open, cap);
+        if (!p) return lc_error(MPI_ERR_NO_MEM, "out of memory for the table of open ports");
+        memset(p + lc_ports_cap, 0, cap - lc_ports_cap);
+        lc_ports_open = p;
+        lc_ports_cap = cap;
+    }
+    if (open)
+        lc_ports_open[id / 8] |= (unsigned char)(1u << (id % 8));
+    else
+        lc_ports_open[id / 8] &= (unsigned char)~(1u << (id % 8));
+    /* Tell the job, so that a connect to a closed port fails at once
+     * (lc_port_check_open).  Advisory: a launcher that refuses the put
+     * only loses that check (lc_pmi_put has said why on stderr). */
+    char key[64];
+    snprintf(key, sizeof(key), "lc-port-%d-%u", lc_world.rank, id);
+    (void)lc_pmi_put(key, open ? "1" : "0");
+    return MPI_SUCCESS;
+}
+
+int lc_port_check_open(const char *port_name, const lc_port_t *p)
+{
+    char key[64], v[8];
+    snprintf(key, sizeof(key), "lc-port-%d-%u", p->rank, p->id);
+    int rc = lc_pmi_get(p->rank, key, v, sizeof(v));
+    /* A missing key is not proof that the port was never opened: a
+     * launcher such as hydra may show another process's put only after a
+     * fence.  So only a closed port is refused; a connect to a port
+     * number never opened waits (docs/dynamic.md). */
+    if (rc == 0 && strcmp(v, "0") == 0)
+        return lc_error(MPI_ERR_PORT, "port '%s' is closed: its owner (world rank %d) called MPI_Close_port", port_name,
+                        p->rank);
+    return MPI_SUCCESS;
+}
+
+static int lc_port_bad(const char *port_name, const char *why)
+{
+    return lc_error(MPI_ERR_PORT, "'%.200s' is not a Locus port name (%s): port names come from MPI_Open_port",
+                    port_name, why);
+}
+
+int lc_port_parse(const char *port_name, lc_port_t *port_p)
+{
+    static const char prefix[] = "locus:";
+    if (!port_name) return lc_error(MPI_ERR_PORT, "port_name is NULL");
+    if (strnlen(port_name, MPI_MAX_PORT_NAME) >= MPI_MAX_PORT_NAME)
+        return lc_error(MPI_ERR_PORT, "port_name is not a string of fewer than MPI_MAX_PORT_NAME (%d) characters",
+                        MPI_MAX_PORT_NAME);
+    if (strncmp(port_name, prefix, sizeof(prefix) - 1) != 0) return lc_port_bad(port_name, "no 'locus:' prefix");
+    const char *kvs = port_name + sizeof(prefix) - 1, *idp = strrchr(kvs, ':');
+    if (!idp || idp == kvs) return lc_port_bad(port_name, "no rank and id");
+    const char *rankp = idp;
+    while (rankp > kvs && rankp[-1] != ':') rankp--;
+    if (rankp == kvs) return lc_port_bad(port_name, "no job name");
+    char *rend, *iend;
+    errno = 0;
+    long rank = strtol(rankp, &rend, 10), id = strtol(idp + 1, &iend, 10);
+    if (errno || rend != idp || rankp == idp || *iend || iend == idp + 1 || id < 1 || id > LC_PORT_ID_MAX || rank < 0)
+        return lc_port_bad(port_name, "bad rank or id");
+    size_t kvslen = (size_t)(rankp - 1 - kvs);
+    if (kvslen != strlen(lc_world.kvsname) || strncmp(kvs, lc_world.kvsname, kvslen) != 0)
+        return lc_error(MPI_ERR_PORT,
+                        "port '%.200s' belongs to another job (this job is %s): connecting separate "
+                        "jobs (separate mpiexec runs) is not supported yet, see docs/dynamic.md",
+                        port_name, lc_world.kvsname);
+    if (rank >= lc_world.size) return lc_port_bad(port_name, "its rank is beyond this job's MPI_COMM_WORLD");
+    port_p->rank = (int)rank;
+    port_p->id = (unsigned)id;
+    return MPI_SUCCESS;
+}
+
+LC_API int PMPI_Open_port(MPI_Info info, char *port_name)
+{
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_check_ptr(port_name, "port_name"));
+    (void)info; /* no hints: a port is a name */
+    if (lc_ports_next > LC_PORT_ID_MAX)
+        LC_TRY(lc_error(MPI_ERR_PORT, "this process opened %d ports, the most it can", LC_PORT_ID_MAX));
+    unsigned id = lc_ports_next;
+    int n = snprintf(port_name, MPI_MAX_PORT_NAME, "locus:%s:%d:%u", lc_world.kvsname, lc_world.rank, id);
+    if (n >= MPI_MAX_PORT_NAME) LC_TRY(lc_error(MPI_ERR_INTERN, "the job name is too long for a port name"));
+    LC_TRY(lc_port_mark(id, true));
+    lc_ports_next++;
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Open_port", rc);
+}
+LC_MPI_ALIAS(Open_port);
+
+LC_API int PMPI_Close_port(const char *port_name)
+{
+    lc_port_t p;
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_port_parse(port_name, &p));
+    if (p.rank != lc_world.rank || !lc_port_is_open(p.id))
+        LC_TRY(
+            lc_error(MPI_ERR_PORT, "port '%s' is not open at this process (world rank %d)", port_name, lc_world.rank));
+    LC_TRY(lc_port_mark(p.id, false));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Close_port", rc);
+}
+LC_MPI_ALIAS(Close_port);
+
+/* ---- the name service ------------------------------------------------------ */
+
+static int lc_check_service(const char *service_name)
+{
+    if (!service_name) return lc_error(MPI_ERR_ARG, "service_name is NULL");
+    if (!service_name[0]) return lc_error(MPI_ERR_ARG, "service_name is empty");
+    return MPI_SUCCESS;
+}
+
+/* A PMI answer as an MPI error of class `cls` (the launcher's reason). */
+static int lc_names_error(int prc, int cls, const char *what, const char *service, const char *why)
+{
+    if (prc == LC_PMI_REFUSED)
+        return lc_error(cls, "%s '%.200s': %s", what, service, why[0] ? why : "refused by the launcher");
+    return lc_error(MPI_ERR_INTERN, "%s '%.200s': the launcher's name service failed (see the PMI message above)", what,
+                    service);
+}
+
+LC_API int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    char why[128] = "";
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_check_service(service_name));
+    LC_TRY(lc_check_ptr(port_name, "port_name"));
+    (void)info;
+    int prc = lc_pmi_name_publish(service_name, port_name, why, sizeof(why));
+    if (prc != 0) LC_TRY(lc_names_error(prc, MPI_ERR_SERVICE, "cannot publish service", service_name, why));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Publish_name", rc);
+}
+LC_MPI_ALIAS(Publish_name);
+
+LC_API int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    char why[128] = "";
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_check_service(service_name));
+    LC_TRY(lc_check_ptr(port_name, "port_name"));
+    (void)info;
+    int prc = lc_pmi_name_unpublish(service_name, port_name, why, sizeof(why));
+    if (prc != 0) LC_TRY(lc_names_error(prc, MPI_ERR_SERVICE, "cannot unpublish service", service_name, why));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Unpublish_name", rc);
+}
+LC_MPI_ALIAS(Unpublish_name);
+
+LC_API int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    char why[128] = "";
+    int rc;
+    LC_TRY(lc_check_initialized());
+    LC_TRY(lc_check_service(service_name));
+    LC_TRY(lc_check_ptr(port_name, "port_name"));
+    (void)info;
+    int prc = lc_pmi_name_lookup(service_name, port_name, MPI_MAX_PORT_NAME, why, sizeof(why));
+    if (prc != 0) LC_TRY(lc_names_error(prc, MPI_ERR_NAME, "cannot look up service", service_name, why));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Lookup_name", rc);
+}
+LC_MPI_ALIAS(Lookup_name);

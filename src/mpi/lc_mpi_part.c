@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-static int lc_part_init_mpi(bool send, void *buf, int partitions, MPI_Count count, MPI_Datatype dt, int rank,
-                            int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request, const char *func)
+static int lc_part_init_mpi(bool send, void *buf, int partitions, MPI_Count count, MPI_Datatype dt, int rank, int tag,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request, const char *func)
 {
     lc_comm_t *c = NULL;
     lc_info_t *inf;
@@ -26,7 +26,8 @@ static int lc_part_init_mpi(bool send, void *buf, int partitions, MPI_Count coun
     LC_TRY(lc_check_count(count));
     if (__builtin_mul_overflow(count, (MPI_Count)partitions, &total))
         LC_TRY(lc_error(MPI_ERR_COUNT, "%d partitions of %lld items overflow", partitions, (long long)count));
-    LC_TRY(send ? lc_check_send(buf, total, dt, rank, tag, comm, &c) : lc_check_recv(buf, total, dt, rank, tag, comm, &c));
+    LC_TRY(send ? lc_check_send(buf, total, dt, rank, tag, comm, &c)
+                : lc_check_recv(buf, total, dt, rank, tag, comm, &c));
     if (!send && rank == MPI_ANY_SOURCE)
         LC_TRY(lc_error(MPI_ERR_RANK, "MPI_ANY_SOURCE is not allowed in MPI_Precv_init: name the sender"));
     if (!send && tag == MPI_ANY_TAG)
@@ -63,8 +64,7 @@ LC_MPI_ALIAS(Precv_init);
 static int lc_part_lookup(MPI_Request handle, lc_req_kind_t kind, lc_request_t **req_p)
 {
     lc_request_t *req = handle == MPI_REQUEST_NULL ? NULL : lc_request_lookup(handle);
-    if (!req || req->user_freed)
-        return lc_error(MPI_ERR_REQUEST, "%#x is not a live request handle", (unsigned)handle);
+    if (!req || req->user_freed) return lc_error(MPI_ERR_REQUEST, "%#x is not a live request handle", (unsigned)handle);
     if (req->kind != kind)
         return lc_error(MPI_ERR_REQUEST, "%#x is not a partitioned %s request (from %s)", (unsigned)handle,
                         kind == LC_REQ_PART_SEND ? "send" : "receive",

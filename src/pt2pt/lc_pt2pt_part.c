@@ -49,13 +49,13 @@ typedef struct lc_part_hello {
 } lc_part_hello_t;
 
 typedef struct lc_part {
-    lc_list_t link;        /* in lc_part_running while a round is in flight */
-    lc_request_t *round;   /* the round in flight (NULL once it completed) */
+    lc_list_t link;      /* in lc_part_running while a round is in flight */
+    lc_request_t *round; /* the round in flight (NULL once it completed) */
     bool send;
-    uintptr_t buf;         /* the user's buffer (may be MPI_BOTTOM) */
-    int parts;             /* this side's partitions */
-    MPI_Count count;       /* items per partition */
-    lc_dt_t *udt;          /* derived type (a reference) or NULL: bytes */
+    uintptr_t buf;   /* the user's buffer (may be MPI_BOTTOM) */
+    int parts;       /* this side's partitions */
+    MPI_Count count; /* items per partition */
+    lc_dt_t *udt;    /* derived type (a reference) or NULL: bytes */
     size_t pbytes, pstride;
     int rank, tag;
     lc_comm_t *comm;       /* held by the persistent request */
@@ -85,8 +85,7 @@ static int lc_part_alloc_subs(lc_part_t *p, int n)
 {
     p->subs = calloc((size_t)(n ? n : 1), sizeof(*p->subs));
     p->done = calloc((size_t)(n ? n : 1), 1);
-    if (!p->subs || !p->done)
-        return lc_error(MPI_ERR_NO_MEM, "out of memory for the state of %d partitions", n);
+    if (!p->subs || !p->done) return lc_error(MPI_ERR_NO_MEM, "out of memory for the state of %d partitions", n);
     p->nsubs = n;
     return MPI_SUCCESS;
 }
@@ -109,8 +108,16 @@ int lc_part_init(bool send, void *buf, int parts, MPI_Count count, lc_dt_t *udt,
         rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a partitioned request");
         goto err;
     }
-    *p = (lc_part_t){ .send = send, .buf = (uintptr_t)buf, .parts = parts, .count = count,
-                      .udt = udt, .pbytes = pbytes, .pstride = pstride, .rank = rank, .tag = tag, .comm = comm };
+    *p = (lc_part_t){ .send = send,
+                      .buf = (uintptr_t)buf,
+                      .parts = parts,
+                      .count = count,
+                      .udt = udt,
+                      .pbytes = pbytes,
+                      .pstride = pstride,
+                      .rank = rank,
+                      .tag = tag,
+                      .comm = comm };
     lc_list_init(&p->link);
     if (udt) lc_dt_retain(udt);
     req->part = p;
@@ -122,8 +129,7 @@ int lc_part_init(bool send, void *buf, int parts, MPI_Count count, lc_dt_t *udt,
         if (send) {
             p->stream = 1 + comm->part_seq++ % LC_CTX_PART_STREAMS;
             p->hello = (lc_part_hello_t){ .stream = p->stream, .parts = (uint32_t)parts, .pbytes = pbytes };
-            rc = lc_pt2pt_isend(&p->hello, sizeof(p->hello), rank, tag, comm, LC_CTX_PART, LC_MODE_STANDARD,
-                                &p->hreq);
+            rc = lc_pt2pt_isend(&p->hello, sizeof(p->hello), rank, tag, comm, LC_CTX_PART, LC_MODE_STANDARD, &p->hreq);
         } else {
             rc = lc_pt2pt_irecv(&p->hello, sizeof(p->hello), rank, tag, comm, LC_CTX_PART, &p->hreq);
         }
@@ -143,8 +149,7 @@ static int lc_part_take_hello(lc_part_t *p)
     lc_request_t *h = p->hreq;
     int rc = h->st_error;
     if (!rc && (h->st_bytes != sizeof(p->hello) || p->hello.stream == 0))
-        rc = lc_error(MPI_ERR_INTERN, "malformed partitioned handshake from rank %d (%zu bytes)", p->rank,
-                      h->st_bytes);
+        rc = lc_error(MPI_ERR_INTERN, "malformed partitioned handshake from rank %d (%zu bytes)", p->rank, h->st_bytes);
     lc_request_release(h);
     p->hreq = NULL;
     if (rc) return rc;
@@ -162,8 +167,10 @@ static int lc_part_post(lc_part_t *p)
     memset(p->done, 0, (size_t)p->nsubs);
     for (int i = 0; i < p->nsubs; i++) {
         size_t off = (size_t)i * p->spbytes, n = 0;
-        if (off < total) n = total - off < p->spbytes ? total - off : p->spbytes;
-        else off = total;
+        if (off < total)
+            n = total - off < p->spbytes ? total - off : p->spbytes;
+        else
+            off = total;
         int rc = p->udt ? lc_pt2pt_irecv_dt_range((void *)p->buf, (MPI_Count)p->parts * p->count, p->udt, off, n,
                                                   p->rank, i, p->comm, lc_part_ctx(p), &p->subs[i])
                         : lc_pt2pt_irecv((void *)(p->buf + off), n, p->rank, i, p->comm, lc_part_ctx(p), &p->subs[i]);
@@ -196,8 +203,9 @@ static int lc_part_advance(lc_part_t *p)
         if (!p->stream) {
             if (p->hreq && !p->hreq->complete) return 0; /* the sender's hello is not here yet */
             rc = p->hreq ? lc_part_take_hello(p)
-                         : lc_error(MPI_ERR_OTHER, "the partitioned handshake with rank %d failed in an earlier "
-                                                   "round; free the request",
+                         : lc_error(MPI_ERR_OTHER,
+                                    "the partitioned handshake with rank %d failed in an earlier "
+                                    "round; free the request",
                                     p->rank);
         }
         if (!rc) rc = lc_part_post(p);
@@ -225,7 +233,7 @@ static int lc_part_advance(lc_part_t *p)
 static int lc_part_hook(void)
 {
     int events = 0;
-    lc_list_for_each(it, &lc_part_running) events += lc_part_advance(lc_container_of(it, lc_part_t, link));
+    lc_list_for_each (it, &lc_part_running) events += lc_part_advance(lc_container_of(it, lc_part_t, link));
     return events;
 }
 
@@ -329,11 +337,11 @@ int lc_part_arrived(lc_request_t *preq, int j, int *flag)
     if (!p->posted) return MPI_SUCCESS;
     /* The send partitions that overlap bytes [lo, hi) of receive partition j. */
     size_t lo = (size_t)j * p->pbytes, hi = lo + p->pbytes;
-    if (p->pbytes == 0 || p->spbytes == 0) {
-        *flag = 1;
-        return MPI_SUCCESS;
+    size_t first = 0, last = (size_t)p->nsubs - 1; /* empty partitions: no bytes say which, so all */
+    if (p->pbytes && p->spbytes) {
+        first = lo / p->spbytes;
+        last = (hi - 1) / p->spbytes;
     }
-    size_t first = lo / p->spbytes, last = (hi - 1) / p->spbytes;
     if (last >= (size_t)p->nsubs) last = (size_t)p->nsubs - 1;
     for (size_t i = first; i <= last && i < (size_t)p->nsubs; i++)
         if (!p->done[i]) return MPI_SUCCESS;

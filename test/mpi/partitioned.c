@@ -18,7 +18,10 @@
 
 static int rank, size, next, prev;
 
-static int32_t value(int src, int round, long i) { return lc_pattern(src, round * 7 + 1, i); }
+static int32_t value(int src, int round, long i)
+{
+    return lc_pattern(src, round * 7 + 1, i);
+}
 
 /* Ready the `parts` partitions of req in an order chosen by `how`. */
 static void ready_all(MPI_Request req, int parts, int how, int round)
@@ -52,8 +55,7 @@ static void ready_all(MPI_Request req, int parts, int how, int round)
 /* A ring exchange of `total` ints: sent as sparts x scount, received as
  * rparts x rcount items of rtype (rper ints per item; MPI_INT: 1).  The
  * sender's buffer is every other int when `strided` (a resized type). */
-static void ring(int sparts, int scount, int rparts, int rcount, MPI_Datatype rtype, int rper, int rstride,
-                 int strided)
+static void ring(int sparts, int scount, int rparts, int rcount, MPI_Datatype rtype, int rper, int rstride, int strided)
 {
     long total = (long)sparts * scount;
     if ((long)rparts * rcount * rper != total) LC_FATAL("bad test configuration");
@@ -90,7 +92,7 @@ static void ring(int sparts, int scount, int rparts, int rcount, MPI_Datatype rt
                 seen[p] = 1;
                 left--;
                 for (long k = 0; k < (long)rcount * rper; k++) {
-                    long i = (long)p * rcount * rper + k; /* packed index */
+                    long i = (long)p * rcount * rper + k;                                /* packed index */
                     long at = rstride == 1 ? i : (i / rper) * rper * 2 + (i % rper) * 2; /* see rtype */
                     if (rbuf[at] != value(prev, round, i)) {
                         LC_CHECK(0, "round %d (%dx%d -> %dx%d): int %ld of partition %d is %d, expected %d", round,
@@ -149,7 +151,7 @@ static void matching(void)
         for (int k = 2; k >= 0; k--) LC_MPI(MPI_Pready_range(0, P - 1, req[3 + k]));
         LC_MPI(MPI_Irecv(&one, 1, MPI_INT, prev, 11, MPI_COMM_WORLD, &req[7])); /* not comm: the wildcard */
         LC_MPI(MPI_Send(&rank, 1, MPI_INT, next, 11, MPI_COMM_WORLD));
-        MPI_Request all[7] = {req[0], req[1], req[2], req[3], req[4], req[5], req[7]};
+        MPI_Request all[7] = { req[0], req[1], req[2], req[3], req[4], req[5], req[7] };
         LC_MPI(MPI_Waitall(7, all, MPI_STATUSES_IGNORE));
         LC_CHECK(one == prev, "ordinary message mixed with partitioned ones: got %d", one);
         for (int k = 0; k < 3; k++)
@@ -176,7 +178,7 @@ static void matching(void)
 
 static void procnull(void)
 {
-    int32_t buf[8] = {0};
+    int32_t buf[8] = { 0 };
     MPI_Request req[2];
     LC_MPI(MPI_Psend_init(buf, 2, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
     LC_MPI(MPI_Precv_init(buf, 4, 2, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
@@ -198,11 +200,11 @@ static void procnull(void)
     LC_MPI(MPI_Request_free(&req[1]));
 }
 
-#define EXPECT_CLASS(call, cls)                                                                          \
-    do {                                                                                                  \
-        int rc_ = (call);                                                                                 \
-        LC_CHECK(lc_class_of(rc_) == (cls), "%s gave %s, expected %s", #call, lc_class_name(lc_class_of(rc_)), \
-                 lc_class_name(cls));                                                                     \
+#define EXPECT_CLASS(call, cls)                                                                                        \
+    do {                                                                                                               \
+        int rc_ = (call);                                                                                              \
+        LC_CHECK(lc_class_of(rc_) == (cls), "%s gave %s, expected %s", #call, lc_class_name(lc_class_of(rc_)),         \
+                 lc_class_name(cls));                                                                                  \
     } while (0)
 
 static void errors(void)
@@ -264,21 +266,21 @@ int main(int argc, char **argv)
     next = (rank + 1) % size;
     prev = (rank + size - 1) % size;
 
-    ring(4, 250, 4, 250, MPI_INT, 1, 1, 0);        /* same partitions */
-    ring(8, 125, 2, 500, MPI_INT, 1, 1, 0);        /* several send partitions per receive partition */
-    ring(2, 500, 8, 125, MPI_INT, 1, 1, 0);        /* the other way */
-    ring(3, 7, 7, 3, MPI_INT, 1, 1, 0);            /* partitions that straddle */
-    ring(4, 30000, 3, 40000, MPI_INT, 1, 1, 0);    /* rendezvous-sized partitions */
-    ring(4, 250, 5, 200, MPI_INT, 1, 1, 1);        /* a strided (derived) send type */
-    MPI_Datatype v3; /* 3 ints, every other one: not dense, 12 bytes */
+    ring(4, 250, 4, 250, MPI_INT, 1, 1, 0);     /* same partitions */
+    ring(8, 125, 2, 500, MPI_INT, 1, 1, 0);     /* several send partitions per receive partition */
+    ring(2, 500, 8, 125, MPI_INT, 1, 1, 0);     /* the other way */
+    ring(3, 7, 7, 3, MPI_INT, 1, 1, 0);         /* partitions that straddle */
+    ring(4, 30000, 3, 40000, MPI_INT, 1, 1, 0); /* rendezvous-sized partitions */
+    ring(4, 250, 5, 200, MPI_INT, 1, 1, 1);     /* a strided (derived) send type */
+    MPI_Datatype v3;                            /* 3 ints, every other one: not dense, 12 bytes */
     LC_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &v3));
     MPI_Datatype v3r;
     LC_MPI(MPI_Type_create_resized(v3, 0, 6 * sizeof(int32_t), &v3r));
     LC_MPI(MPI_Type_commit(&v3r));
-    ring(6, 10, 4, 5, v3r, 3, 2, 0);               /* receive items straddle send partitions */
-    ring(5, 3000, 5, 3000, MPI_INT, 1, 1, 1);      /* derived send, rendezvous-sized */
-    if (!lc_library_is_mpich()) /* MPICH 4.0 hangs on it (README) */
-        ring(5, 3000, 2, 2500, v3r, 3, 2, 1);      /* both derived, rendezvous-sized */
+    ring(6, 10, 4, 5, v3r, 3, 2, 0);          /* receive items straddle send partitions */
+    ring(5, 3000, 5, 3000, MPI_INT, 1, 1, 1); /* derived send, rendezvous-sized */
+    if (!lc_library_is_mpich())               /* MPICH 4.0 hangs on it (README) */
+        ring(5, 3000, 2, 2500, v3r, 3, 2, 1); /* both derived, rendezvous-sized */
     LC_MPI(MPI_Type_free(&v3r));
     LC_MPI(MPI_Type_free(&v3));
     matching();

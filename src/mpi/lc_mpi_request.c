@@ -6,7 +6,7 @@
  * Composite requests (generalized requests, Isendrecv) are completed,
  * cancelled and freed through lc_mpi_grequest.c.
  *
- * A persistent request (Send_init/Recv_init) stays allocated while
+ * A persistent request (Send_init/Recv_init, Psend_init/Precv_init) stays allocated while
  * inactive; Start creates an instance (`active`) that completion
  * consumes.  "Null or inactive" requests complete at once with an empty
  * status, as MPI 4.1 §3.7.3 says.
@@ -46,7 +46,9 @@ static int lc_request_check(MPI_Request handle, lc_request_t **req_p)
  * request's instance, or itself.  NULL when inactive. */
 static inline lc_request_t *lc_request_target(lc_request_t *req)
 {
-    if (req->kind == LC_REQ_PSEND || req->kind == LC_REQ_PRECV || req->kind == LC_REQ_PCOLL) return req->active;
+    if (req->kind == LC_REQ_PSEND || req->kind == LC_REQ_PRECV || req->kind == LC_REQ_PCOLL ||
+        req->kind == LC_REQ_PART_SEND || req->kind == LC_REQ_PART_RECV)
+        return req->active;
     return req;
 }
 
@@ -497,7 +499,9 @@ LC_API int PMPI_Request_free(MPI_Request *request)
     int rc;
     LC_TRY(lc_request_check_live(request, "free", &req));
     lc_request_t *t = lc_request_target(req);
-    if (req->kind == LC_REQ_GREQ || req->partner) { /* composite (lc_mpi_grequest.c) */
+    if (req->kind == LC_REQ_PART_SEND || req->kind == LC_REQ_PART_RECV) { /* lc_pt2pt_part.c */
+        LC_TRY(lc_part_free(req));
+    } else if (req->kind == LC_REQ_GREQ || req->partner) { /* composite (lc_mpi_grequest.c) */
         LC_TRY(lc_mpi_request_free(req));
     } else if (t && t != req) {           /* persistent with a running instance */
         if (t->complete) lc_request_release(t);
@@ -518,9 +522,11 @@ LC_MPI_ALIAS(Request_free);
 /* A persistent request that is not running. */
 static int lc_check_startable(const lc_request_t *req)
 {
-    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV && req->kind != LC_REQ_PCOLL)
-        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init or "
-                                         "a persistent collective such as MPI_Allreduce_init)");
+    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV && req->kind != LC_REQ_PCOLL &&
+        req->kind != LC_REQ_PART_SEND && req->kind != LC_REQ_PART_RECV)
+        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init, "
+                                         "MPI_Psend_init/MPI_Precv_init or a persistent collective such as "
+                                         "MPI_Allreduce_init)");
     if (req->active) return lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
     return MPI_SUCCESS;
 }
@@ -535,6 +541,10 @@ LC_API int PMPI_Start(MPI_Request *request)
     LC_TRY(lc_check_startable(req));
     if (req->kind == LC_REQ_PCOLL) {
         LC_TRY(lc_sched_start_instance(req)); /* the instance holds the communicator itself */
+        return MPI_SUCCESS;
+    }
+    if (req->kind == LC_REQ_PART_SEND || req->kind == LC_REQ_PART_RECV) {
+        LC_TRY(lc_part_start(req)); /* the round holds the communicator itself */
         return MPI_SUCCESS;
     }
     if (req->mode == LC_MODE_BUFFERED) return lc_mpi_bsend_start(req);

@@ -46,7 +46,7 @@ lc_comm_t *lc_comm_create(int slot, int rank, int size, const int *world_ranks, 
     c->size = size;
     c->peer_count = size;
     c->context_slot = slot;
-    c->ctx = (uint32_t)slot << 1;
+    c->ctx = (uint32_t)slot << 2; /* see LC_CTX_PART: below 1 << LC_CTX_PART_SHIFT */
     c->errhandler = MPI_ERRORS_ARE_FATAL;
     c->refcount = 1;
     lc_ctx_mark(slot, 1);

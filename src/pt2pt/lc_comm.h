@@ -2,9 +2,10 @@
 /*
  * lc_comm.h — communicators.
  *
- * A communicator is a group (comm rank -> world rank -> peer) and a pair
- * of context ids: `ctx` for point-to-point and `ctx + 1` for collectives,
- * so that user messages can never match collective traffic.  Handles
+ * A communicator is a group (comm rank -> world rank -> peer) and its
+ * context ids: `ctx` for point-to-point, `ctx + 1` for collectives and
+ * `ctx + 2` (+ a stream number) for partitioned communication, so that
+ * user messages can never match collective or partitioned traffic.  Handles
  * follow MPICH's encoding: builtin 0x44000000 (WORLD), 0x44000001 (SELF),
  * others 0x84000000 | index.
  */
@@ -39,7 +40,7 @@ typedef struct lc_graph {
 
 typedef struct lc_comm {
     MPI_Comm handle;
-    uint32_t ctx;            /* even; collectives use ctx + 1 */
+    uint32_t ctx;            /* slot << 2: + LC_CTX_COLL for collectives, + LC_CTX_PART... */
     int rank, size;
     int *world_ranks;        /* [size]: the (local) group */
     lc_peer_t **peers;       /* [peer_count]: where point-to-point rank r goes */
@@ -59,6 +60,7 @@ typedef struct lc_comm {
     lc_cart_t *cart;         /* NULL: no topology */
     lc_graph_t *graph;       /* NULL: no graph topology (never set together with cart) */
     uint32_t sched_seq;      /* nonblocking/persistent collectives started so far: their tags */
+    uint32_t part_seq;       /* partitioned sends initialized so far: their streams (lc_pt2pt_part.c) */
     char name[MPI_MAX_OBJECT_NAME];
     /* Owned by the MPI layer (src/mpi), released by lc_comm_destroy_hook: */
     void *attrs;             /* cached attributes (lc_attr_list), NULL: none */
@@ -69,6 +71,16 @@ typedef struct lc_comm {
 
 #define LC_CTX_PT2PT 0
 #define LC_CTX_COLL 1
+/* Partitioned communication (lc_pt2pt_part.c): ctx + LC_CTX_PART carries
+ * the matching handshake of MPI_Psend_init/MPI_Precv_init (stream 0, the
+ * user's tag); stream s >= 1 carries the partitions of one send/receive
+ * pair, at ctx + LC_CTX_PART + (s << LC_CTX_PART_SHIFT), tag = partition.
+ * Context ids of slots stay below 1 << LC_CTX_PART_SHIFT (2048 slots x 4),
+ * so the sum is unique; streams take 18 bits above (LC_CTX_PART plus a
+ * stream stays a positive int: the engine's ctx_kind arguments are int). */
+#define LC_CTX_PART 2
+#define LC_CTX_PART_SHIFT 13
+#define LC_CTX_PART_STREAMS ((1u << (31 - LC_CTX_PART_SHIFT)) - 1)
 
 /* Create a communicator of `size` ranks (world_ranks is copied) with
  * context slot `slot` (marked used until the object is destroyed).
@@ -95,7 +107,8 @@ void lc_comm_release(lc_comm_t *comm);
 void lc_comm_free_handle(lc_comm_t *comm);
 
 /* Context ids: a communicator owns slot s of a 2048-bit mask and the
- * context ids 2s (point-to-point) and 2s+1 (collectives). */
+ * context ids 4s (point-to-point), 4s+1 (collectives) and 4s+2 with the
+ * streams above bit 13 (partitioned); 4s+3 is unused. */
 #define LC_CTX_WORDS 32
 /* This process's free slots (1 = free), for the agreement on a new slot. */
 const uint64_t *lc_comm_ctx_free_mask(void);

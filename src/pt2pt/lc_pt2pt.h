@@ -58,6 +58,10 @@ int lc_pt2pt_irecv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, i
                       lc_request_t **req_p);
 int lc_pt2pt_recv_dt(void *buf, MPI_Count count, struct lc_dt *t, int source, int tag, lc_comm_t *comm, int ctx_kind,
                      MPI_Status *status);
+/* Receive into the packed bytes [off, off + n) of count items of t at buf
+ * (off + n <= count * t->size): a partition of a partitioned receive. */
+int lc_pt2pt_irecv_dt_range(void *buf, MPI_Count count, struct lc_dt *t, size_t off, size_t n, int source, int tag,
+                            lc_comm_t *comm, int ctx_kind, lc_request_t **req_p);
 int lc_pt2pt_imrecv_dt(void *buf, MPI_Count count, struct lc_dt *t, lc_request_t *msg, lc_request_t **req_p);
 /* Request hooks: completion unpacks a staged receive and frees the
  * stage; release also drops the type. */
@@ -65,6 +69,29 @@ void lc_pt2pt_typed_done(lc_request_t *req);
 void lc_pt2pt_typed_drop(lc_request_t *req);
 /* MPI_Finalize: free the cached send stage. */
 void lc_pt2pt_typed_fini(void);
+
+/* ---- partitioned communication (lc_pt2pt_part.c) -------------------------------
+ * MPI_Psend_init/MPI_Precv_init: `parts` partitions of `count` items each,
+ * `pbytes` packed bytes and `pstride` bytes apart in buf; udt the derived
+ * type (retained) or NULL for a predefined one (then pstride == pbytes).
+ * rank may be MPI_PROC_NULL.  The request (LC_REQ_PART_SEND/RECV) is
+ * started with lc_part_start, which makes `active`, an LC_REQ_PART_ROUND
+ * that completes when the round's data is out (every partition readied
+ * and sent) or in.  MPI error codes. */
+int lc_part_init(bool send, void *buf, int parts, MPI_Count count, struct lc_dt *udt, size_t pbytes, size_t pstride,
+                 int rank, int tag, lc_comm_t *comm, lc_request_t **req_p);
+int lc_part_start(lc_request_t *preq);
+/* Mark partitions lo..hi (or list[0..n)) of an active send ready: each is
+ * sent at once. */
+int lc_part_pready(lc_request_t *preq, int lo, int hi);
+int lc_part_pready_list(lc_request_t *preq, int n, const int *list);
+/* Has receive partition `partition` of an active receive arrived (true
+ * when inactive)?  Makes progress. */
+int lc_part_arrived(lc_request_t *preq, int partition, int *flag);
+/* MPI_Request_free: MPI_ERR_REQUEST (nothing freed) while a round is in
+ * flight; else frees the request, its round instance if not yet
+ * completed by the user, and the state. */
+int lc_part_free(lc_request_t *preq);
 
 /* Look for a matching unexpected message.  With `msg_p` set, a match is
  * dequeued into a LC_REQ_MESSAGE request (Mprobe). */
@@ -93,7 +120,12 @@ int lc_progress(void);
  * its number of events; it may call lc_progress itself and must then
  * ignore the nested call. */
 typedef int lc_progress_hook_fn_t(void);
-typedef enum { LC_PROGRESS_HOOK_SCHED, LC_PROGRESS_HOOK_RMA, LC_PROGRESS_HOOK_N } lc_progress_hook_slot_t;
+typedef enum {
+    LC_PROGRESS_HOOK_SCHED,
+    LC_PROGRESS_HOOK_RMA,
+    LC_PROGRESS_HOOK_PART, /* partitioned rounds in flight (lc_pt2pt_part.c) */
+    LC_PROGRESS_HOOK_N
+} lc_progress_hook_slot_t;
 void lc_progress_hook_set(lc_progress_hook_slot_t slot, lc_progress_hook_fn_t *fn);
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */

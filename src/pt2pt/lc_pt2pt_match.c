@@ -137,8 +137,10 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
         size_t copy = req->bytes - d.offset < n ? req->bytes - d.offset : n;
         if (lc_likely(!req->rcur)) {
             memcpy((char *)req->buf + d.offset, (const char *)payload + sizeof(d), copy);
-        } else { /* fragments arrive in order (the ring is FIFO): the seek is a check */
-            if (lc_unlikely(req->rcur->pos != (MPI_Count)d.offset)) lc_dt_cursor_seek(req->rcur, (MPI_Count)d.offset);
+        } else { /* fragments arrive in order (the ring is FIFO): the seek is a check.  The cursor
+                  * may start past 0 (a partition, lc_pt2pt_irecv_dt_range): pos - offset is its start. */
+            if (lc_unlikely(req->offset != d.offset))
+                lc_dt_cursor_seek(req->rcur, req->rcur->pos - (MPI_Count)req->offset + (MPI_Count)d.offset);
             lc_dt_cursor_unpack(req->rcur, (const char *)payload + sizeof(d), copy);
         }
     }
@@ -172,7 +174,7 @@ void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm
     req->rank = source;
     req->tag = tag;
     req->comm = comm;
-    req->ctx_kind = (uint8_t)ctx_kind;
+    req->ctx_kind = (uint32_t)ctx_kind;
     if (source == MPI_PROC_NULL) {
         req->st_source = MPI_PROC_NULL;
         req->st_tag = MPI_ANY_TAG;

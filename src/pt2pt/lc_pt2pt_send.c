@@ -159,7 +159,7 @@ int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *
     req->rank = dest;
     req->tag = tag;
     req->comm = comm;
-    req->ctx_kind = (uint8_t)ctx_kind;
+    req->ctx_kind = (uint32_t)ctx_kind;
     req->mode = (uint8_t)mode;
     *req_p = req;
     if (dest == MPI_PROC_NULL) {

@@ -248,6 +248,21 @@ int lc_pt2pt_irecv_dt(void *buf, MPI_Count count, lc_dt_t *t, int source, int ta
     return MPI_SUCCESS;
 }
 
+int lc_pt2pt_irecv_dt_range(void *buf, MPI_Count count, lc_dt_t *t, size_t off, size_t n, int source, int tag,
+                            lc_comm_t *comm, int ctx_kind, lc_request_t **req_p)
+{
+    if (lc_dt_is_contig(t, count))
+        return lc_pt2pt_irecv((char *)lc_typed_at(buf, t) + off, n, source, tag, comm, ctx_kind, req_p);
+    lc_request_t *req;
+    int rc = lc_typed_recv_request(buf, count, t, &req);
+    if (rc) return rc;
+    lc_dt_cursor_seek(req->rcur, (MPI_Count)off);
+    req->bytes = n; /* the capacity: a longer message is truncated there */
+    *req_p = req;
+    lc_pt2pt_irecv_post(req, source, tag, comm, ctx_kind);
+    return MPI_SUCCESS;
+}
+
 int lc_pt2pt_recv_dt(void *buf, MPI_Count count, lc_dt_t *t, int source, int tag, lc_comm_t *comm, int ctx_kind,
                      MPI_Status *status)
 {

@@ -28,6 +28,9 @@ typedef enum lc_req_kind {
     LC_REQ_GREQ,      /* MPI_Grequest_start: completed by the user (src/mpi/lc_mpi_grequest.c) */
     LC_REQ_COLL,      /* nonblocking collective: `sched` runs it (src/coll/lc_sched.h) */
     LC_REQ_PCOLL,     /* persistent collective: `sched` built at init, `active` its instance */
+    LC_REQ_PART_SEND, /* MPI_Psend_init: `part` its state, `active` the round's instance */
+    LC_REQ_PART_RECV, /* MPI_Precv_init */
+    LC_REQ_PART_ROUND, /* a partitioned round: completed by lc_pt2pt_part.c when its data is out/in */
 } lc_req_kind_t;
 
 typedef enum lc_send_mode {
@@ -66,8 +69,8 @@ typedef struct lc_request {
     uint8_t user_freed;      /* MPI_Request_free'd before completion */
     uint8_t in_use;
     uint8_t cancelled;
-    uint8_t ctx_kind;        /* LC_CTX_PT2PT / LC_CTX_COLL */
     uint8_t holds_comm;      /* holds a reference on comm (dropped at release) */
+    uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
     volatile int complete;
 
     /* operation */
@@ -88,6 +91,7 @@ typedef struct lc_request {
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */
     void *sched;             /* LC_REQ_COLL/PCOLL: the schedule (a reference; dropped at release) */
+    struct lc_part *part;    /* LC_REQ_PART_SEND/RECV: the partitioned state (lc_pt2pt_part.c) */
 
     /* the MPI layer's (src/mpi), never touched below it */
     struct lc_request *partner; /* Isendrecv's receive: its send half, released with it */

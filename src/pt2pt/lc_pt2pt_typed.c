@@ -254,9 +254,9 @@ int lc_pt2pt_pull_list(lc_peer_t *from, void *buf, lc_dt_cursor_t *cur, uint64_t
             rn = (int)k;
             rf = 0;
         }
-        size_t avail = 0;
-        for (int i = rf; i < rn && avail < n - done; i++) avail += rv[i].iov_len;
-        if (avail > n - done) avail = n - done;
+        size_t avail = 0; /* what this batch still names, at most what is missing (no overflow) */
+        for (int i = rf; i < rn && avail < n - done; i++)
+            avail += rv[i].iov_len < n - done - avail ? rv[i].iov_len : n - done - avail;
         size_t got = avail;
         int nl = 1;
         if (cur) {

@@ -38,6 +38,14 @@ typedef enum lc_pkt_kind {
 } lc_pkt_kind_t;
 
 #define LC_PKT_FLAG_SYNC 0x1 /* sender waits for ACK (MPI_Ssend) */
+/* RTS of a derived-datatype send that was not packed (lc_pt2pt_typed.c).
+ * LIST: rts.addr is the sender's block list, rts.nblocks struct iovec
+ * entries in its memory naming the message's segments in packed order;
+ * a receiver that pulls reads the list, then the segments (one copy).
+ * NOPULL: no readable copy exists; the receiver answers CTS and the
+ * sender packs the pipeline's DATA fragments straight into the cells. */
+#define LC_PKT_FLAG_LIST 0x2
+#define LC_PKT_FLAG_NOPULL 0x4
 
 typedef struct lc_pkt_hdr {
     uint8_t kind;    /* lc_pkt_kind_t */
@@ -56,7 +64,7 @@ typedef struct lc_pkt_rts {
     uint64_t size;   /* whole message */
     uint64_t addr;   /* sender's buffer, for pull (as the channel names it: see key) */
     uint32_t sreq;   /* sender's request, echoed in CTS/FIN */
-    uint32_t reserved;
+    uint32_t nblocks; /* LC_PKT_FLAG_LIST: entries of the block list at addr; else 0 */
     uint64_t key;    /* remote-access key of the buffer: filled in by a channel that needs one
                       * (ofi registers the buffer as the RTS leaves, and may rewrite addr to an
                       * offset in that registration); 0 for self and shm */
@@ -97,7 +105,17 @@ typedef struct lc_channel_ops {
      * niov local segments totalling len bytes (a derived datatype's
      * receive buffer, described by the datatype cursor). */
     int (*pullv)(struct lc_peer *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
+    /* Optional (NULL when the channel has none): len bytes from nremote
+     * segments of the peer's memory (addresses as the peer sees them: a
+     * derived-datatype send's block list) into nlocal local segments;
+     * the remote segments may total more than len.  At most
+     * LC_CHANNEL_IOV_MAX on each side. */
+    int (*pull_list)(struct lc_peer *peer, const struct iovec *local, int nlocal, const struct iovec *remote,
+                     int nremote, size_t len);
 } lc_channel_ops_t;
+
+/* Segments per side of one pull_list call. */
+#define LC_CHANNEL_IOV_MAX 256
 
 /*
  * Per-peer state of each channel, embedded by value in lc_peer_t (no

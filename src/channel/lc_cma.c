@@ -129,3 +129,55 @@ int lc_cma_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t 
     }
     return LC_OK;
 }
+
+/* Drop the first n bytes of an iovec array that starts at *first. */
+static void lc_cma_iov_skip(struct iovec *v, int nv, int *first, size_t n)
+{
+    while (n && *first < nv) {
+        struct iovec *s = &v[*first];
+        if (n >= s->iov_len) {
+            n -= s->iov_len;
+            (*first)++;
+        } else {
+            s->iov_base = (char *)s->iov_base + n;
+            s->iov_len -= n;
+            n = 0;
+        }
+    }
+}
+
+int lc_cma_pull_list(lc_peer_t *peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
+                     size_t len)
+{
+    struct iovec l[LC_CHANNEL_IOV_MAX], r[LC_CHANNEL_IOV_MAX];
+    if (nlocal > LC_CHANNEL_IOV_MAX || nremote > LC_CHANNEL_IOV_MAX || nlocal < 0 || nremote < 0)
+        return LC_ERROR; /* callers pass at most LC_CHANNEL_IOV_MAX */
+    memcpy(l, local, sizeof(*l) * (size_t)nlocal);
+    memcpy(r, remote, sizeof(*r) * (size_t)nremote);
+    int lf = 0, rf = 0;
+    while (len) {
+        if (lf == nlocal || rf == nremote) {
+            lc_log_error("single-copy read from rank %d: %zu bytes left but no %s segment (the sender's block list "
+                         "is shorter than its message)",
+                         peer->world_rank, len, lf == nlocal ? "local" : "remote");
+            return LC_ERROR;
+        }
+        /* The kernel copies min(local, remote) bytes; both sides are trimmed
+         * by what it did, so a partial read resumes where it stopped. */
+        ssize_t n = process_vm_readv(peer->cma.pid, l + lf, (unsigned long)(nlocal - lf), r + rf,
+                                     (unsigned long)(nremote - rf), 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            lc_log_error("single-copy read of %zu bytes from %d segments of rank %d (pid %d) into %d segments "
+                         "failed: %s",
+                         len, nremote - rf, peer->world_rank, (int)peer->cma.pid, nlocal - lf,
+                         n < 0 ? strerror(errno) : "no progress");
+            return LC_ERROR;
+        }
+        if ((size_t)n > len) n = (ssize_t)len;
+        len -= (size_t)n;
+        lc_cma_iov_skip(l, nlocal, &lf, (size_t)n);
+        lc_cma_iov_skip(r, nremote, &rf, (size_t)n);
+    }
+    return LC_OK;
+}

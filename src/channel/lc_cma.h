@@ -41,5 +41,10 @@ int lc_cma_push(lc_peer_t *peer, uint64_t remote, const void *local, size_t len)
  * (a derived datatype's layout), looping over partial reads. */
 #define LC_CMA_IOV_MAX 64
 int lc_cma_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
+/* The ops-table pull_list: scattered on both sides (the remote segments
+ * are a derived-datatype send's blocks, as its sender listed them);
+ * process_vm_readv loop trimming both arrays on partial reads. */
+int lc_cma_pull_list(lc_peer_t *peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
+                     size_t len);
 
 #endif

@@ -484,4 +484,5 @@ const lc_channel_ops_t lc_channel_shm_ops = {
     .try_send = lc_shm_ops_try_send,
     .pull = lc_cma_pull,
     .pullv = lc_cma_pullv,
+    .pull_list = lc_cma_pull_list,
 };

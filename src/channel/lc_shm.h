@@ -32,6 +32,7 @@
 #define LC_SHM_H
 
 #include "channel/lc_channel.h"
+#include "datatype/lc_dt.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -64,6 +65,12 @@ typedef struct lc_shm_pool_cell {
  * cells, through our pool.  LC_AGAIN when the ring or the pool is full. */
 int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                            const void *data, size_t datalen);
+
+/* Out of line (lc_shm_pool.c): the same with the data packed from a
+ * datatype cursor (datalen bytes from its position) straight into the
+ * ring or pool cell.  LC_AGAIN leaves the cursor where it was. */
+int lc_shm_try_send_cursor(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                           lc_dt_cursor_t *cur, size_t datalen);
 
 static inline lc_shm_cell_t *lc_shm_cell(char *cells, uint64_t pos, uint64_t mask, uint32_t cell_size)
 {

@@ -86,3 +86,40 @@ int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void 
     peer->shm.tx_pos = pos + 1;
     return LC_OK;
 }
+
+/* A packet whose data is packed from a datatype cursor straight into the
+ * ring cell or a pool cell (a derived-datatype send: no stage buffer).
+ * Nothing is packed unless the packet goes out, so on LC_AGAIN the cursor
+ * has not moved. */
+int lc_shm_try_send_cursor(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
+                           lc_dt_cursor_t *cur, size_t datalen)
+{
+    size_t len = prelen + datalen;
+    bool pooled = len > peer->shm.tx_cell_size - LC_SHM_CELL_HDR;
+    if (pooled && (len > (size_t)lc_shm_pool.cell_size - LC_SHM_POOL_HDR || !lc_shm_pool.base))
+        lc_fatal("internal: a %zu-byte packet for rank %d fits neither a ring cell nor a pool cell", len,
+                 peer->world_rank);
+    uint64_t pos = peer->shm.tx_pos;
+    lc_shm_cell_t *cell = lc_shm_cell(peer->shm.tx_cells, pos, peer->shm.tx_mask, peer->shm.tx_cell_size);
+    if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos) return LC_AGAIN;
+    char *payload = (char *)cell + LC_SHM_CELL_HDR;
+    lc_shm_pool_cell_t *pc = NULL;
+    if (pooled) {
+        if (!(pc = lc_shm_pool_take())) return LC_AGAIN;
+        payload = (char *)pc + LC_SHM_POOL_HDR;
+    }
+    if (prelen) memcpy(payload, pre, prelen);
+    if (datalen && lc_dt_cursor_pack(cur, payload + prelen, datalen) != datalen)
+        lc_fatal("internal: a datatype cursor for rank %d ran out before %zu bytes", peer->world_rank, datalen);
+    cell->hdr = *hdr;
+    cell->hdr.len = (uint32_t)len;
+    if (pooled) {
+        uint32_t index = (uint32_t)(((char *)pc - lc_shm_pool.base) / lc_shm_pool.cell_size);
+        cell->hdr.flags |= LC_SHM_FLAG_POOL;
+        memcpy((char *)cell + LC_SHM_CELL_HDR, &index, sizeof(index));
+    }
+    /* Release: as in lc_shm_try_send(_pooled). */
+    atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
+    peer->shm.tx_pos = pos + 1;
+    return LC_OK;
+}

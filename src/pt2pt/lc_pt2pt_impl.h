@@ -27,6 +27,7 @@ typedef struct lc_unexp {
     size_t size;
     uint64_t addr;     /* RTS */
     uint64_t key;      /* RTS: remote-access key (ofi) */
+    uint32_t nblocks;  /* RTS with LC_PKT_FLAG_LIST: entries of the sender's block list at addr */
     char data[];       /* EAGER payload */
 } lc_unexp_t;
 
@@ -36,6 +37,13 @@ extern int lc_pt2pt_pending_peers;
 
 /* Send a control packet now or queue it behind the peer's pending work. */
 void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint32_t rreq);
+/* lc_pt2pt_isend in two halves, so that lc_pt2pt_typed.c can give the
+ * request its cursor before anything goes out: a send request filled in
+ * (NULL: out of memory), and its start (the first packet now or queued;
+ * MPI_PROC_NULL completes it). */
+lc_request_t *lc_pt2pt_send_request(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                                    lc_send_mode_t mode);
+void lc_pt2pt_send_start(lc_request_t *req);
 /* Append a send request to the peer's pending queue. */
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
 /* Push what the peer's pending queue holds while the ring has room. */
@@ -63,6 +71,12 @@ void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
  * the channel's pullv (CMA) where it has one, else through a bounce buffer.
  * LC_OK or LC_ERROR (logged). */
 int lc_pt2pt_pull_typed(lc_peer_t *from, struct lc_dt_cursor *cur, uint64_t addr, uint64_t key, size_t n);
+/* Rendezvous pull of n bytes of a derived-datatype send that advertised
+ * its block list (LC_PKT_FLAG_LIST: nblocks entries at `list` in the
+ * sender's memory) into buf (cur NULL) or a typed receive's cursor: one
+ * copy, scattered on both sides.  LC_OK or LC_ERROR (logged). */
+int lc_pt2pt_pull_list(lc_peer_t *from, void *buf, struct lc_dt_cursor *cur, uint64_t list, uint32_t nblocks,
+                       size_t n);
 
 /* Deliver a matched message described by `u` (unexpected entry) into req. */
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u);

@@ -29,9 +29,10 @@ static inline uint32_t lc_req_ctx(const lc_request_t *req)
 }
 
 /* The one delivery routine: `data` is the eager payload (EAGER); `addr`
- * and `key` name the sender's buffer (RTS). */
+ * and `key` name the sender's buffer (RTS), or with LC_PKT_FLAG_LIST its
+ * block list of `nblocks` entries. */
 static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags,
-                       uint32_t sreq, size_t size, uint64_t addr, uint64_t key, const void *data)
+                       uint32_t sreq, size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data)
 {
     req->peer = from;
     req->st_source = src;
@@ -59,10 +60,20 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         return;
     }
     /* Rendezvous: pull in one copy where the channel proved it can, else
-     * ask the sender to pipeline the data through the ring. */
-    if (from->can_pull && size >= from->pull_min) {
-        if (n && (lc_likely(!req->rcur) ? from->ops->pull(from, req->buf, addr, key, n)
-                                        : lc_pt2pt_pull_typed(from, req->rcur, addr, key, n)) != LC_OK)
+     * ask the sender to pipeline the data through the ring.  A derived-
+     * datatype send that was not packed offers its block list, or nothing
+     * to pull (lc_pt2pt_typed.c). */
+    if (from->can_pull && size >= from->pull_min && !(flags & LC_PKT_FLAG_NOPULL) &&
+        (!(flags & LC_PKT_FLAG_LIST) || from->ops->pull_list)) {
+        int rc = LC_OK;
+        if (!n)
+            rc = LC_OK;
+        else if (lc_unlikely(flags & LC_PKT_FLAG_LIST))
+            rc = lc_pt2pt_pull_list(from, req->buf, req->rcur, addr, nblocks, n);
+        else
+            rc = lc_likely(!req->rcur) ? from->ops->pull(from, req->buf, addr, key, n)
+                                       : lc_pt2pt_pull_typed(from, req->rcur, addr, key, n);
+        if (rc != LC_OK)
             req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
         lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
         lc_request_complete(req);
@@ -75,7 +86,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
 
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
 {
-    lc_deliver(req, u->from, u->src, u->tag, u->kind, u->flags, u->sreq, u->size, u->addr, u->key,
+    lc_deliver(req, u->from, u->src, u->tag, u->kind, u->flags, u->sreq, u->size, u->addr, u->key, u->nblocks,
                u->data);
 }
 
@@ -86,13 +97,13 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         if (!lc_matches(lc_req_ctx(req), req->rank, req->tag, hdr->ctx, hdr->src, hdr->tag)) continue;
         lc_list_remove(it);
         if (hdr->kind == LC_PKT_EAGER) {
-            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0, 0,
+            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0, 0, 0,
                        payload);
         } else {
             lc_pkt_rts_t rts;
             memcpy(&rts, payload, sizeof(rts));
-            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_RTS, 0, rts.sreq, rts.size, rts.addr, rts.key,
-                       NULL);
+            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_RTS, hdr->flags, rts.sreq, rts.size, rts.addr, rts.key,
+                       rts.nblocks, NULL);
         }
         return;
     }
@@ -114,6 +125,7 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->size = hdr->len;
         u->addr = 0;
         u->key = 0;
+        u->nblocks = 0;
         if (datalen) memcpy(u->data, payload, datalen);
     } else {
         lc_pkt_rts_t rts;
@@ -122,6 +134,7 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->size = rts.size;
         u->addr = rts.addr;
         u->key = rts.key;
+        u->nblocks = rts.nblocks;
     }
     lc_list_push_back(&lc_unexpected, &u->link);
 }

@@ -21,6 +21,18 @@ LC_INLINE int lc_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *
     return peer->ops->try_send(peer, hdr, pre, prelen, data, datalen);
 }
 
+/* n bytes of the message from offset off as the data of one packet: from
+ * the buffer, or, for a derived-datatype send that was not packed, from
+ * its cursor straight into the shm cell (lc_pt2pt_typed.c: only shm peers
+ * get such sends; the cursor is always at off, since packets go out in
+ * order and one that does not go out leaves it in place). */
+LC_INLINE int lc_send_data(lc_request_t *req, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen, size_t off,
+                           size_t n)
+{
+    if (lc_unlikely(req->rcur != NULL)) return lc_shm_try_send_cursor(req->peer, hdr, pre, prelen, req->rcur, n);
+    return lc_try_send(req->peer, hdr, pre, prelen, (const char *)req->buf + off, n);
+}
+
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p)
 {
     if (lc_list_empty(&peer->pending)) lc_pt2pt_pending_peers++;
@@ -59,7 +71,7 @@ static int lc_send_first_packet(lc_request_t *req)
             hdr.sreq = req->index;
             req->state = LC_ST_WAIT_ACK;
         }
-        if (lc_try_send(req->peer, &hdr, NULL, 0, req->buf, req->bytes) != LC_OK) {
+        if (lc_send_data(req, &hdr, NULL, 0, 0, req->bytes) != LC_OK) {
             req->state = LC_ST_EAGER_QUEUED;
             return LC_AGAIN;
         }
@@ -68,6 +80,10 @@ static int lc_send_first_packet(lc_request_t *req)
     }
     hdr.kind = LC_PKT_RTS;
     lc_pkt_rts_t rts = { .size = req->bytes, .addr = (uint64_t)(uintptr_t)req->buf, .sreq = req->index };
+    if (lc_unlikely(req->rcur != NULL)) { /* unpacked derived datatype: buf is its block list, if any */
+        rts.nblocks = req->nblocks;
+        hdr.flags = req->nblocks ? LC_PKT_FLAG_LIST : LC_PKT_FLAG_NOPULL;
+    }
     req->state = LC_ST_WAIT_RNDV;
     if (lc_try_send(req->peer, &hdr, &rts, sizeof(rts), NULL, 0) != LC_OK) {
         req->state = LC_ST_RTS_QUEUED;
@@ -79,13 +95,12 @@ static int lc_send_first_packet(lc_request_t *req)
 /* Two-copy pipeline after CTS: DATA packets while the ring has room. */
 static int lc_send_stream(lc_request_t *req)
 {
-    const char *buf = req->buf;
     while (req->offset < req->bytes) {
         size_t n = req->bytes - req->offset;
         if (n > req->peer->chunk) n = req->peer->chunk;
         lc_pkt_hdr_t hdr = { .kind = LC_PKT_DATA };
         lc_pkt_data_t d = { .rreq = req->remote, .offset = req->offset };
-        if (lc_try_send(req->peer, &hdr, &d, sizeof(d), buf + req->offset, n) != LC_OK) return LC_AGAIN;
+        if (lc_send_data(req, &hdr, &d, sizeof(d), req->offset, n) != LC_OK) return LC_AGAIN;
         req->offset += n;
     }
     lc_request_complete(req);
@@ -149,11 +164,11 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
     if (!lc_list_empty(&from->pending) || lc_send_stream(req) != LC_OK) lc_pt2pt_enqueue(from, &req->pend);
 }
 
-int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
-                   lc_send_mode_t mode, lc_request_t **req_p)
+lc_request_t *lc_pt2pt_send_request(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                                    lc_send_mode_t mode)
 {
     lc_request_t *req = lc_request_alloc(LC_REQ_SEND);
-    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a send request");
+    if (!req) return NULL;
     req->buf = (void *)buf;
     req->bytes = bytes;
     req->rank = dest;
@@ -161,17 +176,31 @@ int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *
     req->comm = comm;
     req->ctx_kind = (uint32_t)ctx_kind;
     req->mode = (uint8_t)mode;
+    return req;
+}
+
+int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                   lc_send_mode_t mode, lc_request_t **req_p)
+{
+    lc_request_t *req = lc_pt2pt_send_request(buf, bytes, dest, tag, comm, ctx_kind, mode);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a send request");
     *req_p = req;
+    lc_pt2pt_send_start(req);
+    return MPI_SUCCESS;
+}
+
+void lc_pt2pt_send_start(lc_request_t *req)
+{
+    int dest = req->rank;
     if (dest == MPI_PROC_NULL) {
         req->st_source = MPI_PROC_NULL;
         req->st_tag = MPI_ANY_TAG;
         lc_request_complete(req);
-        return MPI_SUCCESS;
+        return;
     }
-    req->peer = comm->peers[dest];
+    req->peer = req->comm->peers[dest];
     if (!lc_list_empty(&req->peer->pending) || lc_send_first_packet(req) != LC_OK)
         lc_pt2pt_enqueue(req->peer, &req->pend);
-    return MPI_SUCCESS;
 }
 
 int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
@@ -190,7 +219,7 @@ int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *c
             if (lc_likely(lc_try_send(peer, &hdr, NULL, 0, buf, bytes) == LC_OK)) return MPI_SUCCESS;
         }
     }
-    lc_request_t *req;
+    lc_request_t *req = NULL;
     int rc = lc_pt2pt_isend(buf, bytes, dest, tag, comm, ctx_kind, mode, &req);
     if (rc != MPI_SUCCESS) return rc;
     return lc_pt2pt_wait_release(req, MPI_STATUS_IGNORE);

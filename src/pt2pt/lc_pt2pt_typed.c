@@ -7,19 +7,30 @@
  * contiguous receive of the same type signature, as MPI requires.
  *  - A dense type (lc_dt_is_contig: one run of bytes in typemap order)
  *    is already its packed form at buf + true_lb: the byte path, no copy.
- *  - Any other type: the send packs into a buffer the request owns (the
- *    stage) before the engine sees it, freed at completion.  The receive
- *    owns a datatype cursor instead of a buffer: every byte that arrives
- *    goes straight to its place in the user's buffer — eager payloads and
- *    pipeline fragments are unpacked from the ring cell, a CMA pull reads
- *    into the cursor's iovec (one copy), other pulls go through a bounce
- *    buffer of at most LC_TYPED_BOUNCE bytes.  No whole-message buffer on
- *    the receive side.
+ *  - Any other type sent to a shm peer is never packed as a whole: the
+ *    request owns a datatype cursor over the user's buffer and the
+ *    channel packs from it straight into each ring or pool cell (the
+ *    eager packet, the pipeline's DATA fragments).  For a rendezvous
+ *    that the receiver may pull with CMA, the sender also writes the
+ *    message's *block list* — (address, length) segments in packed order,
+ *    as the cursor yields them — when the blocks are few and large
+ *    enough (LC_TYPED_LIST_*): the RTS carries the list's address
+ *    (LC_PKT_FLAG_LIST), the receiver reads it with CMA and pulls the
+ *    segments straight into its own buffer or cursor segments — one copy,
+ *    scattered on both sides.  With many small blocks (a remote iovec
+ *    costs the kernel a page pin each) the RTS says LC_PKT_FLAG_NOPULL
+ *    and the data goes through the pipeline, packed into the cells.
+ *  - A send to any other peer (self, ofi, ivshmem) packs into a buffer
+ *    the request owns (the stage) before the engine sees it, freed (or
+ *    cached) at completion: those channels address the sender's data as
+ *    one run of bytes.
+ *  - The receive owns a cursor: every byte that arrives goes straight to
+ *    its place in the user's buffer — eager payloads and pipeline
+ *    fragments are unpacked from the ring cell, a CMA pull reads into the
+ *    cursor's iovec (one copy), other pulls go through a bounce buffer of
+ *    at most LC_TYPED_BOUNCE bytes.
  * The type is retained while pending (lc_request_complete calls
  * lc_pt2pt_typed_done), so the user may free its handle at once.
- * Packing the send side straight into ring cells (no stage) needs a
- * channel API that takes a cursor: the next step (docs/architecture.md
- * "Datatypes").
  */
 #include "pt2pt/lc_pt2pt_impl.h"
 
@@ -100,6 +111,11 @@ void lc_pt2pt_typed_drop(lc_request_t *req)
 {
     lc_typed_stage_put(req->stage, req->bytes); /* req->bytes: the packed message (sends) */
     req->stage = NULL;
+    if (req->nblocks) { /* a send's block list: the receiver read it before its FIN */
+        free(req->buf);
+        req->buf = NULL;
+        req->nblocks = 0;
+    }
     if (req->rcur) {
         lc_dt_cursor_fini(req->rcur);
         free(req->rcur);
@@ -176,6 +192,141 @@ int lc_pt2pt_pull_typed(lc_peer_t *from, lc_dt_cursor_t *cur, uint64_t addr, uin
     return rc;
 }
 
+/* Block lists (sender) and their pull (receiver).  A list is written
+ * only when the message is at least LC_TYPED_LIST_MIN_SEG bytes a segment
+ * on average and has at most LC_TYPED_LIST_MAX segments (a list of 1 MiB
+ * at most); the first batch decides early for a type of small blocks. */
+#define LC_TYPED_LIST_MIN_SEG LC_TYPED_PULLV_MIN_SEG
+#define LC_TYPED_LIST_MAX 65536
+
+/* The block list of the cursor's message (the cursor is left at 0), or
+ * NULL when it is not worth one (or no memory: the pipeline works). */
+static struct iovec *lc_typed_block_list(lc_dt_cursor_t *cur, size_t bytes, uint32_t *n_p)
+{
+    size_t cap = 64, n = 0, done = 0;
+    struct iovec *list = malloc(cap * sizeof(*list));
+    while (list && done < bytes) {
+        if (n + LC_CMA_IOV_MAX_PT2PT > cap) {
+            struct iovec *more = cap * 2 <= LC_TYPED_LIST_MAX ? realloc(list, cap * 2 * sizeof(*list)) : NULL;
+            if (!more) break;
+            list = more;
+            cap *= 2;
+        }
+        int k = 0;
+        size_t got = lc_dt_cursor_iov(cur, list + n, LC_CMA_IOV_MAX_PT2PT, bytes - done, &k);
+        if (!got) break;
+        /* cursor_iov merges only within one call: join across calls too */
+        if (n && (uintptr_t)list[n - 1].iov_base + list[n - 1].iov_len == (uintptr_t)list[n].iov_base) {
+            list[n - 1].iov_len += list[n].iov_len;
+            memmove(list + n, list + n + 1, (size_t)(k - 1) * sizeof(*list));
+            k--;
+        }
+        n += (size_t)k;
+        done += got;
+        if (done / n < LC_TYPED_LIST_MIN_SEG && done < bytes) break; /* small blocks: not worth a list */
+    }
+    lc_dt_cursor_seek(cur, 0);
+    if (!list || done < bytes || bytes / n < LC_TYPED_LIST_MIN_SEG) {
+        free(list);
+        return NULL;
+    }
+    *n_p = (uint32_t)n;
+    return list;
+}
+
+int lc_pt2pt_pull_list(lc_peer_t *from, void *buf, lc_dt_cursor_t *cur, uint64_t list, uint32_t nblocks, size_t n)
+{
+    struct iovec rv[LC_CHANNEL_IOV_MAX], lv[LC_CHANNEL_IOV_MAX];
+    uint32_t next = 0; /* the list's next entry not yet read */
+    int rn = 0, rf = 0; /* rv[rf, rn): the segments read and not yet consumed */
+    for (size_t done = 0; done < n;) {
+        if (rf == rn) { /* the next batch of the sender's list, read with one single copy */
+            uint32_t k = nblocks - next < LC_CHANNEL_IOV_MAX ? nblocks - next : LC_CHANNEL_IOV_MAX;
+            if (!k) {
+                lc_log_error("rank %d's block list of %u segments ends before its %zu-byte message",
+                             from->world_rank, nblocks, n);
+                return LC_ERROR;
+            }
+            if (from->ops->pull(from, rv, list + (uint64_t)next * sizeof(struct iovec), 0, k * sizeof(struct iovec)) !=
+                LC_OK)
+                return LC_ERROR;
+            next += k;
+            rn = (int)k;
+            rf = 0;
+        }
+        size_t avail = 0; /* what this batch still names, at most what is missing (no overflow) */
+        for (int i = rf; i < rn && avail < n - done; i++)
+            avail += rv[i].iov_len < n - done - avail ? rv[i].iov_len : n - done - avail;
+        size_t got = avail;
+        int nl = 1;
+        if (cur) {
+            got = lc_dt_cursor_iov(cur, lv, LC_CHANNEL_IOV_MAX, avail, &nl);
+        } else {
+            lv[0].iov_base = (char *)buf + done;
+            lv[0].iov_len = avail;
+        }
+        if (!got) {
+            if (avail) {
+                lc_log_error("internal: a derived-datatype receive ended %zu bytes before the %zu it expected", n - done, n);
+                return LC_ERROR;
+            }
+            while (rf < rn && rv[rf].iov_len == 0) rf++; /* empty segments only */
+            continue;
+        }
+        if (from->ops->pull_list(from, lv, nl, rv + rf, rn - rf, got) != LC_OK) return LC_ERROR;
+        done += got;
+        /* consume what went from the remote segments */
+        for (size_t left = got; left && rf < rn;) {
+            if (left >= rv[rf].iov_len) {
+                left -= rv[rf].iov_len;
+                rf++;
+            } else {
+                rv[rf].iov_base = (char *)rv[rf].iov_base + left;
+                rv[rf].iov_len -= left;
+                left = 0;
+            }
+        }
+    }
+    return LC_OK;
+}
+
+/* A send of count items of t to a shm peer: no stage.  The request owns
+ * a cursor over the user's buffer, plus the block list when a pull may
+ * take the message in one copy; the type is retained before anything
+ * goes out. */
+static int lc_typed_send_cursor(const void *buf, MPI_Count count, lc_dt_t *t, int dest, int tag, lc_comm_t *comm,
+                                int ctx_kind, lc_send_mode_t mode, lc_peer_t *peer, lc_request_t **req_p)
+{
+    size_t bytes = lc_typed_bytes(t, count);
+    lc_dt_cursor_t *cur = malloc(sizeof(*cur));
+    if (!cur) return lc_error(MPI_ERR_NO_MEM, "out of memory for a datatype cursor");
+    int rc = lc_dt_cursor_init(cur, t, count, buf);
+    if (rc) {
+        free(cur);
+        return rc;
+    }
+    struct iovec *list = NULL;
+    uint32_t nblocks = 0;
+    if (bytes > peer->eager_limit && peer->can_pull && bytes >= peer->pull_min && peer->ops->pull_list)
+        list = lc_typed_block_list(cur, bytes, &nblocks);
+    lc_request_t *req = lc_pt2pt_send_request(list, bytes, dest, tag, comm, ctx_kind, mode);
+    if (!req) {
+        free(list);
+        lc_dt_cursor_fini(cur);
+        free(cur);
+        return lc_error(MPI_ERR_NO_MEM, "cannot allocate a send request");
+    }
+    lc_dt_retain(t);
+    req->udt = t;
+    req->ubuf = (void *)buf;
+    req->ucount = count;
+    req->rcur = cur;
+    req->nblocks = list ? nblocks : 0;
+    *req_p = req;
+    lc_pt2pt_send_start(req); /* may complete it (eager), which drops cursor, list and type */
+    return MPI_SUCCESS;
+}
+
 /* A receive request whose bytes go through a cursor over count items of t
  * at buf; the type is retained before the request can match anything. */
 static int lc_typed_recv_request(void *buf, MPI_Count count, lc_dt_t *t, lc_request_t **req_p)
@@ -209,6 +360,8 @@ int lc_pt2pt_isend_dt(const void *buf, MPI_Count count, lc_dt_t *t, int dest, in
     size_t bytes = lc_typed_bytes(t, count);
     if (lc_dt_is_contig(t, count))
         return lc_pt2pt_isend(lc_typed_at(buf, t), bytes, dest, tag, comm, ctx_kind, mode, req_p);
+    if (dest >= 0 && comm->peers[dest]->kind == LC_CHANNEL_SHM)
+        return lc_typed_send_cursor(buf, count, t, dest, tag, comm, ctx_kind, mode, comm->peers[dest], req_p);
     void *stage = NULL;
     lc_request_t *req = NULL;
     int rc = lc_typed_stage_alloc(bytes, &stage);

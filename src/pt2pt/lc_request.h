@@ -98,12 +98,16 @@ typedef struct lc_request {
     void *ext;               /* LC_REQ_GREQ: its callbacks; Isendrecv_replace: the send copy */
 
     /* derived datatypes that are not one run of bytes (lc_pt2pt_typed.c):
-     * a send packs into `stage`, a receive unpacks through `rcur` */
+     * a receive unpacks through `rcur`; a send to a shm peer packs from
+     * `rcur` into each cell as it goes out (buf: its block list, nblocks
+     * entries, or NULL), a send to another peer packs into `stage` */
     struct lc_dt *udt;         /* retained while the operation is pending (persistent: while it lives) */
     void *ubuf;                /* the user's buffer */
     MPI_Count ucount;          /* items of udt at ubuf */
     void *stage;               /* send: the packed message (packed at start, freed at completion) */
-    struct lc_dt_cursor *rcur; /* recv: where the next arriving bytes go in ubuf (owned) */
+    struct lc_dt_cursor *rcur; /* recv: where the next arriving bytes go in ubuf; send: where the next
+                                * bytes to send come from (owned) */
+    uint32_t nblocks;          /* send with rcur: entries of the block list at buf (0: none) */
     /* Called by lc_request_complete after the request is marked complete
      * (NULL: nothing).  A higher layer's completion hook: buffered sends
      * (src/mpi/lc_mpi_bsend.c) count the messages an MPI_*_iflush_buffer

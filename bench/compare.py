@@ -13,13 +13,15 @@ Usage
     python3 bench/compare.py --scenario pt2pt --reps 9
     python3 bench/compare.py --mpis mpich,openmpi --scenario coll4
     python3 bench/compare.py --list             # scenarios and what they measure
+    python3 bench/compare.py --quick --scenario io4,io8   # MPI-IO (~5 min each
+                                                # quick; not in the default list)
 
 What it does
 ------------
 1. Finds the MPIs: Locus (build/bin/mpicc + build/bin/mpiexec, when built),
    MPICH (mpicc.mpich/mpiexec.mpich), Open MPI (mpicc.openmpi/mpiexec.openmpi).
-2. Builds bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c and bench/lc_dt_pingpong.c
-   (each with bench/lc_bench_util.c) with each MPI's own
+2. Builds bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c
+   and bench/lc_io_array.c (each with bench/lc_bench_util.c) with each MPI's own
    compiler wrapper into build/bench/<mpi>/ (always rebuilt; it takes seconds).
 3. Runs each scenario R times, alternating the MPIs run by run (Locus,
    MPICH, Open MPI, Locus, ...), every run under a timeout; a run that fails,
@@ -64,7 +66,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH_SRC = ROOT / "bench"
 UTIL_SRC = BENCH_SRC / "lc_bench_util.c"
 PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c",
-            "dt": BENCH_SRC / "lc_dt_pingpong.c"}
+            "dt": BENCH_SRC / "lc_dt_pingpong.c", "io": BENCH_SRC / "lc_io_array.c"}
 CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE"]
 
 KiB = 1024
@@ -594,6 +596,30 @@ def dt_job(quick):
                 for t, s in layouts])
 
 
+# Where the I/O scenarios put their files: tmpfs, and the machine's disk
+# (/var/tmp is on the root file system; /tmp may be tmpfs elsewhere).
+IO_DIRS = [("shm", "/dev/shm"), ("disk", "/var/tmp")]
+
+
+def io_jobs(quick):
+    """MPI-IO (bench/lc_io_array.c): collective (write_all/read_all) and
+    independent (write_at/read_at) write and read of a block-distributed
+    3-D array of doubles through a subarray view, one job per file system;
+    MiB/s = array bytes / slowest rank's time, best of the program's -r
+    repetitions, the write including MPI_File_sync."""
+    sizes = [64 * MiB, 256 * MiB] if quick else [64 * MiB, 256 * MiB, 1024 * MiB]
+    tests = ["coll_write", "coll_read", "indep_write", "indep_read"]
+    jobs = []
+    for fs, d in IO_DIRS:
+        args = ["-d", d, "-S", ",".join(f"{s // MiB}M" for s in sizes),
+                "-r", "2" if quick else "3"]
+        jobs.append(Job(f"io-{fs}", "io", args,
+                        [Metric(f"{fs} {t.replace('_', ' ')} {fmt_size(s)} (MiB/s)", t, s,
+                                "bandwidth_MiBps", "MiB/s", False)
+                         for s in sizes for t in tests]))
+    return jobs
+
+
 def coll_job(sizes, iters):
     metrics = [Metric("barrier (us)", "barrier", 0, "avg_latency_us", "us", True)]
     for c in COLLS[1:]:
@@ -663,6 +689,15 @@ def scenarios(quick):
             "coll8", "8 ranks on one host, unbound (oversubscribed where "
             "the host has fewer cores): collective latency", 8, False,
             [coll_job(coll_sizes, coll8_it)], coll_reps, 120 if quick else 600),
+        "io4": Scenario(
+            "io4", "4 ranks on one host, unbound: MPI-IO collective and independent "
+            "write (+ MPI_File_sync) and read of a block-distributed 3-D array of "
+            "doubles (subarray view), on tmpfs (/dev/shm) and on disk (/var/tmp, ext4)",
+            4, False, io_jobs(quick), 3 if quick else 5, 300 if quick else 900),
+        "io8": Scenario(
+            "io8", "8 ranks on one host, unbound (oversubscribed where the host has "
+            "fewer cores): MPI-IO as io4", 8, False, io_jobs(quick), 3 if quick else 5,
+            300 if quick else 900),
     }
 
 
@@ -1103,7 +1138,8 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
           f"before {meta['cpu_busy_start']}, after {meta['cpu_busy_end']}; "
           f"load average before {meta['load_start']}, after {meta['load_end']}"
           + (" — **the machine was busy; numbers are noisy**" if meta["busy"] else ""),
-          f"- Benchmarks: bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c built with "
+          f"- Benchmarks: bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c, "
+          f"bench/lc_io_array.c built with "
           f"`<mpicc> {' '.join(CFLAGS)}{'' if meta['no_werror'] else ' -Werror'}` "
           f"by each MPI's own wrapper; data "
           f"validation (-c, outside the timed loops) "

@@ -429,6 +429,38 @@ static void errors(ctx_t *c)
     MPI_Win_set_errhandler(c->win, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Dynamic windows: the origin cannot check the range, the target must.
+ * A target type reaching past the attached memory (or before it) must be
+ * refused as a whole by the target (logged there), never write outside
+ * (issue 12).  On the origin itself the error comes back at once. */
+static void dynamic_bounds(ctx_t *c, int *region)
+{
+    MPI_Win_set_errhandler(c->win, MPI_ERRORS_RETURN);
+    MPI_Datatype big, negv;
+    MPI_Type_vector(2, 1, M, MPI_INT, &big); /* ints 0 and M */
+    MPI_Type_commit(&big);
+    int bl[2] = { 1, 1 }, dd[2] = { -1, 0 };
+    MPI_Type_indexed(2, bl, dd, MPI_INT, &negv); /* ints -1 and 0 */
+    MPI_Type_commit(&negv);
+    int src[2] = { -77, -78 }, rc;
+    MPI_Win_fence(0, c->win);
+    rc = MPI_Put(src, 2, MPI_INT, c->right, c->disp0[c->right], 1, big, c->win);
+    LC_CHECK(rc == MPI_SUCCESS || lc_class_of(rc) == MPI_ERR_RMA_RANGE, "put past attached memory: %d", rc);
+    rc = MPI_Accumulate(src, 2, MPI_INT, c->right, c->disp0[c->right], 1, negv, MPI_SUM, c->win);
+    LC_CHECK(rc == MPI_SUCCESS || lc_class_of(rc) == MPI_ERR_RMA_RANGE, "accumulate before attached memory: %d", rc);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, c->win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int p = -8; p < M + 8; p++) {
+        int want = p < 0 || p >= M ? 777 : c->rank * 1000 + p;
+        LC_CHECK(region[p] == want, "dynamic: a refused operation changed int %d: %d, expected %d", p, region[p],
+                 want);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&big);
+    MPI_Type_free(&negv);
+    MPI_Win_set_errhandler(c->win, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -450,8 +482,11 @@ int main(int argc, char **argv)
     if (!lc_library_is_mpich()) errors(&c);
     MPI_Win_free(&c.win);
 
-    /* dynamic: displacements are addresses; the target checks the blocks */
-    c.mem = malloc(M * sizeof(int));
+    /* dynamic: displacements are addresses; the target checks the blocks.
+     * 8 canary ints on either side of the attached memory. */
+    int *region = malloc((M + 16) * sizeof(int));
+    for (int p = 0; p < M + 16; p++) region[p] = 777;
+    c.mem = region + 8;
     c.disp0 = malloc((size_t)c.size * sizeof(MPI_Aint));
     MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &c.win);
     MPI_Win_attach(c.win, c.mem, M * sizeof(int));
@@ -461,9 +496,13 @@ int main(int argc, char **argv)
     c.what = "dynamic";
     quick = 1;
     run(&c);
+    if (!lc_library_is_mpich()) { /* erroneous programs: MPICH does not check (it writes outside) */
+        reset(&c);
+        dynamic_bounds(&c, c.mem);
+    }
     MPI_Win_detach(c.win, c.mem);
     MPI_Win_free(&c.win);
-    free(c.mem);
+    free(region);
     free(c.disp0);
 
     for (int t = 1; t < NT; t++) MPI_Type_free(&ty[t]);

@@ -215,9 +215,9 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
     else if (pkt->kind < LC_RMA_PUT || pkt->kind > LC_RMA_CAS || (pkt->kind == LC_RMA_CAS && pkt->nblocks))
         why = "it is not a data operation";
     else if (__builtin_mul_overflow((size_t)pkt->count, esz, &bytes) ||
-             __builtin_mul_overflow((size_t)pkt->nblocks, sizeof(lc_rma_blk_t), &desc) ||
-             desc + (sends ? bytes : 0) * (pkt->kind == LC_RMA_CAS ? 2 : 1) > len || bytes > len + (1ull << 40))
-        why = "its lengths do not match the message";
+             __builtin_mul_overflow((size_t)pkt->nblocks, sizeof(lc_rma_blk_t), &desc) || desc > len ||
+             (sends && bytes > (len - desc) / (pkt->kind == LC_RMA_CAS ? 2 : 1)))
+        why = "its lengths do not match the message"; /* (a GET's bytes are bounded by the window below) */
     char *at = NULL;
     const lc_rma_blk_t *blk = (const lc_rma_blk_t *)data; /* 8-aligned: malloc'd buffer + 32-byte header */
     if (!why && !pkt->nblocks && !(at = lc_rma_am_addr(win, pkt->disp, bytes)))

@@ -5,20 +5,22 @@
  * relative to the target displacement, the origin data is used in place
  * when contiguous and packed otherwise, the result lands in place when
  * contiguous and is unpacked otherwise.  Then, per path:
- *  - direct: each block is applied in the target's memory in our mapping,
- *    accumulates under the target's accumulate lock (the whole operation
- *    at once, so concurrent accumulates stay atomic per element);
+ *  - direct: put and get run the pack engine over the target's memory in
+ *    our mapping; accumulates apply block by block under the target's
+ *    accumulate lock (the whole operation at once, so concurrent
+ *    accumulates stay atomic per element);
  *  - our own memory on the active-message path: the same after checking
  *    the blocks against our regions (dynamic windows are checked here);
  *  - CMA (put/get into Win_create memory of a proven peer): vector
- *    process_vm_writev/readv over the blocks, IOV_MAX at a time;
+ *    process_vm_writev/readv over the blocks, IOV_MAX at a time (a get
+ *    of small blocks with small gaps reads their span once instead);
  *  - active messages: the blocks travel after the header, then the packed
  *    data; the target checks every block against its window before
  *    applying any (lc_rma_serve_data).
  * Contiguous types on every side never come here: the MPI layer maps
  * them to lc_rma_op, whose path is unchanged.
  */
-#include "channel/lc_channel.h"
+#include "channel/lc_cma.h"
 #include "datatype/lc_dt.h"
 #include "rma/lc_rma_impl.h"
 #include "util/lc_dtype.h"
@@ -173,8 +175,29 @@ static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, M
     if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target]) {
         lc_peer_t *peer = win->comm->peers[target];
         bool put = kind == LC_RMA_PUT;
-        if (lc_rma_cmav(peer, put, put ? (char *)src : dst, win->remote_bases[target] + off, blk, n) == LC_OK)
-            return MPI_SUCCESS;
+        uint64_t remote = win->remote_bases[target] + off;
+        if (!put && n > 1) {
+            /* The kernel pins the pages of every remote segment anew:
+             * many small blocks cost far more than reading their whole
+             * span (inside the window: the origin checked it) once and
+             * picking the blocks out here, when the gaps are small. */
+            int64_t lo = blk[0].off, hi = blk[0].off + blk[0].len;
+            for (size_t i = 1; i < n; i++) {
+                if (blk[i].off < lo) lo = blk[i].off;
+                if (blk[i].off + blk[i].len > hi) hi = blk[i].off + blk[i].len;
+            }
+            size_t span = (size_t)(hi - lo);
+            char *tmp = span <= 4 * bytes + 4096 && bytes / n < 4096 ? malloc(span) : NULL;
+            if (tmp) {
+                int st = lc_cma_pull(peer, tmp, remote + (uint64_t)lo, 0, span);
+                if (st == LC_OK)
+                    for (size_t i = 0, pos = 0; i < n; pos += (size_t)blk[i].len, i++)
+                        memcpy(dst + pos, tmp + (blk[i].off - lo), (size_t)blk[i].len);
+                free(tmp);
+                if (st == LC_OK) return MPI_SUCCESS;
+            }
+        }
+        if (lc_rma_cmav(peer, put, put ? (char *)src : dst, remote, blk, n) == LC_OK) return MPI_SUCCESS;
         win->cma[target] = 0; /* logged; the request path still works (puts and gets may repeat) */
     }
     if (n > UINT32_MAX)
@@ -202,7 +225,33 @@ int lc_rma_op_typed(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint 
     char *stmp = NULL, *rtmp = NULL;
     const char *src = NULL;
     char *dst = NULL;
-    int rc = lc_rma_flatten(tt, tcount, &blk, &n);
+    int rc;
+    if (win->direct && (kind == LC_RMA_PUT || kind == LC_RMA_GET)) {
+        /* Plain copies into / out of memory we map: the pack engine walks
+         * the target type in place, no block list. */
+        char *at = win->bases[target] + (size_t)disp * (size_t)win->disp_units[target];
+        const char *run = kind == LC_RMA_PUT ? lc_rma_run(ot, ocount, origin) : lc_rma_run(rt, rcount, result);
+        if (run && kind == LC_RMA_PUT) {
+            lc_dt_unpack(tt, tcount, at, 0, run, bytes);
+        } else if (run) {
+            lc_dt_pack(tt, tcount, at, 0, (char *)run, bytes);
+        } else {
+            /* neither side is one run: through a bounce buffer */
+            char *tmp = malloc(bytes);
+            if (!tmp) return lc_error(MPI_ERR_NO_MEM, "out of memory staging %zu bytes of a one-sided operation", bytes);
+            if (kind == LC_RMA_PUT) {
+                lc_dt_pack(ot, ocount, origin, 0, tmp, bytes);
+                lc_dt_unpack(tt, tcount, at, 0, tmp, bytes);
+            } else {
+                lc_dt_pack(tt, tcount, at, 0, tmp, bytes);
+                lc_dt_unpack(rt, rcount, result, 0, tmp, bytes);
+            }
+            free(tmp);
+        }
+        if (user) lc_request_complete(user);
+        return MPI_SUCCESS;
+    }
+    rc = lc_rma_flatten(tt, tcount, &blk, &n);
     if (rc) return rc;
     if (sends && !(src = lc_rma_run(ot, ocount, origin))) {
         src = stmp = malloc(bytes);

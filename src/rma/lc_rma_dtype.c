@@ -5,10 +5,10 @@
  * relative to the target displacement, the origin data is used in place
  * when contiguous and packed otherwise, the result lands in place when
  * contiguous and is unpacked otherwise.  Then, per path:
- *  - direct: put and get run the pack engine over the target's memory in
- *    our mapping; accumulates apply block by block under the target's
- *    accumulate lock (the whole operation at once, so concurrent
- *    accumulates stay atomic per element);
+ *  - direct: the pack engine walks the target type in its memory in our
+ *    mapping (no block list); accumulates gather, combine and scatter
+ *    under the target's accumulate lock (the whole operation at once, so
+ *    concurrent accumulates stay atomic per element);
  *  - our own memory on the active-message path: the same after checking
  *    the blocks against our regions (dynamic windows are checked here);
  *  - CMA (put/get into Win_create memory of a proven peer): vector
@@ -33,7 +33,7 @@
 
 #define LC_RMA_CMA_IOV 1024 /* IOV_MAX on Linux */
 
-/* The blocks of count items of t, relative to the items' address,
+/* (Active messages, CMA, our own memory.)  The blocks of count items of t, relative to the items' address,
  * adjacent blocks merged.  The caller frees *blk_p. */
 static int lc_rma_flatten(const lc_dt_t *t, MPI_Count count, lc_rma_blk_t **blk_p, size_t *n_p)
 {
@@ -154,15 +154,7 @@ static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, M
                             MPI_Op op, const lc_rma_blk_t *blk, size_t n, size_t bytes, const char *src, char *dst,
                             const lc_rma_unpack_t *unpack, lc_request_t *user, bool *sent_p)
 {
-    size_t esz = lc_dtype_size(basic);
-    if (win->direct) {
-        char *at = win->bases[target] + (size_t)disp * (size_t)win->disp_units[target];
-        bool acc = kind != LC_RMA_PUT && kind != LC_RMA_GET;
-        if (acc) lc_rma_acc_lock(&win->lines[target].acc);
-        lc_rma_apply_blocks(win, at, 0, kind, basic, op, blk, n, src, dst);
-        if (acc) lc_rma_acc_unlock(&win->lines[target].acc);
-        return MPI_SUCCESS;
-    }
+    size_t esz = lc_dtype_size(basic); /* (direct windows never come here) */
     uint64_t off = win->flavor == LC_RMA_DYNAMIC ? (uint64_t)disp : (uint64_t)disp * (uint64_t)win->disp_units[target];
     if (target == win->comm->rank) { /* as in lc_rma_op: we apply everyone's requests one at a time */
         if (!lc_rma_blocks_valid(win, off, blk, n, esz, bytes))
@@ -226,28 +218,48 @@ int lc_rma_op_typed(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint 
     const char *src = NULL;
     char *dst = NULL;
     int rc;
-    if (win->direct && (kind == LC_RMA_PUT || kind == LC_RMA_GET)) {
-        /* Plain copies into / out of memory we map: the pack engine walks
-         * the target type in place, no block list. */
+    if (win->direct) {
+        /* Memory we map: the pack engine walks the target type in place,
+         * no block list.  Accumulates gather the target's elements, combine
+         * them in one kernel call and scatter them back, all under the
+         * target's accumulate lock (atomic per element as before). */
         char *at = win->bases[target] + (size_t)disp * (size_t)win->disp_units[target];
-        const char *run = kind == LC_RMA_PUT ? lc_rma_run(ot, ocount, origin) : lc_rma_run(rt, rcount, result);
-        if (run && kind == LC_RMA_PUT) {
-            lc_dt_unpack(tt, tcount, at, 0, run, bytes);
-        } else if (run) {
-            lc_dt_pack(tt, tcount, at, 0, (char *)run, bytes);
+        const char *orun = sends ? lc_rma_run(ot, ocount, origin) : NULL;
+        char *rrun = fetch ? lc_rma_run(rt, rcount, result) : NULL;
+        char *tmp = NULL;
+        if (kind == LC_RMA_PUT && orun) {
+            lc_dt_unpack(tt, tcount, at, 0, orun, bytes);
+        } else if (kind == LC_RMA_GET && rrun) {
+            lc_dt_pack(tt, tcount, at, 0, rrun, bytes);
         } else {
-            /* neither side is one run: through a bounce buffer */
-            char *tmp = malloc(bytes);
+            /* one bounce buffer for the target's elements, one more for a
+             * scattered origin */
+            size_t two = kind != LC_RMA_GET && kind != LC_RMA_PUT && sends && !orun;
+            tmp = malloc(bytes * (1 + two));
             if (!tmp) return lc_error(MPI_ERR_NO_MEM, "out of memory staging %zu bytes of a one-sided operation", bytes);
             if (kind == LC_RMA_PUT) {
                 lc_dt_pack(ot, ocount, origin, 0, tmp, bytes);
                 lc_dt_unpack(tt, tcount, at, 0, tmp, bytes);
-            } else {
+            } else if (kind == LC_RMA_GET) {
                 lc_dt_pack(tt, tcount, at, 0, tmp, bytes);
                 lc_dt_unpack(rt, rcount, result, 0, tmp, bytes);
+            } else {
+                if (two) {
+                    lc_dt_pack(ot, ocount, origin, 0, tmp + bytes, bytes);
+                    orun = tmp + bytes;
+                }
+                lc_rma_acc_lock(&win->lines[target].acc);
+                lc_dt_pack(tt, tcount, at, 0, tmp, bytes);
+                if (fetch && rrun) memcpy(rrun, tmp, bytes);
+                else if (fetch) lc_dt_unpack(rt, rcount, result, 0, tmp, bytes);
+                if (op != MPI_NO_OP) {
+                    lc_rma_apply(LC_RMA_ACC, basic, op, bytes / lc_dtype_size(basic), tmp, orun, NULL, NULL);
+                    lc_dt_unpack(tt, tcount, at, 0, tmp, bytes);
+                }
+                lc_rma_acc_unlock(&win->lines[target].acc);
             }
-            free(tmp);
         }
+        free(tmp);
         if (user) lc_request_complete(user);
         return MPI_SUCCESS;
     }

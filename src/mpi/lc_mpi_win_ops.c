@@ -42,7 +42,8 @@ typedef struct lc_win_args {
 /* Bytes of one item of a type lc_check_rma_dtype accepted. */
 static size_t lc_win_size(MPI_Datatype dt)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_dtype_size(dt);
+    size_t size = lc_dtype_size(dt); /* 0: derived (a predefined type of no data is refused before) */
+    if (lc_likely(size)) return size;
     const lc_dt_t *t = lc_dt_get(dt);
     return t ? (size_t)t->size : 0;
 }
@@ -55,10 +56,14 @@ static MPI_Datatype lc_win_basic(MPI_Datatype dt)
     return t ? t->basic : MPI_DATATYPE_NULL;
 }
 
-static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, size_t tbytes, const char *what)
+/* *pre_p: dt is predefined (one table lookup per side, as before derived
+ * types: the predefined path stays as fast). */
+static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, size_t tbytes, const char *what,
+                             bool *pre_p)
 {
     int rc = lc_check_count(count);
-    if (!rc) rc = lc_check_rma_dtype(dt);
+    *pre_p = lc_dtype_valid(dt);
+    if (!rc && !*pre_p) rc = lc_check_rma_dtype(dt);
     if (!rc) rc = lc_check_buf(buf, count, dt);
     if (!rc && (size_t)count * lc_win_size(dt) != tbytes)
         rc = lc_error(MPI_ERR_TYPE, "the %s buffer holds %zu bytes but the target buffer %zu", what,
@@ -70,6 +75,7 @@ static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, 
  * far as one basic type per side tells. */
 static int lc_win_check_match(MPI_Datatype a, MPI_Datatype b, const char *what)
 {
+    if (lc_likely(a == b)) return MPI_SUCCESS;
     MPI_Datatype x = lc_win_basic(a), y = lc_win_basic(b);
     if (x == y || x == MPI_DATATYPE_NULL || y == MPI_DATATYPE_NULL || x == MPI_BYTE || y == MPI_BYTE ||
         x == MPI_PACKED || y == MPI_PACKED)
@@ -103,8 +109,9 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
     if (request) LC_TRY(lc_check_ptr(request, "request"));
     if (a->target != MPI_PROC_NULL) LC_TRY(lc_check_rank(w->comm, a->target, false));
     LC_TRY(lc_check_count(a->tcount));
-    LC_TRY(lc_check_rma_dtype(a->tdt));
-    if (a->single && !lc_dtype_valid(a->tdt))
+    bool tpre = lc_dtype_valid(a->tdt), opre = true, rpre = true;
+    if (!tpre) LC_TRY(lc_check_rma_dtype(a->tdt));
+    if (a->single && !tpre)
         LC_TRY(lc_error(MPI_ERR_TYPE, "%s takes one element of a predefined datatype, not the derived datatype %#x",
                         func, (unsigned)a->tdt));
     size_t tbytes = (size_t)a->tcount * lc_win_size(a->tdt);
@@ -112,10 +119,15 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
     bool uses_origin = a->kind != LC_RMA_GET && !(a->kind == LC_RMA_GACC && a->op == MPI_NO_OP);
     bool fetch = a->kind == LC_RMA_GET || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
     bool moves = a->target != MPI_PROC_NULL && a->tcount > 0; /* else nothing is combined */
-    if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tbytes, "origin"));
-    if (fetch) LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tbytes, "result"));
-    MPI_Datatype basic = lc_win_basic(a->tdt);
-    if (acc && moves) {
+    if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tbytes, "origin", &opre));
+    if (fetch) LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tbytes, "result", &rpre));
+    bool predefined = tpre && opre && rpre;
+    MPI_Datatype basic = tpre ? a->tdt : lc_win_basic(a->tdt);
+    if (acc && moves && predefined) {
+        if ((uses_origin && a->odt != basic) || (a->kind != LC_RMA_ACC && a->rdt != basic))
+            LC_TRY(lc_error(MPI_ERR_TYPE, "accumulate operations need the same basic datatype on the origin, "
+                                          "result and target sides"));
+    } else if (acc && moves) {
         /* Accumulates combine elements of one basic type (§12.3.4). */
         if (basic == MPI_DATATYPE_NULL)
             LC_TRY(lc_error(MPI_ERR_TYPE, "the target datatype of an accumulate must be made of one predefined "
@@ -142,9 +154,7 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
         }
     }
     bool act = a->target != MPI_PROC_NULL && tbytes > 0;
-    bool predefined = lc_dtype_valid(a->tdt) && (!uses_origin || lc_dtype_valid(a->odt)) &&
-                      (!fetch || lc_dtype_valid(a->rdt));
-    if (act && lc_dtype_valid(a->tdt)) {
+    if (act && tpre) {
         LC_TRY(lc_rma_check_access(w->rma, a->target, a->disp, tbytes));
     } else if (act) {
         /* item k's data is [k * extent + true_lb, k * extent + true_ub) */

@@ -133,6 +133,15 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
             LC_TRY(lc_error(MPI_ERR_TYPE, "the target datatype of an accumulate must be made of one predefined "
                                           "datatype; %#x mixes several",
                             (unsigned)a->tdt));
+        /* A padded pair (MPI_DOUBLE_INT ...) is copied with its padding as
+         * a predefined type but packed without it inside a derived one:
+         * the block-wise kernels do not handle that yet. */
+        const lc_dtype_info_t *bi = lc_dtype_lookup(basic);
+        if (bi && bi->size != bi->type_size)
+            LC_TRY(lc_error(MPI_ERR_TYPE,
+                            "accumulates with derived datatypes of the padded pair type %s are not supported yet; "
+                            "use count elements of %s itself",
+                            bi->name, bi->name));
         if ((uses_origin && lc_win_basic(a->odt) != basic) || (a->kind != LC_RMA_ACC && lc_win_basic(a->rdt) != basic))
             LC_TRY(lc_error(MPI_ERR_TYPE, "accumulate operations need the same basic datatype on the origin, "
                                           "result and target sides"));

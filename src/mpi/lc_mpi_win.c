@@ -42,12 +42,7 @@ int lc_mpi_win_error(lc_win_t *win, const char *func, int code)
 int lc_check_rma_dtype(MPI_Datatype dt)
 {
     if (lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
-    if (dt != MPI_DATATYPE_NULL && lc_dt_get(dt))
-        return lc_error(MPI_ERR_TYPE,
-                        "datatype %#x is a derived datatype: one-sided operations take predefined "
-                        "datatypes only for now (use count elements of the basic type)",
-                        (unsigned)dt);
-    lc_dt_t *t;
+    lc_dt_t *t; /* derived: committed (MPI 4.1 §12.3) */
     return lc_dt_check_comm(dt, &t);
 }
 

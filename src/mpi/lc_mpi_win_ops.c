@@ -9,6 +9,14 @@
  * operation is done in place (direct windows, CMA, the origin's own
  * memory), else when the target's answer arrives (active messages): that
  * is completion at the target, which MPI_Rput may and MPI_Rget must await.
+ *
+ * Datatypes: predefined types go straight to lc_rma_op (the fast path).
+ * Committed derived types (MPI 4.1 §12.3) on any side: when every side is
+ * one run they are mapped onto lc_rma_op too (count elements of the basic
+ * type, or bytes); otherwise lc_rma_op_typed walks the target's blocks.
+ * Put/Get need equal sizes and, where both sides are made of one basic
+ * type, the same one (MPI_BYTE and MPI_PACKED match anything);
+ * accumulates need one predefined basic type on every side.
  */
 #include "coll/lc_op.h"
 #include "mpi/lc_mpi_request.h"
@@ -28,17 +36,69 @@ typedef struct lc_win_args {
     MPI_Count tcount;
     MPI_Datatype tdt;
     MPI_Op op;
+    bool single; /* Fetch_and_op, Compare_and_swap: one predefined element */
 } lc_win_args_t;
 
-static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, size_t tbytes, const char *what)
+/* Bytes of one item of a type lc_check_rma_dtype accepted. */
+static size_t lc_win_size(MPI_Datatype dt)
+{
+    size_t size = lc_dtype_size(dt); /* 0: derived (a predefined type of no data is refused before) */
+    if (lc_likely(size)) return size;
+    const lc_dt_t *t = lc_dt_get(dt);
+    return t ? (size_t)t->size : 0;
+}
+
+/* The one predefined type a type is made of, or MPI_DATATYPE_NULL. */
+static MPI_Datatype lc_win_basic(MPI_Datatype dt)
+{
+    if (lc_dtype_valid(dt)) return dt;
+    const lc_dt_t *t = lc_dt_get(dt);
+    return t ? t->basic : MPI_DATATYPE_NULL;
+}
+
+/* *pre_p: dt is predefined (one table lookup per side, as before derived
+ * types: the predefined path stays as fast). */
+static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, size_t tbytes, const char *what,
+                             bool *pre_p)
 {
     int rc = lc_check_count(count);
-    if (!rc) rc = lc_check_rma_dtype(dt);
+    *pre_p = lc_dtype_valid(dt);
+    if (!rc && !*pre_p) rc = lc_check_rma_dtype(dt);
     if (!rc) rc = lc_check_buf(buf, count, dt);
-    if (!rc && (size_t)count * lc_dtype_size(dt) != tbytes)
+    if (!rc && (size_t)count * lc_win_size(dt) != tbytes)
         rc = lc_error(MPI_ERR_TYPE, "the %s buffer holds %zu bytes but the target buffer %zu", what,
-                      (size_t)count * lc_dtype_size(dt), tbytes);
+                      (size_t)count * lc_win_size(dt), tbytes);
     return rc;
+}
+
+/* Put/Get: the type signatures must match (MPI 4.1 §12.3.1); checked as
+ * far as one basic type per side tells. */
+static int lc_win_check_match(MPI_Datatype a, MPI_Datatype b, const char *what)
+{
+    if (lc_likely(a == b)) return MPI_SUCCESS;
+    MPI_Datatype x = lc_win_basic(a), y = lc_win_basic(b);
+    if (x == y || x == MPI_DATATYPE_NULL || y == MPI_DATATYPE_NULL || x == MPI_BYTE || y == MPI_BYTE ||
+        x == MPI_PACKED || y == MPI_PACKED)
+        return MPI_SUCCESS;
+    const lc_dtype_info_t *xi = lc_dtype_lookup(x), *yi = lc_dtype_lookup(y);
+    return lc_error(MPI_ERR_TYPE, "the %s datatype is made of %s but the target datatype of %s: the type signatures differ",
+                    what, xi ? xi->name : "?", yi ? yi->name : "?");
+}
+
+/* The operation with at least one derived type: one run on every side
+ * (mapped onto lc_rma_op) or block by block. */
+static int lc_win_typed(lc_win_t *w, const lc_win_args_t *a, bool sends, bool fetch, MPI_Datatype basic,
+                        size_t tbytes, lc_request_t *req)
+{
+    lc_dt_t *tt = lc_dt_get(a->tdt), *ot = sends ? lc_dt_get(a->odt) : NULL, *rt = fetch ? lc_dt_get(a->rdt) : NULL;
+    MPI_Datatype el = a->kind == LC_RMA_PUT || a->kind == LC_RMA_GET ? MPI_BYTE : basic;
+    if (lc_dt_is_contig(tt, a->tcount) && tt->true_lb == 0 && (!ot || lc_dt_is_contig(ot, a->ocount)) &&
+        (!rt || lc_dt_is_contig(rt, a->rcount)))
+        return lc_rma_op(w->rma, a->kind, a->target, a->disp, el, tbytes / lc_dtype_size(el), a->op,
+                         ot ? (const char *)a->origin + ot->true_lb : a->origin, NULL,
+                         rt ? (char *)a->result + rt->true_lb : a->result, req);
+    return lc_rma_op_typed(w->rma, a->kind, a->target, a->disp, el, a->op, tt, a->tcount, ot, a->ocount, a->origin, rt,
+                           a->rcount, a->result, req);
 }
 
 static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_Request *request)
@@ -49,19 +109,46 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
     if (request) LC_TRY(lc_check_ptr(request, "request"));
     if (a->target != MPI_PROC_NULL) LC_TRY(lc_check_rank(w->comm, a->target, false));
     LC_TRY(lc_check_count(a->tcount));
-    LC_TRY(lc_check_rma_dtype(a->tdt));
-    size_t tbytes = (size_t)a->tcount * lc_dtype_size(a->tdt);
+    bool tpre = lc_dtype_valid(a->tdt), opre = true, rpre = true;
+    if (!tpre) LC_TRY(lc_check_rma_dtype(a->tdt));
+    if (a->single && !tpre)
+        LC_TRY(lc_error(MPI_ERR_TYPE, "%s takes one element of a predefined datatype, not the derived datatype %#x",
+                        func, (unsigned)a->tdt));
+    size_t tbytes = (size_t)a->tcount * lc_win_size(a->tdt);
     bool acc = a->kind == LC_RMA_ACC || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
     bool uses_origin = a->kind != LC_RMA_GET && !(a->kind == LC_RMA_GACC && a->op == MPI_NO_OP);
-    if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tbytes, "origin"));
-    if (a->kind == LC_RMA_GET || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS)
-        LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tbytes, "result"));
-    if (acc) {
-        /* Accumulates combine elements of one basic type (§12.3.4). */
-        bool moves = a->target != MPI_PROC_NULL && a->tcount > 0; /* else nothing is combined */
-        if (moves && ((uses_origin && a->odt != a->tdt) || (a->kind != LC_RMA_ACC && a->rdt != a->tdt)))
+    bool fetch = a->kind == LC_RMA_GET || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
+    bool moves = a->target != MPI_PROC_NULL && a->tcount > 0; /* else nothing is combined */
+    if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tbytes, "origin", &opre));
+    if (fetch) LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tbytes, "result", &rpre));
+    bool predefined = tpre && opre && rpre;
+    MPI_Datatype basic = tpre ? a->tdt : lc_win_basic(a->tdt);
+    if (acc && moves && predefined) {
+        if ((uses_origin && a->odt != basic) || (a->kind != LC_RMA_ACC && a->rdt != basic))
             LC_TRY(lc_error(MPI_ERR_TYPE, "accumulate operations need the same basic datatype on the origin, "
                                           "result and target sides"));
+    } else if (acc && moves) {
+        /* Accumulates combine elements of one basic type (§12.3.4). */
+        if (basic == MPI_DATATYPE_NULL)
+            LC_TRY(lc_error(MPI_ERR_TYPE, "the target datatype of an accumulate must be made of one predefined "
+                                          "datatype; %#x mixes several",
+                            (unsigned)a->tdt));
+        /* A padded pair (MPI_DOUBLE_INT ...) is copied with its padding as
+         * a predefined type but packed without it inside a derived one:
+         * the block-wise kernels do not handle that yet. */
+        const lc_dtype_info_t *bi = lc_dtype_lookup(basic);
+        if (bi && bi->size != bi->type_size)
+            LC_TRY(lc_error(MPI_ERR_TYPE,
+                            "accumulates with derived datatypes of the padded pair type %s are not supported yet; "
+                            "use count elements of %s itself",
+                            bi->name, bi->name));
+        if ((uses_origin && lc_win_basic(a->odt) != basic) || (a->kind != LC_RMA_ACC && lc_win_basic(a->rdt) != basic))
+            LC_TRY(lc_error(MPI_ERR_TYPE, "accumulate operations need the same basic datatype on the origin, "
+                                          "result and target sides"));
+    } else if (!acc && moves) {
+        LC_TRY(lc_win_check_match(uses_origin ? a->odt : a->rdt, a->tdt, uses_origin ? "origin" : "result"));
+    }
+    if (acc) {
         if (a->kind == LC_RMA_CAS) {
             LC_TRY(lc_check_ptr(a->compare, "compare_addr"));
         } else if (!lc_op_is_predefined(a->op)) {
@@ -72,11 +159,19 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
         } else if (a->op != MPI_REPLACE && a->op != MPI_NO_OP && moves) {
             /* (nothing combines in an empty operation: any predefined op
              * goes, as in MPICH, e.g. mpi4py's default MPI_SUM on MPI_BYTE) */
-            LC_TRY(lc_check_op(a->op, a->tdt));
+            LC_TRY(lc_check_op(a->op, basic));
         }
     }
     bool act = a->target != MPI_PROC_NULL && tbytes > 0;
-    if (act) LC_TRY(lc_rma_check_access(w->rma, a->target, a->disp, tbytes));
+    if (act && tpre) {
+        LC_TRY(lc_rma_check_access(w->rma, a->target, a->disp, tbytes));
+    } else if (act) {
+        /* item k's data is [k * extent + true_lb, k * extent + true_ub) */
+        const lc_dt_t *t = lc_dt_get(a->tdt);
+        MPI_Aint span = (MPI_Aint)(a->tcount - 1) * lc_dt_extent(t);
+        LC_TRY(lc_rma_check_span(w->rma, a->target, a->disp, t->true_lb + (span < 0 ? span : 0),
+                                 t->true_ub + (span > 0 ? span : 0)));
+    }
     lc_request_t *req = NULL;
     if (request) {
         /* Completed by the engine: at once on the direct and CMA paths,
@@ -87,8 +182,11 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
         req->st_tag = MPI_ANY_TAG;
     }
     if (act) {
-        rc = lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin, a->compare,
-                       a->result, req);
+        if (lc_likely(predefined))
+            rc = lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin,
+                           a->compare, a->result, req);
+        else
+            rc = lc_win_typed(w, a, uses_origin, fetch, basic, tbytes, req);
         if (rc != MPI_SUCCESS) {
             if (req) lc_request_release(req);
             goto err;
@@ -397,7 +495,8 @@ LC_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Dat
                         .disp = target_disp,
                         .tcount = 1,
                         .tdt = datatype,
-                        .op = op };
+                        .op = op,
+                        .single = true };
     return lc_win_do("MPI_Fetch_and_op", win, &a, NULL);
 }
 LC_MPI_ALIAS(Fetch_and_op);
@@ -417,7 +516,8 @@ LC_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
                         .disp = target_disp,
                         .tcount = 1,
                         .tdt = datatype,
-                        .op = MPI_REPLACE };
+                        .op = MPI_REPLACE,
+                        .single = true };
     return lc_win_do("MPI_Compare_and_swap", win, &a, NULL);
 }
 LC_MPI_ALIAS(Compare_and_swap);

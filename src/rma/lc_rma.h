@@ -20,7 +20,9 @@
  *    order and answers (data or an empty acknowledgement), so an origin
  *    knows an operation complete at the target when its answer arrived.
  *    Operations on the origin itself are applied in place.
- * Datatypes: predefined only (count elements of one basic type, contiguous).
+ * Datatypes: lc_rma_op moves count elements of one predefined type
+ * (contiguous on both sides); lc_rma_op_typed takes committed derived
+ * types on the origin, result and target sides (lc_rma_dtype.c).
  * Functions return MPI error codes.
  */
 #ifndef LC_RMA_H
@@ -34,6 +36,7 @@
 #include <stdint.h>
 
 typedef struct lc_rma_win lc_rma_win_t;
+struct lc_dt;
 
 /* MPI_WIN_FLAVOR_* values (MPICH's). */
 enum { LC_RMA_CREATE = 1, LC_RMA_ALLOCATE = 2, LC_RMA_DYNAMIC = 3, LC_RMA_SHARED = 4 };
@@ -83,6 +86,20 @@ typedef enum lc_rma_kind {
 int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t count,
               MPI_Op op, const void *origin, const void *compare, void *result, lc_request_t *user);
 
+/* The same with derived datatypes (lc_rma_dtype.c): the target side is
+ * tcount items of `tt` at `disp`, the origin side ocount items of `ot` at
+ * `origin` (PUT, ACC, GACC unless MPI_NO_OP), the result side rcount
+ * items of `rt` at `result` (GET, GACC); all sides hold the same number
+ * of bytes (the caller checked).  `basic`: MPI_BYTE for PUT and GET, the
+ * one predefined type all sides are made of for accumulates.  Not CAS.
+ * The direct path walks the target's blocks in place, CMA moves them with
+ * one vector system call per IOV_MAX blocks, active messages carry the
+ * target's (offset, length) blocks, which the target checks against its
+ * window before touching it. */
+int lc_rma_op_typed(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype basic, MPI_Op op,
+                    struct lc_dt *tt, MPI_Count tcount, struct lc_dt *ot, MPI_Count ocount, const void *origin,
+                    struct lc_dt *rt, MPI_Count rcount, void *result, lc_request_t *user);
+
 /* ---- synchronisation (lc_rma_sync.c) ---------------------------------- */
 int lc_rma_fence(lc_rma_win_t *win, int assert_);
 int lc_rma_lock(lc_rma_win_t *win, int lock_type, int target);
@@ -101,5 +118,8 @@ int lc_rma_wait(lc_rma_win_t *win, bool block, bool *done_p);
 /* What the MPI layer checks: MPI_ERR_RMA_SYNC when no epoch allows an
  * operation on `target`; MPI_ERR_RMA_RANGE when it falls outside. */
 int lc_rma_check_access(const lc_rma_win_t *win, int target, MPI_Aint disp, size_t bytes);
+/* The same for a derived target type whose data lies in bytes [lo, hi)
+ * relative to the displacement's address (lo may be negative). */
+int lc_rma_check_span(const lc_rma_win_t *win, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint hi);
 
 #endif

@@ -18,6 +18,8 @@
  * one-sided operations (this process applies them alone).  Lock requests
  * that cannot be granted wait in a list, out of the FIFO.
  */
+#include "coll/lc_op.h"
+#include "datatype/lc_dt.h"
 #include "rma/lc_rma_impl.h"
 #include "util/lc_dtype.h"
 
@@ -56,7 +58,8 @@ void lc_rma_am_disable(lc_rma_win_t *win)
     if (lc_list_empty(&lc_rma_active)) lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, NULL);
 }
 
-static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user)
+static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user,
+                        const lc_rma_unpack_t *unpack)
 {
     if (win->nout == win->capout) {
         int cap = win->capout ? 2 * win->capout : 16;
@@ -65,26 +68,35 @@ static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int tar
         win->out = o;
         win->capout = cap;
     }
-    win->out[win->nout++] = (lc_rma_out_t){ req, buf, user, target };
+    win->out[win->nout++] = (lc_rma_out_t){ req, buf, user, target, unpack ? *unpack : (lc_rma_unpack_t){ 0 } };
     if (user) win->nuser++;
     return MPI_SUCCESS;
 }
 
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
-                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user)
+                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user,
+                   const lc_rma_unpack_t *unpack)
 {
     size_t len = sizeof *pkt + data_bytes + data2_bytes;
     char *buf = malloc(len);
-    if (!buf) return lc_error(MPI_ERR_NO_MEM, "out of memory for a one-sided request of %zu bytes", len);
+    if (!buf) {
+        if (unpack) free(result);
+        return lc_error(MPI_ERR_NO_MEM, "out of memory for a one-sided request of %zu bytes", len);
+    }
     memcpy(buf, pkt, sizeof *pkt);
     if (data_bytes) memcpy(buf + sizeof *pkt, data, data_bytes);
     if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
     lc_request_t *rreq = NULL, *sreq = NULL;
     int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, rreq, NULL, target, user);
+    if (rc == MPI_SUCCESS) {
+        rc = lc_rma_track(win, rreq, unpack ? result : NULL, target, user, unpack);
+        if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
+    } else if (unpack) {
+        free(result);
+    }
     if (rc == MPI_SUCCESS)
         rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL, NULL);
     if (rc != MPI_SUCCESS) free(buf);
     return rc;
 }
@@ -99,6 +111,11 @@ static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
         if (o->req->complete) {
             if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
             lc_request_release(o->req);
+            if (o->unpack.t) { /* a derived result type: the answer came packed */
+                lc_dt_t *t = o->unpack.t;
+                lc_dt_unpack(t, o->unpack.count, o->unpack.buf, 0, o->buf, (size_t)(o->unpack.count * t->size));
+                lc_dt_release(t);
+            }
             free(o->buf);
             if (o->user) { /* the answer came: complete at the target */
                 lc_request_complete(o->user);
@@ -148,7 +165,7 @@ static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_
     }
     lc_request_t *req;
     int rc = lc_pt2pt_isend(copy, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2, NULL);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2, NULL, NULL);
     if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
@@ -182,11 +199,62 @@ char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes)
     return (char *)win->base + disp;
 }
 
-static void lc_rma_serve(lc_rma_win_t *win, int source, char *msg)
+/* Apply one data request of `len` bytes.  Nothing in it is trusted: the
+ * lengths it claims must fit the message, the type must be predefined,
+ * and every byte it touches must lie in our window memory (issue 12); a
+ * bad request is logged and answered with zeros, never applied. */
+static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t *pkt, const char *data, size_t len)
+{
+    bool fetch = pkt->kind == LC_RMA_GET || pkt->kind == LC_RMA_GACC || pkt->kind == LC_RMA_CAS;
+    bool sends = pkt->kind != LC_RMA_GET && !(pkt->kind == LC_RMA_GACC && pkt->op == MPI_NO_OP);
+    size_t esz = lc_dtype_valid(pkt->dt) ? lc_dtype_size(pkt->dt) : 0, bytes = 0, desc = 0;
+    const char *why = NULL;
+    if (esz == 0 || (pkt->kind != LC_RMA_PUT && pkt->kind != LC_RMA_GET && pkt->op != MPI_REPLACE &&
+                     pkt->op != MPI_NO_OP && !lc_op_is_predefined(pkt->op)))
+        why = "its datatype or operation is not predefined";
+    else if (pkt->kind < LC_RMA_PUT || pkt->kind > LC_RMA_CAS || (pkt->kind == LC_RMA_CAS && pkt->nblocks))
+        why = "it is not a data operation";
+    else if (__builtin_mul_overflow((size_t)pkt->count, esz, &bytes) ||
+             __builtin_mul_overflow((size_t)pkt->nblocks, sizeof(lc_rma_blk_t), &desc) || desc > len ||
+             (sends && bytes > (len - desc) / (pkt->kind == LC_RMA_CAS ? 2 : 1)))
+        why = "its lengths do not match the message"; /* (a GET's bytes are bounded by the window below) */
+    char *at = NULL;
+    const lc_rma_blk_t *blk = (const lc_rma_blk_t *)data; /* 8-aligned: malloc'd buffer + 32-byte header */
+    if (!why && !pkt->nblocks && !(at = lc_rma_am_addr(win, pkt->disp, bytes)))
+        why = "its bytes are outside this rank's window memory";
+    if (!why && pkt->nblocks && !lc_rma_blocks_valid(win, pkt->disp, blk, pkt->nblocks, esz, bytes))
+        why = "its datatype's blocks do not lie in this rank's window memory";
+    if (why) {
+        lc_log_error("one-sided request from rank %d (%llu elements at %#llx): ignored, %s", source,
+                     (unsigned long long)pkt->count, (unsigned long long)pkt->disp, why);
+        bytes = 0; /* an empty answer: the origin's receive takes it, its buffer unchanged */
+    }
+    char stackbuf[256];
+    char *result = NULL;
+    if (fetch) {
+        result = bytes <= sizeof stackbuf ? stackbuf : malloc(bytes);
+        if (!result) lc_fatal("out of memory answering a one-sided request (%zu bytes)", bytes);
+        memset(result, 0, bytes);
+    }
+    if (!why) {
+        const char *payload = data + desc;
+        if (pkt->nblocks)
+            lc_rma_apply_blocks(win, NULL, pkt->disp, pkt->kind, pkt->dt, pkt->op, blk, pkt->nblocks, payload, result);
+        else
+            lc_rma_apply(pkt->kind, pkt->dt, pkt->op, pkt->count, at, payload, payload + bytes, result);
+    }
+    lc_rma_answer(win, source, result, fetch ? bytes : 0);
+    if (result && result != stackbuf) free(result);
+}
+
+static void lc_rma_serve(lc_rma_win_t *win, int source, char *msg, size_t len)
 {
     lc_rma_pkt_t pkt;
+    if (len < sizeof pkt) {
+        lc_log_error("one-sided request from rank %d of %zu bytes is shorter than a header; ignored", source, len);
+        return;
+    }
     memcpy(&pkt, msg, sizeof pkt);
-    const char *data = msg + sizeof pkt;
     if (pkt.kind == LC_RMA_LOCK) {
         int excl = pkt.lock_type == MPI_LOCK_EXCLUSIVE - 234;
         if (lc_rma_am_try_lock(win, source, excl)) {
@@ -205,24 +273,7 @@ static void lc_rma_serve(lc_rma_win_t *win, int source, char *msg)
         lc_rma_answer(win, source, NULL, 0);
         return;
     }
-    size_t bytes = pkt.count * lc_dtype_size(pkt.dt);
-    char *at = lc_rma_am_addr(win, pkt.disp, bytes);
-    if (!at) {
-        lc_log_error("one-sided request from rank %d: %zu bytes at %#llx are outside this rank's window memory; "
-                     "ignored",
-                     source, bytes, (unsigned long long)pkt.disp);
-    }
-    bool fetch = pkt.kind == LC_RMA_GET || pkt.kind == LC_RMA_GACC || pkt.kind == LC_RMA_CAS;
-    char stackbuf[256];
-    char *result = NULL;
-    if (fetch) {
-        result = bytes <= sizeof stackbuf ? stackbuf : malloc(bytes);
-        if (!result) lc_fatal("out of memory answering a one-sided request (%zu bytes)", bytes);
-        memset(result, 0, bytes);
-    }
-    if (at) lc_rma_apply(pkt.kind, pkt.dt, pkt.op, pkt.count, at, data, data + bytes, result);
-    lc_rma_answer(win, source, result, fetch ? bytes : 0);
-    if (result && result != stackbuf) free(result);
+    lc_rma_serve_data(win, source, &pkt, msg + sizeof pkt, len - sizeof pkt);
 }
 
 static int lc_rma_serve_win(lc_rma_win_t *win)
@@ -239,6 +290,7 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
         char *buf = malloc(len ? len : 1);
         if (!in || !buf) lc_fatal("out of memory receiving a one-sided request of %zu bytes", len);
         in->buf = buf;
+        in->len = len;
         in->source = st.MPI_SOURCE;
         if (lc_pt2pt_imrecv(buf, len, msg, &in->req) != MPI_SUCCESS)
             lc_fatal("cannot receive a one-sided request from rank %d", st.MPI_SOURCE);
@@ -256,7 +308,7 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
         if (!in->req->complete) break;
         lc_list_remove(&in->link);
         lc_request_release(in->req);
-        lc_rma_serve(win, in->source, in->buf);
+        lc_rma_serve(win, in->source, in->buf, in->len);
         free(in->buf);
         free(in);
         events++;

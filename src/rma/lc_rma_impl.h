@@ -25,17 +25,35 @@ typedef struct lc_rma_line {
 #define LC_RMA_EXCL 0x80000000u
 
 /* The header of an active-message request; data follows it (for CAS:
- * the new value, then the comparand). */
+ * the new value, then the comparand).  With a derived target type
+ * (nblocks > 0) the target's blocks come first, nblocks lc_rma_blk_t
+ * relative to `disp`, then the packed data; `count` elements of `dt`
+ * are the blocks' total length. */
 typedef struct lc_rma_pkt {
     uint8_t kind;      /* lc_rma_kind_t */
     uint8_t lock_type; /* LOCK: MPI_LOCK_EXCLUSIVE - 234 or SHARED - 234 */
     uint16_t reserved;
     MPI_Datatype dt;
     MPI_Op op;
-    uint32_t pad;
+    uint32_t nblocks; /* 0: count contiguous elements at disp */
     uint64_t disp;  /* byte offset in the target's window (dynamic: address) */
     uint64_t count; /* elements */
 } lc_rma_pkt_t;
+
+/* One block of a derived target type: `len` bytes at `off` from the
+ * operation's displacement (off may be negative: a type's lb). */
+typedef struct lc_rma_blk {
+    int64_t off;
+    int64_t len;
+} lc_rma_blk_t;
+
+/* A result that arrives packed and is unpacked into the user's derived
+ * result type when the answer completes (t retained meanwhile). */
+typedef struct lc_rma_unpack {
+    struct lc_dt *t; /* NULL: none */
+    MPI_Count count;
+    void *buf;
+} lc_rma_unpack_t;
 
 /* An arrived request waiting for its data or its turn (FIFO per window:
  * operations apply in arrival order, which keeps each origin's order). */
@@ -43,6 +61,7 @@ typedef struct lc_rma_in {
     lc_list_t link;
     lc_request_t *req; /* the receive of the whole message */
     char *buf;
+    size_t len; /* of the message: a peer's header is checked against it */
     int source;
 } lc_rma_in_t;
 
@@ -60,6 +79,7 @@ typedef struct lc_rma_out {
     void *buf;          /* send buffer to free, or NULL */
     lc_request_t *user; /* MPI_Rput ...: completed with `req`, or NULL */
     int target;
+    lc_rma_unpack_t unpack; /* the answer is in `buf` and unpacks there */
 } lc_rma_out_t;
 
 typedef struct lc_rma_region {
@@ -116,8 +136,11 @@ struct lc_rma_win {
 /* Active-message path (lc_rma_am.c). */
 int lc_rma_am_enable(lc_rma_win_t *win);
 void lc_rma_am_disable(lc_rma_win_t *win);
+/* `unpack` (may be NULL): `result` is a packed buffer the answer lands
+ * in, owned by the engine from here on, unpacked as described. */
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
-                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user);
+                   const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user,
+                   const lc_rma_unpack_t *unpack);
 int lc_rma_am_flush(lc_rma_win_t *win, int target);
 /* Target side, for our own lock requests on the AM path. */
 bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive);
@@ -125,6 +148,17 @@ void lc_rma_am_unlock_local(lc_rma_win_t *win, int source);
 /* Where `bytes` at `disp` are in our memory, or NULL (a bad request: the
  * origin checked the range, except for dynamic windows). */
 char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes);
+
+/* Derived target types (lc_rma_dtype.c).  Whether blocks relative to
+ * `disp` all lie in our window memory (AM path: a peer's description is
+ * never trusted), are positive multiples of `esz` and total `bytes`. */
+bool lc_rma_blocks_valid(lc_rma_win_t *win, uint64_t disp, const lc_rma_blk_t *blk, size_t n, size_t esz,
+                         size_t bytes);
+/* Apply an operation block by block: block i at base + off (base NULL:
+ * lc_rma_am_addr(disp + off)), its data at the next bytes of the packed
+ * `origin` / `result`.  The caller holds whatever makes it atomic. */
+void lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
+                         const lc_rma_blk_t *blk, size_t n, const char *origin, char *result);
 
 /* Apply one operation to memory `at` (lc_rma_apply.c): the caller holds
  * whatever makes it atomic.  `result` may be NULL. */
@@ -137,5 +171,22 @@ void lc_rma_seg_destroy(lc_rma_win_t *win);
 
 /* Spin with progress (others' requests, our own answers). */
 void lc_rma_idle(void);
+
+/* The accumulate lock of one target's memory (direct path).  Acquire on
+ * taking it pairs with the release on dropping it, so each accumulate
+ * sees the previous one's stores: updates of one element never mix, for
+ * any type and operation (MPI 4.1 §12.7.1: accumulates are atomic per
+ * basic element). */
+static inline void lc_rma_acc_lock(uint32_t *w)
+{
+    while (__atomic_exchange_n(w, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(w, __ATOMIC_RELAXED)) lc_rma_idle();
+    }
+}
+
+static inline void lc_rma_acc_unlock(uint32_t *w)
+{
+    __atomic_store_n(w, 0, __ATOMIC_RELEASE);
+}
 
 #endif

@@ -9,23 +9,6 @@
 #include "rma/lc_rma_impl.h"
 #include "util/lc_dtype.h"
 
-/* The accumulate lock of one target's memory (direct path).  Acquire on
- * taking it pairs with the release on dropping it, so each accumulate
- * sees the previous one's stores: updates of one element never mix, for
- * any type and operation (MPI 4.1 §12.7.1: accumulates are atomic per
- * basic element). */
-static void lc_rma_acc_lock(uint32_t *w)
-{
-    while (__atomic_exchange_n(w, 1, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(w, __ATOMIC_RELAXED)) lc_rma_idle();
-    }
-}
-
-static void lc_rma_acc_unlock(uint32_t *w)
-{
-    __atomic_store_n(w, 0, __ATOMIC_RELEASE);
-}
-
 /* MPI_SUCCESS when the operation is done (in place, by CMA), LC_AGAIN when
  * an answer from the target will complete it, else an error code. */
 static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt,
@@ -73,7 +56,7 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
     bool sends = kind != LC_RMA_GET && !(kind == LC_RMA_GACC && op == MPI_NO_OP);
     bool fetch = kind == LC_RMA_GET || kind == LC_RMA_GACC || kind == LC_RMA_CAS;
     int rc = lc_rma_am_send(win, &pkt, target, origin, sends ? bytes : 0, compare, kind == LC_RMA_CAS ? bytes : 0,
-                            result, fetch ? bytes : 0, user);
+                            result, fetch ? bytes : 0, user, NULL);
     return rc == MPI_SUCCESS ? LC_AGAIN : rc;
 }
 

@@ -92,7 +92,7 @@ static int lc_rma_acquire(lc_rma_win_t *win, int target, bool excl)
     }
     lc_rma_pkt_t pkt = { .kind = LC_RMA_LOCK,
                          .lock_type = (uint8_t)((excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED) - 234) };
-    int rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0, NULL);
+    int rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
     if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, target); /* the grant */
     return rc;
 }
@@ -110,7 +110,7 @@ static int lc_rma_release(lc_rma_win_t *win, int target, bool excl)
         return MPI_SUCCESS;
     }
     lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK };
-    rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0, NULL);
+    rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
     /* Wait for the acknowledgement: the window's traffic is over when
      * MPI_Win_free's barrier comes. */
     if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, target);
@@ -149,7 +149,7 @@ int lc_rma_lock_all(lc_rma_win_t *win)
         /* All requests first, then the grants: one round trip, not n. */
         lc_rma_pkt_t pkt = { .kind = LC_RMA_LOCK, .lock_type = (uint8_t)(MPI_LOCK_SHARED - 234) };
         for (int r = 0; r < win->comm->size && rc == MPI_SUCCESS; r++)
-            if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL);
+            if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
         if (rc == MPI_SUCCESS) rc = lc_rma_acquire(win, me, false);
         if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, -1);
         if (rc != MPI_SUCCESS) return rc;
@@ -171,7 +171,7 @@ int lc_rma_unlock_all(lc_rma_win_t *win)
     /* Every operation is complete: all unlocks, then their acknowledgements. */
     lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK };
     for (int r = 0; r < win->comm->size && rc == MPI_SUCCESS; r++)
-        if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL);
+        if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
     lc_rma_am_unlock_local(win, me);
     if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, -1);
     return rc;

@@ -202,7 +202,7 @@ int lc_rma_win_detach(lc_rma_win_t *win, const void *base)
     return lc_error(MPI_ERR_RMA_ATTACH, "%p is not the base of memory attached to this window", base);
 }
 
-int lc_rma_check_access(const lc_rma_win_t *win, int target, MPI_Aint disp, size_t bytes)
+static int lc_rma_check_epoch(const lc_rma_win_t *win, int target)
 {
     bool open = win->fence_open || win->lock_all || win->locked[target];
     for (int i = 0; !open && i < win->nstart; i++) open = win->start_ranks[i] == target;
@@ -211,6 +211,13 @@ int lc_rma_check_access(const lc_rma_win_t *win, int target, MPI_Aint disp, size
                         "no access epoch to rank %d is open on this window: call MPI_Win_fence, MPI_Win_lock, "
                         "MPI_Win_lock_all or MPI_Win_start first",
                         target);
+    return MPI_SUCCESS;
+}
+
+int lc_rma_check_access(const lc_rma_win_t *win, int target, MPI_Aint disp, size_t bytes)
+{
+    int rc = lc_rma_check_epoch(win, target);
+    if (rc) return rc;
     if (win->flavor == LC_RMA_DYNAMIC) return MPI_SUCCESS; /* the target checks its regions */
     if (disp < 0) return lc_error(MPI_ERR_RMA_RANGE, "target displacement %ld is negative", (long)disp);
     size_t off = (size_t)disp * (size_t)win->disp_units[target];
@@ -218,5 +225,22 @@ int lc_rma_check_access(const lc_rma_win_t *win, int target, MPI_Aint disp, size
         return lc_error(MPI_ERR_RMA_RANGE,
                         "%zu bytes at displacement %ld (x unit %d) do not fit in rank %d's window of %zu bytes", bytes,
                         (long)disp, win->disp_units[target], target, win->sizes[target]);
+    return MPI_SUCCESS;
+}
+
+int lc_rma_check_span(const lc_rma_win_t *win, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint hi)
+{
+    int rc = lc_rma_check_epoch(win, target);
+    if (rc) return rc;
+    if (win->flavor == LC_RMA_DYNAMIC) return MPI_SUCCESS; /* the target checks its regions block by block */
+    if (disp < 0) return lc_error(MPI_ERR_RMA_RANGE, "target displacement %ld is negative", (long)disp);
+    MPI_Aint off, first, last;
+    if (__builtin_mul_overflow(disp, (MPI_Aint)win->disp_units[target], &off) ||
+        __builtin_add_overflow(off, lo, &first) || __builtin_add_overflow(off, hi, &last) || first < 0 ||
+        (size_t)last > win->sizes[target])
+        return lc_error(MPI_ERR_RMA_RANGE,
+                        "the target datatype's data, bytes [%ld, %ld) from displacement %ld (x unit %d), does not "
+                        "fit in rank %d's window of %zu bytes",
+                        (long)lo, (long)hi, (long)disp, win->disp_units[target], target, win->sizes[target]);
     return MPI_SUCCESS;
 }

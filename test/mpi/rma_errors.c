@@ -87,13 +87,15 @@ int main(int argc, char **argv)
     if (rc == MPI_SUCCESS) MPI_Info_free(&used);
     MPI_Info_free(&info);
     if (!lc_library_is_mpich()) {
-        /* Locus moves predefined datatypes only, for now. */
+        /* A derived datatype must be committed (rma_dtype.c tests the rest). */
         MPI_Datatype two;
         MPI_Type_contiguous(2, MPI_INT, &two);
-        MPI_Type_commit(&two);
         MPI_Win_fence(0, win);
         rc = MPI_Put(mem, 1, two, 0, 0, 1, two, win);
-        LC_CHECK(cls(rc) == MPI_ERR_TYPE, "derived datatype: class %d", cls(rc));
+        LC_CHECK(cls(rc) == MPI_ERR_TYPE, "uncommitted derived datatype: class %d", cls(rc));
+        MPI_Type_commit(&two);
+        rc = MPI_Put(mem, 1, two, 0, 0, 1, two, win);
+        LC_CHECK(rc == MPI_SUCCESS, "committed derived datatype: %d", rc);
         MPI_Win_fence(0, win);
         MPI_Type_free(&two);
     }

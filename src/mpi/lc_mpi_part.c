@@ -73,7 +73,8 @@ static int lc_part_lookup(MPI_Request handle, lc_req_kind_t kind, lc_request_t *
     return MPI_SUCCESS;
 }
 
-LC_API int PMPI_Pready(int partition, MPI_Request request)
+/* Pready and Pready_range: partitions low..high of an active send. */
+static int lc_part_ready_range(MPI_Request request, int low, int high, const char *func)
 {
     lc_request_t *req;
     lc_comm_t *c = NULL;
@@ -81,25 +82,21 @@ LC_API int PMPI_Pready(int partition, MPI_Request request)
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_part_lookup(request, LC_REQ_PART_SEND, &req));
     c = req->comm;
-    LC_TRY(lc_part_pready(req, partition, partition));
+    LC_TRY(lc_part_pready(req, low, high));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Pready", rc);
+    return lc_mpi_error(c, func, rc);
+}
+
+LC_API int PMPI_Pready(int partition, MPI_Request request)
+{
+    return lc_part_ready_range(request, partition, partition, "MPI_Pready");
 }
 LC_MPI_ALIAS(Pready);
 
 LC_API int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    lc_request_t *req;
-    lc_comm_t *c = NULL;
-    int rc;
-    LC_TRY(lc_check_initialized());
-    LC_TRY(lc_part_lookup(request, LC_REQ_PART_SEND, &req));
-    c = req->comm;
-    LC_TRY(lc_part_pready(req, partition_low, partition_high));
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_error(c, "MPI_Pready_range", rc);
+    return lc_part_ready_range(request, partition_low, partition_high, "MPI_Pready_range");
 }
 LC_MPI_ALIAS(Pready_range);
 

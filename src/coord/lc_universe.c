@@ -7,6 +7,7 @@
 #include "coord/lc_world.h"
 #include "util/lc_util.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 lc_world_t lc_world;
 
 static size_t lc_universe_bytes;
+static pthread_mutex_t lc_universe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void lc_universe_reset_peer(lc_peer_t *p, int id)
 {
@@ -48,16 +50,22 @@ int lc_universe_create(int size)
 
 int lc_universe_add(void)
 {
-    int id = atomic_fetch_add_explicit(&lc_world.universe_size, 1, memory_order_relaxed);
+    /* Appenders take turns; readers (e.g. the pt2pt pending drain, which
+     * walks peers[0..universe_size)) take no lock: the entry is written
+     * in full before the release store makes it count, so a reader that
+     * sees the new size (acquire; a plain read of the _Atomic is
+     * seq_cst) sees an initialized entry, and never an id beyond the
+     * table. */
+    pthread_mutex_lock(&lc_universe_lock);
+    int id = atomic_load_explicit(&lc_world.universe_size, memory_order_relaxed);
     if (id >= lc_world.peer_capacity) {
-        /* Undo, so that the count stays the number of valid entries. */
-        atomic_fetch_sub_explicit(&lc_world.universe_size, 1, memory_order_relaxed);
+        pthread_mutex_unlock(&lc_universe_lock);
         lc_log_error("dynamic processes: the peer table is full (%d peers)", lc_world.peer_capacity);
         return -1;
     }
-    /* The entry is ours alone until the caller hands the id out (with
-     * whatever synchronization publishes the communicator using it). */
     lc_universe_reset_peer(&lc_world.peers[id], id);
+    atomic_store_explicit(&lc_world.universe_size, id + 1, memory_order_release);
+    pthread_mutex_unlock(&lc_universe_lock);
     return id;
 }
 

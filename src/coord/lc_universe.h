@@ -25,9 +25,9 @@
 int lc_universe_create(int size);
 
 /* Append one unreached peer; returns its universe id, or -1 when the
- * table is full (logged).  Safe from several threads at once (the id is
- * taken with an atomic add; the entry is written before the id is
- * returned and nothing refers to it before that). */
+ * table is full (logged).  Safe from several threads at once, and
+ * against readers of lc_world.universe_size: an id counts only once its
+ * entry is written (a release store after the write). */
 int lc_universe_add(void);
 
 /* An entry as wire-up starts it: no channel, nothing pending. */

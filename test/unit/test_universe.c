@@ -3,12 +3,14 @@
  * test_universe.c — the peer table grows without moving (lc_universe.h):
  * world entries start unreached, appended peers get consecutive ids after
  * the world's, earlier pointers stay valid and their contents untouched,
- * concurrent appends get distinct ids, and a full table says so.
+ * concurrent appends get distinct ids, a concurrent reader never sees an
+ * id counted before its entry is written, and a full table says so.
  */
 #include "coord/lc_universe.h"
 #include "coord/lc_world.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,27 @@ static int failures;
 #define PER_THREAD 1000
 
 static int ids[NTHREADS][PER_THREAD];
+
+static atomic_int adders_done;
+static int reader_bad = -1;
+
+/* Walks the table as the pt2pt drain does, without a lock, while peers
+ * are appended: every entry counted must already be written. */
+static void *reader(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&adders_done)) {
+        int n = lc_world.universe_size;
+        for (int i = 0; i < n; i++) {
+            const lc_peer_t *p = &lc_world.peers[i];
+            if (p->world_rank != i || p->pending.next == NULL) {
+                reader_bad = i;
+                return NULL;
+            }
+        }
+    }
+    return NULL;
+}
 
 static void *adder(void *arg)
 {
@@ -59,9 +82,13 @@ int main(void)
     CHECK(lc_world.peers[a].world_rank == a && lc_world.peers[a].kind == LC_CHANNEL_NONE,
           "appended entry not an unreached peer");
 
-    pthread_t th[NTHREADS];
+    pthread_t th[NTHREADS], rd;
+    pthread_create(&rd, NULL, reader, NULL);
     for (int t = 0; t < NTHREADS; t++) pthread_create(&th[t], NULL, adder, (void *)(intptr_t)t);
     for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
+    atomic_store(&adders_done, 1);
+    pthread_join(rd, NULL);
+    CHECK(reader_bad < 0, "a reader saw entry %d counted before it was written", reader_bad);
     char *seen = calloc((size_t)lc_world.peer_capacity, 1);
     for (int t = 0; t < NTHREADS; t++)
         for (int i = 0; i < PER_THREAD; i++) {

@@ -43,6 +43,7 @@
  * LOCUS_CMA_THRESHOLD_XNUMA.  The topology is dropped when wire-up ends.
  */
 #include "coord/lc_coord_impl.h"
+#include "coord/lc_universe.h"
 #include "channel/lc_cma.h"
 #include "channel/lc_ivshmem.h"
 #include "channel/lc_ofi.h"
@@ -55,8 +56,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-lc_world_t lc_world;
 
 /* Where our segment's pages went (SHOW_CHANNELS), set at creation. */
 static char lc_ring_placement[160];
@@ -455,21 +454,13 @@ static int lc_wireup_init(lc_wireup_t *w)
     w->ring = calloc(n, sizeof(*w->ring));
     w->kernel = calloc(n, sizeof(*w->kernel));
     w->ivs_ring = calloc(n, sizeof(*w->ivs_ring));
-    /* Aligned as lc_peer_t asks: a shm send reads one cache line of it. */
-    lc_world.peers = aligned_alloc(_Alignof(lc_peer_t), n * sizeof(lc_peer_t));
-    if (!w->ids || !w->plan || !w->ring || !w->kernel || !w->ivs_ring || !lc_world.peers) {
+    if (!w->ids || !w->plan || !w->ring || !w->kernel || !w->ivs_ring) {
         lc_log_error("wire-up: out of memory for %d peers", w->size);
         return LC_ERROR;
     }
-    memset(lc_world.peers, 0, n * sizeof(lc_peer_t));
-    for (int r = 0; r < w->size; r++) {
-        lc_peer_t *p = &lc_world.peers[r];
-        p->world_rank = r;
-        p->kind = LC_CHANNEL_NONE;
-        p->ops = &lc_channel_self_ops;
-        snprintf(p->reason, sizeof(p->reason), "not on this host");
-        lc_list_init(&p->pending);
-    }
+    /* The table never moves: peers added after MPI_Init keep every
+     * pointer into it valid (lc_universe.h). */
+    if (lc_universe_create(w->size) != LC_OK) return LC_ERROR;
     lc_wireup_self(&lc_world.peers[w->rank]);
     lc_world.local_size = 1;
     lc_ring_placement[0] = 0;
@@ -538,6 +529,5 @@ void lc_coord_teardown(void)
     lc_ofi_close();
     lc_shm_close();
     lc_ivshmem_close();
-    free(lc_world.peers);
-    lc_world.peers = NULL;
+    lc_universe_destroy();
 }

@@ -13,7 +13,10 @@ typedef struct lc_world {
     int local_size;          /* ranks on this host (shared-memory peers + self) */
     int usable_cores;        /* CPUs in our affinity mask */
     int yield_when_idle;     /* waits call sched_yield (oversubscribed or LOCUS_POLL=yield) */
-    lc_peer_t *peers;        /* [size], indexed by world rank */
+    lc_peer_t *peers;        /* indexed by universe id: world ranks, then peers met later
+                              * (lc_universe.h); never moves */
+    _Atomic int universe_size; /* valid entries of peers (>= size) */
+    int peer_capacity;       /* entries reserved */
     char kvsname[256];
     char hostname[256];
 } lc_world_t;

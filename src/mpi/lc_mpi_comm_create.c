@@ -17,13 +17,14 @@
 static int lc_group_in_comm(const lc_group_t *g, const lc_comm_t *c, int **members_p)
 {
     int rc = MPI_SUCCESS;
-    int *in_c = malloc(sizeof(int) * (size_t)lc_world.size);
+    int n = lc_world.universe_size; /* world_ranks are universe ids */
+    int *in_c = malloc(sizeof(int) * (size_t)n);
     int *members = malloc(sizeof(int) * (size_t)(g->size + 1));
     if (!in_c || !members) {
         rc = lc_error(MPI_ERR_NO_MEM, "out of memory checking a group of %d processes", g->size);
         goto out;
     }
-    for (int w = 0; w < lc_world.size; w++) in_c[w] = -1;
+    for (int w = 0; w < n; w++) in_c[w] = -1;
     for (int r = 0; r < c->size; r++) in_c[c->world_ranks[r]] = r;
     for (int i = 0; i < g->size && rc == MPI_SUCCESS; i++) {
         members[i] = in_c[g->world[i]];

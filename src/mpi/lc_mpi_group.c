@@ -71,12 +71,14 @@ int lc_check_group(MPI_Group handle, lc_group_t **group_p)
 
 int *lc_group_rank_map(const lc_group_t *g, int *rc)
 {
-    int *map = malloc(sizeof(int) * (size_t)lc_world.size);
+    /* Indexed by universe id (lc_universe.h): world ranks and peers met later. */
+    int n = lc_world.universe_size;
+    int *map = malloc(sizeof(int) * (size_t)n);
     if (!map) {
-        *rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a rank map of %d processes", lc_world.size);
+        *rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a rank map of %d processes", n);
         return NULL;
     }
-    memset(map, 0xff, sizeof(int) * (size_t)lc_world.size); /* -1 */
+    memset(map, 0xff, sizeof(int) * (size_t)n); /* -1 */
     for (int i = 0; i < g->size; i++) map[g->world[i]] = i;
     return map;
 }

@@ -75,7 +75,7 @@ static int lc_bridge(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader,
                 rc = lc_pt2pt_isend(lc->world_ranks, sizeof(int) * (size_t)lc->size, rleader, tag, bridge, ctx_kind,
                                     LC_MODE_STANDARD, &s[1]);
             if (rc == MPI_SUCCESS) rc = lc_pt2pt_recv(rhdr, sizeof(rhdr), rleader, tag, bridge, ctx_kind, MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS && rhdr[0] < (uint64_t)lc_world.size + 1) {
+            if (rc == MPI_SUCCESS && rhdr[0] < (uint64_t)lc_world.universe_size + 1) {
                 b->rworld = malloc(sizeof(int) * (size_t)(rhdr[0] + 1));
                 if (!b->rworld) rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a remote group of %d", (int)rhdr[0]);
             } else if (rc == MPI_SUCCESS) {
@@ -134,7 +134,7 @@ static int lc_no_slot(void)
  * every member of both checks the same lists, so all agree. */
 static int lc_check_disjoint(const int *a, int na, const int *b, int nb)
 {
-    char *in_a = calloc((size_t)lc_world.size, 1);
+    char *in_a = calloc((size_t)lc_world.universe_size, 1); /* universe ids */
     if (!in_a) return lc_error(MPI_ERR_NO_MEM, "out of memory checking groups");
     for (int i = 0; i < na; i++) in_a[a[i]] = 1;
     int rc = MPI_SUCCESS;

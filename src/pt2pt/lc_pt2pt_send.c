@@ -133,7 +133,8 @@ static int lc_drain_peer(lc_peer_t *peer)
 int lc_pt2pt_drain_pending(void)
 {
     int events = 0;
-    for (int i = 0; i < lc_world.size && lc_pt2pt_pending_peers; i++) {
+    int n = lc_world.universe_size; /* peers added later may queue too */
+    for (int i = 0; i < n && lc_pt2pt_pending_peers; i++) {
         lc_peer_t *peer = &lc_world.peers[i];
         if (!lc_list_empty(&peer->pending)) events += lc_drain_peer(peer);
     }

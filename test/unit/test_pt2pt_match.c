@@ -25,6 +25,7 @@ static lc_comm_t *setup(void)
     lc_list_init(&self.pending);
     lc_world.rank = 0;
     lc_world.size = 1;
+    lc_world.universe_size = 1; /* the table lc_universe_create would make */
     lc_world.peers = &self;
     lc_pt2pt_init();
     int zero = 0;

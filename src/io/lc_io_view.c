@@ -215,7 +215,8 @@ static int lc_io_ds_add(lc_io_move_t *m, MPI_Offset off, size_t len)
                       (m->ds->mode == LC_IO_DS_AUTO && off > m->pend + LC_IO_DS_GAP))) {
         if ((rc = lc_io_ds_flush(m))) return rc;
     }
-    if (len >= cap) { /* a piece as large as the buffer: read in place */
+    if (len >= cap) { /* a piece as large as the buffer: read in place, after the pending ones */
+        if (m->np > 0 && (rc = lc_io_ds_flush(m))) return rc;
         rc = lc_io_read_piece(m, m->p, len, off);
         m->p += len;
         return rc;

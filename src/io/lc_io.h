@@ -86,14 +86,27 @@ typedef struct lc_io_conv {
     void *ctx;
 } lc_io_conv_t;
 
+/* Data sieving for independent reads (docs/io.md, "Data sieving"):
+ * the pieces of one access that lie close together are read as one span
+ * into a buffer of at most `cap` bytes and copied out.  ROMIO's hints
+ * "romio_ds_read" (automatic/enable/disable) and "ind_rd_buffer_size". */
+typedef enum { LC_IO_DS_AUTO, LC_IO_DS_ENABLE, LC_IO_DS_DISABLE } lc_io_ds_mode_t;
+typedef struct lc_io_sieve {
+    lc_io_ds_mode_t mode;
+    size_t cap; /* bytes per span (> 0) */
+} lc_io_sieve_t;
+#define LC_IO_DS_CAP ((size_t)4 << 20)
+
 /* Read or write `count` items of `mtype` at `buf` as view data bytes
  * starting at q; `conv` NULL: native (the data bytes are the packed
  * memory bytes).  *done_p gets the memory bytes moved, *fdone_p (may be
  * NULL) the view data bytes; a read stops at the end of the file (with a
  * conversion: at the last whole item).  `atomic`: the whole access holds
- * a lock on the file. */
+ * a lock on the file.  `ds` (used by reads; NULL: automatic with
+ * LC_IO_DS_CAP): data sieving. */
 int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count, const lc_dt_t *mtype,
-                 const lc_io_conv_t *conv, bool write, bool atomic, size_t *done_p, size_t *fdone_p);
+                 const lc_io_conv_t *conv, bool write, bool atomic, const lc_io_sieve_t *ds, size_t *done_p,
+                 size_t *fdone_p);
 
 /* ---- shared file pointer (lc_io_shfp.c) ------------------------------------ */
 

@@ -13,6 +13,10 @@
  * filetype's displacements to be non-negative and monotonically
  * non-decreasing, so the segments come in file order.
  *
+ * Reads may be sieved: pieces close together are read as one span into
+ * a buffer and copied out (lc_io_ds_add/lc_io_ds_flush; docs/io.md,
+ * "Data sieving of reads", gives the rule).
+ *
  * The memory side: a contiguous buffer is read or written in place; any
  * other buffer type is packed into (or unpacked from) a bounce buffer
  * of at most LC_IO_CHUNK bytes at a time.  With a data representation
@@ -24,6 +28,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #define LC_IO_CHUNK ((size_t)4 << 20)
@@ -116,17 +121,129 @@ int lc_io_view_data_below(const lc_io_view_t *v, MPI_Offset fsize, MPI_Offset *q
     return rc;
 }
 
+/* A piece of a read waiting for its span (data sieving). */
+typedef struct {
+    MPI_Offset off;
+    size_t len;
+    char *dst;
+} lc_io_piece_t;
+
 typedef struct {
     int fd;
     bool write, eof;
     char *p;     /* next memory byte */
     size_t done; /* bytes moved */
+    /* Data sieving (reads; ds NULL: off).  Invariant: the pending pieces
+     * lie in [pbeg, pend), pend - pbeg <= ds->cap, and their memory
+     * places follow each other from the first one's dst (m->p is
+     * already past them). */
+    const lc_io_sieve_t *ds;
+    lc_io_piece_t *pc;
+    int np, npmax;
+    MPI_Offset pbeg, pend;
+    size_t want; /* bytes the pending pieces ask for */
+    char *sbuf;  /* the span buffer */
+    size_t slen;
 } lc_io_move_t;
+
+/* Automatic mode: a piece more than this far beyond the pending ones
+ * starts a new span (reading the hole would cost more than a call). */
+#define LC_IO_DS_GAP ((MPI_Offset)64 << 10)
+/* At most this many pieces per span (their list costs 24 bytes each). */
+#define LC_IO_DS_PIECES 65536
+
+static int lc_io_read_piece(lc_io_move_t *m, char *dst, size_t len, MPI_Offset off)
+{
+    size_t got = 0;
+    int rc = lc_io_pread(m->fd, dst, len, off, &got);
+    if (rc) return rc;
+    m->done += got;
+    if (got < len) {
+        m->eof = true;
+        return 1;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Read the pending pieces: as one span copied out when they are dense
+ * enough (automatic: wanted bytes >= 1/4 of the span; enable: always),
+ * else one pread each.  1 at the end of the file (m->done counts the
+ * bytes read up to there, as per-piece reads would). */
+static int lc_io_ds_flush(lc_io_move_t *m)
+{
+    int n = m->np, rc = MPI_SUCCESS;
+    m->np = 0;
+    if (n == 0) return MPI_SUCCESS;
+    size_t span = (size_t)(m->pend - m->pbeg);
+    bool sieve = n >= 2 && (m->ds->mode == LC_IO_DS_ENABLE || m->want >= span / 4);
+    if (sieve && m->slen < span) {
+        char *b = realloc(m->sbuf, span);
+        if (b) {
+            m->sbuf = b;
+            m->slen = span;
+        } else {
+            sieve = false; /* no memory for the span: read the pieces one by one */
+        }
+    }
+    if (!sieve) {
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) rc = lc_io_read_piece(m, m->pc[i].dst, m->pc[i].len, m->pc[i].off);
+        return rc;
+    }
+    size_t got = 0;
+    if ((rc = lc_io_pread(m->fd, m->sbuf, span, m->pbeg, &got))) return rc;
+    for (int i = 0; i < n; i++) {
+        size_t at = (size_t)(m->pc[i].off - m->pbeg);
+        size_t c = got > at ? got - at : 0;
+        if (c > m->pc[i].len) c = m->pc[i].len;
+        memcpy(m->pc[i].dst, m->sbuf + at, c);
+        m->done += c;
+        if (c < m->pc[i].len) {
+            m->eof = true;
+            return 1;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* A read piece under data sieving: joins the pending ones, or makes
+ * them be read first when it does not fit their span. */
+static int lc_io_ds_add(lc_io_move_t *m, MPI_Offset off, size_t len)
+{
+    int rc;
+    size_t cap = m->ds->cap;
+    if (m->np > 0 && (m->np == LC_IO_DS_PIECES || off < m->pbeg || (size_t)(off - m->pbeg) + len > cap ||
+                      (m->ds->mode == LC_IO_DS_AUTO && off > m->pend + LC_IO_DS_GAP))) {
+        if ((rc = lc_io_ds_flush(m))) return rc;
+    }
+    if (len >= cap) { /* a piece as large as the buffer: read in place, after the pending ones */
+        if (m->np > 0 && (rc = lc_io_ds_flush(m))) return rc;
+        rc = lc_io_read_piece(m, m->p, len, off);
+        m->p += len;
+        return rc;
+    }
+    if (m->np == m->npmax) {
+        int nmax = m->npmax ? 2 * m->npmax : 64;
+        lc_io_piece_t *pc = realloc(m->pc, (size_t)nmax * sizeof *pc);
+        if (!pc) return lc_error(MPI_ERR_NO_MEM, "out of memory for %d pieces of a sieved read", nmax);
+        m->pc = pc;
+        m->npmax = nmax;
+    }
+    if (m->np == 0) {
+        m->pbeg = m->pend = off;
+        m->want = 0;
+    }
+    m->pc[m->np++] = (lc_io_piece_t){ .off = off, .len = len, .dst = m->p };
+    if (off + (MPI_Offset)len > m->pend) m->pend = off + (MPI_Offset)len;
+    m->want += len;
+    m->p += len;
+    return MPI_SUCCESS;
+}
 
 static int lc_io_move(void *ctx, MPI_Offset off, size_t len)
 {
     lc_io_move_t *m = ctx;
     int rc;
+    if (!m->write && m->ds) return lc_io_ds_add(m, off, len);
     if (m->write) {
         if ((rc = lc_io_pwrite(m->fd, m->p, len, off))) return rc;
         m->done += len;
@@ -142,6 +259,16 @@ static int lc_io_move(void *ctx, MPI_Offset off, size_t len)
         return 1;
     }
     return MPI_SUCCESS;
+}
+
+/* Move view bytes [q, q + n): the walk, then the sieved pieces still
+ * pending (so that m->done is final when it returns). */
+static int lc_io_walk_move(lc_io_move_t *m, const lc_io_view_t *v, MPI_Offset q, MPI_Offset n)
+{
+    int rc = lc_io_view_walk(v, q, n, lc_io_move, m);
+    if (rc == MPI_SUCCESS && m->np > 0) rc = lc_io_ds_flush(m);
+    m->np = 0;
+    return rc == 1 ? MPI_SUCCESS : rc;
 }
 
 /* Through a conversion: whole items at a time, at most LC_IO_CHUNK file
@@ -164,7 +291,7 @@ static int lc_io_access_conv(lc_io_move_t *m, const lc_io_view_t *v, MPI_Offset 
         m->p = stage;
         if (m->write && (rc = conv->fn(conv->ctx, buf, i, n, stage, true))) break;
         size_t before = m->done;
-        if ((rc = lc_io_view_walk(v, q + (MPI_Offset)i * conv->item, (MPI_Offset)len, lc_io_move, m))) break;
+        if ((rc = lc_io_walk_move(m, v, q + (MPI_Offset)i * conv->item, (MPI_Offset)len))) break;
         if (!m->write) { /* only the whole items read are converted (and count) */
             n = (MPI_Count)((m->done - before) / (size_t)conv->item);
             if (n && (rc = conv->fn(conv->ctx, buf, i, n, stage, false))) break;
@@ -177,13 +304,17 @@ static int lc_io_access_conv(lc_io_move_t *m, const lc_io_view_t *v, MPI_Offset 
 }
 
 int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count, const lc_dt_t *mtype,
-                 const lc_io_conv_t *conv, bool write, bool atomic, size_t *done_p, size_t *fdone_p)
+                 const lc_io_conv_t *conv, bool write, bool atomic, const lc_io_sieve_t *ds, size_t *done_p,
+                 size_t *fdone_p)
 {
+    static const lc_io_sieve_t ds_auto = { .mode = LC_IO_DS_AUTO, .cap = LC_IO_DS_CAP };
+    if (!ds) ds = &ds_auto;
     size_t total = (size_t)count * (size_t)mtype->size;
     bool direct = lc_dt_is_contig(mtype, count);
     char *stage = NULL;
     int rc = MPI_SUCCESS;
-    lc_io_move_t m = { .fd = fd, .write = write };
+    /* A contiguous view has one piece per step: nothing to sieve. */
+    lc_io_move_t m = { .fd = fd, .write = write, .ds = write || v->contig || ds->mode == LC_IO_DS_DISABLE ? NULL : ds };
     size_t items = 0;
     if (total == 0) goto out;
     if (conv) {
@@ -206,7 +337,7 @@ int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Cou
             if (write && (rc = lc_dt_pack(mtype, count, buf, (MPI_Count)k, stage, n))) break;
         }
         size_t before = m.done;
-        if ((rc = lc_io_view_walk(v, q + (MPI_Offset)k, (MPI_Offset)n, lc_io_move, &m))) break;
+        if ((rc = lc_io_walk_move(&m, v, q + (MPI_Offset)k, (MPI_Offset)n))) break;
         size_t moved = m.done - before;
         if (!direct && !write && moved && (rc = lc_dt_unpack(mtype, count, buf, (MPI_Count)k, stage, moved))) break;
         k += n;
@@ -214,6 +345,8 @@ int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Cou
     if (atomic) lc_io_unlock(fd, 0, 0);
 out:
     free(stage);
+    free(m.pc);
+    free(m.sbuf);
     if (!rc) {
         *done_p = conv ? items * (size_t)mtype->size : m.done;
         if (fdone_p) *fdone_p = conv ? items * (size_t)conv->item : m.done;

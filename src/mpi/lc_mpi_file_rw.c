@@ -20,6 +20,10 @@
 #include "mpi/lc_mpi_file.h"
 #include "mpi/lc_mpi_request.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv)
 {
     if (write && (f->amode & MPI_MODE_RDONLY))
@@ -30,6 +34,26 @@ int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv)
         return lc_error(MPI_ERR_UNSUPPORTED_OPERATION, "%s was opened MPI_MODE_SEQUENTIAL: only the shared file "
                                                        "pointer may be used", f->path);
     return MPI_SUCCESS;
+}
+
+/* Data sieving for reads from ROMIO's hints: "romio_ds_read"
+ * (automatic, enable, disable; anything else: automatic) and
+ * "ind_rd_buffer_size" (bytes per span; not a positive number: the
+ * default). */
+static void lc_file_sieve(const lc_file_t *f, lc_io_sieve_t *ds)
+{
+    ds->mode = LC_IO_DS_AUTO;
+    ds->cap = LC_IO_DS_CAP;
+    const char *mode = lc_info_get(f->hints, "romio_ds_read");
+    if (mode && !strcmp(mode, "enable")) ds->mode = LC_IO_DS_ENABLE;
+    if (mode && !strcmp(mode, "disable")) ds->mode = LC_IO_DS_DISABLE;
+    const char *cap = lc_info_get(f->hints, "ind_rd_buffer_size");
+    if (cap) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(cap, &end, 10);
+        if (end != cap && *end == '\0' && errno == 0 && v > 0) ds->cap = (size_t)v;
+    }
 }
 
 int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
@@ -48,9 +72,11 @@ int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count coun
                         f->rep ? " (in the file's data representation)" : "");
     lc_file_conv_t fc = { .rep = f->rep, .t = t, .handle = dt };
     lc_io_conv_t conv = { .item = item, .fn = lc_file_rep_convert, .ctx = &fc };
+    lc_io_sieve_t ds;
+    lc_file_sieve(f, &ds);
     size_t fbytes = 0;
     rc = lc_io_access(f->fd, &f->view, pos * f->view.esize, (void *)buf, count, t, f->rep ? &conv : NULL, write,
-                      f->atomic, bytes_p, &fbytes);
+                      f->atomic, &ds, bytes_p, &fbytes);
     if (!rc && etypes_p) *etypes_p = (MPI_Offset)fbytes / f->view.esize;
     return rc;
 }

@@ -55,7 +55,8 @@ static inline size_t lc_typed_bytes(const lc_dt_t *t, MPI_Count count)
 
 /* One cached send stage.  A large message sent again and again (a halo
  * exchange) reuses its pages instead of faulting in a fresh mmap'd buffer
- * every time.  No lock: Locus offers MPI_THREAD_SERIALIZED at most. */
+ * every time.  No lock of its own: every MPI call runs inside the one
+ * critical section (docs/architecture.md "Threads"). */
 #define LC_STAGE_CACHE_MIN ((size_t)64 << 10)
 static void *lc_stage_cache;
 static size_t lc_stage_cache_size;

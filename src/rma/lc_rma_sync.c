@@ -66,9 +66,13 @@ static void lc_rma_direct_lock(lc_rma_win_t *win, int target, bool excl)
 
 static void lc_rma_direct_unlock(lc_rma_win_t *win, int target, bool excl)
 {
-    /* Release: our stores to the target's memory before the next holder's. */
+    /* Release: our stores to the target's memory before the next holder's.
+     * Exclusive unlock subtracts its bit rather than storing 0: a shared
+     * acquirer may have added 1 (and will take it back) while we held the
+     * lock; a store of 0 would lose that 1 and its later subtraction would
+     * wrap the word to ~0, locking everyone out for good. */
     if (excl)
-        __atomic_store_n(&win->lines[target].lock, 0, __ATOMIC_RELEASE);
+        __atomic_sub_fetch(&win->lines[target].lock, LC_RMA_EXCL, __ATOMIC_RELEASE);
     else
         __atomic_sub_fetch(&win->lines[target].lock, 1, __ATOMIC_RELEASE);
 }

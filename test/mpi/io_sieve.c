@@ -73,8 +73,8 @@ static const char *const modes[NMODES][2] = {
 
 /* Read `count` ints (through `mem`: every other int when strided) at
  * etype `start` of the view; *bytes_p: the status count in bytes. */
-static void read_view(const char *path, int mode, const pattern_t *p, MPI_Datatype ft, long disp, int start,
-                      int count, bool strided, int *out, int *bytes_p)
+static void read_view(const char *path, int mode, MPI_Datatype ft, long disp, int start, int count, bool strided,
+                      int *out, int *bytes_p)
 {
     MPI_Info info = MPI_INFO_NULL;
     if (modes[mode][0] || modes[mode][1]) {
@@ -97,7 +97,6 @@ static void read_view(const char *path, int mode, const pattern_t *p, MPI_Dataty
         LC_MPI(MPI_File_read_at(fh, start, out, count, MPI_INT, &st));
     }
     LC_MPI(MPI_Get_count(&st, MPI_BYTE, bytes_p));
-    (void)p;
     LC_MPI(MPI_File_close(&fh));
 }
 
@@ -146,7 +145,7 @@ int main(int argc, char **argv)
             for (int mode = 0; mode < NMODES; mode++) {
                 int *out = mode == 0 ? ref : got, bytes;
                 memset(out, 0xee, words * sizeof(int));
-                read_view(path, mode, p, ft, disp, start, count, strided, out, &bytes);
+                read_view(path, mode, ft, disp, start, count, strided, out, &bytes);
                 if (mode == 0) {
                     ref_bytes = bytes;
                     LC_CHECK(mpich || bytes == whole * 4 + cut, "%s/%d: %d bytes read, expected %ld", p->name, variant,

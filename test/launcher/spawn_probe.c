@@ -26,6 +26,7 @@
  *   spawn_probe failchild       rank 0 spawns a child that exits with code 1
  *                               after PMI init; then sleeps 15 s ("NOT ENDED")
  *   spawn_probe exit1           (the failing child) init, exit 1
+ *   spawn_probe notlocus        (run without mpiexec) a spawn is refused, MPI_ERR_SPAWN
  *   spawn_probe usize           prints "USIZE n"
  *   spawn_probe sleepchild      spawns one child that prints "CHILDPID p" and
  *                               sleeps 30 s; the parent prints "SPAWNED" and
@@ -294,6 +295,15 @@ int main(int argc, char **argv)
         init();
         fflush(stdout);
         _exit(1);
+    }
+    if (strcmp(mode, "notlocus") == 0) {
+        /* A singleton (or another launcher's process) is refused at once. */
+        char *args[] = {"mark", "/nonexistent", NULL};
+        lc_pmi_spawn_cmd_t c = {.command = self, .argv = args, .maxprocs = 1};
+
+        init();
+        refuse_case("notlocus", 1, &c, MPI_ERR_SPAWN);
+        end(0);
     }
     if (strcmp(mode, "usize") == 0) {
         init();

@@ -6,14 +6,14 @@
  *                               fences; rank 0 spawns itself as 2 commands
  *                               (2 + 1 processes, arguments with spaces, '='
  *                               and a newline, wdir=DIR for command 1, preput
- *                               keys), prints "SPAWN ok kvs=K"; then every
+ *                               keys), prints "SPAWN ok kvs=K host=H"; then every
  *                               world rank fences again and ends
  *   spawn_probe child ...       (started by parent) checks its rank, size,
  *                               appnum, arguments, directory, preput keys,
  *                               lc-parent-kvs, reads the parent job's keys,
  *                               fences with its own job only; leaves a file
  *                               /dev/shm/locus-<its kvsname>-probe behind;
- *                               prints "CHILD ok R/3 appnum=A"
+ *                               prints "CHILD ok R/3 appnum=A host=H"
  *   spawn_probe refuse DIR      spawns that must be refused with no child
  *                               started: a missing program (MPI_ERR_NO_SUCH_FILE),
  *                               a good command then a missing one, a file that
@@ -99,7 +99,8 @@ static int do_parent(const char *dir)
         CHECK(errcodes[0] == 0 && errcodes[1] == 0 && errcodes[2] == 0, "errcodes %d %d %d", errcodes[0],
               errcodes[1], errcodes[2]);
         CHECK(strcmp(kvs, info.kvsname) != 0, "child kvsname %s = ours", kvs);
-        printf("SPAWN ok kvs=%s\n", kvs);
+        gethostname(key, sizeof(key));
+        printf("SPAWN ok kvs=%s host=%s\n", kvs, key);
         fflush(stdout);
     }
     snprintf(key, sizeof(key), "after-%d", info.rank);
@@ -158,7 +159,8 @@ static int do_child(int argc, char **argv)
         close(fd);
         printf("SHM %s\n", path);
     }
-    printf("CHILD ok %d/%d appnum=%d\n", info.rank, info.size, info.appnum);
+    gethostname(cwd, sizeof(cwd));
+    printf("CHILD ok %d/%d appnum=%d host=%s\n", info.rank, info.size, info.appnum, cwd);
     end(0);
     return 0;
 }

@@ -20,9 +20,9 @@ mkdir "$D"
 
 run "$MPIEXEC" -l -n 2 "$SPAWN_PROBE" parent "$D"
 expect_rc 0
-expect_out "^\[0\] SPAWN ok kvs=lc[0-9]*x[0-9a-f]\{8\}j1\$"
-for r in 0 1; do expect_out "^\[1:$r\] CHILD ok $r/3 appnum=0\$"; done
-expect_out "^\[1:2\] CHILD ok 2/3 appnum=1\$"
+expect_out "^\[0\] SPAWN ok kvs=lc[0-9]*x[0-9a-f]\{8\}j1 "
+for r in 0 1; do expect_out "^\[1:$r\] CHILD ok $r/3 appnum=0 "; done
+expect_out "^\[1:2\] CHILD ok 2/3 appnum=1 "
 shm=$(sed -n 's/^\[1:0\] SHM //p' "$T/out")
 [ -n "$shm" ] || fail "the child did not create its /dev/shm file"
 [ -e "$shm" ] && fail "$shm left behind"

@@ -11,7 +11,8 @@
 #    missing one, not executable, too many processes, another host, bad
 #    wdir), each with its error class and one line of reason;
 #  - a child that exits 1 ends the run, named "job 1 rank 0", exit code 1;
-#  - kill -9 of mpiexec leaves no child behind;
+#  - kill -9 of mpiexec leaves no child behind; a malformed request ends
+#    the run;
 #  - universe size: -usize, the host list's slots, else the world size;
 #    a singleton's spawn is refused.
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +60,13 @@ while kill -0 "$child" 2>/dev/null; do
     sleep 0.1
 done
 wait $mp 2>/dev/null
+
+# A malformed spawn request (a command before spawn_begin) is a protocol
+# error: the run ends at once, naming the rank.
+run "$MPIEXEC" -n 1 bash -c 'printf "cmd=init pmi_version=1 pmi_subversion=1\ncmd=spawn_cmd i=0 nprocs=1 argc=0 ninfo=0\n" >&$PMI_FD; sleep 15'
+expect_rc 1
+expect_err "rank 0 (pid [0-9]*) sent a malformed spawn request; ending the job"
+expect_fast 10000
 
 run "$MPIEXEC" -n 2 "$SPAWN_PROBE" usize
 expect_lines "^USIZE 2\$" 2 "$T/out"

@@ -28,6 +28,12 @@ shm=$(sed -n 's/^\[1:0\] SHM //p' "$T/out")
 [ -n "$shm" ] || fail "the child did not create its /dev/shm file"
 [ -e "$shm" ] && fail "$shm left behind"
 
+# 2001 arguments, one of 50000 bytes, every byte value but NUL: chunked
+# and %-encoded on the wire, intact in the child.
+run "$MPIEXEC" -n 1 "$SPAWN_PROBE" bigargs
+expect_rc 0
+expect_out "^BIGARGS ok\$"
+
 run "$MPIEXEC" -n 1 "$SPAWN_PROBE" refuse "$D"
 expect_rc 0
 expect_out "^REFUSE ok"

@@ -27,6 +27,8 @@
  *                               after PMI init; then sleeps 15 s ("NOT ENDED")
  *   spawn_probe exit1           (the failing child) init, exit 1
  *   spawn_probe notlocus        (run without mpiexec) a spawn is refused, MPI_ERR_SPAWN
+ *   spawn_probe nest DIR        spawns "parent DIR" (which spawns in turn) and
+ *                               ends at once
  *   spawn_probe bigargs         spawns one child with 2001 arguments (one of
  *                               50000 bytes, all bytes 1..255): it checks
  *                               them (bigcheck) and prints "BIGARGS ok"
@@ -365,6 +367,17 @@ int main(int argc, char **argv)
         snprintf(path, sizeof(path), "%s/started", argv[2]);
         close(open(path, O_CREAT | O_WRONLY, 0644));
         return 0;
+    }
+    if (strcmp(mode, "nest") == 0 && argc > 2) {
+        /* A spawned job spawns in turn; we end at once, before it does. */
+        char *args[] = {"parent", argv[2], NULL};
+        lc_pmi_spawn_cmd_t c = {.command = self, .argv = args, .maxprocs = 1};
+        char kvs[LC_PMI_KVSNAME_MAX], why[512];
+        int err;
+
+        init();
+        CHECK(lc_pmi_spawn(1, &c, 0, NULL, NULL, kvs, sizeof(kvs), &err, why, sizeof(why)) == 0, "spawn: %s", why);
+        end(0);
     }
     if (strcmp(mode, "bigargs") == 0)
         return do_bigargs();

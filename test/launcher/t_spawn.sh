@@ -7,6 +7,7 @@
 #    and lc-parent-kvs before any fence, the parent job's keys read across
 #    jobs, a fence per job; output prefixed "[1:r]" under -l; the /dev/shm
 #    file a child leaves is removed at the end;
+#  - a spawned job spawns in turn, the world having ended already;
 #  - refusals with no child started (missing program, a good command and a
 #    missing one, not executable, too many processes, another host, bad
 #    wdir), each with its error class and one line of reason;
@@ -27,6 +28,12 @@ expect_out "^\[1:2\] CHILD ok 2/3 appnum=1 "
 shm=$(sed -n 's/^\[1:0\] SHM //p' "$T/out")
 [ -n "$shm" ] || fail "the child did not create its /dev/shm file"
 [ -e "$shm" ] && fail "$shm left behind"
+
+# A spawned job spawns (job 2, its parent job 1), after the world ended.
+run "$MPIEXEC" -l -n 1 "$SPAWN_PROBE" nest "$D"
+expect_rc 0
+expect_out "^\[1:0\] SPAWN ok kvs=lc[0-9]*x[0-9a-f]\{8\}j2 "
+for r in 0 1 2; do expect_out "^\[2:$r\] CHILD ok $r/3 "; done
 
 # 2001 arguments, one of 50000 bytes, every byte value but NUL: chunked
 # and %-encoded on the wire, intact in the child.

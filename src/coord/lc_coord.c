@@ -211,6 +211,9 @@ static int lc_wireup_open(lc_wireup_t *w)
                 if (first < 0) first = r;
                 nhere++;
             }
+        /* Segments that jobs killed during their MPI_Init left behind
+         * (lc_shm_sweep.c): their room counts too. */
+        lc_shm_sweep_dead();
         if (lc_shm_check_space(lc_world.kvsname, (uint32_t)nhere, (uint32_t)w->nlocal, first == w->rank) != LC_OK)
             return LC_ERROR;
         lc_ring_place_t where = { .node = w->ids[w->rank].numa_node, .err = 0 };

@@ -4,6 +4,7 @@
  * slow path of waits (lc_liveness.h says what and why).
  */
 #include "coord/lc_liveness.h"
+#include "channel/lc_shm.h"
 #include "pmi/lc_pmi.h"
 #include "util/lc_params.h"
 
@@ -24,6 +25,7 @@ unsigned lc_liveness_idle;
 
 typedef struct lc_watched {
     int rank;
+    int by_lock;          /* 1: through the lock on its segment (lc_shm_peer_alive), not a pidfd */
     pid_t pid;
     char host[64];
 } lc_watched_t;
@@ -45,6 +47,9 @@ static void lc_liveness_end(const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     lc_log_error("%s", msg);
+    /* A launcher may end the job on the abort before it relays what is
+     * still in our stderr pipe (hydra does): give it a moment first. */
+    usleep(200 * 1000);
     /* The launcher ends the other ranks (ours has none left to tell when
      * the connection itself is what died: lc_pmi_abort then fails). */
     lc_pmi_abort(1, msg);
@@ -75,16 +80,25 @@ void lc_liveness_start(const lc_identity_t *ids, int size, int rank)
         const lc_identity_t *id = &ids[r];
         /* The pid means this process here only on our kernel and in our
          * PID namespace (a container with its own may publish any pid). */
-        if (r == rank || strcmp(id->boot_id, me->boot_id) != 0 || !me->ns_pid || id->ns_pid != me->ns_pid ||
-            id->pid <= 0)
-            continue;
-        int fd = (int)syscall(SYS_pidfd_open, id->pid, 0);
-        if (fd < 0 && errno != ESRCH) continue; /* no pidfd here (old kernel, seccomp): not watched */
+        if (r == rank || strcmp(id->boot_id, me->boot_id) != 0) continue;
+        int fd = -1, by_lock = 0;
+        if (me->ns_pid && id->ns_pid == me->ns_pid && id->pid > 0) {
+            fd = (int)syscall(SYS_pidfd_open, id->pid, 0);
+            if (fd < 0 && errno != ESRCH) by_lock = 1; /* no pidfd here (old kernel, seccomp) */
+        } else {
+            by_lock = 1; /* another PID namespace: its pid means nothing here */
+        }
+        /* The lock its creator holds on a shm peer's segment works across
+         * PID namespaces (containers sharing LOCUS_SHM_DIR or /dev/shm). */
+        if (by_lock && lc_shm_peer_alive(r) < 0) continue; /* not watched */
         lc_watched_t *w = &lc_live.who[lc_live.n];
+        w->by_lock = by_lock;
         w->rank = r;
         w->pid = id->pid;
         snprintf(w->host, sizeof(w->host), "%s", id->host);
-        lc_live.pfds[lc_live.n].fd = fd; /* -1 (ESRCH): gone already, reported at the first look */
+        /* -1 (ESRCH): gone already, reported at the first look; by_lock:
+         * -1 too, poll skips it. */
+        lc_live.pfds[lc_live.n].fd = fd;
         lc_live.pfds[lc_live.n].events = POLLIN;
         lc_live.n++;
     }
@@ -113,8 +127,10 @@ void lc_liveness_look(void)
     if (now < lc_live.next) return;
     lc_live.next = now + LC_LIVENESS_PERIOD;
     /* A pidfd is readable once its process has exited. */
-    for (int i = 0; i < lc_live.n; i++)
-        if (lc_live.pfds[i].fd < 0) lc_watched_died(&lc_live.who[i]);
+    for (int i = 0; i < lc_live.n; i++) {
+        if (!lc_live.who[i].by_lock && lc_live.pfds[i].fd < 0) lc_watched_died(&lc_live.who[i]);
+        if (lc_live.who[i].by_lock && lc_shm_peer_alive(lc_live.who[i].rank) == 0) lc_watched_died(&lc_live.who[i]);
+    }
     if (lc_live.n > 0 && poll(lc_live.pfds, (nfds_t)lc_live.n, 0) > 0)
         for (int i = 0; i < lc_live.n; i++)
             if (lc_live.pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) lc_watched_died(&lc_live.who[i]);

@@ -12,6 +12,10 @@
  *     opened at the end of MPI_Init (the pid the peer published means the
  *     same process here: same boot id and PID-namespace inode; a pidfd
  *     cannot be fooled by pid reuse);
+ *   - a shared-memory peer in another PID namespace (a container sharing
+ *     /dev/shm or LOCUS_SHM_DIR with ours), whose pid means nothing here,
+ *     through the lock its creator holds on its segment while it lives
+ *     (lc_shm_segment_owner_alive: one fcntl);
  *   - the launcher's PMI connection: closed by the other end means the
  *     launcher (or its proxy) died.
  *
@@ -24,7 +28,8 @@
  * Cost: lc_liveness_tick is an increment and a compare on a fruitless
  * progress pass; every LC_LIVENESS_PASSES of those it reads the clock,
  * and at most every LC_LIVENESS_PERIOD seconds it makes one poll(2) over
- * all pidfds and one over the PMI socket.  Nothing on a pass that moved
+ * all pidfds, one fcntl per peer watched through a lock, and one poll
+ * over the PMI socket.  Nothing on a pass that moved
  * a packet.
  */
 #ifndef LC_LIVENESS_H

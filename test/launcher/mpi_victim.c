@@ -18,8 +18,11 @@
  *                          and every other rank in an MPI_Barrier that rank
  *                          0 never joins: the job blocks until a failure
  *                          ends it (t_foreign_kill.sh)
+ *   mpi_victim ok          MPI_Init, a barrier, MPI_Finalize, exit 0 (a job
+ *                          that follows a failed one)
  *
- * Exit 0 never happens by design: these jobs end by a failure. */
+ * Apart from `ok`, exit 0 never happens by design: these jobs end by a
+ * failure. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +73,9 @@ int main(int argc, char **argv)
             *p = 1;
         }
         MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "ok") == 0) {
+        MPI_Finalize();
+        return 0;
     } else if (strcmp(mode, "block") == 0) {
         printf("READY %d %ld\n", rank, (long)getpid());
         fflush(stdout);
@@ -82,7 +88,7 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "traffic") == 0) {
         traffic(rank, size);
     } else {
-        fprintf(stderr, "usage: mpi_victim segv RANK | traffic | block\n");
+        fprintf(stderr, "usage: mpi_victim segv RANK | traffic | block | ok\n");
     }
     MPI_Finalize();
     return 2;

@@ -434,7 +434,9 @@ int lc_shm_object_orphaned(int fd)
 
 int lc_shm_segment_owner_alive(const lc_shm_segment_t *seg)
 {
-    if (!seg->hold) return -1;
+    /* Only a creator that says it took the lock can be judged by it (the
+     * word never changes after creation; attach checked the key). */
+    if (!seg->hold || !seg->base || ((const lc_shm_seg_hdr_t *)seg->base)->held != LC_SHM_HELD) return -1;
     struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
     if (fcntl(seg->hold - 1, F_GETLK, &lk) != 0) return -1;
     return lk.l_type != F_UNLCK;

@@ -81,16 +81,16 @@ void lc_liveness_start(const lc_identity_t *ids, int size, int rank)
         /* The pid means this process here only on our kernel and in our
          * PID namespace (a container with its own may publish any pid). */
         if (r == rank || strcmp(id->boot_id, me->boot_id) != 0) continue;
-        int fd = -1, by_lock = 0;
-        if (me->ns_pid && id->ns_pid == me->ns_pid && id->pid > 0) {
+        /* A shm peer: the lock its creator holds on its segment, which
+         * works in any PID namespace (containers sharing /dev/shm or
+         * LOCUS_SHM_DIR) and costs no descriptor more.  Else a pidfd, if
+         * its pid means the same process here. */
+        int fd = -1, by_lock = lc_shm_peer_alive(r) >= 0;
+        if (!by_lock) {
+            if (!me->ns_pid || id->ns_pid != me->ns_pid || id->pid <= 0) continue; /* not watched */
             fd = (int)syscall(SYS_pidfd_open, id->pid, 0);
-            if (fd < 0 && errno != ESRCH) by_lock = 1; /* no pidfd here (old kernel, seccomp) */
-        } else {
-            by_lock = 1; /* another PID namespace: its pid means nothing here */
+            if (fd < 0 && errno != ESRCH) continue; /* no pidfd here (old kernel, seccomp): not watched */
         }
-        /* The lock its creator holds on a shm peer's segment works across
-         * PID namespaces (containers sharing LOCUS_SHM_DIR or /dev/shm). */
-        if (by_lock && lc_shm_peer_alive(r) < 0) continue; /* not watched */
         lc_watched_t *w = &lc_live.who[lc_live.n];
         w->by_lock = by_lock;
         w->rank = r;

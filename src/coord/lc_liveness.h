@@ -8,14 +8,16 @@
  * srun without --kill-on-bad-exit, a hydra proxy that was killed) may
  * not.  So a rank watches, from the slow path of its waits only:
  *
- *   - every peer on this kernel in our PID namespace, through a pidfd
- *     opened at the end of MPI_Init (the pid the peer published means the
+ *   - a shared-memory peer, through the lock it holds on its segment
+ *     while it lives (lc_shm_segment_owner_alive: one fcntl on the
+ *     descriptor we keep anyway); the kernel drops the lock when the
+ *     process dies, so this holds across PID namespaces (containers
+ *     sharing /dev/shm or LOCUS_SHM_DIR, whose pids mean nothing here);
+ *   - any other peer on this kernel in our PID namespace (the network
+ *     channel between containers or with LOCUS_NET_FORCE), through a
+ *     pidfd opened at the end of MPI_Init (the pid it published means the
  *     same process here: same boot id and PID-namespace inode; a pidfd
  *     cannot be fooled by pid reuse);
- *   - a shared-memory peer in another PID namespace (a container sharing
- *     /dev/shm or LOCUS_SHM_DIR with ours), whose pid means nothing here,
- *     through the lock its creator holds on its segment while it lives
- *     (lc_shm_segment_owner_alive: one fcntl);
  *   - the launcher's PMI connection: closed by the other end means the
  *     launcher (or its proxy) died.
  *

@@ -26,6 +26,7 @@ unsigned lc_liveness_idle;
 typedef struct lc_watched {
     int rank;
     int by_lock;          /* 1: through the lock on its segment (lc_shm_peer_alive), not a pidfd */
+    int our_ns;           /* its pid is one of our PID namespace */
     pid_t pid;
     char host[64];
 } lc_watched_t;
@@ -63,7 +64,8 @@ static void lc_liveness_fatal(const char *text)
 
 static void lc_watched_died(const lc_watched_t *w)
 {
-    lc_liveness_end("rank %d (pid %d on host %s) died; ending the job", w->rank, (int)w->pid, w->host);
+    lc_liveness_end("rank %d (pid %d%s on host %s) died; ending the job", w->rank, (int)w->pid,
+                    w->our_ns ? "" : " in another PID namespace", w->host);
 }
 
 void lc_liveness_start(const lc_identity_t *ids, int size, int rank)
@@ -78,16 +80,17 @@ void lc_liveness_start(const lc_identity_t *ids, int size, int rank)
     const lc_identity_t *me = &ids[rank];
     for (int r = 0; r < size; r++) {
         const lc_identity_t *id = &ids[r];
-        /* The pid means this process here only on our kernel and in our
-         * PID namespace (a container with its own may publish any pid). */
-        if (r == rank || strcmp(id->boot_id, me->boot_id) != 0) continue;
+        if (r == rank || strcmp(id->boot_id, me->boot_id) != 0) continue; /* another kernel */
+        /* The pid it published means this process here only in our PID
+         * namespace (a container with its own may publish any pid). */
+        int our_ns = me->ns_pid && id->ns_pid == me->ns_pid && id->pid > 0;
         /* A shm peer: the lock its creator holds on its segment, which
          * works in any PID namespace (containers sharing /dev/shm or
          * LOCUS_SHM_DIR) and costs no descriptor more.  Else a pidfd, if
          * its pid means the same process here. */
         int fd = -1, by_lock = lc_shm_peer_alive(r) >= 0;
         if (!by_lock) {
-            if (!me->ns_pid || id->ns_pid != me->ns_pid || id->pid <= 0) continue; /* not watched */
+            if (!our_ns) continue; /* not watched */
             fd = (int)syscall(SYS_pidfd_open, id->pid, 0);
             if (fd < 0 && errno != ESRCH) continue; /* no pidfd here (old kernel, seccomp): not watched */
         }
@@ -95,6 +98,7 @@ void lc_liveness_start(const lc_identity_t *ids, int size, int rank)
         w->by_lock = by_lock;
         w->rank = r;
         w->pid = id->pid;
+        w->our_ns = our_ns;
         snprintf(w->host, sizeof(w->host), "%s", id->host);
         /* -1 (ESRCH): gone already, reported at the first look; by_lock:
          * -1 too, poll skips it. */

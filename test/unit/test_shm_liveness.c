@@ -48,19 +48,34 @@ int main(void)
     }
     char kvs[64];
     snprintf(kvs, sizeof(kvs), "unitlive%d", (int)getpid());
-    /* The child's pid then means nothing to us: only the lock tells. */
-    int newns = unshare(CLONE_NEWPID) == 0;
-    int pipefd[2];
-    if (pipe(pipefd) != 0) return 1;
-    pid_t child = fork();
-    if (child < 0) return 1;
-    if (child == 0) {
-        lc_shm_segment_t seg;
-        char card[LC_SHM_CARD_LEN] = "";
-        if (lc_shm_segment_create(&seg, kvs, 0, 1, 1024, 8) == 0) lc_shm_segment_card(&seg, card, sizeof(card));
-        if (write(pipefd[1], card, sizeof(card)) != (ssize_t)sizeof(card)) _exit(1);
-        for (;;) pause();
+    int pipefd[2], nspipe[2];
+    if (pipe(pipefd) != 0 || pipe(nspipe) != 0) return 1;
+    /* A helper moves its children to a new PID namespace (this process
+     * stays where it is: LeakSanitizer forks at exit) and forks the
+     * creator there, whose pid then means nothing to us: only the lock
+     * tells.  The helper passes on the creator's pid as we see it. */
+    pid_t helper = fork();
+    if (helper < 0) return 1;
+    if (helper == 0) {
+        int newns = unshare(CLONE_NEWPID) == 0;
+        pid_t c = fork();
+        if (c < 0) _exit(1);
+        if (c == 0) {
+            lc_shm_segment_t seg;
+            char card[LC_SHM_CARD_LEN] = "";
+            if (lc_shm_segment_create(&seg, kvs, 0, 1, 1024, 8) == 0) lc_shm_segment_card(&seg, card, sizeof(card));
+            if (write(pipefd[1], card, sizeof(card)) != (ssize_t)sizeof(card)) _exit(1);
+            for (;;) pause();
+        }
+        int msg[2] = { (int)c, newns };
+        if (write(nspipe[1], msg, sizeof(msg)) != (ssize_t)sizeof(msg)) _exit(1);
+        waitpid(c, NULL, 0);
+        _exit(0);
     }
+    int msg[2];
+    if (read(nspipe[0], msg, sizeof(msg)) != (ssize_t)sizeof(msg)) return 1;
+    pid_t child = msg[0];
+    int newns = msg[1];
     char card[LC_SHM_CARD_LEN];
     if (read(pipefd[0], card, sizeof(card)) != (ssize_t)sizeof(card) || !card[0]) {
         fprintf(stderr, "the child could not create its segment\n");
@@ -80,7 +95,7 @@ int main(void)
     CHECK(exists(peer.name), "the sweep removed %s, whose creator lives", peer.name);
 
     kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    waitpid(helper, NULL, 0); /* returns once the creator is gone */
     CHECK(lc_shm_segment_owner_alive(&peer) == 0, "a killed creator is not seen dead (%d)",
           lc_shm_segment_owner_alive(&peer));
     int removed = lc_shm_sweep_dead();

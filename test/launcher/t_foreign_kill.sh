@@ -128,6 +128,7 @@ case_mpiexec() {
 # afterwards the directory is empty.  Returns 1 if the kill missed the
 # window (nothing was left to remove).
 case_init() {
+    command -v python3 > /dev/null || { echo "SKIP: init needs python3 (inotify)"; exit 77; }
     rm -f "$T/pid" "$T/killer"
     python3 "$(dirname "$0")/kill_on_create.py" "$SHM" "$T/pid" > "$T/killer" 2>&1 &
     KILLER=$!

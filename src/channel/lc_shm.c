@@ -28,8 +28,10 @@ typedef struct lc_shm_seg_hdr {
     uint32_t pool_cells;
     uint64_t key; /* the owner's random key, published through PMI only */
     uint32_t pool_cell_size;
-    uint32_t reserved;
+    uint32_t held; /* LC_SHM_HELD: its creator holds a lock on the object while it lives (lc_shm_hold) */
 } lc_shm_seg_hdr_t;
+
+#define LC_SHM_HELD 0x444c4548u /* "HELD" */
 
 /* Segment providers: a POSIX shared-memory object (/dev/shm), or, with
  * LOCUS_SHM_DIR, a file in a directory that co-resident containers share
@@ -161,6 +163,8 @@ static void lc_shm_create_error(const char *name, int err)
     }
 }
 
+static int lc_shm_hold(lc_shm_segment_t *seg, int fd);
+
 static size_t lc_shm_pool_offset(uint32_t nrings, uint32_t cell_size, uint32_t ncells)
 {
     size_t rings = (size_t)nrings * cell_size * ncells;
@@ -228,7 +232,9 @@ int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int r
      * SIGBUS on first touch.  On tmpfs it allocates the pages, under the
      * policy just set, else on this process's node. */
     int err = posix_fallocate(fd, 0, (off_t)seg->size);
-    close(fd);
+    int held = 0;
+    if (!err) held = lc_shm_hold(seg, fd);
+    else close(fd);
     if (err) {
         errno = err;
         if (err == ENOSPC && lc_params.shm_dir[0])
@@ -266,6 +272,7 @@ int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int r
     h->pool_cells = seg->pool_cells;
     h->pool_cell_size = seg->pool_cell_size;
     h->key = seg->key;
+    h->held = held ? LC_SHM_HELD : 0;
     /* Release: the rings are initialised before a peer sees the magic. */
     atomic_thread_fence(memory_order_release);
     h->magic = LC_SHM_MAGIC;
@@ -338,12 +345,13 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
     }
     seg->size = (size_t)st.st_size;
     seg->base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (seg->base == MAP_FAILED) {
         snprintf(why, whylen, "cannot map %s: %s", seg->name, strerror(errno));
+        close(fd);
         seg->base = NULL;
         return -1;
     }
+    seg->hold = fd + 1; /* its owner's lock tells whether it lives (lc_shm_segment_owner_alive) */
     /* One copy of the header: what is checked is what is used. */
     lc_shm_seg_hdr_t h;
     uint64_t magic = atomic_load_explicit((_Atomic uint64_t *)seg->base, memory_order_acquire);
@@ -369,6 +377,8 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
 bad:
     munmap(seg->base, seg->size);
     seg->base = NULL;
+    close(seg->hold - 1);
+    seg->hold = 0;
     return -1;
 }
 
@@ -385,6 +395,51 @@ void lc_shm_segment_detach(lc_shm_segment_t *seg)
     lc_shm_segment_unlink(seg);
     if (seg->base) munmap(seg->base, seg->size);
     seg->base = NULL;
+    if (seg->hold) close(seg->hold - 1); /* the owner's: releases its lock */
+    seg->hold = 0;
+}
+
+/* Our new segment's descriptor stays open, with a write lock on the whole
+ * object for as long as this process lives: the kernel releases it when
+ * the process dies, however it dies, so a peer — in any PID namespace
+ * that shares the object — and a later job's sweep can tell a dead
+ * owner's segment from a live one (lc_shm_sweep.c).  A POSIX lock, not an
+ * OFD lock: a child forked by the application does not inherit it and
+ * cannot keep a dead owner "alive".  It lasts while this process closes
+ * no other descriptor of the same object, and none is ever opened.
+ * Returns 1 when locked; 0 on a file system without locks (not an
+ * error: the segment says so in its header, and no sweep touches it). */
+static int lc_shm_hold(lc_shm_segment_t *seg, int fd)
+{
+    struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    int locked = fcntl(fd, F_SETLK, &lk) == 0;
+    if (!locked && lc_params.debug)
+        lc_log_warn("shared memory object %s: no lock (%m): its owner's death cannot be seen through it",
+                    seg->name);
+    seg->hold = fd + 1;
+    return locked;
+}
+
+int lc_shm_object_orphaned(int fd)
+{
+    lc_shm_seg_hdr_t h;
+    if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) return 0;
+    /* The magic is written last, after the lock is taken: a segment being
+     * created is never taken for an orphan. */
+    if (h.magic != LC_SHM_MAGIC || h.held != LC_SHM_HELD) return 0;
+    struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    if (fcntl(fd, F_GETLK, &lk) != 0) return 0;
+    return lk.l_type == F_UNLCK;
+}
+
+int lc_shm_segment_owner_alive(const lc_shm_segment_t *seg)
+{
+    /* Only a creator that says it took the lock can be judged by it (the
+     * word never changes after creation; attach checked the key). */
+    if (!seg->hold || !seg->base || ((const lc_shm_seg_hdr_t *)seg->base)->held != LC_SHM_HELD) return -1;
+    struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    if (fcntl(seg->hold - 1, F_GETLK, &lk) != 0) return -1;
+    return lk.l_type != F_UNLCK;
 }
 
 char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index)

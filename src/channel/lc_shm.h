@@ -114,6 +114,7 @@ typedef struct lc_shm_segment {
     uint32_t cell_size, ncells, nrings;
     uint32_t pool_cell_size, pool_cells; /* 0 cells: no pool */
     int unlinked;
+    int hold;           /* the object's descriptor + 1 (0: none), kept open: the owner's lock is on it */
 } lc_shm_segment_t;
 
 /* The shape of a segment. */
@@ -183,6 +184,24 @@ int lc_shm_check_fd(int fd, const char *name, char *why, size_t whylen);
 /* Remove the name (mappings stay valid).  Idempotent. */
 void lc_shm_segment_unlink(lc_shm_segment_t *seg);
 void lc_shm_segment_detach(lc_shm_segment_t *seg);
+/* Does the process that created `seg` still live?  Its creator holds a
+ * lock on the object until it dies (the kernel drops it then, in any PID
+ * namespace): 1 yes, 0 no, -1 cannot tell (no lock support).  One
+ * fcntl: for the slow path of waits (lc_liveness.c). */
+int lc_shm_segment_owner_alive(const lc_shm_segment_t *seg);
+/* Before this rank creates its segment: remove from the segment directory
+ * every ring segment of ours whose creator died before it could remove
+ * the name (every process of a job killed during MPI_Init, under a
+ * launcher that does not clean up): a current segment (its magic), not
+ * locked by any process, a regular file of ours.  Returns how many were
+ * removed (lc_shm_sweep.c). */
+int lc_shm_sweep_dead(void);
+/* An opened object (checked by the caller: a regular file of ours) is a
+ * ring segment whose creator held its lock and has died: 1, else 0. */
+int lc_shm_object_orphaned(int fd);
+/* The same test on a connected peer's segment (lc_shm_wireup.c): 1, 0,
+ * -1 as above; -1 also when `world_rank` is no shm peer. */
+int lc_shm_peer_alive(int world_rank);
 /* Start of ring `index` (the sender's local index) inside a segment. */
 char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index);
 /* Start of the segment's pool (NULL without one). */

@@ -129,6 +129,14 @@ void lc_shm_disconnect(lc_peer_t *peer)
     peer->chunk = 0;
 }
 
+int lc_shm_peer_alive(int world_rank)
+{
+    if (!lc_shm_wire.theirs || world_rank < 0 || world_rank >= lc_shm_wire.size ||
+        lc_shm_wire.peers[world_rank].kind != LC_CHANNEL_SHM)
+        return -1;
+    return lc_shm_segment_owner_alive(&lc_shm_wire.theirs[world_rank]);
+}
+
 void lc_shm_unlink(void)
 {
     lc_shm_segment_unlink(&lc_shm_wire.mine);

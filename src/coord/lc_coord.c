@@ -43,6 +43,7 @@
  * LOCUS_CMA_THRESHOLD_XNUMA.  The topology is dropped when wire-up ends.
  */
 #include "coord/lc_coord_impl.h"
+#include "coord/lc_liveness.h"
 #include "coord/lc_universe.h"
 #include "channel/lc_cma.h"
 #include "channel/lc_ivshmem.h"
@@ -210,6 +211,9 @@ static int lc_wireup_open(lc_wireup_t *w)
                 if (first < 0) first = r;
                 nhere++;
             }
+        /* Segments that jobs killed during their MPI_Init left behind
+         * (lc_shm_sweep.c): their room counts too. */
+        lc_shm_sweep_dead();
         if (lc_shm_check_space(lc_world.kvsname, (uint32_t)nhere, (uint32_t)w->nlocal, first == w->rank) != LC_OK)
             return LC_ERROR;
         lc_ring_place_t where = { .node = w->ids[w->rank].numa_node, .err = 0 };
@@ -512,6 +516,7 @@ int lc_coord_wireup(void)
     }
     if (rc == 0) {
         lc_set_wait_policy();
+        if (w.size > 1) lc_liveness_start(w.ids, w.size, w.rank);
         if (lc_params.show_channels && w.size > 1) lc_coord_show_channels(lc_ring_placement);
     } else {
         lc_ofi_close();
@@ -525,6 +530,7 @@ int lc_coord_wireup(void)
 
 void lc_coord_teardown(void)
 {
+    lc_liveness_stop();
     /* First: the goodbye exchange still delivers packets to the peers. */
     lc_ofi_close();
     lc_shm_close();

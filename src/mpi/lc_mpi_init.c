@@ -13,6 +13,7 @@
 #include "mpi/lc_mpi.h"
 #include "coll/lc_coll.h"
 #include "coord/lc_coord.h"
+#include "coord/lc_liveness.h"
 #include "lc_config.h"
 #include "mpi/lc_mpi_comm.h"
 #include "pmi/lc_pmi.h"
@@ -91,6 +92,9 @@ int lc_mpi_runtime_release(void)
         lc_runtime_users++;
         return rc;
     }
+    /* Peers leave after the barrier below: a pidfd that says "exited"
+     * would no longer mean "died" (lc_liveness.h). */
+    lc_liveness_stop();
     /* No peer may still be writing into our rings when we unmap them:
      * after this barrier every rank has finished communicating. */
     lc_coll_barrier(lc_comm_builtin[0]);

@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -539,6 +540,21 @@ int lc_pmi_abort(int exit_code, const char *msg)
     if (len < 0 || lc_pmi_write_all(lc_pmi.fd, buf, (size_t)len) != 0)
         return -1;
     return 0;
+}
+
+int lc_pmi_connection_lost(void)
+{
+    if (!lc_pmi.initialized || lc_pmi.singleton || lc_pmi.fd < 0) return 0;
+    struct pollfd p = {.fd = lc_pmi.fd, .events = POLLIN | POLLRDHUP};
+    if (poll(&p, 1, 0) <= 0) return 0;
+    if (p.revents & (POLLHUP | POLLRDHUP | POLLERR)) return 1;
+    if (!(p.revents & POLLIN)) return 0;
+    /* Readable between requests: end of file, or (a server that talks
+     * first) data, which stays in the socket for the next reply. */
+    char c;
+    ssize_t n = recv(lc_pmi.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && errno == ENOTSOCK) return 0; /* a pipe: no peeking; the next call will tell */
+    return n == 0;
 }
 
 int lc_pmi_finalize(void)

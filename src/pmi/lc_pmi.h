@@ -78,6 +78,10 @@ int lc_pmi_name_lookup(const char *service, char *port, size_t len, char *why, s
  * Returns; the caller then _exit()s.  The launcher ends the other ranks. */
 int lc_pmi_abort(int exit_code, const char *msg);
 
+/* Has the launcher closed our connection (it or its proxy died)?  A
+ * poll with no wait, nothing consumed: 1 yes, 0 no (or no launcher). */
+int lc_pmi_connection_lost(void);
+
 /* Tell the launcher this rank leaves cleanly, and close the connection.
  * A rank that exits without it is treated as failed by the launcher. */
 int lc_pmi_finalize(void);

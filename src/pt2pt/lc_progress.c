@@ -11,6 +11,7 @@
 #include "channel/lc_ivshmem.h"
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
+#include "coord/lc_liveness.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_thread.h"
 
@@ -64,6 +65,8 @@ int lc_progress(void)
     if (lc_ivshmem_active) events += lc_ivshmem_poll();
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
     if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
+    /* A fruitless pass: now and then, is whoever we wait for still alive? */
+    if (!events) lc_liveness_tick();
     return events;
 }
 

@@ -45,12 +45,21 @@ void lc_log_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void (*lc_fatal_hook)(const char *text);
+
 void lc_fatal(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     lc_log_vprint("fatal: ", fmt, ap);
     va_end(ap);
+    if (lc_fatal_hook) {
+        char text[512];
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        lc_fatal_hook(text);
+    }
     _exit(1);
 }
 

@@ -45,6 +45,11 @@ extern void (*lc_log_sink)(const char *text);
 /* Print the message and _exit(1) without MPI cleanup: for states the
  * library cannot recover from (corrupted shared memory, lost launcher). */
 void lc_fatal(const char *fmt, ...) LC_PRINTF(1, 2) __attribute__((noreturn));
+/* Called by lc_fatal with its message before the exit (NULL: none): set
+ * while the job runs, so that a fatal error — a failed network operation
+ * to a peer, say — ends the whole job through the launcher, not just
+ * this rank (issue 12, point 6; lc_liveness.c). */
+extern void (*lc_fatal_hook)(const char *text);
 
 /* Monotonic clock in seconds. */
 double lc_time_now(void);

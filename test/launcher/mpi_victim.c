@@ -12,7 +12,17 @@
  *                          and network channels are up and in use) and goes
  *                          on until it is killed or a peer is gone
  *
- * Exit 0 never happens by design: these jobs end by a failure. */
+ *   mpi_victim block       after MPI_Init and a barrier, each rank prints
+ *                          "READY <rank> <pid>"; then rank 0 waits in an
+ *                          MPI_Recv from the last rank, which never sends,
+ *                          and every other rank in an MPI_Barrier that rank
+ *                          0 never joins: the job blocks until a failure
+ *                          ends it (t_foreign_kill.sh)
+ *   mpi_victim ok          MPI_Init, a barrier, MPI_Finalize, exit 0 (a job
+ *                          that follows a failed one)
+ *
+ * Apart from `ok`, exit 0 never happens by design: these jobs end by a
+ * failure. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,10 +73,22 @@ int main(int argc, char **argv)
             *p = 1;
         }
         MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "ok") == 0) {
+        MPI_Finalize();
+        return 0;
+    } else if (strcmp(mode, "block") == 0) {
+        printf("READY %d %ld\n", rank, (long)getpid());
+        fflush(stdout);
+        if (rank == 0) {
+            char c;
+            MPI_Recv(&c, 1, MPI_BYTE, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
     } else if (strcmp(mode, "traffic") == 0) {
         traffic(rank, size);
     } else {
-        fprintf(stderr, "usage: mpi_victim segv RANK | traffic\n");
+        fprintf(stderr, "usage: mpi_victim segv RANK | traffic | block | ok\n");
     }
     MPI_Finalize();
     return 2;

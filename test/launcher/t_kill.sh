@@ -20,9 +20,8 @@
 # What this does not cover: a kill during MPI_Init, while the segments
 # are being created and attached.  A segment's name is removed once every
 # peer attached (src/coord, wire-up); before that, killing every process
-# that could remove it leaves it behind.  Making that window harmless is
-# the channel's part of issue 12 (points 3 and 7: per-job directory,
-# unlink as soon as attached), not the launcher's.
+# that could remove it leaves it behind until the next job's MPI_Init
+# removes it (src/channel/lc_shm_sweep.c): t_foreign_kill.sh init.
 if [ "${1:-}" = stress ] && [ "${LOCUS_STRESS:-0}" != 1 ]; then
     echo "SKIP: a stress run (make stress, or LOCUS_STRESS=1)"
     exit 77

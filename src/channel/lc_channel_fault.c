@@ -32,9 +32,10 @@ void lc_peer_fault(const lc_peer_t *from, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof(msg), "rank %d received a malformed packet from rank %d (world) on %s: %s; ending the job",
-             lc_log_rank, from->world_rank, from->ops && from->ops->name ? from->ops->name : "?", why);
-    lc_log_error("%s", msg);
+    snprintf(msg, sizeof(msg), "rank %d received a malformed packet from rank %d (world) on %s: %s", lc_log_rank,
+             from->world_rank, from->ops && from->ops->name ? from->ops->name : "?", why);
+    lc_log_error("%s; ending the job", msg);
+    /* The launcher adds its own "; ending the job". */
     lc_pmi_abort(LC_PEER_FAULT_EXIT, msg);
     _exit(LC_PEER_FAULT_EXIT);
 }

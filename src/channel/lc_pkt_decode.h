@@ -29,15 +29,18 @@
  * as they are.
  *
  * Fast path: a small eager packet in a ring cell costs the one 24-byte
- * copy and two compares (lc_shm_decode, inline); everything else goes
- * through lc_pkt_decode_slow.
+ * copy and three compares (lc_shm_decode_fast, inline); everything else
+ * goes through the out-of-line decoders.
  */
 #ifndef LC_PKT_DECODE_H
 #define LC_PKT_DECODE_H
 
 #include "channel/lc_channel.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "lc_shm_decode_fast reads kind and flags as one word");
 
 /* A decoded packet: private copies, and where the payload is. */
 typedef struct lc_pkt_in {
@@ -77,24 +80,35 @@ const char *lc_pkt_decode_slow(const lc_pkt_hdr_t *hdr, const char *payload, siz
                                lc_pkt_in_t *out, char *why, size_t whylen);
 
 /* shm and IVSHMEM, out of line: a packet the inline test below does not
- * pass (pooled, control, DATA, or malformed). */
+ * pass (pooled, control, DATA, or malformed); out->hdr is already the
+ * copy lc_shm_decode_fast took. */
 const char *lc_shm_decode_slow(const void *cell, const lc_shm_rx_ctx_t *ctx, lc_pkt_in_t *out, char *why,
                                size_t whylen);
+
+/* The fast path of lc_shm_decode, for a receiver's poll loop: a small
+ * eager packet in the ring cell (the header copied into out->hdr, once).
+ * False: anything else, for lc_shm_decode_slow on that same copy.  Kind
+ * and flags are one 16-bit compare, the three signed fields one more. */
+static inline __attribute__((always_inline)) bool lc_shm_decode_fast(const void *cell, uint32_t cell_size,
+                                                                     lc_pkt_in_t *out)
+{
+    /* The one read of the header: the sender can still write the cell. */
+    memcpy(&out->hdr, (const char *)cell + 8, sizeof(out->hdr));
+    uint16_t kind_flags;
+    memcpy(&kind_flags, &out->hdr, sizeof(kind_flags)); /* kind, then flags (little-endian) */
+    return __builtin_expect((kind_flags & (uint16_t)~(LC_PKT_EAGER_FLAGS << 8)) == LC_PKT_EAGER &&
+                                out->hdr.len <= cell_size - LC_PKT_SHM_CELL_HDR &&
+                                (out->hdr.tag | out->hdr.src | (int32_t)out->hdr.ctx) >= 0,
+                            1);
+}
 
 /* shm and IVSHMEM: the ring cell `cell` (ctx->cell_size bytes, sequence
  * included) of a sender whose context is `ctx`.  A pooled packet's
  * payload is in the sender's pool cell out->pool_index. */
-static inline __attribute__((always_inline)) const char *
-lc_shm_decode(const void *cell, const lc_shm_rx_ctx_t *ctx, lc_pkt_in_t *out, char *why, size_t whylen)
+static inline const char *lc_shm_decode(const void *cell, const lc_shm_rx_ctx_t *ctx, lc_pkt_in_t *out, char *why,
+                                        size_t whylen)
 {
-    /* The one read of the header: the sender can still write the cell. */
-    memcpy(&out->hdr, (const char *)cell + 8, sizeof(out->hdr));
-    /* A small eager packet: kind and flags, length, and the three signed
-     * fields in one compare. */
-    if (__builtin_expect(out->hdr.kind == LC_PKT_EAGER && !(out->hdr.flags & ~LC_PKT_EAGER_FLAGS) &&
-                             out->hdr.len <= ctx->cell_size - LC_PKT_SHM_CELL_HDR &&
-                             (out->hdr.tag | out->hdr.src | (int32_t)out->hdr.ctx) >= 0,
-                         1)) {
+    if (lc_shm_decode_fast(cell, ctx->cell_size, out)) {
         out->payload = (const char *)cell + LC_PKT_SHM_CELL_HDR;
         out->pool_index = UINT32_MAX;
         return NULL;

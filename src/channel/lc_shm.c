@@ -423,21 +423,37 @@ _Static_assert(LC_PKT_SHM_CELL_HDR == LC_SHM_CELL_HDR && LC_PKT_SHM_POOL_HDR == 
 /* A batch bound keeps one chatty peer from starving the others. */
 #define LC_SHM_POLL_BATCH 8
 
-/* Every packet goes through lc_shm_decode (lc_pkt_decode.h) before the
- * engine sees it: one private copy of the header (and of a control
- * packet's payload) — the sender can still write the cell — checked
- * against the ring cell, or for a pooled packet against the sender's pool
- * geometry validated at attach, so that a peer cannot make us read
- * outside its segment.  A malformed packet ends the job (lc_peer_fault). */
+/* Anything but a small eager packet in the ring cell: pooled, control,
+ * DATA, or malformed.  Decoded on the copy of the header the fast path
+ * took; the pool cell goes back to the sender once the handler is done. */
+static __attribute__((noinline)) void lc_shm_poll_slow(lc_peer_t *peer, lc_shm_cell_t *cell, lc_pkt_in_t *in)
+{
+    const lc_shm_rx_ctx_t ctx = { .cell_size = lc_shm_rx_cell_size,
+                                  .pool_cells = peer->shm.rx_pool_cells,
+                                  .pool_cell_size = peer->shm.rx_pool_cell_size,
+                                  .pool = peer->shm.rx_pool };
+    char why[160];
+    if (lc_shm_decode_slow(cell, &ctx, in, why, sizeof(why)) != NULL) lc_peer_fault(peer, "%s", why);
+    lc_channel_recv_handler(peer, &in->hdr, in->payload);
+    if (in->pool_index != UINT32_MAX) {
+        /* Release: our reads of the payload are done before the sender
+         * reuses the pool cell (its acquire in lc_shm_pool_take). */
+        char *pc = peer->shm.rx_pool + (size_t)in->pool_index * peer->shm.rx_pool_cell_size;
+        atomic_store_explicit(&((lc_shm_pool_cell_t *)pc)->busy, 0, memory_order_release);
+    }
+}
+
+/* Every packet is decoded (lc_pkt_decode.h) before the engine sees it:
+ * one private copy of the header (and of a control packet's payload) —
+ * the sender can still write the cell — checked against the ring cell,
+ * or for a pooled packet against the sender's pool geometry validated at
+ * attach, so that a peer cannot make us read outside its segment.  A
+ * malformed packet ends the job (lc_peer_fault). */
 int lc_shm_poll(void)
 {
     int handled = 0;
     for (int i = 0; i < lc_shm_rx_count; i++) {
         lc_peer_t *peer = lc_shm_rx_peers[i];
-        const lc_shm_rx_ctx_t ctx = { .cell_size = lc_shm_rx_cell_size,
-                                      .pool_cells = peer->shm.rx_pool_cells,
-                                      .pool_cell_size = peer->shm.rx_pool_cell_size,
-                                      .pool = peer->shm.rx_pool };
         for (int n = 0; n < LC_SHM_POLL_BATCH; n++) {
             uint64_t pos = peer->shm.rx_pos;
             lc_shm_cell_t *cell = lc_shm_cell(peer->shm.rx_cells, pos, lc_shm_rx_mask, lc_shm_rx_cell_size);
@@ -445,16 +461,10 @@ int lc_shm_poll(void)
              * payload are complete once we see pos + 1. */
             if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos + 1) break;
             lc_pkt_in_t in;
-            char why[160];
-            if (lc_unlikely(lc_shm_decode(cell, &ctx, &in, why, sizeof(why)) != NULL))
-                lc_peer_fault(peer, "%s", why);
-            lc_channel_recv_handler(peer, &in.hdr, in.payload);
-            if (lc_unlikely(in.pool_index != UINT32_MAX)) {
-                /* Release: our reads of the payload are done before the
-                 * sender reuses the pool cell (its acquire in lc_shm_pool_take). */
-                char *pc = peer->shm.rx_pool + (size_t)in.pool_index * peer->shm.rx_pool_cell_size;
-                atomic_store_explicit(&((lc_shm_pool_cell_t *)pc)->busy, 0, memory_order_release);
-            }
+            if (lc_likely(lc_shm_decode_fast(cell, lc_shm_rx_cell_size, &in)))
+                lc_channel_recv_handler(peer, &in.hdr, (char *)cell + LC_SHM_CELL_HDR);
+            else
+                lc_shm_poll_slow(peer, cell, &in);
             /* Release: the handler's reads of the cell are done before the
              * sender may overwrite it. */
             peer->shm.rx_pos = pos + 1;

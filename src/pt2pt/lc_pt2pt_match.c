@@ -38,7 +38,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
      * peer in the communicator that matched it: a peer cannot pass its
      * messages off as another rank's (the decoders checked src >= 0). */
     const lc_comm_t *comm = req->comm;
-    if (lc_unlikely(src >= comm->peer_count || comm->peers[src] != from))
+    if (lc_unlikely((unsigned)src >= (unsigned)comm->peer_count || comm->peers[src] != from))
         lc_peer_fault(from, "a message on context %#x claims to come from rank %d of a communicator of %d ranks",
                       lc_req_ctx(req), src, comm->peer_count);
     req->peer = from;

@@ -200,6 +200,15 @@ extern lc_channel_recv_func_t lc_channel_recv_handler;
 extern const lc_channel_ops_t lc_channel_self_ops;
 extern const lc_channel_ops_t lc_channel_shm_ops;
 
+/* A packet from `from` is malformed (what no Locus sender produces): say
+ * so once ("rank R received a malformed packet from rank P (world) on
+ * shm: <printf(fmt, ...)>; ending the job") and end the job through the
+ * launcher, as MPI_Abort does, with exit code LC_PEER_FAULT_EXIT
+ * (lc_channel_fault.c).  For the receive paths: never lc_fatal or a
+ * crash on a peer's bytes. */
+#define LC_PEER_FAULT_EXIT 1
+void lc_peer_fault(const lc_peer_t *from, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
 /* Explicit "not supported" implementations for ops tables. */
 int lc_channel_pull_unsupported(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);
 

@@ -13,6 +13,7 @@
  * two-copy pipeline (can_pull stays false).
  */
 #include "channel/lc_ivshmem.h"
+#include "channel/lc_pkt_decode.h"
 #include "channel/lc_shm.h"
 #include "util/lc_params.h"
 #include "util/lc_util.h"
@@ -265,6 +266,7 @@ int lc_ivshmem_poll(void)
     int handled = 0;
     uint64_t mask = lc_ivs.rx_mask, ncells = lc_ivs.ncells;
     uint32_t cell_size = lc_ivs.cell_size;
+    const lc_shm_rx_ctx_t ctx = { .cell_size = cell_size };
     for (int i = 0; i < lc_ivs.nrx; i++) {
         lc_peer_t *peer = lc_ivs.rx[i];
         for (int n = 0; n < LC_IVS_POLL_BATCH; n++) {
@@ -272,14 +274,12 @@ int lc_ivshmem_poll(void)
             lc_shm_cell_t *cell = lc_shm_cell(peer->shm.rx_cells, pos, mask, cell_size);
             /* Acquire: pairs with the sender's release of seq. */
             if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos + 1) break;
-            /* The header came from another VM: a length beyond the cell
-             * is garbage, never read past it. */
-            if (cell->hdr.len > cell_size - LC_SHM_CELL_HDR) {
-                lc_log_error("IVSHMEM: packet of %u bytes from rank %d does not fit a cell of %u; dropped",
-                             cell->hdr.len, peer->world_rank, cell_size);
-            } else {
-                lc_channel_recv_handler(peer, &cell->hdr, (char *)cell + LC_SHM_CELL_HDR);
-            }
+            /* The cell came from another VM: decoded like a shm peer's
+             * (one copy of the header, lengths against the cell; no pool). */
+            lc_pkt_in_t in;
+            char why[160];
+            if (lc_shm_decode(cell, &ctx, &in, why, sizeof(why)) != NULL) lc_peer_fault(peer, "%s", why);
+            lc_channel_recv_handler(peer, &in.hdr, in.payload);
             peer->shm.rx_pos = pos + 1;
             /* Release: the handler's reads are done before reuse. */
             atomic_store_explicit(&cell->seq, pos + ncells, memory_order_release);

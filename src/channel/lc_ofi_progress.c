@@ -11,6 +11,7 @@
  * the engine's handler is never re-entered and packets keep their order.
  */
 #include "channel/lc_ofi_impl.h"
+#include "channel/lc_pkt_decode.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -154,29 +155,31 @@ LC_INLINE void lc_ofi_consumed(lc_ofi_buf_t *b, int owner)
     lc_ofi.repost = b;
 }
 
-/* One packet whose turn it is. */
+/* One packet whose turn it is, decoded first (lc_ofi_decode: its type,
+ * and a PKT's header and lengths against what the provider delivered);
+ * a malformed one ends the job (lc_peer_fault), never the rank alone. */
 static void lc_ofi_deliver(lc_peer_t *peer, lc_ofi_buf_t *b)
 {
     const lc_ofi_wire_t *w = (const lc_ofi_wire_t *)b->data;
+    lc_pkt_in_t in;
+    uint8_t type;
+    char why[160];
+    if (lc_unlikely(lc_ofi_decode(b->data, b->len, &type, &in, why, sizeof(why)) != NULL))
+        lc_peer_fault(peer, "%s", why);
     peer->ofi.credits += w->credits;
     peer->ofi.rx_seq++;
     peer->ofi.state->reached = 1;
-    switch (w->type) {
+    switch (type) {
     case LC_OFI_WIRE_PKT: {
-        const lc_pkt_hdr_t *hdr = (const lc_pkt_hdr_t *)(b->data + sizeof(*w));
-        const char *payload = b->data + LC_OFI_HDR;
-        if (lc_unlikely(b->len != LC_OFI_HDR + hdr->len))
-            lc_fatal("network channel: protocol error: a packet of %u bytes from rank %d says %u",
-                     b->len, peer->world_rank, (unsigned)(LC_OFI_HDR + hdr->len));
         /* The peer answered our RTS (read it, or asked for a stream): the
          * registration of that send buffer has served. */
-        if ((hdr->kind == LC_PKT_FIN || hdr->kind == LC_PKT_CTS) && peer->ofi.state->exposed) {
+        if ((in.hdr.kind == LC_PKT_FIN || in.hdr.kind == LC_PKT_CTS) && peer->ofi.state->exposed) {
             lc_pkt_ctl_t ctl;
-            memcpy(&ctl, payload, sizeof(ctl));
+            memcpy(&ctl, in.payload, sizeof(ctl));
             lc_ofi_unexpose(peer, ctl.sreq);
         }
         peer->ofi.state->talked = 1;
-        if (lc_likely(!lc_ofi.closing)) lc_channel_recv_handler(peer, hdr, payload);
+        if (lc_likely(!lc_ofi.closing)) lc_channel_recv_handler(peer, &in.hdr, in.payload);
         else lc_ofi.dropped_at_close++;
         lc_ofi_consumed(b, peer->world_rank);
         break;
@@ -188,10 +191,13 @@ static void lc_ofi_deliver(lc_peer_t *peer, lc_ofi_buf_t *b)
         peer->ofi.state->bye_received = 1;
         lc_ofi_consumed(b, -1);
         break;
-    default:
-        lc_fatal("network channel: protocol error: packet type %u from rank %d", w->type, peer->world_rank);
     }
 }
+
+_Static_assert(LC_PKT_OFI_WIRE == sizeof(lc_ofi_wire_t) && offsetof(lc_ofi_wire_t, type) == 7 &&
+                   LC_PKT_OFI_WIRE_PKT == LC_OFI_WIRE_PKT && LC_PKT_OFI_WIRE_CREDIT == LC_OFI_WIRE_CREDIT &&
+                   LC_PKT_OFI_WIRE_BYE == LC_OFI_WIRE_BYE,
+               "lc_pkt_decode.h's view of a network packet is lc_ofi_impl.h's");
 
 /* Held packets sit at seq & (ring - 1), ring a power of two >= window:
  * 2^16 is a multiple of it, so the slot of a sequence number stays the
@@ -231,8 +237,8 @@ void lc_ofi_arrived(lc_ofi_buf_t *b)
      * does that, and never by more than the window. */
     uint16_t ahead = (uint16_t)(w->seq - peer->ofi.rx_seq);
     if (ahead >= lc_ofi.window)
-        lc_fatal("network channel: protocol error: packet %u from rank %d while %u was due",
-                 (unsigned)w->seq, peer->world_rank, (unsigned)peer->ofi.rx_seq);
+        lc_peer_fault(peer, "packet number %u while %u was due (beyond the reorder window of %u)", (unsigned)w->seq,
+                      (unsigned)peer->ofi.rx_seq, (unsigned)lc_ofi.window);
     uint32_t ring = lc_ofi_hold_ring();
     if (!st->held) {
         st->held = calloc(ring, sizeof(*st->held));

@@ -2,6 +2,7 @@
 /* lc_shm.c — shared-memory segments and the receive side of the rings. */
 #include "channel/lc_shm.h"
 #include "channel/lc_cma.h"
+#include "channel/lc_pkt_decode.h"
 #include "util/lc_params.h"
 
 #include <errno.h>
@@ -470,31 +471,39 @@ void lc_shm_set_rx_peers(lc_peer_t **peers, int n, uint32_t ncells, uint32_t cel
     lc_shm_rx_cell_size = cell_size;
 }
 
-/* A packet whose payload is in the peer's pool: one copy of the header
- * and the index (what is checked is what is used), both checked against
- * the pool's geometry validated at attach, so that a peer cannot make us
- * read outside its segment.  The pool cell goes back to the sender once
- * the handler is done with the payload. */
-static void lc_shm_poll_pooled(lc_peer_t *peer, lc_shm_cell_t *cell)
-{
-    lc_pkt_hdr_t hdr = cell->hdr;
-    uint32_t index;
-    memcpy(&index, (char *)cell + LC_SHM_CELL_HDR, sizeof(index));
-    hdr.flags &= (uint8_t)~LC_SHM_FLAG_POOL;
-    if (index >= peer->shm.rx_pool_cells || hdr.len > peer->shm.rx_pool_cell_size - LC_SHM_POOL_HDR)
-        lc_fatal("protocol error: rank %d sent a packet of %u bytes in its pool cell %u (its pool: %u cells of "
-                 "%u bytes): its shared memory is corrupted",
-                 peer->world_rank, hdr.len, index, peer->shm.rx_pool_cells, peer->shm.rx_pool_cell_size);
-    char *pc = peer->shm.rx_pool + (size_t)index * peer->shm.rx_pool_cell_size;
-    lc_channel_recv_handler(peer, &hdr, pc + LC_SHM_POOL_HDR);
-    /* Release: our reads of the payload are done before the sender
-     * reuses the cell (its acquire in lc_shm_pool_take). */
-    atomic_store_explicit(&((lc_shm_pool_cell_t *)pc)->busy, 0, memory_order_release);
-}
+_Static_assert(LC_PKT_SHM_CELL_HDR == LC_SHM_CELL_HDR && LC_PKT_SHM_POOL_HDR == LC_SHM_POOL_HDR &&
+                   LC_PKT_SHM_FLAG_POOL == LC_SHM_FLAG_POOL && offsetof(lc_shm_cell_t, hdr) == 8,
+               "lc_pkt_decode.h's view of a cell is lc_shm.h's");
 
 /* A batch bound keeps one chatty peer from starving the others. */
 #define LC_SHM_POLL_BATCH 8
 
+/* Anything but a small eager packet in the ring cell: pooled, control,
+ * DATA, or malformed.  Decoded on the copy of the header the fast path
+ * took; the pool cell goes back to the sender once the handler is done. */
+static __attribute__((noinline)) void lc_shm_poll_slow(lc_peer_t *peer, lc_shm_cell_t *cell, lc_pkt_in_t *in)
+{
+    const lc_shm_rx_ctx_t ctx = { .cell_size = lc_shm_rx_cell_size,
+                                  .pool_cells = peer->shm.rx_pool_cells,
+                                  .pool_cell_size = peer->shm.rx_pool_cell_size,
+                                  .pool = peer->shm.rx_pool };
+    char why[160];
+    if (lc_shm_decode_slow(cell, &ctx, in, why, sizeof(why)) != NULL) lc_peer_fault(peer, "%s", why);
+    lc_channel_recv_handler(peer, &in->hdr, in->payload);
+    if (in->pool_index != UINT32_MAX) {
+        /* Release: our reads of the payload are done before the sender
+         * reuses the pool cell (its acquire in lc_shm_pool_take). */
+        char *pc = peer->shm.rx_pool + (size_t)in->pool_index * peer->shm.rx_pool_cell_size;
+        atomic_store_explicit(&((lc_shm_pool_cell_t *)pc)->busy, 0, memory_order_release);
+    }
+}
+
+/* Every packet is decoded (lc_pkt_decode.h) before the engine sees it:
+ * one private copy of the header (and of a control packet's payload) —
+ * the sender can still write the cell — checked against the ring cell,
+ * or for a pooled packet against the sender's pool geometry validated at
+ * attach, so that a peer cannot make us read outside its segment.  A
+ * malformed packet ends the job (lc_peer_fault). */
 int lc_shm_poll(void)
 {
     int handled = 0;
@@ -506,18 +515,11 @@ int lc_shm_poll(void)
             /* Acquire: pairs with the sender's release of seq; header and
              * payload are complete once we see pos + 1. */
             if (atomic_load_explicit(&cell->seq, memory_order_acquire) != pos + 1) break;
-            if (lc_unlikely(cell->hdr.flags & LC_SHM_FLAG_POOL)) {
-                lc_shm_poll_pooled(peer, cell);
-            } else {
-                /* The header is read once, into our memory, and its length
-                 * checked there: the sender can still write the cell. */
-                lc_pkt_hdr_t hdr = cell->hdr;
-                if (lc_unlikely(hdr.len > lc_shm_rx_cell_size - LC_SHM_CELL_HDR))
-                    lc_fatal("protocol error: rank %d sent a packet of %u bytes in a ring cell of %u bytes: its shared "
-                             "memory is corrupted",
-                             peer->world_rank, hdr.len, lc_shm_rx_cell_size);
-                lc_channel_recv_handler(peer, &hdr, (char *)cell + LC_SHM_CELL_HDR);
-            }
+            lc_pkt_in_t in;
+            if (lc_likely(lc_shm_decode_fast(cell, lc_shm_rx_cell_size, &in)))
+                lc_channel_recv_handler(peer, &in.hdr, (char *)cell + LC_SHM_CELL_HDR);
+            else
+                lc_shm_poll_slow(peer, cell, &in);
             /* Release: the handler's reads of the cell are done before the
              * sender may overwrite it. */
             peer->shm.rx_pos = pos + 1;

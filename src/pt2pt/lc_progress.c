@@ -28,7 +28,8 @@ static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const v
     case LC_PKT_FIN:
     case LC_PKT_ACK: lc_pt2pt_on_sender_ctl(from, hdr, payload); return;
     }
-    lc_fatal("protocol error: packet kind %d from rank %d", hdr->kind, from->world_rank);
+    /* The channels' decoders let no other kind through (lc_pkt_decode.h). */
+    lc_peer_fault(from, "unknown packet kind %u", (unsigned)hdr->kind);
 }
 
 void lc_pt2pt_init(void)

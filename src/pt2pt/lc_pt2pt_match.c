@@ -34,6 +34,13 @@ static inline uint32_t lc_req_ctx(const lc_request_t *req)
 static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags,
                        uint32_t sreq, size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data)
 {
+    /* The rank a message claims to come from is the rank of its channel's
+     * peer in the communicator that matched it: a peer cannot pass its
+     * messages off as another rank's (the decoders checked src >= 0). */
+    const lc_comm_t *comm = req->comm;
+    if (lc_unlikely((unsigned)src >= (unsigned)comm->peer_count || comm->peers[src] != from))
+        lc_peer_fault(from, "a message on context %#x claims to come from rank %d of a communicator of %d ranks",
+                      lc_req_ctx(req), src, comm->peer_count);
     req->peer = from;
     req->st_source = src;
     req->st_tag = tag;
@@ -142,18 +149,27 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
     lc_pkt_data_t d;
-    memcpy(&d, payload, sizeof(d));
+    memcpy(&d, payload, sizeof(d)); /* the one read of the prefix */
     lc_request_t *req = lc_pt2pt_wire_request(from, d.rreq, LC_REQ_RECV);
-    size_t n = hdr->len - sizeof(d);
+    size_t n = hdr->len - sizeof(d); /* > 0: the channel's decoder checked len */
+    /* A fragment of the message this receive matched, from its sender, in
+     * order (channels are FIFO; ofi reorders before delivery) and within
+     * the size its RTS announced: nothing else may move req->offset. */
+    if (lc_unlikely(req->state != LC_ST_RECV_DATA || req->peer != from || d.offset != req->offset ||
+                    n > req->msg_size - req->offset))
+        lc_peer_fault(from,
+                      "DATA of %zu bytes at offset %llu for receive request %u, which %s (at %zu of %zu bytes)", n,
+                      (unsigned long long)d.offset, d.rreq,
+                      req->state != LC_ST_RECV_DATA ? "waits for no fragment"
+                      : req->peer != from           ? "matched another rank's message"
+                                                    : "expects another offset or fewer bytes",
+                      req->offset, req->msg_size);
     /* A truncated receive still consumes every fragment. */
     if (d.offset < req->bytes) {
         size_t copy = req->bytes - d.offset < n ? req->bytes - d.offset : n;
         if (lc_likely(!req->rcur)) {
             memcpy((char *)req->buf + d.offset, (const char *)payload + sizeof(d), copy);
-        } else { /* fragments arrive in order (the ring is FIFO): the seek is a check.  The cursor
-                  * may start past 0 (a partition, lc_pt2pt_irecv_dt_range): pos - offset is its start. */
-            if (lc_unlikely(req->offset != d.offset))
-                lc_dt_cursor_seek(req->rcur, req->rcur->pos - (MPI_Count)req->offset + (MPI_Count)d.offset);
+        } else { /* fragments arrive in order (checked above): the cursor is where this one goes. */
             lc_dt_cursor_unpack(req->rcur, (const char *)payload + sizeof(d), copy);
         }
     }

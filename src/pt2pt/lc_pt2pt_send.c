@@ -145,9 +145,22 @@ lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t index, lc_re
 {
     lc_request_t *req = lc_request_at(index);
     if (!req || req->kind != kind)
-        lc_fatal("protocol error: rank %d named %s request %u, which is not in flight", from->world_rank,
-                 kind == LC_REQ_SEND ? "send" : "receive", index);
+        lc_peer_fault(from, "it names %s request %u, which is not in flight", kind == LC_REQ_SEND ? "send" : "receive",
+                      index);
     return req;
+}
+
+/* The state a control packet may find its send request in, and the peer
+ * it must come from: a request that waits for nothing of that kind (one
+ * still in a pending queue, say) is never completed or restarted by a
+ * peer's packet.  (Which incarnation of a request a reference names is
+ * the generation number's business: lc_pt2pt_wire_request.) */
+static void lc_check_sender_ctl(const lc_peer_t *from, const lc_request_t *req, uint8_t kind)
+{
+    uint8_t want = kind == LC_PKT_ACK ? LC_ST_WAIT_ACK : LC_ST_WAIT_RNDV;
+    if (lc_unlikely(req->state != want || req->peer != from))
+        lc_peer_fault(from, "its %s names send request %u, which %s", kind == LC_PKT_ACK ? "ACK" : kind == LC_PKT_FIN ? "FIN" : "CTS",
+                      req->index, req->peer != from ? "goes to another rank" : "does not wait for one");
 }
 
 void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -155,6 +168,7 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
     lc_pkt_ctl_t ctl;
     memcpy(&ctl, payload, sizeof(ctl));
     lc_request_t *req = lc_pt2pt_wire_request(from, ctl.sreq, LC_REQ_SEND);
+    lc_check_sender_ctl(from, req, hdr->kind);
     if (hdr->kind != LC_PKT_CTS) { /* FIN or ACK: the receiver has the data */
         lc_request_complete(req);
         return;

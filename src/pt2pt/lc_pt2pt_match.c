@@ -81,7 +81,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     }
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
-    lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, req->index);
+    lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, lc_request_ref(req));
 }
 
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
@@ -143,7 +143,7 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
 {
     lc_pkt_data_t d;
     memcpy(&d, payload, sizeof(d));
-    lc_request_t *req = lc_pt2pt_wire_request(from, d.rreq, LC_REQ_RECV);
+    lc_request_t *req = lc_pt2pt_wire_request(from, d.rreq, LC_REQ_RECV, LC_REQ_STATE_BIT(LC_ST_RECV_DATA), "DATA");
     size_t n = hdr->len - sizeof(d);
     /* A truncated receive still consumes every fragment. */
     if (d.offset < req->bytes) {

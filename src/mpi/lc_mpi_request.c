@@ -136,8 +136,8 @@ static void lc_array_unmark(lc_request_t **out, int n)
 /* Resolve reqs[count] into *out_p (`local` or a malloc'ed array: release
  * with lc_array_release).  A request named twice is an error: completing
  * it twice would release its slot twice (an erroneous program; the
- * _get_status_ calls, which complete nothing, pass `dups_ok`).  Each request carries a mark while the array is
- * checked: one pass, no search. */
+ * _get_status_ calls, which complete nothing, pass `dups_ok`).  Each
+ * request carries a mark while the array is checked: one pass, no search. */
 static int lc_check_array(int count, const MPI_Request reqs[], lc_request_t **local, lc_request_t ***out_p,
                           bool dups_ok)
 {

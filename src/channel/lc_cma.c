@@ -11,17 +11,31 @@
 #include <unistd.h>
 
 static volatile uint64_t lc_cma_cookie;
+static bool lc_cma_ptracer_any; /* PR_SET_PTRACER_ANY is in force (we set it) */
 
-void lc_cma_allow_peers(void)
+void lc_cma_cookie_init(void)
 {
-#ifdef PR_SET_PTRACER
-    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-#endif
     if (!lc_cma_cookie) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         lc_cma_cookie = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ 0x9e3779b97f4a7c15ull;
     }
+}
+
+void lc_cma_allow_peers(void)
+{
+#ifdef PR_SET_PTRACER
+    /* EINVAL without Yama: then nothing restricts a same-uid reader. */
+    if (!lc_cma_ptracer_any && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) == 0) lc_cma_ptracer_any = true;
+#endif
+}
+
+void lc_cma_forbid_peers(void)
+{
+#ifdef PR_SET_PTRACER
+    if (lc_cma_ptracer_any) prctl(PR_SET_PTRACER, 0, 0, 0, 0);
+#endif
+    lc_cma_ptracer_any = false;
 }
 
 uint64_t lc_cma_cookie_value(void) { return lc_cma_cookie; }

@@ -10,9 +10,18 @@
 
 #include "channel/lc_channel.h"
 
-/* Allow any process of ours to read us (Yama ptrace_scope=1 would
- * otherwise forbid non-descendants).  Called once before the probe. */
+/* Draw the cookie (before the identity exchange publishes it). */
+void lc_cma_cookie_init(void);
+/* Allow any process to ptrace-read us (PR_SET_PTRACER_ANY: Yama's
+ * ptrace_scope=1 otherwise forbids non-descendants, and so CMA between
+ * ranks).  It opens us to every process of our uid, not only our peers
+ * (issue 12, point 5): wire-up calls it only when CMA is enabled and some
+ * peer may share memory with us, before the fence that precedes the
+ * probes; lc_cma_forbid_peers takes it back (PR_SET_PTRACER 0) when no
+ * peer ended up using CMA, and at finalize.  Without Yama the prctl
+ * fails (EINVAL) and nothing is to be allowed or taken back. */
 void lc_cma_allow_peers(void);
+void lc_cma_forbid_peers(void);
 
 /* The cookie peers read; its address and value are published in the
  * identity record. */

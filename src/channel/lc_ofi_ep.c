@@ -8,11 +8,13 @@
 #include "util/lc_params.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 lc_ofi_t lc_ofi;
 bool lc_ofi_active;
@@ -39,11 +41,48 @@ void lc_ofi_set_idle_yield(int yield)
     lc_ofi.yield_when_idle = yield;
 }
 
+/* A key of our choosing (no FI_MR_PROV_KEY): random, so that what a
+ * remote-read registration exposes (a rendezvous send buffer) cannot be
+ * named by guessing 1, 2, 3... (issue 12, point 4).  As wide as the
+ * provider takes (mr_key_size bytes), never 0.  Drawn from getrandom in
+ * batches: one system call per 64 registrations.  0 when getrandom fails. */
+static uint64_t lc_ofi_random_key(void)
+{
+    static uint64_t pool[64];
+    static unsigned left;
+    for (;;) {
+        if (!left) {
+            size_t got = 0;
+            while (got < sizeof(pool)) {
+                ssize_t r = getrandom((char *)pool + got, sizeof(pool) - got, 0);
+                if (r < 0 && errno == EINTR) continue;
+                if (r <= 0) return 0;
+                got += (size_t)r;
+            }
+            left = 64;
+        }
+        uint64_t key = pool[--left];
+        pool[left] = 0; /* a used key does not stay in memory */
+        if (lc_ofi.mr_key_bytes < 8) key &= (UINT64_C(1) << (8 * lc_ofi.mr_key_bytes)) - 1;
+        if (key) return key;
+    }
+}
+
 int lc_ofi_mr_reg(const void *buf, size_t len, uint64_t access, struct fid_mr **mr)
 {
-    /* Without FI_MR_PROV_KEY the key is ours to choose, unique per domain. */
-    uint64_t key = lc_ofi.mr_prov_key ? 0 : lc_ofi.next_key++;
-    int rc = fi_mr_reg(lc_ofi.domain, buf, len, access, 0, key, 0, mr, NULL);
+    int rc;
+    if (lc_ofi.mr_prov_key) {
+        rc = fi_mr_reg(lc_ofi.domain, buf, len, access, 0, 0, 0, mr, NULL);
+    } else {
+        /* Our key must be unique in the domain: a provider that finds it
+         * taken says FI_ENOKEY, and another draw is taken. */
+        int tries = 0;
+        do {
+            uint64_t key = lc_ofi_random_key();
+            if (!key) return -FI_EOTHER; /* getrandom failed: the caller reports the registration */
+            rc = fi_mr_reg(lc_ofi.domain, buf, len, access, 0, key, 0, mr, NULL);
+        } while (rc == -FI_ENOKEY && ++tries < 8);
+    }
     if (rc) return rc;
     if (lc_ofi.mr_endpoint) {
         rc = fi_mr_bind(*mr, &lc_ofi.ep->fid, 0);
@@ -272,7 +311,6 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     lc_ofi.peers = peers;
     lc_ofi.rank = rank;
     lc_ofi.size = size;
-    lc_ofi.next_key = 1;
 
     long credits = lc_params.ofi_credits;
     if (credits < 1 || credits > 255) {
@@ -295,6 +333,9 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     lc_ofi.mr_virt_addr = (mr_mode & FI_MR_VIRT_ADDR) != 0;
     lc_ofi.mr_prov_key = (mr_mode & FI_MR_PROV_KEY) != 0;
     lc_ofi.mr_endpoint = (mr_mode & FI_MR_ENDPOINT) != 0;
+    lc_ofi.mr_key_bytes = fi->domain_attr->mr_key_size && fi->domain_attr->mr_key_size < 8
+                              ? (unsigned)fi->domain_attr->mr_key_size
+                              : 8;
     lc_ofi.can_rma = lc_params.ofi_rma && (fi->caps & FI_RMA) && (fi->caps & FI_READ);
     lc_ofi.rma_threshold = lc_params.ofi_rma_threshold;
     lc_ofi.connect_timeout = lc_params.ofi_connect_timeout > 0 ? (double)lc_params.ofi_connect_timeout : 1;

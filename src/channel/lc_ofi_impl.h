@@ -111,7 +111,7 @@ typedef struct lc_ofi {
 
     /* Memory registration requirements of the provider. */
     int mr_local, mr_virt_addr, mr_prov_key, mr_endpoint;
-    uint64_t next_key;        /* keys we choose (no FI_MR_PROV_KEY) */
+    unsigned mr_key_bytes;    /* width of the keys we choose (no FI_MR_PROV_KEY): random (lc_ofi_ep.c) */
     struct fid_mr *rx_mr, *tx_mr;
     void *rx_desc, *tx_desc;
 

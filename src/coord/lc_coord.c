@@ -95,7 +95,7 @@ static int lc_exchange_identities(lc_identity_t *ids)
      * with ranks in other VMs. */
     me.ivs_region = lc_ivshmem_probe();
     if (me.ivs_region == (uint64_t)-1) return LC_ERROR; /* said why */
-    lc_cma_allow_peers();
+    lc_cma_cookie_init();
     me.cookie_addr = lc_cma_cookie_addr();
     me.cookie = lc_cma_cookie_value();
     snprintf(lc_world.hostname, sizeof(lc_world.hostname), "%s", me.host);
@@ -228,6 +228,9 @@ static int lc_wireup_open(lc_wireup_t *w)
         snprintf(key, sizeof(key), "lc-shmseg-%d", w->rank);
         if (lc_pmi_put(key, card) != 0) return LC_ERROR;
     }
+    /* Peers probe us with CMA after the fence below: let them read us only
+     * if CMA is on and some peer may share memory with us. */
+    if (lc_params.cma && w->nlocal > 1) lc_cma_allow_peers();
     if (w->nivs > 0) {
         char key[64], card[LC_IVS_CARD_LEN];
         if (lc_ivshmem_open(lc_world.peers, w->rank, w->size, lc_world.kvsname, (uint32_t)w->nivs_rings, card,
@@ -414,6 +417,14 @@ static int lc_wireup_finish(lc_wireup_t *w)
     int nofi = 0;
     for (int r = 0; r < w->size; r++) nofi += lc_world.peers[r].kind == LC_CHANNEL_OFI;
     if (!nofi) lc_ofi_close();
+    /* No peer reads us unless we read it: the probe's outcome is the same
+     * both ways (same uid and PID namespace, each allowed the other), so a
+     * rank that pulls from no peer is pulled from by none and takes back
+     * its permission to be read. */
+    int ncma = 0;
+    for (int r = 0; r < w->size; r++)
+        ncma += r != w->rank && lc_world.peers[r].kind == LC_CHANNEL_SHM && lc_world.peers[r].can_pull;
+    if (!ncma) lc_cma_forbid_peers();
     /* No peer sends before its MPI_Init returns, after the last fence. */
     lc_shm_start();
     /* A region no peer uses is given back (unmapped, no slot held). */
@@ -522,6 +533,7 @@ int lc_coord_wireup(void)
         lc_ofi_close();
         lc_shm_close();
         lc_ivshmem_close();
+        lc_cma_forbid_peers();
     }
     lc_topo_unload();
     lc_wireup_free(&w);
@@ -535,5 +547,6 @@ void lc_coord_teardown(void)
     lc_ofi_close();
     lc_shm_close();
     lc_ivshmem_close();
+    lc_cma_forbid_peers(); /* after the goodbye: nobody reads us any more */
     lc_universe_destroy();
 }

@@ -57,7 +57,7 @@ int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype 
     if (c->rank == root) {
         LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
         LC_TRY(lc_check_buf(recvbuf, count, datatype));
-        LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
+        LC_TRY(lc_check_apart(sendbuf, count, datatype, recvbuf, count, datatype));
     } else {
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
@@ -82,7 +82,7 @@ int lc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
-    LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
+    LC_TRY(lc_check_apart(sendbuf, count, datatype, recvbuf, count, datatype));
     LC_TRY(lc_stage_allreduce(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
@@ -107,6 +107,8 @@ int lc_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
+    if (c->rank == root) /* root's block too: in place is MPI_IN_PLACE */
+        LC_TRY(lc_check_apart(sendbuf, sendcount, sendtype, recvbuf, recvcount * c->size, recvtype));
     LC_TRY(lc_stage_gather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
@@ -131,6 +133,7 @@ int lc_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
         LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", LC_NOT_ROOT));
     }
     if (recvbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
+    if (c->rank == root) LC_TRY(lc_check_apart(sendbuf, sendcount * c->size, sendtype, recvbuf, recvcount, recvtype));
     LC_TRY(lc_stage_scatter(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
@@ -150,6 +153,7 @@ int lc_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
+    LC_TRY(lc_check_apart(sendbuf, sendcount, sendtype, recvbuf, recvcount * c->size, recvtype));
     LC_TRY(lc_stage_allgather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
     return MPI_SUCCESS;
 err:
@@ -170,7 +174,7 @@ int lc_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
     LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
     if (sendbuf != MPI_IN_PLACE) {
         LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
-        LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(recvcount, recvtype)));
+        LC_TRY(lc_check_apart(sendbuf, sendcount * c->size, sendtype, recvbuf, recvcount * c->size, recvtype));
     }
     LC_TRY(lc_stage_alltoall(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, c));
     return MPI_SUCCESS;
@@ -194,7 +198,7 @@ int lc_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvco
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, recvcount, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, recvcount, datatype));
-    LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(recvcount, datatype)));
+    LC_TRY(lc_check_apart(sendbuf, recvcount * c->size, datatype, recvbuf, recvcount, datatype));
     LC_TRY(lc_stage_reduce_scatter_block(sendbuf, recvbuf, (size_t)recvcount, datatype, op, c));
     return MPI_SUCCESS;
 err:
@@ -212,7 +216,7 @@ int lc_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype da
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
-    LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
+    LC_TRY(lc_check_apart(sendbuf, count, datatype, recvbuf, count, datatype));
     LC_TRY(lc_stage_scan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:
@@ -231,7 +235,7 @@ int lc_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype 
     /* recvbuf is not significant on rank 0, unless it holds the input. */
     if (c->rank != 0 || sendbuf == MPI_IN_PLACE) LC_TRY(lc_check_buf(recvbuf, count, datatype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_buf(sendbuf, count, datatype));
-    LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes(count, datatype)));
+    LC_TRY(lc_check_apart(sendbuf, count, datatype, recvbuf, count, datatype));
     LC_TRY(lc_stage_exscan(sendbuf, recvbuf, (size_t)count, datatype, op, c));
     return MPI_SUCCESS;
 err:

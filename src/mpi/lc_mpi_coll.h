@@ -22,8 +22,14 @@
 int lc_check_side(const void *buf, MPI_Count count, MPI_Datatype dt);
 /* `where` completes the message: "" or " on a rank other than the root" */
 int lc_check_not_in_place(const void *buf, const char *what, const char *where);
-/* The same buffer as input and output must be asked for with MPI_IN_PLACE. */
-int lc_check_not_aliased(const void *sbuf, const void *rbuf, size_t bytes);
+/* Send and receive buffers share no memory (lc_mpi_coll_alias.c): the
+ * same buffer as input and output must be asked for with MPI_IN_PLACE.
+ * MPI_ERR_BUFFER when they overlap.  _vector: one block against the n
+ * blocks of a vector side (with displacements). */
+int lc_check_apart(const void *sbuf, MPI_Count scount, MPI_Datatype stype, const void *rbuf, MPI_Count rcount,
+                   MPI_Datatype rtype);
+int lc_check_apart_vector(const void *one, MPI_Count count, MPI_Datatype type, const void *vbuf, const lc_vec_t *v,
+                          int n, MPI_Datatype vtype);
 /* counts[size] (and displs[size] unless `displs_name` is NULL) of a vector
  * collective, and the buffer they describe. */
 int lc_check_vector(const lc_comm_t *comm, const void *buf, const lc_vec_t *v, const char *counts_name,

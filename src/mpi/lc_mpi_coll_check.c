@@ -22,13 +22,6 @@ int lc_check_not_in_place(const void *buf, const char *what, const char *where)
     return lc_error(MPI_ERR_BUFFER, "%s cannot be MPI_IN_PLACE%s", what, where);
 }
 
-/* The same buffer as input and output must be asked for with MPI_IN_PLACE. */
-int lc_check_not_aliased(const void *sbuf, const void *rbuf, size_t bytes)
-{
-    if (lc_likely(sbuf != rbuf || bytes == 0 || sbuf == MPI_IN_PLACE)) return MPI_SUCCESS;
-    return lc_error(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer: pass MPI_IN_PLACE as sendbuf instead");
-}
-
 /* counts[size] (and displs[size] unless `displs_name` is NULL) of a vector
  * collective, and the buffer they describe. */
 int lc_check_vector(const lc_comm_t *comm, const void *buf, const lc_vec_t *v, const char *counts_name,

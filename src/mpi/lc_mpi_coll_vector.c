@@ -26,6 +26,7 @@ int lc_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
         LC_TRY(lc_check_not_in_place(sendbuf, "sendbuf", LC_NOT_ROOT));
     }
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
+    if (c->rank == root) LC_TRY(lc_check_apart_vector(sendbuf, sendcount, sendtype, recvbuf, rv, c->size, recvtype));
     LC_TRY(lc_stage_gatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, rv, recvtype, root, c));
     return MPI_SUCCESS;
 err:
@@ -50,6 +51,7 @@ int lc_scatterv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype, 
         LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", LC_NOT_ROOT));
     }
     if (recvbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(recvbuf, recvcount, recvtype));
+    if (c->rank == root) LC_TRY(lc_check_apart_vector(recvbuf, recvcount, recvtype, sendbuf, sv, c->size, sendtype));
     LC_TRY(lc_stage_scatterv(sendbuf, sv, sendtype, recvbuf, (size_t)recvcount, recvtype, root, c));
     return MPI_SUCCESS;
 err:
@@ -69,6 +71,7 @@ int lc_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, rv, "recvcounts", "displs", recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_side(sendbuf, sendcount, sendtype));
+    LC_TRY(lc_check_apart_vector(sendbuf, sendcount, sendtype, recvbuf, rv, c->size, recvtype));
     LC_TRY(lc_stage_allgatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, rv, recvtype, c));
     return MPI_SUCCESS;
 err:
@@ -110,7 +113,7 @@ int lc_reduce_scatter(const void *sendbuf, void *recvbuf, const lc_vec_t *rv, MP
     LC_TRY(lc_check_vector(c, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, rv, "recvcounts", NULL, datatype));
     size_t mine = lc_vec_count(rv, c->rank);
     LC_TRY(lc_check_buf(recvbuf, (MPI_Count)mine, datatype));
-    LC_TRY(lc_check_not_aliased(sendbuf, recvbuf, lc_bytes((MPI_Count)mine, datatype)));
+    LC_TRY(lc_check_apart(sendbuf, (MPI_Count)lc_vec_total(rv, c->size), datatype, recvbuf, (MPI_Count)mine, datatype));
     LC_TRY(lc_stage_reduce_scatter(sendbuf, recvbuf, rv, datatype, op, c));
     return MPI_SUCCESS;
 err:

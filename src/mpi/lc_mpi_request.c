@@ -126,20 +126,43 @@ LC_MPI_ALIAS(Test);
  * buffer: Waitall of a window of sends must not cost a malloc. */
 #define LC_REQ_LOCAL 64
 
+/* Clear the duplicate marks of the first n entries. */
+static void lc_array_unmark(lc_request_t **out, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (out[i]) out[i]->marked = 0;
+}
+
 /* Resolve reqs[count] into *out_p (`local` or a malloc'ed array: release
- * with lc_array_release). */
-static int lc_check_array(int count, const MPI_Request reqs[], lc_request_t **local, lc_request_t ***out_p)
+ * with lc_array_release).  A request named twice is an error: completing
+ * it twice would release its slot twice (an erroneous program; the
+ * _get_status_ calls, which complete nothing, pass `dups_ok`).  Each
+ * request carries a mark while the array is checked: one pass, no search. */
+static int lc_check_array(int count, const MPI_Request reqs[], lc_request_t **local, lc_request_t ***out_p,
+                          bool dups_ok)
 {
     if (count < 0) return lc_error(MPI_ERR_COUNT, "count %d is negative", count);
     if (count > 0 && !reqs) return lc_error(MPI_ERR_REQUEST, "array_of_requests is NULL");
     lc_request_t **out = count <= LC_REQ_LOCAL ? local : malloc(sizeof(*out) * (size_t)count);
     if (!out) return lc_error(MPI_ERR_NO_MEM, "out of memory for %d request pointers", count);
-    for (int i = 0; i < count; i++) {
-        int rc = lc_request_check(reqs[i], &out[i]);
-        if (rc) {
-            if (out != local) free(out);
-            return rc;
+    int i, rc = MPI_SUCCESS;
+    for (i = 0; i < count; i++) {
+        rc = lc_request_check(reqs[i], &out[i]);
+        if (rc) break;
+        if (dups_ok || !out[i]) continue;
+        if (lc_unlikely(out[i]->marked)) {
+            int first = 0;
+            while (out[first] != out[i]) first++;
+            rc = lc_error(MPI_ERR_REQUEST, "array_of_requests[%d] and [%d] are the same request (%#x)", first, i,
+                          (unsigned)reqs[i]);
+            break;
         }
+        out[i]->marked = 1;
+    }
+    if (!dups_ok) lc_array_unmark(out, i);
+    if (rc) {
+        if (out != local) free(out);
+        return rc;
     }
     *out_p = out;
     return MPI_SUCCESS;
@@ -187,7 +210,7 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
     lc_comm_t *c = NULL;
     int rc;
     if (!block) LC_TRY(lc_check_ptr(flag, "flag"));
-    LC_TRY(lc_check_array(count, reqs, local, &r));
+    LC_TRY(lc_check_array(count, reqs, local, &r, false));
     while (!lc_all_complete(r, count)) {
         if (!block) {
             lc_progress();
@@ -251,7 +274,7 @@ static int lc_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Statu
     int rc;
     LC_TRY(lc_check_ptr(indx, "indx"));
     if (!block) LC_TRY(lc_check_ptr(flag, "flag"));
-    LC_TRY(lc_check_array(count, reqs, local, &r));
+    LC_TRY(lc_check_array(count, reqs, local, &r, false));
     for (int first = 1;; first = 0) {
         if (lc_any_pass(r, count, reqs, indx, status, &rc, &c)) {
             if (flag) *flag = 1;
@@ -313,7 +336,7 @@ static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[]
     int rc, any_err = 0;
     LC_TRY(lc_check_ptr(outcount, "outcount"));
     if (incount > 0) LC_TRY(lc_check_ptr(indices, "array_of_indices"));
-    LC_TRY(lc_check_array(incount, reqs, local, &r));
+    LC_TRY(lc_check_array(incount, reqs, local, &r, false));
     for (int first = 1;; first = 0) {
         int n = lc_some_pass(r, incount, reqs, indices, statuses, &any_err, &c);
         if (n != 0 || (!block && !first)) {
@@ -391,7 +414,7 @@ LC_API int PMPI_Request_get_status_any(int count, const MPI_Request array_of_req
     int rc, err = MPI_SUCCESS, active = 0;
     LC_TRY(lc_check_ptr(indx, "indx"));
     LC_TRY(lc_check_ptr(flag, "flag"));
-    LC_TRY(lc_check_array(count, array_of_requests, local, &r));
+    LC_TRY(lc_check_array(count, array_of_requests, local, &r, true));
     lc_progress();
     *flag = 0;
     *indx = MPI_UNDEFINED;
@@ -424,7 +447,7 @@ LC_API int PMPI_Request_get_status_all(int count, const MPI_Request array_of_req
     lc_request_t **r = NULL, *local[LC_REQ_LOCAL];
     int rc, any_err = 0;
     LC_TRY(lc_check_ptr(flag, "flag"));
-    LC_TRY(lc_check_array(count, array_of_requests, local, &r));
+    LC_TRY(lc_check_array(count, array_of_requests, local, &r, true));
     if (!lc_all_complete(r, count)) lc_progress();
     *flag = lc_all_complete(r, count);
     for (int i = 0; *flag && i < count; i++) {
@@ -448,7 +471,7 @@ LC_API int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_
     int rc, any_err = 0, active = 0, n = 0;
     LC_TRY(lc_check_ptr(outcount, "outcount"));
     if (incount > 0) LC_TRY(lc_check_ptr(array_of_indices, "array_of_indices"));
-    LC_TRY(lc_check_array(incount, array_of_requests, local, &r));
+    LC_TRY(lc_check_array(incount, array_of_requests, local, &r, true));
     lc_progress();
     for (int i = 0; i < incount; i++) {
         if (!r[i] || !lc_request_target(r[i])) continue;

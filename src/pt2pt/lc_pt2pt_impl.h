@@ -48,9 +48,19 @@ void lc_pt2pt_send_start(lc_request_t *req);
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
 /* Push what the peer's pending queue holds while the ring has room. */
 int lc_pt2pt_drain_pending(void);
-/* The request a packet from `from` names by its pool index: in flight
- * and of `kind` (LC_REQ_SEND or LC_REQ_RECV), else a fatal protocol error. */
-lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t index, lc_req_kind_t kind);
+/* A packet from `from` names one of our requests by its wire reference
+ * (lc_request_ref: index and generation).  It is accepted only if it names
+ * a request alive in that generation, of `kind` (LC_REQ_SEND or
+ * LC_REQ_RECV), issued to `from` (req->peer), in one of `states` (a mask
+ * of LC_REQ_STATE_BIT): the request and the protocol step it waits for.
+ * lc_pt2pt_wire_check returns NULL with *why_p saying what did not fit;
+ * lc_pt2pt_wire_request treats that as the peer's fault (`pkt` names the
+ * packet kind): lc_peer_fault (src/channel/lc_channel_fault.c), which ends the job. */
+#define LC_REQ_STATE_BIT(st) (1u << (st))
+lc_request_t *lc_pt2pt_wire_check(const lc_peer_t *from, uint32_t ref, lc_req_kind_t kind, unsigned states,
+                                   const char **why_p);
+lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t ref, lc_req_kind_t kind, unsigned states,
+                                    const char *pkt);
 
 /* Packet handlers, one per side (lc_progress.c dispatches on the kind).
  * Send side (lc_pt2pt_send.c): CTS starts the pipeline, FIN and ACK

@@ -88,7 +88,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     }
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
-    lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, req->index);
+    lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, lc_request_ref(req));
 }
 
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
@@ -150,20 +150,14 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
 {
     lc_pkt_data_t d;
     memcpy(&d, payload, sizeof(d)); /* the one read of the prefix */
-    lc_request_t *req = lc_pt2pt_wire_request(from, d.rreq, LC_REQ_RECV);
+    lc_request_t *req = lc_pt2pt_wire_request(from, d.rreq, LC_REQ_RECV, LC_REQ_STATE_BIT(LC_ST_RECV_DATA), "DATA");
     size_t n = hdr->len - sizeof(d); /* > 0: the channel's decoder checked len */
-    /* A fragment of the message this receive matched, from its sender, in
-     * order (channels are FIFO; ofi reorders before delivery) and within
-     * the size its RTS announced: nothing else may move req->offset. */
-    if (lc_unlikely(req->state != LC_ST_RECV_DATA || req->peer != from || d.offset != req->offset ||
-                    n > req->msg_size - req->offset))
-        lc_peer_fault(from,
-                      "DATA of %zu bytes at offset %llu for receive request %u, which %s (at %zu of %zu bytes)", n,
-                      (unsigned long long)d.offset, d.rreq,
-                      req->state != LC_ST_RECV_DATA ? "waits for no fragment"
-                      : req->peer != from           ? "matched another rank's message"
-                                                    : "expects another offset or fewer bytes",
-                      req->offset, req->msg_size);
+    /* A fragment of the message this receive matched, in order (channels
+     * are FIFO; ofi reorders before delivery) and within the size its RTS
+     * announced: nothing else may move req->offset. */
+    if (lc_unlikely(d.offset != req->offset || n > req->msg_size - req->offset))
+        lc_peer_fault(from, "DATA of %zu bytes at offset %llu for receive request %#x, which expects offset %zu and at most %zu bytes",
+                      n, (unsigned long long)d.offset, d.rreq, req->offset, req->msg_size - req->offset);
     /* A truncated receive still consumes every fragment. */
     if (d.offset < req->bytes) {
         size_t copy = req->bytes - d.offset < n ? req->bytes - d.offset : n;

@@ -68,7 +68,7 @@ static int lc_send_first_packet(lc_request_t *req)
         int sync = req->mode == LC_MODE_SYNC;
         if (sync) {
             hdr.flags = LC_PKT_FLAG_SYNC;
-            hdr.sreq = req->index;
+            hdr.sreq = lc_request_ref(req);
             req->state = LC_ST_WAIT_ACK;
         }
         if (lc_send_data(req, &hdr, NULL, 0, 0, req->bytes) != LC_OK) {
@@ -79,7 +79,7 @@ static int lc_send_first_packet(lc_request_t *req)
         return LC_OK;
     }
     hdr.kind = LC_PKT_RTS;
-    lc_pkt_rts_t rts = { .size = req->bytes, .addr = (uint64_t)(uintptr_t)req->buf, .sreq = req->index };
+    lc_pkt_rts_t rts = { .size = req->bytes, .addr = (uint64_t)(uintptr_t)req->buf, .sreq = lc_request_ref(req) };
     if (lc_unlikely(req->rcur != NULL)) { /* unpacked derived datatype: buf is its block list, if any */
         rts.nblocks = req->nblocks;
         hdr.flags = req->nblocks ? LC_PKT_FLAG_LIST : LC_PKT_FLAG_NOPULL;
@@ -141,12 +141,34 @@ int lc_pt2pt_drain_pending(void)
     return events;
 }
 
-lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t index, lc_req_kind_t kind)
+lc_request_t *lc_pt2pt_wire_check(const lc_peer_t *from, uint32_t ref, lc_req_kind_t kind, unsigned states,
+                                   const char **why_p)
 {
-    lc_request_t *req = lc_request_at(index);
-    if (!req || req->kind != kind)
-        lc_peer_fault(from, "it names %s request %u, which is not in flight", kind == LC_REQ_SEND ? "send" : "receive",
-                      index);
+    lc_request_t *req = lc_request_by_ref(ref);
+    const char *why = NULL;
+    if (!req)
+        why = "no request of that name is in flight (unknown, or completed and freed)";
+    else if (req->kind != kind)
+        why = "it names a request of another kind";
+    else if (req->peer != from)
+        why = "it names a request issued to another rank";
+    else if (!(states & LC_REQ_STATE_BIT(req->state)))
+        why = "the request is not waiting for this packet";
+    if (why) {
+        *why_p = why;
+        return NULL;
+    }
+    return req;
+}
+
+lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t ref, lc_req_kind_t kind, unsigned states,
+                                    const char *pkt)
+{
+    const char *why;
+    lc_request_t *req = lc_pt2pt_wire_check(from, ref, kind, states, &why);
+    if (lc_unlikely(!req))
+        lc_peer_fault(from, "its %s names %s request %#x: %s", pkt, kind == LC_REQ_SEND ? "send" : "receive", ref,
+                      why);
     return req;
 }
 
@@ -155,20 +177,15 @@ lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t index, lc_re
  * still in a pending queue, say) is never completed or restarted by a
  * peer's packet.  (Which incarnation of a request a reference names is
  * the generation number's business: lc_pt2pt_wire_request.) */
-static void lc_check_sender_ctl(const lc_peer_t *from, const lc_request_t *req, uint8_t kind)
-{
-    uint8_t want = kind == LC_PKT_ACK ? LC_ST_WAIT_ACK : LC_ST_WAIT_RNDV;
-    if (lc_unlikely(req->state != want || req->peer != from))
-        lc_peer_fault(from, "its %s names send request %u, which %s", kind == LC_PKT_ACK ? "ACK" : kind == LC_PKT_FIN ? "FIN" : "CTS",
-                      req->index, req->peer != from ? "goes to another rank" : "does not wait for one");
-}
-
 void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
     lc_pkt_ctl_t ctl;
     memcpy(&ctl, payload, sizeof(ctl));
-    lc_request_t *req = lc_pt2pt_wire_request(from, ctl.sreq, LC_REQ_SEND);
-    lc_check_sender_ctl(from, req, hdr->kind);
+    /* ACK answers a synchronous eager send; CTS and FIN an RTS. */
+    bool ack = hdr->kind == LC_PKT_ACK;
+    lc_request_t *req =
+        lc_pt2pt_wire_request(from, ctl.sreq, LC_REQ_SEND, LC_REQ_STATE_BIT(ack ? LC_ST_WAIT_ACK : LC_ST_WAIT_RNDV),
+                              ack ? "ACK" : hdr->kind == LC_PKT_CTS ? "CTS" : "FIN");
     if (hdr->kind != LC_PKT_CTS) { /* FIN or ACK: the receiver has the data */
         lc_request_complete(req);
         return;

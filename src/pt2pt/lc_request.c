@@ -9,7 +9,7 @@
 
 #define LC_REQ_BLOCK_SHIFT 10
 #define LC_REQ_BLOCK (1u << LC_REQ_BLOCK_SHIFT)
-#define LC_REQ_MAX_BLOCKS (LC_REQUEST_INDEX_MASK / LC_REQ_BLOCK)
+#define LC_REQ_MAX_BLOCKS ((LC_REQUEST_INDEX_MASK + 1) / LC_REQ_BLOCK)
 
 static lc_request_t **lc_req_blocks;
 static uint32_t lc_req_nblocks;
@@ -41,19 +41,27 @@ static int lc_request_grow(void)
     return 0;
 }
 
-lc_request_t *lc_request_at(uint32_t index)
+/* The slot of `name` (a handle's or a reference's low bits) if it is in
+ * use in generation `gen` (compared under `gmask`). */
+static inline lc_request_t *lc_request_live(uint32_t name, uint32_t gen, uint32_t gmask)
 {
+    uint32_t index = name & LC_REQUEST_INDEX_MASK;
     uint32_t b = index >> LC_REQ_BLOCK_SHIFT;
-    if (b >= lc_req_nblocks) return NULL;
+    if (lc_unlikely(b >= lc_req_nblocks)) return NULL;
     lc_request_t *r = &lc_req_blocks[b][index & (LC_REQ_BLOCK - 1)];
-    return r->in_use ? r : NULL;
+    return lc_likely(r->in_use && (r->gen & gmask) == gen) ? r : NULL;
 }
 
 lc_request_t *lc_request_lookup(MPI_Request handle)
 {
-    unsigned h = (unsigned)handle;
-    if ((h & ~LC_REQUEST_INDEX_MASK) != LC_REQUEST_KIND) return NULL;
-    return lc_request_at(h & LC_REQUEST_INDEX_MASK);
+    uint32_t h = (uint32_t)handle;
+    if ((h & LC_REQUEST_KIND_MASK) != LC_REQUEST_KIND) return NULL;
+    return lc_request_live(h, (h >> LC_REQUEST_INDEX_BITS) & LC_REQUEST_HGEN_MASK, LC_REQUEST_HGEN_MASK);
+}
+
+lc_request_t *lc_request_by_ref(uint32_t ref)
+{
+    return lc_request_live(ref, (ref >> LC_REQUEST_INDEX_BITS) & LC_REQUEST_WGEN_MASK, LC_REQUEST_WGEN_MASK);
 }
 
 lc_request_t *lc_request_alloc(lc_req_kind_t kind)
@@ -61,8 +69,10 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
     if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) return NULL;
     uint32_t idx = lc_req_free[--lc_req_nfree];
     lc_request_t *r = &lc_req_blocks[idx >> LC_REQ_BLOCK_SHIFT][idx & (LC_REQ_BLOCK - 1)];
+    uint32_t gen = r->gen; /* the slot's life count survives the reset */
     memset(r, 0, sizeof(*r));
     r->index = idx;
+    r->gen = gen;
     r->kind = (uint8_t)kind;
     r->in_use = 1;
     lc_list_init(&r->pend.link);
@@ -73,12 +83,17 @@ void (*lc_request_sched_drop)(void *sched);
 
 void lc_request_release(lc_request_t *req)
 {
+    /* Releasing twice would put the index on the free stack twice: two
+     * later requests would share a slot.  The MPI layer's handle checks
+     * keep users from it; this is the engine's own invariant. */
+    if (lc_unlikely(!req->in_use)) lc_fatal("request %u released twice", req->index);
     if (req->sched) lc_request_sched_drop(req->sched);
     req->sched = NULL;
     if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);
     if (req->holds_comm) lc_comm_release(req->comm);
     req->holds_comm = 0;
     req->in_use = 0;
+    req->gen++; /* every name of this life is stale from now on */
     lc_req_free[lc_req_nfree++] = req->index;
 }
 

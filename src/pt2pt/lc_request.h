@@ -3,9 +3,18 @@
  * lc_request.h — requests: one object for every operation in flight.
  *
  * Requests live in a pool of fixed blocks (stable addresses, no malloc on
- * the message path once warm).  The MPI handle is 0xac000000 | index, as
- * MPICH encodes requests; the same index names the request on the wire.
- * Index 0 is never used.
+ * the message path once warm).  A slot's generation `gen` grows each time
+ * the slot is released, so a name issued for one life of a slot never
+ * names the next one:
+ *   MPI handle  0xac000000 | (gen & 0x3f) << 20 | index  (MPICH's request
+ *               kind in the top 6 bits; MPI_REQUEST_NULL, 0x2c000000,
+ *               is never a handle)
+ *   wire ref    (gen & 0xfff) << 20 | index  (a control packet's
+ *               sreq/rreq: the peer only echoes it back)
+ * 20 index bits: up to 2^20 - 1 requests alive at once.  Index 0 is never
+ * used.  A stale handle is caught unless its slot was reused a multiple of
+ * 64 times since (a stale wire reference: of 4096 times), and then it still
+ * names a live request (never a freed slot).
  */
 #ifndef LC_REQUEST_H
 #define LC_REQUEST_H
@@ -70,8 +79,10 @@ typedef struct lc_request {
     uint8_t in_use;
     uint8_t cancelled;
     uint8_t holds_comm;      /* holds a reference on comm (dropped at release) */
+    uint8_t marked;          /* seen in the array being checked (duplicates: lc_mpi_request.c) */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
     volatile int complete;
+    uint32_t gen;            /* grows at each release: see the top of this file */
 
     /* operation */
     void *buf;
@@ -120,7 +131,11 @@ typedef struct lc_request {
 } lc_request_t;
 
 #define LC_REQUEST_KIND 0xac000000u
-#define LC_REQUEST_INDEX_MASK 0x03ffffffu
+#define LC_REQUEST_KIND_MASK 0xfc000000u
+#define LC_REQUEST_INDEX_BITS 20
+#define LC_REQUEST_INDEX_MASK ((1u << LC_REQUEST_INDEX_BITS) - 1)
+#define LC_REQUEST_HGEN_MASK 0x3fu  /* generation bits in a handle */
+#define LC_REQUEST_WGEN_MASK 0xfffu /* generation bits in a wire reference */
 
 lc_request_t *lc_request_alloc(lc_req_kind_t kind);
 /* Keep req->comm alive while the request exists (requests the user can
@@ -137,12 +152,20 @@ void lc_request_release(lc_request_t *req);
  * is released.  Set by the collective layer at MPI_Init; the request pool
  * sits below it and knows nothing of schedules. */
 extern void (*lc_request_sched_drop)(void *sched);
-lc_request_t *lc_request_at(uint32_t index);       /* NULL if not in use */
-lc_request_t *lc_request_lookup(MPI_Request handle); /* NULL if invalid */
+lc_request_t *lc_request_lookup(MPI_Request handle); /* NULL unless it names a live request */
+/* The request a wire reference names: NULL unless its slot is in use in
+ * the generation the reference was issued in. */
+lc_request_t *lc_request_by_ref(uint32_t ref);
 
 static inline MPI_Request lc_request_handle(const lc_request_t *req)
 {
-    return (MPI_Request)(LC_REQUEST_KIND | req->index);
+    return (MPI_Request)(LC_REQUEST_KIND | (req->gen & LC_REQUEST_HGEN_MASK) << LC_REQUEST_INDEX_BITS | req->index);
+}
+
+/* How a packet names the request (sreq/rreq fields). */
+static inline uint32_t lc_request_ref(const lc_request_t *req)
+{
+    return (req->gen & LC_REQUEST_WGEN_MASK) << LC_REQUEST_INDEX_BITS | req->index;
 }
 
 /* Mark complete; a request the user already freed is released here.  A

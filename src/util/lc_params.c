@@ -4,6 +4,9 @@
 #include "util/lc_util.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +15,20 @@
 lc_params_t lc_params;
 
 const lc_param_desc_t lc_param_table[] = {
-    LC_PARAM_ROW_SIZE("EAGER_LIMIT", eager_limit, "8000", LC_PARAM_RANKS,
+    LC_PARAM_ROW_SIZE_IN("EAGER_LIMIT", eager_limit, "8000", 0, 64 << 20, 0, LC_PARAM_RANKS,
         "Messages up to this size are copied into shared memory and the send completes at once; "
         "larger ones use the rendezvous protocol. Capped at SHM_CELL_SIZE minus the 64-byte header."),
-    LC_PARAM_ROW_SIZE("SHM_CELL_SIZE", shm_cell_size, "8k", LC_PARAM_RANKS,
-        "Size of one cell of a rank's shared-memory send pool (a multiple of 64, at least 256): packets "
+    LC_PARAM_ROW_SIZE_IN("SHM_CELL_SIZE", shm_cell_size, "8k", 256, 64 << 20, LC_PARAM_MUL64, LC_PARAM_RANKS,
+        "Size of one cell of a rank's shared-memory send pool (a multiple of 64, 256 to 64m): packets "
         "that do not fit a ring cell (eager messages, pipeline fragments) go through it."),
-    LC_PARAM_ROW_INT("SHM_POOL_CELLS", shm_pool_cells, "32", LC_PARAM_RANKS,
+    LC_PARAM_ROW_INT_IN("SHM_POOL_CELLS", shm_pool_cells, "32", 1, 65536, 0, LC_PARAM_RANKS,
         "Cells of each rank's send pool, shared by all its shared-memory receivers (1..65536)."),
-    LC_PARAM_ROW_SIZE("SHM_RING_CELL_SIZE", shm_ring_cell_size, "128", LC_PARAM_RANKS,
-        "Size of one cell of a (sender, receiver) ring (a multiple of 64, at least 64): packets up to it "
+    LC_PARAM_ROW_SIZE_IN("SHM_RING_CELL_SIZE", shm_ring_cell_size, "128", 64, 64 << 20, LC_PARAM_MUL64, LC_PARAM_RANKS,
+        "Size of one cell of a (sender, receiver) ring (a multiple of 64, 64 to 64m): packets up to it "
         "minus the 32-byte header go inline (the latency path). Memory per rank: ranks x RING_CELLS x "
         "RING_CELL_SIZE + POOL_CELLS x CELL_SIZE (locus-info --shm-footprint N)."),
-    LC_PARAM_ROW_INT("SHM_RING_CELLS", shm_ring_cells, "32", LC_PARAM_RANKS,
-        "Cells per (sender, receiver) ring; a power of two. It also bounds the packets in flight per pair."),
+    LC_PARAM_ROW_INT_IN("SHM_RING_CELLS", shm_ring_cells, "32", 2, 1 << 20, LC_PARAM_POW2, LC_PARAM_RANKS,
+        "Cells per (sender, receiver) ring; a power of two from 2 to 1048576. It also bounds the packets in flight per pair."),
     LC_PARAM_ROW_BOOL("CMA", cma, "1", LC_PARAM_RANKS,
         "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works."),
     LC_PARAM_ROW_SIZE("CMA_THRESHOLD", cma_threshold, "256m", LC_PARAM_RANKS,
@@ -43,8 +46,8 @@ const lc_param_desc_t lc_param_table[] = {
         "affinity mask lies in, else unknown) selects CMA_THRESHOLD_XNUMA for pairs on different nodes, "
         "and each rank's ring segment is placed on its node. 0 = every pair gets the same-node settings "
         "and rings are placed by first touch. hwloc's HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured."),
-    LC_PARAM_ROW_SIZE("PIPELINE_CHUNK", pipeline_chunk, "0", LC_PARAM_RANKS,
-        "Fragment size of the two-copy rendezvous pipeline; 0 = one full cell."),
+    LC_PARAM_ROW_SIZE_IN("PIPELINE_CHUNK", pipeline_chunk, "0", 64, 64 << 20, LC_PARAM_OR_0, LC_PARAM_RANKS,
+        "Fragment size of the two-copy rendezvous pipeline (64 to 64m); 0 = one full cell."),
     LC_PARAM_ROW_ENUM("POLL", poll_mode, "auto", "auto|spin|yield", LC_PARAM_RANKS,
         "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
         "host outnumber the cores they may run on."),
@@ -63,7 +66,7 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_BOOL("NET_FORCE", net_force, "0", LC_PARAM_RANKS,
         "Reach every other rank through the network channel (ofi), also those on this host: for testing "
         "the network path on one machine, or when shared memory between the ranks is not wanted."),
-    LC_PARAM_ROW_INT("NET_BLOCK", net_block, "0", LC_PARAM_RANKS,
+    LC_PARAM_ROW_INT_IN("NET_BLOCK", net_block, "0", 0, 0x7fffffff, 0, LC_PARAM_RANKS,
         "Testing: ranks r and s on one host use the network channel unless r/N == s/N, as if every block "
         "of N consecutive ranks ran on its own host (0 = off). Lets one machine run a job that mixes "
         "shared-memory and network peers."),
@@ -73,12 +76,12 @@ const lc_param_desc_t lc_param_table[] = {
         "(lets tests emulate VMs on one host); empty = the first ivshmem-plain device (1af4:1110) in "
         "sysfs, if any; off = none. Ranks on different kernels that reach the same region use it "
         "(channel ivshmem) instead of the network."),
-    LC_PARAM_ROW_INT("IVSHMEM_SLOTS", ivshmem_slots, "8", LC_PARAM_RANKS,
+    LC_PARAM_ROW_INT_IN("IVSHMEM_SLOTS", ivshmem_slots, "8", 1, 64, 0, LC_PARAM_RANKS,
         "Slots a fresh IVSHMEM region is divided into by its first user (1..64): each rank that uses the "
         "region claims one slot for the rings it reads, so this bounds the ranks of all jobs on the "
         "region at once. A slot must hold (ranks on the region) x cells x cell size (docs/vms.md)."),
-    LC_PARAM_ROW_INT("IVSHMEM_LEASE", ivshmem_lease, "10", LC_PARAM_RANKS,
-        "Seconds after which an IVSHMEM slot whose owner stopped renewing it (a rank that died, in any "
+    LC_PARAM_ROW_INT_IN("IVSHMEM_LEASE", ivshmem_lease, "10", 1, 3600, 0, LC_PARAM_RANKS,
+        "Seconds (1..3600) after which an IVSHMEM slot whose owner stopped renewing it (a rank that died, in any "
         "VM) may be claimed by another rank; owners renew every second from a helper thread. A slot "
         "whose owner is on this kernel and gone is reclaimed at once."),
     LC_PARAM_ROW_STRING("BOOT_ID", boot_id, "", LC_PARAM_RANKS,
@@ -93,20 +96,20 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_STRING("OFI_IFACE", ofi_iface, "", LC_PARAM_RANKS,
         "libfabric domain of the network channel; for the tcp provider the network interface (e.g. eth0). "
         "Empty = the provider's first domain that is not a loopback interface."),
-    LC_PARAM_ROW_SIZE("OFI_EAGER_LIMIT", ofi_eager_limit, "64k", LC_PARAM_RANKS,
-        "Messages to network peers up to this size are sent in one packet and complete at once; larger "
+    LC_PARAM_ROW_SIZE_IN("OFI_EAGER_LIMIT", ofi_eager_limit, "64k", 256, 16 << 20, 0, LC_PARAM_RANKS,
+        "Messages to network peers up to this size (256 to 16m) are sent in one packet and complete at once; larger "
         "ones use the rendezvous protocol. It is also the payload of every network packet and receive "
         "buffer (plus 32 bytes of headers); a pair of ranks uses the smaller of their two values. With "
         "many network peers, OFI_RX_POOL shrinks it (down to 16k) before it shrinks the credits."),
-    LC_PARAM_ROW_INT("OFI_CREDITS", ofi_credits, "32", LC_PARAM_RANKS,
+    LC_PARAM_ROW_INT_IN("OFI_CREDITS", ofi_credits, "32", 1, 255, 0, LC_PARAM_RANKS,
         "Packets a rank may have in flight to one network peer (1..255): the receiver pre-posts this many "
         "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
         "receiver to free some; nothing is ever dropped. See OFI_RX_POOL."),
-    LC_PARAM_ROW_SIZE("OFI_RX_POOL", ofi_rx_pool, "64m", LC_PARAM_RANKS,
-        "Memory for network receive buffers per rank (network peers x (credits + 3) x packet): with many "
+    LC_PARAM_ROW_SIZE_IN("OFI_RX_POOL", ofi_rx_pool, "64m", 64 << 10, LLONG_MAX, 0, LC_PARAM_RANKS,
+        "Memory for network receive buffers per rank (at least 64k; network peers x (credits + 3) x packet): with many "
         "network peers the packets shrink to fit (down to 16k), then the credits per peer (down to 4)."),
-    LC_PARAM_ROW_INT("OFI_TX_BUFFERS", ofi_tx_buffers, "64", LC_PARAM_RANKS,
-        "Send bounce buffers per process (packets too large to inject wait in one until the provider "
+    LC_PARAM_ROW_INT_IN("OFI_TX_BUFFERS", ofi_tx_buffers, "64", 2, 65536, 0, LC_PARAM_RANKS,
+        "Send bounce buffers per process (2..65536; packets too large to inject wait in one until the provider "
         "completes them)."),
     LC_PARAM_ROW_BOOL("OFI_RMA", ofi_rma, "1", LC_PARAM_RANKS,
         "Let the receiver of a large message read it with fi_read (one copy, no bounce buffers) when the "
@@ -114,12 +117,12 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_SIZE("OFI_RMA_THRESHOLD", ofi_rma_threshold, "0", LC_PARAM_RANKS,
         "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
         "smaller ones are streamed in packets."),
-    LC_PARAM_ROW_INT("OFI_CONNECT_TIMEOUT", ofi_connect_timeout, "10", LC_PARAM_RANKS,
-        "Seconds the first packet to a network peer may wait for its connection before Locus checks that "
+    LC_PARAM_ROW_INT_IN("OFI_CONNECT_TIMEOUT", ofi_connect_timeout, "10", 1, 86400, 0, LC_PARAM_RANKS,
+        "Seconds (1..86400) the first packet to a network peer may wait for its connection before Locus checks that "
         "something answers at the peer's address: if nothing does, the job ends with a message naming "
         "the rank and host; if the peer is only busy, the wait goes on."),
-    LC_PARAM_ROW_INT("LAUNCH_TIMEOUT", launch_timeout, "30", LC_PARAM_LAUNCHER,
-        "Seconds mpiexec waits for the proxy on each other host to connect back after it started the "
+    LC_PARAM_ROW_INT_IN("LAUNCH_TIMEOUT", launch_timeout, "30", 1, 86400, 0, LC_PARAM_LAUNCHER,
+        "Seconds (1..86400) mpiexec waits for the proxy on each other host to connect back after it started the "
         "launcher agent (ssh, -launcher-exec); a host whose proxy does not connect in time ends the job "
         "with a message naming it (docs/launcher.md)."),
 };
@@ -142,15 +145,20 @@ static int lc_param_parse(const lc_param_desc_t *d, const char *text, void *fiel
     char *end;
     switch (d->type) {
     case LC_PARAM_SIZE: {
+        /* strtoull takes "-1" as 2^64 - 1: a size starts with a digit. */
+        if (!isdigit((unsigned char)*text)) return -1;
         errno = 0;
         unsigned long long v = strtoull(text, &end, 0);
         if (errno || end == text) return -1;
+        unsigned shift = 0;
         switch (tolower((unsigned char)*end)) {
-        case 'k': v <<= 10; end++; break;
-        case 'm': v <<= 20; end++; break;
-        case 'g': v <<= 30; end++; break;
+        case 'k': shift = 10; end++; break;
+        case 'm': shift = 20; end++; break;
+        case 'g': shift = 30; end++; break;
         default: break;
         }
+        if (v > (SIZE_MAX >> shift)) return -1; /* "99999999999g" must not wrap */
+        v <<= shift;
         if (tolower((unsigned char)*end) == 'b') end++; /* "8kb" */
         if (*end) return -1;
         *(size_t *)field = (size_t)v;
@@ -192,6 +200,61 @@ static int lc_param_parse(const lc_param_desc_t *d, const char *text, void *fiel
     return -1;
 }
 
+/* A size as the user would write it: 65536 as 64k. */
+static void lc_param_size_text(long long v, char *buf, size_t len)
+{
+    static const char suffix[] = "gmk";
+    for (int i = 0; i < 3; i++) {
+        long long unit = 1LL << (30 - 10 * i);
+        if (v >= unit && v % unit == 0) {
+            snprintf(buf, len, "%lld%c", v / unit, suffix[i]);
+            return;
+        }
+    }
+    snprintf(buf, len, "%lld", v);
+}
+
+void lc_param_allowed(const lc_param_desc_t *d, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (!(d->in & LC_PARAM_IN)) return;
+    char lo[32], hi[32];
+    if (d->type == LC_PARAM_SIZE) {
+        lc_param_size_text(d->min, lo, sizeof(lo));
+        lc_param_size_text(d->max, hi, sizeof(hi));
+    } else {
+        snprintf(lo, sizeof(lo), "%lld", d->min);
+        snprintf(hi, sizeof(hi), "%lld", d->max);
+    }
+    if (d->max == LLONG_MAX) snprintf(buf, len, "at least %s", lo);
+    else snprintf(buf, len, "%s..%s", lo, hi);
+    size_t n = strlen(buf);
+    if (d->in & LC_PARAM_POW2) snprintf(buf + n, len - n, ", a power of two");
+    n = strlen(buf);
+    if (d->in & LC_PARAM_MUL64) snprintf(buf + n, len - n, ", a multiple of 64");
+    n = strlen(buf);
+    if (d->in & LC_PARAM_OR_0) snprintf(buf + n, len - n, ", or 0");
+}
+
+/* The parsed value of a row with allowed values is one of them. */
+static bool lc_param_in_range(const lc_param_desc_t *d, const void *field)
+{
+    if (!(d->in & LC_PARAM_IN)) return true;
+    long long v;
+    if (d->type == LC_PARAM_SIZE) {
+        size_t z = *(const size_t *)field;
+        if (z > (size_t)LLONG_MAX) return false;
+        v = (long long)z;
+    } else {
+        v = *(const long *)field;
+    }
+    if (v == 0 && (d->in & LC_PARAM_OR_0)) return true;
+    if (v < d->min || v > d->max) return false;
+    if ((d->in & LC_PARAM_POW2) && (v & (v - 1))) return false;
+    if ((d->in & LC_PARAM_MUL64) && v % 64) return false;
+    return true;
+}
+
 static const char *lc_param_env_name(const lc_param_desc_t *d, char *buf, size_t len)
 {
     snprintf(buf, len, "LOCUS_%s", d->name);
@@ -200,7 +263,8 @@ static const char *lc_param_env_name(const lc_param_desc_t *d, char *buf, size_t
 
 void lc_param_set_default(const lc_param_desc_t *d)
 {
-    if (lc_param_parse(d, d->default_value, (char *)&lc_params + d->offset) != 0)
+    if (lc_param_parse(d, d->default_value, (char *)&lc_params + d->offset) != 0 ||
+        !lc_param_in_range(d, (char *)&lc_params + d->offset))
         lc_fatal("internal: bad default for LOCUS_%s", d->name);
 }
 
@@ -222,10 +286,20 @@ int lc_params_load_for(unsigned readers)
         if (!(d->readers & readers)) continue;
         char env[96];
         const char *text = getenv(lc_param_env_name(d, env, sizeof(env)));
-        if (text && lc_param_parse(d, text, (char *)&lc_params + d->offset) != 0) {
-            lc_log_error("%s=\"%s\" is not a valid %s%s%s%s; using the default %s", env, text,
-                         lc_param_type_name(d->type), d->choices ? " (one of " : "",
-                         d->choices ? d->choices : "", d->choices ? ")" : "", d->default_value);
+        if (!text) continue;
+        void *field = (char *)&lc_params + d->offset;
+        char allowed[96];
+        lc_param_allowed(d, allowed, sizeof(allowed));
+        if (lc_param_parse(d, text, field) != 0) {
+            lc_log_error("%s=\"%s\" is not a valid %s%s%s%s%s%s%s; using the default %s", env, text,
+                         lc_param_type_name(d->type), d->choices ? " (one of " : "", d->choices ? d->choices : "",
+                         d->choices ? ")" : "", allowed[0] ? " (" : "", allowed, allowed[0] ? ")" : "",
+                         d->default_value);
+            lc_param_set_default(d);
+            rc = -1;
+        } else if (!lc_param_in_range(d, field)) {
+            lc_log_error("%s=\"%s\" is not allowed: it must be %s; using the default %s", env, text, allowed,
+                         d->default_value);
             lc_param_set_default(d);
             rc = -1;
         }

@@ -87,7 +87,19 @@ typedef struct lc_param_desc {
     const char *choices;       /* LC_PARAM_ENUM: "a|b|c" */
     unsigned readers;          /* LC_PARAM_RANKS | LC_PARAM_LAUNCHER */
     const char *help;
+    /* SIZE and INT rows with LC_PARAM_IN set: the values allowed (issue 12,
+     * point 5).  A value out of [min, max], or not of the shape `in`
+     * demands, is refused like one that does not parse. */
+    long long min, max;
+    unsigned in;               /* LC_PARAM_IN | LC_PARAM_POW2 | LC_PARAM_MUL64 | LC_PARAM_OR_0 */
 } lc_param_desc_t;
+
+enum {
+    LC_PARAM_IN = 1,    /* min and max apply */
+    LC_PARAM_POW2 = 2,  /* a power of two */
+    LC_PARAM_MUL64 = 4, /* a multiple of 64 */
+    LC_PARAM_OR_0 = 8,  /* 0 (off, automatic) is allowed besides [min, max] */
+};
 
 /*
  * Rows of lc_param_table, one per parameter: LC_PARAM_ROW_<TYPE>(name,
@@ -106,6 +118,14 @@ typedef struct lc_param_desc {
     LC_PARAM_ROW(name, LC_PARAM_SIZE, LC_PARAM_FIELD(field, size_t *), dflt, NULL, readers, help)
 #define LC_PARAM_ROW_INT(name, field, dflt, readers, help) \
     LC_PARAM_ROW(name, LC_PARAM_INT, LC_PARAM_FIELD(field, long *), dflt, NULL, readers, help)
+/* The same with the allowed values: min, max (inclusive) and shape flags. */
+#define LC_PARAM_ROW_IN(name_, type_, offset_, default_, min_, max_, in_, readers_, help_) \
+    { .name = name_, .type = type_, .offset = offset_, .default_value = default_, .choices = NULL, \
+      .readers = readers_, .help = help_, .min = min_, .max = max_, .in = LC_PARAM_IN | (in_) }
+#define LC_PARAM_ROW_SIZE_IN(name, field, dflt, min, max, in, readers, help) \
+    LC_PARAM_ROW_IN(name, LC_PARAM_SIZE, LC_PARAM_FIELD(field, size_t *), dflt, min, max, in, readers, help)
+#define LC_PARAM_ROW_INT_IN(name, field, dflt, min, max, in, readers, help) \
+    LC_PARAM_ROW_IN(name, LC_PARAM_INT, LC_PARAM_FIELD(field, long *), dflt, min, max, in, readers, help)
 #define LC_PARAM_ROW_BOOL(name, field, dflt, readers, help) \
     LC_PARAM_ROW(name, LC_PARAM_BOOL, LC_PARAM_FIELD(field, int *), dflt, NULL, readers, help)
 #define LC_PARAM_ROW_ENUM(name, field, dflt, choices, readers, help) \
@@ -129,6 +149,9 @@ const lc_param_desc_t *lc_param_find(const char *name);
 /* Put the row's default into its field of lc_params (for a caller that
  * finds a parsed value out of its range). */
 void lc_param_set_default(const lc_param_desc_t *d);
+/* The values a row allows, as text ("256..64m, a multiple of 64"; "" when
+ * any value of its type is). */
+void lc_param_allowed(const lc_param_desc_t *d, char *buf, size_t len);
 /* "size", "int", "bool", "enum", "string". */
 const char *lc_param_type_name(lc_param_type_t type);
 

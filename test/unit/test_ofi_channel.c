@@ -9,7 +9,7 @@
  *   B. both ranks flood each other at once with 4 credits each: credit
  *      returns must not deadlock, order holds in both directions.
  *   C. rendezvous pull: an RTS goes out (the channel registers the buffer
- *      and puts the key in), the receiver fi_reads 3 MiB from inside its
+ *      and puts the key in: a random one where Locus chooses it), the receiver fi_reads 3 MiB from inside its
  *      packet handler, answers FIN, and the registration is released.
  *   D. both close: the goodbye exchange ends promptly.
  */
@@ -41,6 +41,7 @@ static int acks, fins;
 static unsigned char *pulled;
 static int pulled_ok;
 static uint32_t pulled_sreq;
+static uint64_t pulled_key;
 
 static size_t pkt_len(int phase, int n, size_t payload)
 {
@@ -84,11 +85,17 @@ static void on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
         lc_pkt_rts_t rts;
         memcpy(&rts, payload, sizeof(rts));
         CHECK(rts.size == NC, "RTS names %llu bytes", (unsigned long long)rts.size);
+        /* Keys Locus chooses (no FI_MR_PROV_KEY) are random, not 1, 2, 3...
+         * (issue 12, point 4): one in 2^20 random keys fails this. */
+        if (!lc_ofi.mr_prov_key)
+            CHECK(rts.key > 0xfffff || lc_ofi.mr_key_bytes < 3, "the exposed buffer's key is %#llx: guessable",
+                  (unsigned long long)rts.key);
         pulled = malloc(NC);
         int rc = from->ops->pull(from, pulled, rts.addr, rts.key, NC);
         CHECK(rc == LC_OK, "pull returned %d", rc);
         pulled_ok = rc == LC_OK;
         pulled_sreq = rts.sreq;
+        pulled_key = rts.key;
         break;
     }
     default:
@@ -239,7 +246,8 @@ static void phase_c(lc_peer_t *peer, double deadline)
     CHECK(pulled_ok && bad == NC, "pulled data wrong at byte %zu", bad);
     send_ctl(peer, LC_PKT_FIN, pulled_sreq, deadline);
     free(pulled);
-    printf("C: pulled %u bytes with fi_read (%s)\n", NC, lc_ofi_describe());
+    printf("C: pulled %u bytes with fi_read (%s), key %#llx (%s)\n", NC, lc_ofi_describe(), (unsigned long long)pulled_key,
+           lc_ofi.mr_prov_key ? "the provider's" : "random, ours");
 }
 
 static int run(int me, int rfd, int wfd)

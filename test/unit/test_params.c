@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of the parameter table: defaults, suffixes, enums, bad values. */
 #include "util/lc_params.h"
+#include "util/lc_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,14 @@
 
 static int failures;
 #define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__); failures++; } } while (0)
+
+/* What lc_log printed (the parameter errors), through its sink. */
+static char said[1024];
+static void keep_line(const char *line)
+{
+    size_t n = strlen(said);
+    snprintf(said + n, sizeof(said) - n, "%s\n", line);
+}
 
 int main(void)
 {
@@ -57,6 +66,71 @@ int main(void)
     CHECK(lc_params.launch_timeout == 30);
     setenv("LOCUS_QUIET", "0", 1); /* a boolean now: 0 means not quiet */
     CHECK(lc_params_load() == 0 && lc_params.quiet == 0);
+
+    /* Allowed values (issue 12, point 5): out of range, negative, not a
+     * power of two or a multiple of 64 where required, overflowing or
+     * with a garbage suffix: refused, the default kept, the message names
+     * the variable, the value and what is allowed. */
+    struct {
+        const char *var, *value;
+        int ok;
+        const char *says;
+    } cases[] = {
+        { "LOCUS_SHM_CELL_SIZE", "4g", 0, "LOCUS_SHM_CELL_SIZE=\"4g\" is not allowed: it must be 256..64m, a multiple of 64" },
+        { "LOCUS_SHM_CELL_SIZE", "-1", 0, "LOCUS_SHM_CELL_SIZE=\"-1\" is not a valid size (256..64m" },
+        { "LOCUS_SHM_CELL_SIZE", " -8k", 0, "is not a valid size" },
+        { "LOCUS_SHM_CELL_SIZE", "1000", 0, "a multiple of 64" },
+        { "LOCUS_SHM_CELL_SIZE", "128", 0, "256..64m" },
+        { "LOCUS_SHM_CELL_SIZE", "64m", 1, NULL },
+        { "LOCUS_SHM_CELL_SIZE", "256", 1, NULL },
+        { "LOCUS_SHM_CELL_SIZE", "8kq", 0, "not a valid size" },
+        { "LOCUS_SHM_CELL_SIZE", "99999999999999g", 0, "not a valid size" },
+        { "LOCUS_SHM_CELL_SIZE", "18446744073709551616", 0, "not a valid size" },
+        { "LOCUS_SHM_RING_CELLS", "12", 0, "2..1048576, a power of two" },
+        { "LOCUS_SHM_RING_CELLS", "1", 0, "2..1048576" },
+        { "LOCUS_SHM_RING_CELLS", "2097152", 0, "2..1048576" },
+        { "LOCUS_SHM_RING_CELLS", "1024", 1, NULL },
+        { "LOCUS_SHM_RING_CELL_SIZE", "100", 0, "64..64m, a multiple of 64" },
+        { "LOCUS_SHM_POOL_CELLS", "0", 0, "1..65536" },
+        { "LOCUS_SHM_POOL_CELLS", "-5", 0, "1..65536" },
+        { "LOCUS_SHM_POOL_CELLS", "99999999999999999999", 0, "not a valid int" },
+        { "LOCUS_EAGER_LIMIT", "0", 1, NULL },
+        { "LOCUS_EAGER_LIMIT", "1g", 0, "0..64m" },
+        { "LOCUS_PIPELINE_CHUNK", "0", 1, NULL },
+        { "LOCUS_PIPELINE_CHUNK", "8", 0, "64..64m, or 0" },
+        { "LOCUS_NET_BLOCK", "-2", 0, "0..2147483647" },
+        { "LOCUS_IVSHMEM_SLOTS", "65", 0, "1..64" },
+        { "LOCUS_IVSHMEM_LEASE", "0", 0, "1..3600" },
+        { "LOCUS_OFI_CREDITS", "256", 0, "1..255" },
+        { "LOCUS_OFI_EAGER_LIMIT", "32m", 0, "256..16m" },
+        { "LOCUS_OFI_RX_POOL", "1k", 0, "at least 64k" },
+        { "LOCUS_OFI_TX_BUFFERS", "1", 0, "2..65536" },
+        { "LOCUS_OFI_CONNECT_TIMEOUT", "-1", 0, "1..86400" },
+        { "LOCUS_CMA_THRESHOLD", "-1", 0, "not a valid size" },
+        { "LOCUS_CMA_THRESHOLD", "0", 1, NULL },
+    };
+    setenv("LOCUS_QUIET", "0", 1);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *log = said;
+        said[0] = 0;
+        lc_log_sink = keep_line;
+        setenv(cases[i].var, cases[i].value, 1);
+        int rc = lc_params_load();
+        unsetenv(cases[i].var);
+        lc_log_sink = NULL;
+        const lc_param_desc_t *row = lc_param_find(cases[i].var + 6);
+        CHECK(row != NULL);
+        if (cases[i].ok) {
+            CHECK(rc == 0);
+            if (rc != 0) fprintf(stderr, "  %s=%s refused: %s\n", cases[i].var, cases[i].value, log);
+        } else {
+            CHECK(rc == -1);
+            int named = log && strstr(log, cases[i].says) && strstr(log, cases[i].var) && strstr(log, "using the default");
+            CHECK(named);
+            if (rc != -1 || !named) fprintf(stderr, "  %s=%s: rc %d, said: %s\n", cases[i].var, cases[i].value, rc, log);
+        }
+    }
+    CHECK(lc_params_load() == 0 && lc_params.shm_cell_size == 8192 && lc_params.shm_ring_cells == 32);
 
     /* Lookup and reset by name, as mpiexec does for a timeout <= 0. */
     const lc_param_desc_t *d = lc_param_find("LAUNCH_TIMEOUT");

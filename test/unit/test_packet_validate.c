@@ -287,7 +287,7 @@ static void data_to_posted(void)
     lc_request_t *r;
     lc_pt2pt_irecv(&x, sizeof(x), 0, 1, comm, LC_CTX_PT2PT, &r);
     char buf[32] = { 0 };
-    lc_pkt_data_t d = { .rreq = r->index, .offset = 0 };
+    lc_pkt_data_t d = { .rreq = lc_request_ref(r), .offset = 0 };
     memcpy(buf, &d, sizeof(d));
     deliver(LC_PKT_DATA, buf, sizeof(buf));
 }
@@ -314,7 +314,7 @@ static void data_wrong_offset(void)
     lc_pkt_data_t d = { .offset = 100 };
     char buf[64] = { 0 };
     lc_request_t *r = streaming_recv();
-    d.rreq = r->index;
+    d.rreq = lc_request_ref(r);
     memcpy(buf, &d, sizeof(d));
     deliver(LC_PKT_DATA, buf, sizeof(buf));
 }
@@ -323,7 +323,7 @@ static void data_beyond_message(void)
 {
     lc_request_t *r = streaming_recv();
     static char buf[1100];
-    lc_pkt_data_t d = { .rreq = r->index, .offset = 0 };
+    lc_pkt_data_t d = { .rreq = lc_request_ref(r), .offset = 0 };
     memcpy(buf, &d, sizeof(d));
     deliver(LC_PKT_DATA, buf, sizeof(buf)); /* 1084 data bytes for a 1000-byte message */
 }
@@ -473,9 +473,9 @@ int main(void)
     test_ofi_decoder();
     setup();
     test_pipeline_ok();
-    expect_fault(__LINE__, data_to_nothing, "names receive request 123456, which is not in flight");
-    expect_fault(__LINE__, data_to_posted, "waits for no fragment");
-    expect_fault(__LINE__, data_wrong_offset, "expects another offset");
+    expect_fault(__LINE__, data_to_nothing, "names receive request 0x1e240: no request of that name is in flight");
+    expect_fault(__LINE__, data_to_posted, "its DATA names receive request");
+    expect_fault(__LINE__, data_wrong_offset, "which expects offset");
     expect_fault(__LINE__, data_beyond_message, "DATA of 1084 bytes at offset 0");
     expect_fault(__LINE__, ack_for_rendezvous, "its ACK names send request");
     expect_fault(__LINE__, fin_for_queued, "its FIN names send request");

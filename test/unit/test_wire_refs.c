@@ -72,7 +72,7 @@ static void expect_misbehaved(void (*fn)(void), const char *want)
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
-    CHECK(strstr(buf, "rank 1 sent a malformed packet") != NULL);
+    CHECK(strstr(buf, "received a malformed packet from rank 1") != NULL);
     CHECK(strstr(buf, want) != NULL);
     if (!strstr(buf, want)) fprintf(stderr, "child said: %s\n", buf);
 }
@@ -149,7 +149,7 @@ int main(void)
     /* Crafted packets through the real handler: the process ends with a
      * message naming the peer; the request is untouched. */
     g_ref = rs; /* stale */
-    expect_misbehaved(send_fin_from_peer1, "FIN naming send request");
+    expect_misbehaved(send_fin_from_peer1, "its FIN names send request");
     lc_request_t *r = make(LC_REQ_RECV, &peers[0], LC_ST_RECV_DATA);
     g_ref = lc_request_ref(r); /* issued to rank 0, DATA from rank 1 */
     expect_misbehaved(send_data_from_peer1, "issued to another rank");

@@ -10,13 +10,16 @@
  * is why the library runs with the section on whatever thread level the
  * application asked for.
  *
- * States (lc_async_state, read and written only inside the section):
+ * Sleeping uses a mutex of its own (lc_async_mx) and a condition
+ * variable, not the critical section, so that a woken thread that finds
+ * an application thread inside MPI goes back to sleep without touching
+ * the section (the application never waits for it, nor pays a futex wake
+ * when it unlocks).  States (lc_async_state, written under lc_async_mx):
  *   RUNNING  making passes;
  *   PARKED   nothing pending (lc_progress_pending() == 0) or an
  *            application thread is inside MPI (it drives progress
- *            itself, and the section is its): sleeps on the condition
- *            variable until an application thread's outermost leave
- *            finds work pending (lc_async_on_leave), or stop;
+ *            itself): sleeps until an application thread's outermost
+ *            leave finds work pending (lc_async_on_leave), or stop;
  *   NAPPING  work pending but passes find nothing (waiting for a peer):
  *            a timed sleep, 20 us doubling to 1 ms; not woken by leaves
  *            (an application calling MPI_Test in a loop would otherwise
@@ -25,11 +28,17 @@
  * outnumber cores), then sched_yield, so a full machine keeps its cores
  * for the application.
  *
- * No wake-up is lost: whatever makes work runnable for the thread —
- * work becoming pending, or the last application thread leaving MPI —
- * happens inside an MPI call, whose outermost leave runs the hook with
- * the section held; the thread decides to park with the section held and
- * releases it atomically in pthread_cond_wait.
+ * No wake-up is lost.  What makes work runnable for the thread — work
+ * becoming pending, or the last application thread leaving MPI — happens
+ * inside an MPI call, whose outermost leave first counts itself out of
+ * lc_thread_inside and then, section held, runs the hook.  The thread
+ * parks either (a) holding the section, having seen nothing pending, or
+ * (b) having stored PARKED and then seen lc_thread_inside > 0.  In (a) a
+ * later leave sees PARKED (the section orders them).  In (b) the thread's
+ * store of the state and load of the count and the leaver's decrement of
+ * the count and load of the state are all sequentially consistent: at
+ * least one of the two sees the other's store — the thread then does not
+ * park, or the leaver wakes it.
  */
 #include "pt2pt/lc_async.h"
 #include "pt2pt/lc_pt2pt_impl.h"
@@ -38,6 +47,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -50,20 +60,36 @@ enum { LC_ASYNC_RUNNING, LC_ASYNC_PARKED, LC_ASYNC_NAPPING };
 #define LC_ASYNC_NAP_MAX_NS 1000000L
 
 static pthread_t lc_async_thread;
+static pthread_mutex_t lc_async_mx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t lc_async_cv;
-static int lc_async_running; /* the thread exists (the caller's side only) */
-static int lc_async_state;   /* inside the section */
-static int lc_async_quit;    /* inside the section */
+static int lc_async_running;       /* the thread exists (the caller's side only) */
+static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere */
+static int lc_async_quit;          /* under lc_async_mx */
 
-/* An application thread's outermost leave, section held. */
+/* An application thread's outermost leave, section held, after it
+ * counted itself out of lc_thread_inside. */
 static void lc_async_on_leave(void)
 {
-    if (lc_async_state == LC_ASYNC_PARKED && lc_progress_pending()) {
-        lc_async_state = LC_ASYNC_RUNNING; /* one signal per sleep */
-        pthread_cond_signal(&lc_async_cv);
+    if (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && lc_progress_pending()) {
+        pthread_mutex_lock(&lc_async_mx);
+        if (atomic_load(&lc_async_state) == LC_ASYNC_PARKED) {
+            atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
+            pthread_cond_signal(&lc_async_cv);
+        }
+        pthread_mutex_unlock(&lc_async_mx);
     }
 }
 
+/* lc_async_mx held; PARKED already stored.  Returns with it held. */
+static void lc_async_park(void)
+{
+    while (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && !lc_async_quit)
+        pthread_cond_wait(&lc_async_cv, &lc_async_mx);
+    atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+}
+
+/* lc_async_mx held; section held (released here).  Returns with the
+ * mutex held. */
 static void lc_async_nap(long ns)
 {
     struct timespec t;
@@ -73,9 +99,10 @@ static void lc_async_nap(long ns)
         t.tv_sec++;
         t.tv_nsec -= 1000000000L;
     }
-    lc_async_state = LC_ASYNC_NAPPING;
-    lc_thread_cond_wait(&lc_async_cv, &t);
-    lc_async_state = LC_ASYNC_RUNNING;
+    atomic_store(&lc_async_state, LC_ASYNC_NAPPING);
+    lc_thread_leave_progress();
+    if (!lc_async_quit) pthread_cond_timedwait(&lc_async_cv, &lc_async_mx, &t);
+    atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
 }
 
 static void *lc_async_main(void *arg)
@@ -83,34 +110,49 @@ static void *lc_async_main(void *arg)
     (void)arg;
     unsigned idle = 0; /* fruitless passes in a row */
     long nap = LC_ASYNC_NAP_MIN_NS;
-    int spins = lc_world.yield_when_idle ? 0 : LC_ASYNC_SPINS;
-    lc_thread_enter_progress();
+    unsigned spins = lc_world.yield_when_idle ? 0 : LC_ASYNC_SPINS;
+    pthread_mutex_lock(&lc_async_mx);
     while (!lc_async_quit) {
-        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || !lc_progress_pending()) {
-            lc_async_state = LC_ASYNC_PARKED;
-            lc_thread_cond_wait(&lc_async_cv, NULL);
-            lc_async_state = LC_ASYNC_RUNNING;
+        /* (b): an application thread is inside MPI; park without the section. */
+        atomic_store(&lc_async_state, LC_ASYNC_PARKED);
+        if (atomic_load(&lc_thread_inside) > 0) {
+            lc_async_park();
+            idle = 0;
+            continue;
+        }
+        atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+        pthread_mutex_unlock(&lc_async_mx);
+
+        lc_thread_enter_progress();
+        if (!lc_progress_pending()) { /* (a) */
+            pthread_mutex_lock(&lc_async_mx);
+            atomic_store(&lc_async_state, LC_ASYNC_PARKED);
+            lc_thread_leave_progress();
+            lc_async_park();
             idle = 0;
             nap = LC_ASYNC_NAP_MIN_NS;
             continue;
         }
-        if (lc_progress() > 0) {
+        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0) {
+            /* Someone waits for the section: let it in, park above. */
+        } else if (lc_progress() > 0) {
             idle = 0;
             nap = LC_ASYNC_NAP_MIN_NS;
-        } else if (++idle > (unsigned)(spins + LC_ASYNC_YIELDS)) {
-            lc_async_nap(nap); /* releases the section while it sleeps */
+        } else if (++idle > spins + LC_ASYNC_YIELDS) {
+            pthread_mutex_lock(&lc_async_mx);
+            lc_async_nap(nap); /* releases the section */
             if (nap < LC_ASYNC_NAP_MAX_NS) nap = nap * 2 < LC_ASYNC_NAP_MAX_NS ? nap * 2 : LC_ASYNC_NAP_MAX_NS;
             continue;
         }
         /* Between passes the section is free for the application. */
         lc_thread_leave_progress();
-        if (idle == 0 || idle <= (unsigned)spins)
+        if (idle == 0 || idle <= spins)
             lc_cpu_relax();
         else
             sched_yield();
-        lc_thread_enter_progress();
+        pthread_mutex_lock(&lc_async_mx);
     }
-    lc_thread_leave_progress();
+    pthread_mutex_unlock(&lc_async_mx);
     return NULL;
 }
 
@@ -123,7 +165,7 @@ int lc_async_start(void)
     pthread_cond_init(&lc_async_cv, &ca);
     pthread_condattr_destroy(&ca);
     lc_async_quit = 0;
-    lc_async_state = LC_ASYNC_RUNNING;
+    atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
     /* Before the thread exists and before MPI_Init returns: from here
      * every call of the application takes the section and counts itself
      * in lc_thread_inside (pthread_create orders these for the thread). */
@@ -143,14 +185,14 @@ int lc_async_start(void)
 void lc_async_stop(void)
 {
     if (!lc_async_running) return;
-    int held = lc_thread_held();
-    if (!held) lc_thread_enter_progress();
+    pthread_mutex_lock(&lc_async_mx);
     lc_async_quit = 1;
     pthread_cond_signal(&lc_async_cv);
-    int depth = lc_thread_suspend(); /* the thread needs the section to see the flag */
+    pthread_mutex_unlock(&lc_async_mx);
+    /* The thread may need the section to reach its check of the flag. */
+    int depth = lc_thread_suspend();
     pthread_join(lc_async_thread, NULL);
     lc_thread_resume(depth);
-    if (!held) lc_thread_leave_progress();
     lc_async_running = 0;
     pthread_cond_destroy(&lc_async_cv);
 }

@@ -37,9 +37,10 @@ void lc_thread_leave(void)
 {
     if (--lc_thread_depth == 0) {
         if (lc_thread_async) {
-            /* Count out first: the hook may wake the progress thread,
-             * which must then see nobody inside. */
-            atomic_fetch_sub_explicit(&lc_thread_inside, 1, memory_order_relaxed);
+            /* Count out first, sequentially consistent: the hook may
+             * wake the progress thread, which must then see nobody
+             * inside (src/pt2pt/lc_async.c says why no wake-up is lost). */
+            atomic_fetch_sub(&lc_thread_inside, 1);
             lc_thread_on_leave();
         }
         pthread_mutex_unlock(&lc_thread_cs);
@@ -54,14 +55,6 @@ void lc_thread_enter_progress(void)
 void lc_thread_leave_progress(void)
 {
     if (--lc_thread_depth == 0) pthread_mutex_unlock(&lc_thread_cs);
-}
-
-void lc_thread_cond_wait(void *cv, const struct timespec *abstime)
-{
-    if (abstime)
-        pthread_cond_timedwait(cv, &lc_thread_cs, abstime);
-    else
-        pthread_cond_wait(cv, &lc_thread_cs);
 }
 
 int lc_thread_suspend(void)

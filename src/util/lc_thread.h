@@ -70,12 +70,6 @@ extern void (*lc_thread_on_leave)(void);
 void lc_thread_enter_progress(void);
 void lc_thread_leave_progress(void);
 
-/* Sleep on `cv` with the critical section as its mutex (the caller holds
- * it once); abstime NULL = until signalled.  The section is released
- * while sleeping and held again on return. */
-struct timespec;
-void lc_thread_cond_wait(void *cv, const struct timespec *abstime);
-
 /* Leave the section completely (any depth) and return the depth, so that
  * a thread can wait for another one that needs the section (MPI_Finalize
  * joining the progress thread); lc_thread_resume takes it back. */

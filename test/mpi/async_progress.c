@@ -14,14 +14,15 @@
  *   iallreduce every rank Iallreduces 1 MiB of ints; the others Wait at once.
  * Results are checked always.  The timing is asserted only when the
  * library runs such a thread (the variable above is set): the other
- * side must finish within COMPUTE / 2 — it takes at least COMPUTE without
- * the thread, and milliseconds with it.
+ * side must finish within 3/4 of COMPUTE — it takes at least COMPUTE without
+ * the thread, and milliseconds with it (up to a second on this loaded
+ * 2-core machine, hence the margin).
  */
 #include "lc_test.h"
 
 #include <time.h>
 
-#define COMPUTE 2.0
+#define COMPUTE 3.0
 #define BIG (4 << 20)
 #define NRED (1 << 18)
 
@@ -42,12 +43,17 @@ static void compute(double sec)
     sink = x;
 }
 
-static int async_on(void)
+static int is_locus(void)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(lib, &len);
-    const char *v = getenv(strstr(lib, "Locus") ? "LOCUS_ASYNC_PROGRESS" : "MPICH_ASYNC_PROGRESS");
+    return strstr(lib, "Locus") != NULL;
+}
+
+static int async_on(void)
+{
+    const char *v = getenv(is_locus() ? "LOCUS_ASYNC_PROGRESS" : "MPICH_ASYNC_PROGRESS");
     return v && (strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "on") == 0 || strcmp(v, "true") == 0);
 }
 
@@ -55,7 +61,7 @@ static int async_on(void)
 static void judge(const char *what, double took, int check)
 {
     if (check)
-        LC_CHECK(took < COMPUTE / 2, "%s: the peer's side took %.3f s while rank 0 computed %.1f s without MPI "
+        LC_CHECK(took < 0.75 * COMPUTE, "%s: the peer's side took %.3f s while rank 0 computed %.1f s without MPI "
                  "calls: no asynchronous progress", what, took, COMPUTE);
 }
 
@@ -116,7 +122,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < NRED; i++) bad += out[i] != size * (size - 1) / 2 + size * i;
     LC_CHECK(bad == 0, "iallreduce: %ld of %d values wrong", bad, NRED);
 
-    if (rank == 0) {
+    if (rank == 0 && is_locus()) { /* MPICH reports MULTIPLE when its thread runs */
         int provided;
         LC_MPI(MPI_Query_thread(&provided));
         LC_CHECK(provided == MPI_THREAD_SINGLE, "MPI_Init: MPI_Query_thread reports %d, not MPI_THREAD_SINGLE",

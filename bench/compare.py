@@ -66,7 +66,12 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH_SRC = ROOT / "bench"
 UTIL_SRC = BENCH_SRC / "lc_bench_util.c"
 PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c",
-            "dt": BENCH_SRC / "lc_dt_pingpong.c", "io": BENCH_SRC / "lc_io_array.c"}
+            "dt": BENCH_SRC / "lc_dt_pingpong.c", "io": BENCH_SRC / "lc_io_array.c",
+            "icoll": BENCH_SRC / "lc_osu_icoll.c"}
+# The switch that turns on each MPI's asynchronous progress thread; the
+# icoll scenarios also measure each MPI that has one with it on, as the
+# variant "<MPI> +async" (Open MPI 4.1 has no such switch).
+ASYNC_SWITCH = {"locus": "LOCUS_ASYNC_PROGRESS", "mpich": "MPICH_ASYNC_PROGRESS"}
 CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE"]
 
 KiB = 1024
@@ -222,6 +227,7 @@ class Mpi:
         self.library = None       # from the benchmark header
         self.linked = None        # ldd line of the MPI library
         self.ref_of = None        # reference placement of this MPI key (below)
+        self.variant_of = None    # the MPI this one is a configuration of (below)
 
     def one_container_reference(self):
         """A pseudo-MPI for the container scenarios: the same MPI (same
@@ -232,6 +238,16 @@ class Mpi:
                   self.cc_env, self.mpiexec)
         ref.env, ref.bins, ref.linked, ref.ref_of = self.env, self.bins, self.linked, self.key
         return ref
+
+    def async_variant(self):
+        """A pseudo-MPI: the same MPI (binaries, launcher) run with its
+        asynchronous progress thread on (ASYNC_SWITCH in the environment).
+        A variant of the subject is compared with the best peer in a column
+        of its own; a variant of another MPI is one more peer."""
+        v = Mpi(f"{self.key}-async", f"{self.label} +async", self.cc, self.cc_env, self.mpiexec)
+        v.env = dict(self.env, **{ASYNC_SWITCH[self.key]: "1"})
+        v.bins, v.linked, v.variant_of = self.bins, self.linked, self.key
+        return v
 
     def locus_genv(self, env):
         """-genv options that pass `env` to Locus' ranks (none for others:
@@ -382,8 +398,10 @@ class Job:
 
 
 class Scenario:
-    def __init__(self, name, desc, np_, bind, jobs, reps, timeout, hosts=0, containers=0):
+    def __init__(self, name, desc, np_, bind, jobs, reps, timeout, hosts=0, containers=0,
+                 async_variants=False):
         self.name, self.desc, self.np, self.bind = name, desc, np_, bind
+        self.async_variants = async_variants  # also run each MPI with its progress thread
         self.jobs, self.reps, self.timeout = jobs, reps, timeout
         # hosts > 0: emulated hosts; without containers, one rank on each.
         # containers > 0: that many containers in h1, one rank in each, and
@@ -400,7 +418,14 @@ class Scenario:
         MPIs, then in container scenarios Locus' one-container reference."""
         refs = [m.one_container_reference() for m in usable
                 if self.containers and m.key == "locus"]
-        return list(usable) + refs
+        variants = [m.async_variant() for m in usable
+                    if self.async_variants and m.key in ASYNC_SWITCH]
+        # Each variant right after its MPI: runs alternate base, +async, ...
+        order = []
+        for m in usable:
+            order.append(m)
+            order += [v for v in variants if v.variant_of == m.key]
+        return order + refs
 
     def locus_env(self):
         """Environment for Locus' ranks that the placement calls for: in
@@ -628,6 +653,24 @@ def coll_job(sizes, iters):
     return Job("coll", "coll", ["-t", "all", "-S", ",".join(map(str, sizes))] + iters, metrics)
 
 
+def icoll_job(quick):
+    """Nonblocking collectives (bench/lc_osu_icoll.c): 8 B latency of the
+    blocking and nonblocking barrier and allreduce, and for Iallreduce and
+    Ialltoall of 1 MiB the OSU overlap: compute as long as the operation
+    between start and wait, without MPI calls (only a progress thread
+    overlaps) and with 16 MPI_Test calls spread over it."""
+    lat = [("ibarrier_latency", 0, "ibarrier"), ("barrier_latency", 0, "barrier"),
+           ("iallreduce_latency", 8, "iallreduce 8 B"), ("allreduce_latency", 8, "allreduce 8 B")]
+    metrics = [Metric(f"{label} (us)", t, sz, "value", "us", True) for t, sz, label in lat]
+    for op in ("iallreduce", "ialltoall"):
+        metrics.append(Metric(f"{op} 1 MiB (us)", f"{op}_pure", MiB, "value", "us", True))
+        metrics.append(Metric(f"{op} 1 MiB overlap, no MPI calls (%)", f"{op}_overlap_tests0",
+                              MiB, "value", "%", False))
+        metrics.append(Metric(f"{op} 1 MiB overlap, 16 MPI_Test (%)", f"{op}_overlap_tests16",
+                              MiB, "value", "%", False))
+    return Job("icoll", "icoll", ["-s", str(MiB), "-i", "300" if quick else "1000"], metrics)
+
+
 def scenarios(quick):
     """Scenario table.  --quick trims repetitions, sizes and iterations so
     that the default scenarios finish in a few minutes."""
@@ -689,6 +732,16 @@ def scenarios(quick):
             "coll8", "8 ranks on one host, unbound (oversubscribed where "
             "the host has fewer cores): collective latency", 8, False,
             [coll_job(coll_sizes, coll8_it)], coll_reps, 120 if quick else 600),
+        "icoll2": Scenario(
+            "icoll2", "2 ranks on one host, unbound: nonblocking collective latency and "
+            "overlap (OSU method), each MPI as is and, where it has one, with its "
+            "asynchronous progress thread (+async: LOCUS_ASYNC_PROGRESS=1, "
+            "MPICH_ASYNC_PROGRESS=1)",
+            2, False, [icoll_job(quick)], 3 if quick else 5, 120, async_variants=True),
+        "icoll4": Scenario(
+            "icoll4", "4 ranks on one host, unbound (oversubscribed where the host has "
+            "fewer cores; with +async every rank has a second thread): as icoll2",
+            4, False, [icoll_job(quick)], 3 if quick else 5, 180, async_variants=True),
         "io4": Scenario(
             "io4", "4 ranks on one host, unbound: MPI-IO collective and independent "
             "write (+ MPI_File_sync) and read of a block-distributed 3-D array of "
@@ -701,7 +754,7 @@ def scenarios(quick):
     }
 
 
-DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8"
+DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8,icoll2"
 
 
 # ---------------------------------------------------------------- running
@@ -938,15 +991,18 @@ def summarize(sc, mpis, results, subject):
                     "failures": sorted(set(fails))}
             ratio = None
             subj = row["mpis"].get(subject, {}).get("median")
-            # Peers are the other real MPIs: a reference placement of one of
-            # them (Locus in one container) is not a competitor.
+            # Peers are the other real MPIs, in every configuration measured
+            # (MPICH +async is a peer): a reference placement of one of them
+            # (Locus in one container) is not a competitor, nor is a
+            # configuration of the subject itself (Locus +async).
             peers = [row["mpis"][m.key]["median"] for m in mpis
-                     if m.key != subject and not m.ref_of
+                     if m.key != subject and not m.ref_of and m.variant_of != subject
                      and row["mpis"][m.key]["median"] is not None]
-            if subj is not None and peers:
+            best = None
+            if peers:
                 best = min(peers) if met.lower_better else max(peers)
-                if best > 0:
-                    ratio = subj / best
+            if subj is not None and best:
+                ratio = subj / best
             row["ratio"] = ratio
             # MPI / its own reference placement, e.g. Locus two containers /
             # Locus one container (lower is better for latency, higher for
@@ -956,14 +1012,22 @@ def summarize(sc, mpis, results, subject):
                 base = row["mpis"].get(ref.ref_of, {}).get("median")
                 refv = row["mpis"][ref.key]["median"]
                 row["ref_ratios"][ref.key] = base / refv if base is not None and refv else None
+            # A configuration of the subject against the same best peer.
+            for var in [m for m in mpis if m.variant_of == subject]:
+                v = row["mpis"][var.key]["median"]
+                row["ref_ratios"][var.key] = v / best if v is not None and best else None
             table.append(row)
     return table
 
 
-def ref_ratio_heads(mpis):
-    """(key, column head) of the reference ratios, e.g. 'Locus/Locus (1 container)'."""
+def ref_ratio_heads(mpis, table=None):
+    """(key, column head) of the reference ratios, e.g. 'Locus/Locus (1 container)',
+    then of the subject's variants against the best peer, e.g. 'Locus +async/best-peer'
+    (those summarize computed: the keys in the table's ref_ratios)."""
     labels = {m.key: m.label for m in mpis}
-    return [(m.key, f"{labels.get(m.ref_of, m.ref_of)}/{m.label}") for m in mpis if m.ref_of]
+    keys = set(k for row in (table or []) for k in row["ref_ratios"])
+    return [(m.key, f"{labels.get(m.ref_of, m.ref_of)}/{m.label}") for m in mpis if m.ref_of] + \
+        [(m.key, f"{m.label}/best-peer") for m in mpis if m.variant_of and m.key in keys]
 
 
 def fmt_val(v, unit):
@@ -983,7 +1047,7 @@ def cell(stat, unit):
 
 
 def render_table(table, mpis, subject_label, markdown=False, ranges=False):
-    refs = ref_ratio_heads(mpis)
+    refs = ref_ratio_heads(mpis, table)
     heads = ["metric"] + [m.label for m in mpis] + [f"{subject_label}/best-peer"] + \
         [h for _, h in refs]
     rows = []

@@ -16,9 +16,14 @@
  *            compute phase (what an application without such a thread
  *            does).
  *
- * Usage: lc_osu_icoll [-i iters] [-s bytes] [-t tests]
- * Output: one "name value unit" line per metric on rank 0.
+ * Usage: lc_osu_icoll [-i iters] [-s bytes] [-t tests] [-c] [-f table|csv]
+ * Output: one "name value unit" line per metric on rank 0; with -f csv
+ * (bench/compare.py) a "# MPI library:" line, then "test,size,value,unit"
+ * rows.  -c checks the results of the 8 B Iallreduce/Allreduce and of one
+ * Iallreduce of SIZE bytes (exit 2 and "VALIDATION FAILED" if wrong).
  */
+#include "lc_bench_util.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,20 +93,76 @@ static double timed(int op, void *sb, void *rb, int count, int iters, double cpu
     return max_over_ranks((MPI_Wtime() - t0) / iters);
 }
 
+static int csv;
+
+static void metric(const char *name, long size, double value, const char *unit)
+{
+    if (csv)
+        printf("%s,%ld,%.2f,%s\n", name, size, value, unit);
+    else if (size > 0)
+        printf("%s_%ldB %.2f %s\n", name, size, value, unit);
+    else
+        printf("%s %.2f %s\n", name, value, unit);
+}
+
+/* Every rank's contribution is 1.0 + rank at each position: the sum is
+ * exact in floats for any reasonable size. */
+static long check_sum(const float *rb, int count, int p)
+{
+    long bad = 0;
+    float want = (float)p + (float)p * (float)(p - 1) / 2;
+    for (int i = 0; i < count; i++) bad += rb[i] != want;
+    return bad;
+}
+
+static int validate(float *sb, float *rb, int count, int rank, int p)
+{
+    MPI_Request req;
+    long bad = 0;
+    for (int i = 0; i < count; i++) sb[i] = 1.0f + (float)rank;
+    for (int k = 0; k < 3; k++) {
+        int n = k == 2 ? count : 2;
+        memset(rb, 0, (size_t)n * sizeof(float));
+        if (k == 1) {
+            MPI_Allreduce(sb, rb, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        } else {
+            MPI_Iallreduce(sb, rb, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+        bad += check_sum(rb, n, p);
+    }
+    long all = 0;
+    MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (all && rank == 0) fprintf(stderr, "VALIDATION FAILED: %ld wrong sums\n", all);
+    return all == 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int iters = 1000, tests = 16, rank;
+    int iters = 1000, tests = 16, rank, p, check = 0;
     long bytes = 1 << 20;
     int c;
-    while ((c = getopt(argc, argv, "i:s:t:")) != -1) {
+    while ((c = getopt(argc, argv, "i:s:t:cf:")) != -1) {
         if (c == 'i') iters = atoi(optarg);
         else if (c == 's') bytes = atol(optarg);
         else if (c == 't') tests = atoi(optarg);
+        else if (c == 'c') check = 1;
+        else if (c == 'f') csv = strcmp(optarg, "csv") == 0;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
     int count = (int)(bytes / sizeof(float));
     float *sb = calloc((size_t)count + 2, sizeof(float)), *rb = calloc((size_t)count + 2, sizeof(float));
+    if (csv && rank == 0) {
+        lc_bench_print_library("lc_osu_icoll");
+        printf("test,size,value,unit\n");
+    }
+    if (check && !validate(sb, rb, count, rank, p)) {
+        MPI_Finalize();
+        return 2;
+    }
+    if (check && csv && rank == 0) printf("# validation passed\n");
 
     double lat[4];
     lat[0] = timed(OP_IBARRIER, sb, rb, 2, iters, 0, 0);
@@ -109,10 +170,10 @@ int main(int argc, char **argv)
     lat[2] = timed(OP_IALLREDUCE, sb, rb, 2, iters, 0, 0);
     lat[3] = timed(OP_ALLREDUCE, sb, rb, 2, iters, 0, 0);
     if (rank == 0) {
-        printf("ibarrier_latency %.2f us\n", lat[0] * 1e6);
-        printf("barrier_latency %.2f us\n", lat[1] * 1e6);
-        printf("iallreduce_8B_latency %.2f us\n", lat[2] * 1e6);
-        printf("allreduce_8B_latency %.2f us\n", lat[3] * 1e6);
+        metric("ibarrier_latency", 0, lat[0] * 1e6, "us");
+        metric("barrier_latency", 0, lat[1] * 1e6, "us");
+        metric("iallreduce_latency", 8, lat[2] * 1e6, "us");
+        metric("allreduce_latency", 8, lat[3] * 1e6, "us");
     }
     int big_iters = iters / 20 > 10 ? iters / 20 : 10;
     const char *names[2] = { "iallreduce", "ialltoall" };
@@ -126,9 +187,15 @@ int main(int argc, char **argv)
             if (ov < 0) ov = 0;
             if (ov > 100) ov = 100;
             if (rank == 0) {
-                printf("%s_%ldB_pure %.1f us\n", names[k], bytes, pure * 1e6);
-                printf("%s_%ldB_total_tests%d %.1f us\n", names[k], bytes, nt, total * 1e6);
-                printf("%s_%ldB_overlap_tests%d %.1f %%\n", names[k], bytes, nt, ov);
+                char name[64];
+                if (t == 0) {
+                    snprintf(name, sizeof(name), "%s_pure", names[k]);
+                    metric(name, bytes, pure * 1e6, "us");
+                }
+                snprintf(name, sizeof(name), "%s_total_tests%d", names[k], nt);
+                metric(name, bytes, total * 1e6, "us");
+                snprintf(name, sizeof(name), "%s_overlap_tests%d", names[k], nt);
+                metric(name, bytes, ov, "%");
             }
         }
     }

@@ -17,6 +17,7 @@
 #include "lc_config.h"
 #include "mpi/lc_mpi_comm.h"
 #include "pmi/lc_pmi.h"
+#include "pt2pt/lc_async.h"
 #include "util/lc_params.h"
 #include "util/lc_thread.h"
 
@@ -48,7 +49,10 @@ int lc_mpi_thread_grant(int required)
     int level = lc_mpi_thread_level(required);
     /* Before the caller returns, so before the application can have a
      * second thread in MPI on the strength of it. */
-    if (level == MPI_THREAD_MULTIPLE) atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
+    if (level == MPI_THREAD_MULTIPLE) {
+        lc_thread_app_multiple = 1;
+        atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
+    }
     return level;
 }
 
@@ -81,6 +85,9 @@ int lc_mpi_runtime_start(void)
     lc_coll_init();
     lc_mpi_state = LC_MPI_STATE_INIT;
     lc_runtime_users = 1;
+    /* Last: from here every MPI call takes the critical section
+     * (docs/architecture.md "Asynchronous progress"). */
+    lc_async_start();
     return MPI_SUCCESS;
 }
 
@@ -95,6 +102,9 @@ int lc_mpi_runtime_release(void)
     /* Peers leave after the barrier below: a pidfd that says "exited"
      * would no longer mean "died" (lc_liveness.h). */
     lc_liveness_stop();
+    /* The progress thread goes before the last barrier: after it nothing
+     * may touch the rings, and the barrier drives progress itself. */
+    lc_async_stop();
     /* No peer may still be writing into our rings when we unmap them:
      * after this barrier every rank has finished communicating. */
     lc_coll_barrier(lc_comm_builtin[0]);

@@ -71,12 +71,20 @@ int lc_progress(void)
     return events;
 }
 
+int lc_progress_pending(void)
+{
+    return lc_request_incomplete > 0 || lc_pt2pt_pending_peers > 0 || lc_progress_hooks_set != 0;
+}
+
 void lc_progress_idle(void)
 {
     /* MPI_THREAD_MULTIPLE: every wait comes here after a fruitless pass;
      * leaving the critical section lets the thread that will satisfy
-     * this wait (possibly in this process) make its call. */
-    if (lc_unlikely(lc_thread_locking()))
+     * this wait (possibly in this process) make its call.  Not needed
+     * when the section is on only for the asynchronous progress thread
+     * (the application asked for less than MULTIPLE): that thread keeps
+     * out while an application thread is inside MPI (lc_async.c). */
+    if (lc_unlikely(lc_thread_locking()) && (!lc_thread_async || lc_thread_app_multiple))
         lc_thread_yield();
     else if (lc_world.yield_when_idle)
         sched_yield();

@@ -127,6 +127,9 @@ typedef enum {
     LC_PROGRESS_HOOK_N
 } lc_progress_hook_slot_t;
 void lc_progress_hook_set(lc_progress_hook_slot_t slot, lc_progress_hook_fn_t *fn);
+/* Work is in flight that a progress pass may advance: incomplete
+ * requests, sends queued for ring space, or a hook set. */
+int lc_progress_pending(void);
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);

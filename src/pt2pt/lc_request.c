@@ -64,6 +64,15 @@ lc_request_t *lc_request_by_ref(uint32_t ref)
     return lc_request_live(ref, (ref >> LC_REQUEST_INDEX_BITS) & LC_REQUEST_WGEN_MASK, LC_REQUEST_WGEN_MASK);
 }
 
+int lc_request_incomplete;
+#define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
+
+static inline void lc_request_uncount(lc_request_t *req)
+{
+    lc_request_incomplete -= req->counted;
+    req->counted = 0;
+}
+
 lc_request_t *lc_request_alloc(lc_req_kind_t kind)
 {
     if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) return NULL;
@@ -75,6 +84,8 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
     r->gen = gen;
     r->kind = (uint8_t)kind;
     r->in_use = 1;
+    r->counted = (uint8_t)((LC_REQ_COUNTED >> kind) & 1u);
+    lc_request_incomplete += r->counted;
     lc_list_init(&r->pend.link);
     return r;
 }
@@ -92,6 +103,7 @@ void lc_request_release(lc_request_t *req)
     if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);
     if (req->holds_comm) lc_comm_release(req->comm);
     req->holds_comm = 0;
+    lc_request_uncount(req);
     req->in_use = 0;
     req->gen++; /* every name of this life is stale from now on */
     lc_req_free[lc_req_nfree++] = req->index;
@@ -102,6 +114,7 @@ void lc_request_complete(lc_request_t *req)
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
     req->complete = 1;
+    lc_request_uncount(req);
     if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
     if (req->user_freed) lc_request_release(req);
 }
@@ -135,4 +148,5 @@ void lc_request_pool_fini(void)
     lc_req_blocks = NULL;
     lc_req_free = NULL;
     lc_req_nblocks = lc_req_nfree = 0;
+    lc_request_incomplete = 0;
 }

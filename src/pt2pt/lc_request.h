@@ -80,6 +80,7 @@ typedef struct lc_request {
     uint8_t cancelled;
     uint8_t holds_comm;      /* holds a reference on comm (dropped at release) */
     uint8_t marked;          /* seen in the array being checked (duplicates: lc_mpi_request.c) */
+    uint8_t counted;         /* counted in lc_request_incomplete (until complete or released) */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
     volatile int complete;
     uint32_t gen;            /* grows at each release: see the top of this file */
@@ -138,6 +139,12 @@ typedef struct lc_request {
 #define LC_REQUEST_WGEN_MASK 0xfffu /* generation bits in a wire reference */
 
 lc_request_t *lc_request_alloc(lc_req_kind_t kind);
+/* Operations in flight that progress can advance: sends, receives,
+ * collective instances and partitioned rounds allocated and neither
+ * complete nor released (persistent and partitioned handles, messages
+ * and generalized requests are not counted: progress does nothing for
+ * them).  The asynchronous progress thread sleeps while it is 0. */
+extern int lc_request_incomplete;
 /* Keep req->comm alive while the request exists (requests the user can
  * hold across MPI_Comm_free). */
 static inline void lc_request_hold_comm(lc_request_t *req)

@@ -51,6 +51,13 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_ENUM("POLL", poll_mode, "auto", "auto|spin|yield", LC_PARAM_RANKS,
         "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
         "host outnumber the cores they may run on."),
+    LC_PARAM_ROW_BOOL("ASYNC_PROGRESS", async_progress, "0", LC_PARAM_RANKS,
+        "Start a progress thread at MPI_Init that advances nonblocking and persistent operations "
+        "(point-to-point, collectives, RMA, partitioned) while the application computes outside MPI. "
+        "The library then serializes its calls internally as at MPI_THREAD_MULTIPLE, whatever level was "
+        "asked (the level reported is the one asked). The thread sleeps when nothing is pending and "
+        "backs off to naps of up to 1 ms when pending work makes no progress; it never runs while an "
+        "application thread is inside an MPI call. Costs latency (docs/performance.md); off by default."),
     LC_PARAM_ROW_BOOL("SHOW_CHANNELS", show_channels, "0", LC_PARAM_RANKS,
         "Rank 0 prints the peers x channel matrix and why each channel was chosen."),
     LC_PARAM_ROW_BOOL("QUIET", quiet, "0", LC_PARAM_RANKS,

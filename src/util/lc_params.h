@@ -55,6 +55,7 @@ typedef struct lc_params {
     int    cma;               /* allow CMA single copy at all */
     size_t pipeline_chunk;    /* fragment size of the two-copy pipeline */
     int    poll_mode;         /* lc_poll_mode_t */
+    int    async_progress;    /* a progress thread advances nonblocking operations (src/pt2pt/lc_async.c) */
     int    show_channels;     /* rank 0 prints the peer x channel matrix */
     int    quiet;             /* lc_log_warn prints nothing */
     int    debug;             /* report suspicious but legal use (unreceived messages) */

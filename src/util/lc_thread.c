@@ -11,20 +11,68 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 atomic_int lc_thread_multiple;
+atomic_int lc_thread_inside;
+int lc_thread_async;
+int lc_thread_app_multiple;
+void (*lc_thread_on_leave)(void);
 
 static pthread_mutex_t lc_thread_cs = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int lc_thread_depth;
 
 void lc_thread_enter(void)
 {
-    if (lc_thread_depth++ == 0) pthread_mutex_lock(&lc_thread_cs);
+    if (lc_thread_depth++ == 0) {
+        /* Counted before locking, so that the progress thread, which
+         * checks the count with the lock held, finishes its pass and
+         * keeps out while this thread waits for the lock or is inside. */
+        if (lc_thread_async) atomic_fetch_add_explicit(&lc_thread_inside, 1, memory_order_relaxed);
+        pthread_mutex_lock(&lc_thread_cs);
+    }
 }
 
 void lc_thread_leave(void)
 {
+    if (--lc_thread_depth == 0) {
+        if (lc_thread_async) {
+            /* Count out first, sequentially consistent: the hook may
+             * wake the progress thread, which must then see nobody
+             * inside (src/pt2pt/lc_async.c says why no wake-up is lost). */
+            atomic_fetch_sub(&lc_thread_inside, 1);
+            lc_thread_on_leave();
+        }
+        pthread_mutex_unlock(&lc_thread_cs);
+    }
+}
+
+void lc_thread_enter_progress(void)
+{
+    if (lc_thread_depth++ == 0) pthread_mutex_lock(&lc_thread_cs);
+}
+
+void lc_thread_leave_progress(void)
+{
     if (--lc_thread_depth == 0) pthread_mutex_unlock(&lc_thread_cs);
+}
+
+int lc_thread_suspend(void)
+{
+    int depth = lc_thread_depth;
+    if (depth > 0) {
+        lc_thread_depth = 0;
+        pthread_mutex_unlock(&lc_thread_cs);
+    }
+    return depth;
+}
+
+void lc_thread_resume(int depth)
+{
+    if (depth > 0) {
+        pthread_mutex_lock(&lc_thread_cs);
+        lc_thread_depth = depth;
+    }
 }
 
 void lc_thread_yield(void)

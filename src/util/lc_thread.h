@@ -47,4 +47,33 @@ void lc_thread_yield(void);
 /* This thread holds the critical section (for assertions). */
 int lc_thread_held(void);
 
+/* --- Asynchronous progress (LOCUS_ASYNC_PROGRESS, src/pt2pt/lc_async.c) ---
+ *
+ * The progress thread must know whether an application thread is inside
+ * an MPI call: that thread drives progress itself (a wait polls), so the
+ * progress thread stays out of its way instead of contending for the
+ * section.  While lc_thread_async is set, every outermost enter of an
+ * application thread counts itself in lc_thread_inside (before it locks:
+ * one waiting for the lock counts too) and every outermost leave counts
+ * itself out and then, still holding the section, calls
+ * lc_thread_on_leave (which wakes the progress thread when the call left
+ * work pending).  Both are set once, before the progress thread exists
+ * and while no other thread is in MPI (MPI_Init). */
+extern atomic_int lc_thread_inside;
+extern int lc_thread_async;
+/* The application was granted MPI_THREAD_MULTIPLE (lc_thread_multiple
+ * may be set for the progress thread alone). */
+extern int lc_thread_app_multiple;
+extern void (*lc_thread_on_leave)(void);
+
+/* The progress thread's own enter / leave: not counted, no hook. */
+void lc_thread_enter_progress(void);
+void lc_thread_leave_progress(void);
+
+/* Leave the section completely (any depth) and return the depth, so that
+ * a thread can wait for another one that needs the section (MPI_Finalize
+ * joining the progress thread); lc_thread_resume takes it back. */
+int lc_thread_suspend(void);
+void lc_thread_resume(int depth);
+
 #endif

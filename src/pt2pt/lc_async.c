@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_async.c — the asynchronous progress thread (LOCUS_ASYNC_PROGRESS=1).
+ *
+ * One thread per process runs progress passes while operations are in
+ * flight and no application thread is inside MPI, so a nonblocking
+ * operation advances while the application computes.  It is just another
+ * thread in MPI: every pass runs inside the critical section of
+ * src/util/lc_thread.c (taken per pass, released between passes), which
+ * is why the library runs with the section on whatever thread level the
+ * application asked for.
+ *
+ * Sleeping uses a mutex of its own (lc_async_mx) and a condition
+ * variable, not the critical section, so that a woken thread that finds
+ * an application thread inside MPI goes back to sleep without touching
+ * the section (the application never waits for it, nor pays a futex wake
+ * when it unlocks).  States (lc_async_state, written under lc_async_mx):
+ *   RUNNING  making passes;
+ *   PARKED   nothing pending (lc_progress_pending() == 0) or an
+ *            application thread is inside MPI (it drives progress
+ *            itself): sleeps until an application thread's outermost
+ *            leave finds work pending (lc_async_on_leave), or stop;
+ *   NAPPING  work pending but passes find nothing (waiting for a peer):
+ *            a timed sleep, 20 us doubling to 1 ms; not woken by leaves
+ *            (an application calling MPI_Test in a loop would otherwise
+ *            pay a wake-up per call), only by its timeout or stop.
+ * Before napping, fruitless passes back off: a few spins (unless ranks
+ * outnumber cores), then sched_yield, so a full machine keeps its cores
+ * for the application.
+ *
+ * No wake-up is lost.  What makes work runnable for the thread — work
+ * becoming pending, or the last application thread leaving MPI — happens
+ * inside an MPI call, whose outermost leave first counts itself out of
+ * lc_thread_inside and then, section held, runs the hook.  The thread
+ * parks either (a) holding the section, having seen nothing pending, or
+ * (b) having stored PARKED and then seen lc_thread_inside > 0.  In (a) a
+ * later leave sees PARKED (the section orders them).  In (b) the thread's
+ * store of the state and load of the count and the leaver's decrement of
+ * the count and load of the state are all sequentially consistent: at
+ * least one of the two sees the other's store — the thread then does not
+ * park, or the leaver wakes it.
+ */
+#include "pt2pt/lc_async.h"
+#include "pt2pt/lc_pt2pt_impl.h"
+#include "util/lc_params.h"
+#include "util/lc_thread.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+enum { LC_ASYNC_RUNNING, LC_ASYNC_PARKED, LC_ASYNC_NAPPING };
+
+/* Fruitless passes before yielding, and before napping. */
+#define LC_ASYNC_SPINS 64
+#define LC_ASYNC_YIELDS 256
+#define LC_ASYNC_NAP_MIN_NS 20000L
+#define LC_ASYNC_NAP_MAX_NS 1000000L
+
+static pthread_t lc_async_thread;
+static pthread_mutex_t lc_async_mx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lc_async_cv;
+static int lc_async_running;       /* the thread exists (the caller's side only) */
+static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere */
+static int lc_async_quit;          /* under lc_async_mx */
+
+/* An application thread's outermost leave, section held, after it
+ * counted itself out of lc_thread_inside. */
+static void lc_async_on_leave(void)
+{
+    if (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && lc_progress_pending()) {
+        pthread_mutex_lock(&lc_async_mx);
+        if (atomic_load(&lc_async_state) == LC_ASYNC_PARKED) {
+            atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
+            pthread_cond_signal(&lc_async_cv);
+        }
+        pthread_mutex_unlock(&lc_async_mx);
+    }
+}
+
+/* lc_async_mx held; PARKED already stored.  Returns with it held. */
+static void lc_async_park(void)
+{
+    while (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && !lc_async_quit)
+        pthread_cond_wait(&lc_async_cv, &lc_async_mx);
+    atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+}
+
+/* lc_async_mx held; section held (released here).  Returns with the
+ * mutex held. */
+static void lc_async_nap(long ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += ns;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    atomic_store(&lc_async_state, LC_ASYNC_NAPPING);
+    lc_thread_leave_progress();
+    if (!lc_async_quit) pthread_cond_timedwait(&lc_async_cv, &lc_async_mx, &t);
+    atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+}
+
+static void *lc_async_main(void *arg)
+{
+    (void)arg;
+    unsigned idle = 0; /* fruitless passes in a row */
+    long nap = LC_ASYNC_NAP_MIN_NS;
+    unsigned spins = lc_world.yield_when_idle ? 0 : LC_ASYNC_SPINS;
+    pthread_mutex_lock(&lc_async_mx);
+    while (!lc_async_quit) {
+        /* (b): an application thread is inside MPI; park without the section. */
+        atomic_store(&lc_async_state, LC_ASYNC_PARKED);
+        if (atomic_load(&lc_thread_inside) > 0) {
+            lc_async_park();
+            idle = 0;
+            continue;
+        }
+        atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+        pthread_mutex_unlock(&lc_async_mx);
+
+        lc_thread_enter_progress();
+        if (!lc_progress_pending()) { /* (a) */
+            pthread_mutex_lock(&lc_async_mx);
+            atomic_store(&lc_async_state, LC_ASYNC_PARKED);
+            lc_thread_leave_progress();
+            lc_async_park();
+            idle = 0;
+            nap = LC_ASYNC_NAP_MIN_NS;
+            continue;
+        }
+        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0) {
+            /* Someone waits for the section: let it in, park above. */
+        } else if (lc_progress() > 0) {
+            idle = 0;
+            nap = LC_ASYNC_NAP_MIN_NS;
+        } else if (++idle > spins + LC_ASYNC_YIELDS) {
+            pthread_mutex_lock(&lc_async_mx);
+            lc_async_nap(nap); /* releases the section */
+            if (nap < LC_ASYNC_NAP_MAX_NS) nap = nap * 2 < LC_ASYNC_NAP_MAX_NS ? nap * 2 : LC_ASYNC_NAP_MAX_NS;
+            continue;
+        }
+        /* Between passes the section is free for the application. */
+        lc_thread_leave_progress();
+        if (idle == 0 || idle <= spins)
+            lc_cpu_relax();
+        else
+            sched_yield();
+        pthread_mutex_lock(&lc_async_mx);
+    }
+    pthread_mutex_unlock(&lc_async_mx);
+    return NULL;
+}
+
+int lc_async_start(void)
+{
+    if (!lc_params.async_progress || lc_async_running) return lc_async_running;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&lc_async_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    lc_async_quit = 0;
+    atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+    /* Before the thread exists and before MPI_Init returns: from here
+     * every call of the application takes the section and counts itself
+     * in lc_thread_inside (pthread_create orders these for the thread). */
+    lc_thread_on_leave = lc_async_on_leave;
+    lc_thread_async = 1;
+    atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
+    int rc = pthread_create(&lc_async_thread, NULL, lc_async_main, NULL);
+    if (rc != 0) {
+        lc_log_warn("LOCUS_ASYNC_PROGRESS: cannot start the progress thread (%s); running without it",
+                    strerror(rc));
+        return 0;
+    }
+    lc_async_running = 1;
+    return 1;
+}
+
+void lc_async_stop(void)
+{
+    if (!lc_async_running) return;
+    pthread_mutex_lock(&lc_async_mx);
+    lc_async_quit = 1;
+    pthread_cond_signal(&lc_async_cv);
+    pthread_mutex_unlock(&lc_async_mx);
+    /* The thread may need the section to reach its check of the flag. */
+    int depth = lc_thread_suspend();
+    pthread_join(lc_async_thread, NULL);
+    lc_thread_resume(depth);
+    lc_async_running = 0;
+    pthread_cond_destroy(&lc_async_cv);
+}

@@ -66,7 +66,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH_SRC = ROOT / "bench"
 UTIL_SRC = BENCH_SRC / "lc_bench_util.c"
 PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c",
-            "dt": BENCH_SRC / "lc_dt_pingpong.c", "io": BENCH_SRC / "lc_io_array.c"}
+            "dt": BENCH_SRC / "lc_dt_pingpong.c", "io": BENCH_SRC / "lc_io_array.c",
+            "threads": BENCH_SRC / "lc_thread_rate.c"}
 CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE"]
 
 KiB = 1024
@@ -581,6 +582,20 @@ def mr_job(sizes):
                 for s in sizes])
 
 
+def thread_rate_job(threads, quick, by="comm"):
+    """Multi-threaded message rate (bench/lc_thread_rate.c): T threads per
+    rank, thread t of rank 0 paired with thread t of rank 1 on its own
+    communicator (by="tag": one communicator, a tag per pair), windows of
+    64 8 B Isend/Irecv; messages/s over all pairs.  Each program run asks
+    for MPI_THREAD_MULTIPLE and prints the level provided (it fails
+    without it)."""
+    args = ["-T", ",".join(map(str, threads)), "-m", by] + \
+        (["-i", "1000", "-x", "100"] if quick else ["-i", "4000", "-x", "200"])
+    return Job(f"thr-{by}", "threads", args,
+               [Metric(f"{by} {t} thr x pairs 8B (msg/s)", f"mr_t{t}", 8, "messages_per_s",
+                       "msg/s", False) for t in threads])
+
+
 COLLS = ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
          "allgather", "alltoall", "reduce_scatter"]
 
@@ -655,6 +670,13 @@ def scenarios(quick):
         "mr": Scenario(
             "mr", "2 ranks on one host (1 pair), bound: small-message rate",
             2, True, [mr_job([1, 8, 64, 512, 4 * KiB])], 3 if quick else 5, 60),
+        "threads2": Scenario(
+            "threads2", "2 ranks on one host, unbound, MPI_THREAD_MULTIPLE: "
+            "message rate of T = 1, 2, 4 thread pairs (one communicator per "
+            "pair, and one shared communicator with a tag per pair)",
+            2, False, [thread_rate_job([1, 2, 4], quick),
+                       thread_rate_job([1, 2, 4], quick, "tag")],
+            3 if quick else 5, 120),
         "dt2": Scenario(
             "dt2", "2 ranks on one host, each bound to its own core: ping-pong "
             "of derived datatypes (vectors of 64 B blocks at a 128 B stride, "

@@ -20,7 +20,8 @@ What it does
 ------------
 1. Finds the MPIs: Locus (build/bin/mpicc + build/bin/mpiexec, when built),
    MPICH (mpicc.mpich/mpiexec.mpich), Open MPI (mpicc.openmpi/mpiexec.openmpi).
-2. Builds bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c
+2. Builds bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c,
+   bench/lc_thread_rate.c
    and bench/lc_io_array.c (each with bench/lc_bench_util.c) with each MPI's own
    compiler wrapper into build/bench/<mpi>/ (always rebuilt; it takes seconds).
 3. Runs each scenario R times, alternating the MPIs run by run (Locus,
@@ -723,7 +724,7 @@ def scenarios(quick):
     }
 
 
-DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8"
+DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8,threads2"
 
 
 # ---------------------------------------------------------------- running

@@ -54,7 +54,7 @@ test-tsan: setup
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOCUS_TSAN=ON >/dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --output-on-failure --timeout 300 -j$(JOBS) -R '^mpi\.(threads_|init_thread|async_progress)'
+	  ctest --output-on-failure --timeout 300 -j$(JOBS) -R '^(mpi|ofi)\.(threads_|init_thread|async_progress|thread_stress\.[0-9]+\.[0-9]+(\.mixed)?$$)'
 
 stress: build
 	cd $(BUILD) && LOCUS_STRESS=1 ctest --output-on-failure -L stress

@@ -20,7 +20,8 @@ What it does
 ------------
 1. Finds the MPIs: Locus (build/bin/mpicc + build/bin/mpiexec, when built),
    MPICH (mpicc.mpich/mpiexec.mpich), Open MPI (mpicc.openmpi/mpiexec.openmpi).
-2. Builds bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c
+2. Builds bench/lc_osu_pt2pt.c, bench/lc_osu_coll.c, bench/lc_dt_pingpong.c,
+   bench/lc_thread_rate.c
    and bench/lc_io_array.c (each with bench/lc_bench_util.c) with each MPI's own
    compiler wrapper into build/bench/<mpi>/ (always rebuilt; it takes seconds).
 3. Runs each scenario R times, alternating the MPIs run by run (Locus,
@@ -67,7 +68,7 @@ BENCH_SRC = ROOT / "bench"
 UTIL_SRC = BENCH_SRC / "lc_bench_util.c"
 PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c",
             "dt": BENCH_SRC / "lc_dt_pingpong.c", "io": BENCH_SRC / "lc_io_array.c",
-            "icoll": BENCH_SRC / "lc_osu_icoll.c"}
+            "icoll": BENCH_SRC / "lc_osu_icoll.c", "threads": BENCH_SRC / "lc_thread_rate.c"}
 # The switch that turns on each MPI's asynchronous progress thread; the
 # icoll scenarios also measure each MPI that has one with it on, as the
 # variant "<MPI> +async" (Open MPI 4.1 has no such switch).
@@ -606,6 +607,21 @@ def mr_job(sizes):
                 for s in sizes])
 
 
+def thread_rate_job(threads, quick, by="comm"):
+    """Multi-threaded message rate (bench/lc_thread_rate.c): T threads per
+    rank, thread t of rank 0 paired with thread t of rank 1 on its own
+    communicator (by="tag": one communicator, a tag per pair), windows of
+    64 8 B Isend/Irecv; messages/s over all pairs.  -i is shared out among
+    the threads (Open MPI 4.1 moves ~5k msg/s with 2+ threads here).  Each program run asks
+    for MPI_THREAD_MULTIPLE and prints the level provided (it fails
+    without it)."""
+    args = ["-T", ",".join(map(str, threads)), "-m", by] + \
+        (["-i", "2000", "-x", "50"] if quick else ["-i", "6000", "-x", "100"])
+    return Job(f"thr-{by}", "threads", args,
+               [Metric(f"{by} {t} thr x pairs 8B (msg/s)", f"mr_t{t}", 8, "messages_per_s",
+                       "msg/s", False) for t in threads])
+
+
 COLLS = ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
          "allgather", "alltoall", "reduce_scatter"]
 
@@ -698,6 +714,13 @@ def scenarios(quick):
         "mr": Scenario(
             "mr", "2 ranks on one host (1 pair), bound: small-message rate",
             2, True, [mr_job([1, 8, 64, 512, 4 * KiB])], 3 if quick else 5, 60),
+        "threads2": Scenario(
+            "threads2", "2 ranks on one host, unbound, MPI_THREAD_MULTIPLE: "
+            "message rate of T = 1, 2, 4 thread pairs (one communicator per "
+            "pair, and one shared communicator with a tag per pair)",
+            2, False, [thread_rate_job([1, 2, 4], quick),
+                       thread_rate_job([1, 2, 4], quick, "tag")],
+            3 if quick else 5, 120),
         "dt2": Scenario(
             "dt2", "2 ranks on one host, each bound to its own core: ping-pong "
             "of derived datatypes (vectors of 64 B blocks at a 128 B stride, "
@@ -754,7 +777,7 @@ def scenarios(quick):
     }
 
 
-DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8,icoll2"
+DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8,icoll2,threads2"
 
 
 # ---------------------------------------------------------------- running

@@ -63,9 +63,15 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
      * ask the sender to pipeline the data through the ring.  A derived-
      * datatype send that was not packed offers its block list, or nothing
      * to pull (lc_pt2pt_typed.c). */
+    int how = LC_PICK_PIPE;
     if (from->can_pull && size >= from->pull_min && !(flags & LC_PKT_FLAG_NOPULL) &&
-        (!(flags & LC_PKT_FLAG_LIST) || from->ops->pull_list)) {
+        (!(flags & LC_PKT_FLAG_LIST) || from->ops->pull_list))
+        how = lc_likely(!from->pick.calibrate)
+                  ? LC_PICK_PULL
+                  : lc_pick_choose(from, size, !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
+    if (how & LC_PICK_PULL) {
         int rc = LC_OK;
+        double t0 = (how & LC_PICK_SAMPLE) ? lc_time_now() : 0;
         if (!n)
             rc = LC_OK;
         else if (lc_unlikely(flags & LC_PKT_FLAG_LIST))
@@ -75,12 +81,18 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
                                        : lc_pt2pt_pull_typed(from, req->rcur, addr, key, n);
         if (rc != LC_OK)
             req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
+        else if (how & LC_PICK_SAMPLE)
+            lc_pick_sample(from, n, 1, lc_time_now() - t0);
         lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
         lc_request_complete(req);
         return;
     }
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
+    if (lc_unlikely(from->pick.calibrate)) { /* lc_pt2pt_pick.c: count it, time it from the CTS */
+        from->pick.pipelining++;
+        req->pick_t0 = (how & LC_PICK_SAMPLE) ? lc_time_now() : 0;
+    }
     lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, req->index);
 }
 
@@ -158,7 +170,10 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
         }
     }
     req->offset += n;
-    if (req->offset >= req->msg_size) lc_request_complete(req);
+    if (req->offset >= req->msg_size) {
+        if (lc_unlikely(from->pick.calibrate)) lc_pick_pipe_done(from, req);
+        lc_request_complete(req);
+    }
 }
 
 static lc_unexp_t *lc_find_unexpected(uint32_t ctx, int src, int tag)

@@ -10,8 +10,10 @@
  * CMA copy wins (docs/performance.md, "CMA or pipeline").  So the receiver
  * (who picks the protocol of a rendezvous: it pulls and sends FIN, or
  * sends CTS) times its first messages from each peer both ways and keeps
- * the faster, per size class (64-256 KiB, 256 KiB-1 MiB, 1-4 MiB, larger:
- * cache effects change the winner with size).
+ * CMA unless the pipeline is clearly faster (LC_PICK_PIPE_MARGIN), per
+ * size class (64-256 KiB, 256 KiB-1 MiB, 1-4 MiB, larger: cache effects
+ * change the winner with size).  When the host's ranks outnumber its
+ * cores, CMA without measuring.
  *
  * A sample is what the receiver can time alone: a pull's duration, or a
  * pipelined message's from CTS to its last fragment.  A pipeline sample
@@ -36,6 +38,15 @@
 #include <string.h>
 
 #define LC_PICK_SAMPLES 3
+/* The pipeline must be this much faster on lone messages to be chosen.
+ * A lone-message sample sees neither what CMA gains with a window of
+ * messages in flight (no fragments serialised through one pool: on this
+ * VM 1.37-1.6x the pipeline's windowed bandwidth at 64 KiB-4 MiB with the
+ * two copies near equal on ping-pong) nor what a busy or descheduled
+ * sender costs the pipeline; the placements measured differ far more than
+ * this margin (pipeline 3.5-4.5x CMA where the cores share a cache,
+ * docs/performance.md "CMA or pipeline"). */
+#define LC_PICK_PIPE_MARGIN 1.25
 
 typedef enum lc_pick_choice { LC_PICK_UNDECIDED = 0, LC_PICK_CHOSE_PULL, LC_PICK_CHOSE_PIPE } lc_pick_choice_t;
 
@@ -53,6 +64,12 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool plain)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
     if (c->choice != LC_PICK_UNDECIDED) return c->choice == LC_PICK_CHOSE_PULL ? LC_PICK_PULL : LC_PICK_PIPE;
+    /* Ranks outnumber cores: the pipeline needs sender and receiver
+     * running at once, CMA only the receiver.  Nothing to measure. */
+    if (lc_world.local_size > lc_world.usable_cores) {
+        c->choice = LC_PICK_CHOSE_PULL;
+        return LC_PICK_PULL;
+    }
     /* Undecided.  A derived-datatype message is not timed (its speed is
      * the datatype's): the pipeline, as before calibration existed. */
     if (!plain || from->pick.sampling) return LC_PICK_PIPE;
@@ -76,9 +93,7 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
         c->n_pipe++;
     }
     if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
-    /* A tie goes to CMA: it needs nothing from the sender, which may be
-     * computing instead of pushing fragments. */
-    c->choice = c->pull_bw >= c->pipe_bw ? LC_PICK_CHOSE_PULL : LC_PICK_CHOSE_PIPE;
+    c->choice = c->pipe_bw > LC_PICK_PIPE_MARGIN * c->pull_bw ? LC_PICK_CHOSE_PIPE : LC_PICK_CHOSE_PULL;
     if (lc_params.show_channels)
         fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s (best of %d): %s\n",
                 lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,

@@ -69,6 +69,8 @@ typedef struct lc_pkt_rts {
     uint64_t key;    /* remote-access key of the buffer: filled in by a channel that needs one
                       * (ofi registers the buffer as the RTS leaves, and may rewrite addr to an
                       * offset in that registration); 0 for self and shm */
+    uint64_t stamp_ns; /* sender's CLOCK_MONOTONIC (ns) as the RTS left, for a receiver on the same
+                        * kernel that calibrates CMA against the pipeline (lc_pt2pt_pick.c); 0: none */
 } lc_pkt_rts_t;
 
 typedef struct lc_pkt_ctl {

@@ -71,11 +71,12 @@ void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
  * pull; LC_PICK_SAMPLE: time it as a calibration sample. */
 enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2 };
 /* For a message of `size` bytes from a peer with pick.calibrate that could
- * be pulled; `plain` when it is one contiguous run into one (no datatype
- * on either side, not truncated): only those are timed. */
-int lc_pick_choose(lc_peer_t *from, size_t size, bool plain);
-/* A timed sample: `size` bytes pulled (or pipelined, from CTS to the last
- * fragment) in `seconds`. */
+ * be pulled; `timed` when it may be a sample: one contiguous run into one
+ * (no datatype on either side, not truncated), matched as its RTS
+ * arrived, with the sender's stamp. */
+int lc_pick_choose(lc_peer_t *from, size_t size, bool timed);
+/* A timed sample: `size` bytes pulled (or pipelined) in `seconds` from the
+ * RTS leaving the sender to the end of the pull (the last fragment). */
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds);
 /* Called when a pipelined receive from a calibrating peer completes. */
 void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req);

@@ -7,25 +7,31 @@
  * VM cannot see: when they share a cache the pipeline's two copies run in
  * parallel out of a pool that stays in it (36-45 GB/s measured), when they
  * do not the lines of every fragment cross between caches twice and one
- * CMA copy wins (docs/performance.md, "CMA or pipeline").  So the receiver
- * (who picks the protocol of a rendezvous: it pulls and sends FIN, or
- * sends CTS) times its first messages from each peer both ways and keeps
- * CMA unless the pipeline is clearly faster (LC_PICK_PIPE_MARGIN), per
- * size class (64-256 KiB, 256 KiB-1 MiB, 1-4 MiB, larger: cache effects
- * change the winner with size).  When the host's ranks outnumber its
- * cores, CMA without measuring.
+ * CMA copy wins on a window of messages, while a lone message still goes
+ * faster through the pipeline (docs/performance.md, "CMA or pipeline").
  *
- * A sample is what the receiver can time alone: a pull's duration, or a
- * pipelined message's from CTS to its last fragment.  A pipeline sample
- * counts only if no other receive from the same peer was being pipelined
- * when its CTS went out (else it would time the queue), and while it runs
- * every other candidate from that peer is pipelined too, untimed (a pull
- * would stop the receiver from draining the sample's fragments).  The
- * best of LC_PICK_SAMPLES of each is kept: on a shared machine the best
- * is the run nobody interrupted.  Samples alternate, pipeline first; when
- * the pipeline cannot be timed (a window of messages in flight) the
- * message is pulled and timed instead, so a class whose pipeline never
- * gets a quiet moment still decides once the pipeline gets one.
+ * The receiver picks the protocol of a rendezvous (it pulls and sends
+ * FIN, or sends CTS), so it measures: for each peer and size class
+ * (64-256 KiB, 256 KiB-1 MiB, 1-4 MiB, larger) it times its first
+ * messages both ways, from the moment the RTS left the sender (the RTS
+ * carries the sender's CLOCK_MONOTONIC: same kernel, since CMA works) to
+ * the end of the pull or the last fragment.  Only messages whose receive
+ * was posted when the RTS arrived are timed.  A pipeline sample also
+ * needs no other message from that peer being pipelined when it starts
+ * (else it would time a queue), and while it runs every other candidate
+ * from that peer is pipelined too, untimed (a pull would stop the
+ * receiver from draining the sample's fragments).  The best of
+ * LC_PICK_SAMPLES of each is kept: on a shared machine the best is the
+ * run nobody interrupted.  Then, per class:
+ *
+ *   pipeline > LC_PICK_PIPE_MARGIN x CMA   the pipeline, always;
+ *   pipeline > CMA                         the pipeline for a lone
+ *       message, CMA when another one from the peer is being pipelined
+ *       (a window: CMA needs no fragment to pass through the one pool);
+ *   else                                   CMA.
+ *
+ * When the host's ranks outnumber its cores, CMA without measuring (the
+ * pipeline needs sender and receiver running at the same moment).
  *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
@@ -38,19 +44,24 @@
 #include <string.h>
 
 #define LC_PICK_SAMPLES 3
-/* The pipeline must be this much faster on lone messages to be chosen.
- * A lone-message sample sees neither what CMA gains with a window of
- * messages in flight (on this VM, quiet: 1.37-1.6x the pipeline's
- * windowed bandwidth at 64 KiB-4 MiB) nor what the pipeline loses when
- * sender and receiver are not running at the same moment (busy host:
- * every full pool waits for a time slice; windowed 1 MiB fell to 28 MB/s
- * against CMA's 1.2 GB/s), while its best-of-3 lone samples still showed
- * it 1.35x CMA.  The placements measured differ far more than the margin
- * (pipeline 3.5-4.5x CMA where the two cores share a cache),
- * docs/performance.md "CMA or pipeline". */
+/* Lead the pipeline needs on lone messages to be used for windows too.
+ * Where it does not share a cache (this VM, 2026-11-26, quiet) CMA moved
+ * windows of 64 KiB-4 MiB 1.37-1.6x faster while the pipeline was ~1.4x
+ * faster for a lone 64 KiB message; on a busy host the pipeline's windows
+ * collapse (every full pool waits for a time slice: 1 MiB at 28 MB/s
+ * against CMA's 1.2 GB/s) while its best lone samples still looked 1.35x
+ * CMA.  Where the cores share a cache the pipeline was 3.5-4.5x CMA,
+ * windowed (docs/performance.md "CMA or pipeline"). */
 #define LC_PICK_PIPE_MARGIN 1.5
+/* Samples longer than this are not believed (a clock from another time namespace). */
+#define LC_PICK_SAMPLE_MAX 10.0
 
-typedef enum lc_pick_choice { LC_PICK_UNDECIDED = 0, LC_PICK_CHOSE_PULL, LC_PICK_CHOSE_PIPE } lc_pick_choice_t;
+typedef enum lc_pick_choice {
+    LC_PICK_UNDECIDED = 0,
+    LC_PICK_CHOSE_PULL,
+    LC_PICK_CHOSE_PIPE,      /* always */
+    LC_PICK_CHOSE_PIPE_LONE, /* for a lone message; CMA while another is pipelined */
+} lc_pick_choice_t;
 
 static const char *const lc_pick_class_name[LC_PICK_CLASSES] = { "64 KiB-256 KiB", "256 KiB-1 MiB", "1-4 MiB",
                                                                   "4 MiB and more" };
@@ -62,20 +73,28 @@ static lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
     return &p->pick.cls[c];
 }
 
-int lc_pick_choose(lc_peer_t *from, size_t size, bool plain)
+int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
-    if (c->choice != LC_PICK_UNDECIDED) return c->choice == LC_PICK_CHOSE_PULL ? LC_PICK_PULL : LC_PICK_PIPE;
+    bool busy = from->pick.pipelining != 0;
+    switch (c->choice) {
+    case LC_PICK_CHOSE_PULL: return LC_PICK_PULL;
+    case LC_PICK_CHOSE_PIPE: return LC_PICK_PIPE;
+    case LC_PICK_CHOSE_PIPE_LONE: return busy ? LC_PICK_PULL : LC_PICK_PIPE;
+    default: break;
+    }
     /* Ranks outnumber cores: the pipeline needs sender and receiver
      * running at once, CMA only the receiver.  Nothing to measure. */
     if (lc_world.local_size > lc_world.usable_cores) {
         c->choice = LC_PICK_CHOSE_PULL;
         return LC_PICK_PULL;
     }
-    /* Undecided.  A derived-datatype message is not timed (its speed is
-     * the datatype's): the pipeline, as before calibration existed. */
-    if (!plain || from->pick.sampling) return LC_PICK_PIPE;
-    if (c->n_pipe <= c->n_pull && c->n_pipe < LC_PICK_SAMPLES && from->pick.pipelining == 0) {
+    /* Undecided: a pipeline sample in flight keeps the rest on the
+     * pipeline; a message that cannot be timed (derived datatype,
+     * unexpected, truncated) goes as a PIPE_LONE class would. */
+    if (from->pick.sampling) return LC_PICK_PIPE;
+    if (!timed) return busy ? LC_PICK_PULL : LC_PICK_PIPE;
+    if (c->n_pipe <= c->n_pull && c->n_pipe < LC_PICK_SAMPLES && !busy) {
         from->pick.sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
@@ -85,7 +104,7 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool plain)
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
-    if (c->choice != LC_PICK_UNDECIDED) return;
+    if (c->choice != LC_PICK_UNDECIDED || !(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
     double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
     if (pulled) {
         if (bw > c->pull_bw) c->pull_bw = bw;
@@ -95,11 +114,15 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
         c->n_pipe++;
     }
     if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
-    c->choice = c->pipe_bw > LC_PICK_PIPE_MARGIN * c->pull_bw ? LC_PICK_CHOSE_PIPE : LC_PICK_CHOSE_PULL;
+    c->choice = c->pipe_bw > LC_PICK_PIPE_MARGIN * c->pull_bw ? LC_PICK_CHOSE_PIPE
+                : c->pipe_bw > c->pull_bw                      ? LC_PICK_CHOSE_PIPE_LONE
+                                                               : LC_PICK_CHOSE_PULL;
     if (lc_params.show_channels)
         fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s (best of %d): %s\n",
                 lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,
-                c->pipe_bw / 1e9, LC_PICK_SAMPLES, c->choice == LC_PICK_CHOSE_PULL ? "CMA" : "pipeline");
+                c->pipe_bw / 1e9, LC_PICK_SAMPLES, c->choice == LC_PICK_CHOSE_PULL   ? "CMA"
+                : c->choice == LC_PICK_CHOSE_PIPE ? "pipeline"
+                                                  : "pipeline alone, CMA in a window");
 }
 
 void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)

@@ -3,8 +3,9 @@
  * Unit test of the CMA-or-pipeline choice (src/pt2pt/lc_pt2pt_pick.c,
  * LOCUS_CMA_THRESHOLD=auto): samples alternate, a pipeline sample only
  * for a lone message, each size class decides on its own after 3 + 3
- * samples with the pipeline needing a 1.5x lead, derived-datatype
- * messages are not timed, oversubscribed hosts pull at once; and the
+ * samples (pipeline 1.5x CMA: always; faster: for lone messages, CMA
+ * while another is pipelined; else CMA), messages that cannot be timed
+ * are not, oversubscribed hosts pull at once; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
@@ -59,14 +60,24 @@ int main(void)
     lc_peer_pick_reset(&p, true);
     CHECK(p.pull_min == LC_PICK_MIN && p.pick.calibrate);
 
-    /* 1-4 MiB: pipeline 10 GB/s, CMA 8 GB/s: not a 1.5x lead, CMA. */
+    /* 1-4 MiB: pipeline 10 GB/s, CMA 8 GB/s: faster, not by 1.5x: the
+     * pipeline for a lone message, CMA for one more in a window. */
     for (int i = 0; i < 3; i++) {
         pipe_sample(&p, MiB, MiB / 10e9);
-        CHECK(lc_pick_choose(&p, MiB, false) == LC_PICK_PIPE); /* typed, undecided: pipeline, untimed */
+        CHECK(lc_pick_choose(&p, MiB, false) == LC_PICK_PIPE); /* untimed, undecided, lone: pipeline */
         pull_sample(&p, MiB, MiB / 8e9);
     }
+    CHECK(p.pick.cls[2].choice == 3);
+    CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PIPE);
+    CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PIPE);
+    p.pick.pipelining = 1;
     CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PULL);
-    CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PULL); /* decided: typed messages follow */
+    CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PULL);
+    CHECK(lc_pick_choose(&p, 8 * MiB, false) == LC_PICK_PULL); /* undecided, untimed, busy: CMA */
+    p.pick.pipelining = 0;
+    lc_pick_sample(&p, 8 * MiB, 1, -1.0); /* a clock from elsewhere: ignored */
+    lc_pick_sample(&p, 8 * MiB, 0, 20.0);
+    CHECK(p.pick.cls[3].n_pull == 0 && p.pick.cls[3].n_pipe == 0);
 
     /* 64-256 KiB, still undecided; a pipeline sample in flight keeps the
      * next messages on the pipeline, untimed; with another message being
@@ -86,12 +97,20 @@ int main(void)
     pipe_sample(&p, 128 * KiB, 128 * KiB / 35e9);
     CHECK(p.pick.cls[0].choice == 2);
     CHECK(lc_pick_choose(&p, 255 * KiB, true) == LC_PICK_PIPE);
-    CHECK(lc_pick_choose(&p, MiB, true) == LC_PICK_PULL); /* the other class keeps its own */
+    p.pick.pipelining = 1;
+    CHECK(lc_pick_choose(&p, 255 * KiB, true) == LC_PICK_PIPE); /* always */
+    CHECK(lc_pick_choose(&p, MiB, true) == LC_PICK_PULL);      /* the other class keeps its own */
+    p.pick.pipelining = 0;
 
-    /* 256 KiB-1 MiB and 4 MiB+ untouched; more ranks than cores: CMA at once. */
-    CHECK(p.pick.cls[1].n_pipe == 0 && p.pick.cls[3].n_pull == 0);
+    /* 256 KiB-1 MiB: CMA as fast as the pipeline: CMA. */
+    for (int i = 0; i < 3; i++) {
+        pipe_sample(&p, 300 * KiB, 300 * KiB / 9e9);
+        pull_sample(&p, 300 * KiB, 300 * KiB / 9e9);
+    }
+    CHECK(p.pick.cls[1].choice == 1 && lc_pick_choose(&p, 400 * KiB, true) == LC_PICK_PULL);
+
+    /* 4 MiB+ untouched; more ranks than cores: CMA at once. */
     lc_world.local_size = 4;
-    CHECK(lc_pick_choose(&p, 512 * KiB, true) == LC_PICK_PULL);
     CHECK(lc_pick_choose(&p, 64 * MiB, true) == LC_PICK_PULL);
 
     /* A reset (a peer wired up again) forgets everything. */

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <sys/types.h>
 
@@ -68,6 +69,8 @@ typedef struct lc_pkt_rts {
     uint64_t key;    /* remote-access key of the buffer: filled in by a channel that needs one
                       * (ofi registers the buffer as the RTS leaves, and may rewrite addr to an
                       * offset in that registration); 0 for self and shm */
+    uint64_t stamp_ns; /* sender's CLOCK_MONOTONIC (ns) as the RTS left, for a receiver on the same
+                        * kernel that calibrates CMA against the pipeline (lc_pt2pt_pick.c); 0: none */
 } lc_pkt_rts_t;
 
 typedef struct lc_pkt_ctl {
@@ -161,6 +164,26 @@ typedef struct lc_peer_ofi {
     struct lc_ofi_peer *state;
 } lc_peer_ofi_t;
 
+/* The receiver's choice between pulling a rendezvous message (single
+ * copy) and asking for the two-copy pipeline, per size class of the
+ * messages from one peer, when LOCUS_CMA_THRESHOLD is auto (the pt2pt
+ * engine's, src/pt2pt/lc_pt2pt_pick.c; the channel only holds it). */
+#define LC_PICK_CLASSES 4
+typedef struct lc_pick_class {
+    uint8_t n_pull, n_pipe;   /* samples taken of each */
+    uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
+    double pull_bw, pipe_bw;  /* best throughput of each seen, bytes per second */
+} lc_pick_class_t;
+typedef struct lc_peer_pick {
+    bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */
+    bool sampling;            /* a pipeline sample from this peer is in flight */
+    uint32_t pipelining;      /* receives from this peer waiting for DATA */
+    lc_pick_class_t cls[LC_PICK_CLASSES];
+} lc_peer_pick_t;
+/* The smallest candidate for calibration: below it, the pipeline (a pull's
+ * system call costs as much as a few 8 KiB fragments). */
+#define LC_PICK_MIN ((size_t)64 << 10)
+
 /* Per-peer state, indexed by world rank.  Filled once at wire-up (the
  * coordinator in src/coord and the channels' connect functions), then
  * read on every message.
@@ -185,9 +208,20 @@ typedef struct lc_peer {
     size_t pull_min;        /* with can_pull: rendezvous messages at least this large are pulled */
     lc_peer_cma_t cma;
     lc_peer_ofi_t ofi;
+    lc_peer_pick_t pick;
 
     char reason[256];       /* why this channel was chosen (SHOW_CHANNELS) */
 } lc_peer_t;
+
+/* Start a peer's pick afresh (wire-up, once CMA is proven): with
+ * `calibrate`, rendezvous messages from LC_PICK_MIN on are candidates and
+ * the receiver measures which way each size class goes. */
+static inline void lc_peer_pick_reset(lc_peer_t *peer, bool calibrate)
+{
+    memset(&peer->pick, 0, sizeof(peer->pick));
+    peer->pick.calibrate = calibrate;
+    if (calibrate) peer->pull_min = LC_PICK_MIN;
+}
 
 _Static_assert(offsetof(lc_peer_t, shm.tx_cell_size) + sizeof(uint32_t) <= 64,
                "a shm send must find what it needs in the peer's first cache line");

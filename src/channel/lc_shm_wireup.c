@@ -125,6 +125,7 @@ void lc_shm_disconnect(lc_peer_t *peer)
     peer->ops = NULL;
     peer->can_pull = false;
     peer->pull_min = 0;
+    lc_peer_pick_reset(peer, false);
     peer->eager_limit = 0;
     peer->chunk = 0;
 }

@@ -285,13 +285,17 @@ static int lc_connect_network_peer(const lc_wireup_t *w, int r, const char *caus
 static void lc_connect_cma(lc_peer_t *p, const lc_identity_t *id, const lc_identity_t *me)
 {
     char base[180], numa[96], why[160];
-    size_t pull_min = lc_topo_far(me->numa_node, id->numa_node) ? lc_params.cma_threshold_xnuma
-                                                                 : lc_params.cma_threshold;
+    bool far = lc_topo_far(me->numa_node, id->numa_node);
+    /* LOCUS_CMA_THRESHOLD=auto: measured per size class on first use
+     * (src/pt2pt/lc_pt2pt_pick.c); across NUMA nodes the fixed XNUMA one. */
+    bool calibrate = !far && lc_params.cma_threshold == LC_PARAM_SIZE_AUTO;
+    size_t pull_min = far ? lc_params.cma_threshold_xnuma : lc_params.cma_threshold;
     if (!lc_params.cma)
         snprintf(base, sizeof(base), "%s", "same kernel; shared-memory segment attached; CMA disabled by LOCUS_CMA=0");
-    else if (lc_cma_connect(p, id->pid, id->cookie_addr, id->cookie, pull_min, why, sizeof(why)) == 0)
+    else if (lc_cma_connect(p, id->pid, id->cookie_addr, id->cookie, pull_min, why, sizeof(why)) == 0) {
+        lc_peer_pick_reset(p, calibrate); /* auto: pull_min becomes where candidates start */
         snprintf(base, sizeof(base), "same kernel; shared-memory segment attached; CMA probe read the cookie");
-    else
+    } else
         snprintf(base, sizeof(base), "same kernel; shared memory; no CMA: %.130s", why);
     lc_coord_reason_numa(me->numa_node, id->numa_node, p, numa, sizeof(numa));
     snprintf(p->reason, sizeof(p->reason), "%.170s; %.80s", base, numa);

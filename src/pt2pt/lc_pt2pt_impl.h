@@ -77,6 +77,20 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
 void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind);
 /* Receive the message Mprobe dequeued (`msg`, consumed) into req. */
 void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
+/* CMA or pipeline for one rendezvous message (lc_pt2pt_pick.c).  Bit 0:
+ * pull; LC_PICK_SAMPLE: time it as a calibration sample. */
+enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2 };
+/* For a message of `size` bytes from a peer with pick.calibrate that could
+ * be pulled; `timed` when it may be a sample: one contiguous run into one
+ * (no datatype on either side, not truncated), matched as its RTS
+ * arrived, with the sender's stamp. */
+int lc_pick_choose(lc_peer_t *from, size_t size, bool timed);
+/* A timed sample: `size` bytes pulled (or pipelined) in `seconds` from the
+ * RTS leaving the sender to the end of the pull (the last fragment). */
+void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds);
+/* Called when a pipelined receive from a calibrating peer completes. */
+void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req);
+
 /* Rendezvous pull of n bytes into a typed receive's cursor: scattered by
  * the channel's pullv (CMA) where it has one, else through a bounce buffer.
  * LC_OK or LC_ERROR (logged). */

@@ -30,9 +30,12 @@ static inline uint32_t lc_req_ctx(const lc_request_t *req)
 
 /* The one delivery routine: `data` is the eager payload (EAGER); `addr`
  * and `key` name the sender's buffer (RTS), or with LC_PKT_FLAG_LIST its
- * block list of `nblocks` entries. */
+ * block list of `nblocks` entries; `t_rts` when the RTS left the sender
+ * (lc_time_now() on the same kernel), for a message matched on arrival
+ * from a calibrating peer, else 0. */
 static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags,
-                       uint32_t sreq, size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data)
+                       uint32_t sreq, size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data,
+                       double t_rts)
 {
     /* The rank a message claims to come from is the rank of its channel's
      * peer in the communicator that matched it: a peer cannot pass its
@@ -70,8 +73,14 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
      * ask the sender to pipeline the data through the ring.  A derived-
      * datatype send that was not packed offers its block list, or nothing
      * to pull (lc_pt2pt_typed.c). */
+    int how = LC_PICK_PIPE;
     if (from->can_pull && size >= from->pull_min && !(flags & LC_PKT_FLAG_NOPULL) &&
-        (!(flags & LC_PKT_FLAG_LIST) || from->ops->pull_list)) {
+        (!(flags & LC_PKT_FLAG_LIST) || from->ops->pull_list))
+        how = lc_likely(!from->pick.calibrate)
+                  ? LC_PICK_PULL
+                  : lc_pick_choose(from, size,
+                                   t_rts > 0 && !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
+    if (how & LC_PICK_PULL) {
         int rc = LC_OK;
         if (!n)
             rc = LC_OK;
@@ -82,19 +91,25 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
                                        : lc_pt2pt_pull_typed(from, req->rcur, addr, key, n);
         if (rc != LC_OK)
             req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
+        else if (how & LC_PICK_SAMPLE)
+            lc_pick_sample(from, n, 1, lc_time_now() - t_rts);
         lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
         lc_request_complete(req);
         return;
     }
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
+    if (lc_unlikely(from->pick.calibrate)) { /* lc_pt2pt_pick.c: count it, time it from the RTS */
+        from->pick.pipelining++;
+        req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_rts : 0;
+    }
     lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, lc_request_ref(req));
 }
 
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
 {
     lc_deliver(req, u->from, u->src, u->tag, u->kind, u->flags, u->sreq, u->size, u->addr, u->key, u->nblocks,
-               u->data);
+               u->data, 0);
 }
 
 void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -105,12 +120,12 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         lc_list_remove(it);
         if (hdr->kind == LC_PKT_EAGER) {
             lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0, 0, 0,
-                       payload);
+                       payload, 0);
         } else {
             lc_pkt_rts_t rts;
             memcpy(&rts, payload, sizeof(rts));
             lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_RTS, hdr->flags, rts.sreq, rts.size, rts.addr, rts.key,
-                       rts.nblocks, NULL);
+                       rts.nblocks, NULL, rts.stamp_ns * 1e-9);
         }
         return;
     }
@@ -168,7 +183,10 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
         }
     }
     req->offset += n;
-    if (req->offset >= req->msg_size) lc_request_complete(req);
+    if (req->offset >= req->msg_size) {
+        if (lc_unlikely(from->pick.calibrate)) lc_pick_pipe_done(from, req);
+        lc_request_complete(req);
+    }
 }
 
 static lc_unexp_t *lc_find_unexpected(uint32_t ctx, int src, int tag)

@@ -80,6 +80,8 @@ static int lc_send_first_packet(lc_request_t *req)
     }
     hdr.kind = LC_PKT_RTS;
     lc_pkt_rts_t rts = { .size = req->bytes, .addr = (uint64_t)(uintptr_t)req->buf, .sreq = lc_request_ref(req) };
+    if (lc_unlikely(req->peer->pick.calibrate)) /* the receiver times the protocol from here */
+        rts.stamp_ns = (uint64_t)(lc_time_now() * 1e9);
     if (lc_unlikely(req->rcur != NULL)) { /* unpacked derived datatype: buf is its block list, if any */
         rts.nblocks = req->nblocks;
         hdr.flags = req->nblocks ? LC_PKT_FLAG_LIST : LC_PKT_FLAG_NOPULL;

@@ -31,11 +31,15 @@ const lc_param_desc_t lc_param_table[] = {
         "Cells per (sender, receiver) ring; a power of two from 2 to 1048576. It also bounds the packets in flight per pair."),
     LC_PARAM_ROW_BOOL("CMA", cma, "1", LC_PARAM_RANKS,
         "Use single-copy CMA (process_vm_readv) for rendezvous when the start-up probe proves it works."),
-    LC_PARAM_ROW_SIZE("CMA_THRESHOLD", cma_threshold, "256m", LC_PARAM_RANKS,
+    LC_PARAM_ROW_SIZE("CMA_THRESHOLD", cma_threshold, "auto", LC_PARAM_RANKS,
         "Rendezvous messages at least this large are pulled with CMA (one copy, no help from the sender); "
-        "smaller ones use the two-copy pipeline through the rings, whose copies run in parallel on both "
-        "cores and whose staging cells stay in cache. Measured on KVM guests the pipeline is faster up to "
-        "64 MiB (docs/performance.md); lower it when senders compute long between MPI calls."),
+        "smaller ones use the two-copy pipeline through the shared-memory pool. auto = measured per pair "
+        "and size class (64 KiB-256 KiB, -1 MiB, -4 MiB, larger): the receiver times its first rendezvous "
+        "messages from each peer both ways: pipeline 1.5x faster = pipeline; faster = pipeline for a lone "
+        "message, CMA while another is pipelined; else CMA; CMA without measuring when the host's ranks "
+        "outnumber its cores (docs/performance.md, \"CMA or pipeline\"); "
+        "below 64 KiB the pipeline. A size fixes the threshold for every pair (0 = CMA for every "
+        "rendezvous)."),
     LC_PARAM_ROW_SIZE("CMA_THRESHOLD_XNUMA", cma_threshold_xnuma, "64k", LC_PARAM_RANKS,
         "CMA_THRESHOLD for a shared-memory pair on two NUMA nodes farther apart than local (see NUMA): "
         "across sockets the two-copy pipeline moves the data over the interconnect twice and CMA once, so "
@@ -152,6 +156,10 @@ static int lc_param_parse(const lc_param_desc_t *d, const char *text, void *fiel
     char *end;
     switch (d->type) {
     case LC_PARAM_SIZE: {
+        if (!strcasecmp(text, "auto") && d->default_value && !strcasecmp(d->default_value, "auto")) {
+            *(size_t *)field = LC_PARAM_SIZE_AUTO;
+            return 0;
+        }
         /* strtoull takes "-1" as 2^64 - 1: a size starts with a digit. */
         if (!isdigit((unsigned char)*text)) return -1;
         errno = 0;

@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 typedef enum lc_param_type {
-    LC_PARAM_SIZE,    /* byte count; accepts suffixes k, m, g (binary) */
+    LC_PARAM_SIZE,    /* byte count; accepts suffixes k, m, g (binary); "auto" where that is the default */
     LC_PARAM_INT,
     LC_PARAM_BOOL,    /* 0/1, yes/no, on/off, true/false */
     LC_PARAM_ENUM,    /* one of the words in `choices` (stored as index) */
@@ -37,6 +37,11 @@ enum {
 
 #define LC_PARAM_STRING_MAX 128
 
+/* The value of a SIZE parameter whose default is "auto" and that was left
+ * so (or set to "auto"): the library decides (e.g. CMA_THRESHOLD: measured
+ * per pair, src/pt2pt/lc_pt2pt_pick.c). */
+#define LC_PARAM_SIZE_AUTO ((size_t)-1)
+
 typedef enum lc_poll_mode {
     LC_POLL_AUTO = 0, /* spin while ranks <= usable cores, else yield */
     LC_POLL_SPIN = 1,
@@ -49,7 +54,7 @@ typedef struct lc_params {
     long   shm_ring_cells;    /* cells per (sender, receiver) ring */
     size_t shm_ring_cell_size; /* bytes per ring cell (the latency path) */
     long   shm_pool_cells;    /* cells of each rank's send pool (cells of shm_cell_size bytes) */
-    size_t cma_threshold;     /* rendezvous messages at least this big use CMA */
+    size_t cma_threshold;     /* rendezvous messages at least this big use CMA; LC_PARAM_SIZE_AUTO: calibrated */
     size_t cma_threshold_xnuma; /* the same for a pair on two NUMA nodes */
     int    numa;              /* load the topology: NUMA node per rank, per-pair decisions */
     int    cma;               /* allow CMA single copy at all */

@@ -11,7 +11,12 @@ static void lc_param_format(const lc_param_desc_t *d, char *buf, size_t len)
 {
     const void *field = (const char *)&lc_params + d->offset;
     switch (d->type) {
-    case LC_PARAM_SIZE: snprintf(buf, len, "%zu", *(const size_t *)field); break;
+    case LC_PARAM_SIZE:
+        if (*(const size_t *)field == LC_PARAM_SIZE_AUTO)
+            snprintf(buf, len, "auto");
+        else
+            snprintf(buf, len, "%zu", *(const size_t *)field);
+        break;
     case LC_PARAM_INT: snprintf(buf, len, "%ld", *(const long *)field); break;
     case LC_PARAM_BOOL: snprintf(buf, len, "%s", *(const int *)field ? "1" : "0"); break;
     case LC_PARAM_ENUM: {

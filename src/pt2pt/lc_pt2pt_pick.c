@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_pt2pt_pick.c — single copy (CMA) or the two-copy pipeline, measured
+ * per pair (issue 13), when LOCUS_CMA_THRESHOLD is auto.
+ *
+ * Which one is faster depends on where the two ranks' cores sit, which a
+ * VM cannot see: when they share a cache the pipeline's two copies run in
+ * parallel out of a pool that stays in it (36-45 GB/s measured), when they
+ * do not the lines of every fragment cross between caches twice and one
+ * CMA copy wins on a window of messages, while a lone message still goes
+ * faster through the pipeline (docs/performance.md, "CMA or pipeline").
+ *
+ * The receiver picks the protocol of a rendezvous (it pulls and sends
+ * FIN, or sends CTS), so it measures: for each peer and size class
+ * (64-256 KiB, 256 KiB-1 MiB, 1-4 MiB, larger) it times its first
+ * messages both ways, from the moment the RTS left the sender (the RTS
+ * carries the sender's CLOCK_MONOTONIC: same kernel, since CMA works) to
+ * the end of the pull or the last fragment.  Only messages whose receive
+ * was posted when the RTS arrived are timed.  A pipeline sample also
+ * needs no other message from that peer being pipelined when it starts
+ * (else it would time a queue), and while it runs every other candidate
+ * from that peer is pipelined too, untimed (a pull would stop the
+ * receiver from draining the sample's fragments).  The best of
+ * LC_PICK_SAMPLES of each is kept: on a shared machine the best is the
+ * run nobody interrupted.  Then, per class:
+ *
+ *   pipeline > LC_PICK_PIPE_MARGIN x CMA   the pipeline, always;
+ *   pipeline > CMA                         the pipeline for a lone
+ *       message, CMA when another one from the peer is being pipelined
+ *       (a window: CMA needs no fragment to pass through the one pool);
+ *   else                                   CMA.
+ *
+ * When the host's ranks outnumber its cores, CMA without measuring (the
+ * pipeline needs sender and receiver running at the same moment).
+ *
+ * Both sides agree by construction: the sender does what the receiver's
+ * CTS or FIN says, and each direction of a pair is decided by its own
+ * receiver.  A decision is for the life of the job (no drift correction).
+ */
+#include "pt2pt/lc_pt2pt_impl.h"
+#include "util/lc_params.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define LC_PICK_SAMPLES 3
+/* Lead the pipeline needs on lone messages to be used for windows too.
+ * Where it does not share a cache (this VM, 2026-11-26, quiet) CMA moved
+ * windows of 64 KiB-4 MiB 1.37-1.6x faster while the pipeline was ~1.4x
+ * faster for a lone 64 KiB message; on a busy host the pipeline's windows
+ * collapse (every full pool waits for a time slice: 1 MiB at 28 MB/s
+ * against CMA's 1.2 GB/s) while its best lone samples still looked 1.35x
+ * CMA.  Where the cores share a cache the pipeline was 3.5-4.5x CMA,
+ * windowed (docs/performance.md "CMA or pipeline"). */
+#define LC_PICK_PIPE_MARGIN 1.5
+/* Samples longer than this are not believed (a clock from another time namespace). */
+#define LC_PICK_SAMPLE_MAX 10.0
+
+typedef enum lc_pick_choice {
+    LC_PICK_UNDECIDED = 0,
+    LC_PICK_CHOSE_PULL,
+    LC_PICK_CHOSE_PIPE,      /* always */
+    LC_PICK_CHOSE_PIPE_LONE, /* for a lone message; CMA while another is pipelined */
+} lc_pick_choice_t;
+
+static const char *const lc_pick_class_name[LC_PICK_CLASSES] = { "64 KiB-256 KiB", "256 KiB-1 MiB", "1-4 MiB",
+                                                                  "4 MiB and more" };
+
+static lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
+{
+    int c = 0;
+    for (size_t s = size >> 18; s && c < LC_PICK_CLASSES - 1; s >>= 2) c++; /* 256 KiB, 1 MiB, 4 MiB */
+    return &p->pick.cls[c];
+}
+
+int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
+{
+    lc_pick_class_t *c = lc_pick_class(from, size);
+    bool busy = from->pick.pipelining != 0;
+    switch (c->choice) {
+    case LC_PICK_CHOSE_PULL: return LC_PICK_PULL;
+    case LC_PICK_CHOSE_PIPE: return LC_PICK_PIPE;
+    case LC_PICK_CHOSE_PIPE_LONE: return busy ? LC_PICK_PULL : LC_PICK_PIPE;
+    default: break;
+    }
+    /* Ranks outnumber cores: the pipeline needs sender and receiver
+     * running at once, CMA only the receiver.  Nothing to measure. */
+    if (lc_world.local_size > lc_world.usable_cores) {
+        c->choice = LC_PICK_CHOSE_PULL;
+        return LC_PICK_PULL;
+    }
+    /* Undecided: a pipeline sample in flight keeps the rest on the
+     * pipeline; a message that cannot be timed (derived datatype,
+     * unexpected, truncated) goes as a PIPE_LONE class would. */
+    if (from->pick.sampling) return LC_PICK_PIPE;
+    if (!timed) return busy ? LC_PICK_PULL : LC_PICK_PIPE;
+    if (c->n_pipe <= c->n_pull && c->n_pipe < LC_PICK_SAMPLES && !busy) {
+        from->pick.sampling = true;
+        return LC_PICK_PIPE | LC_PICK_SAMPLE;
+    }
+    return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
+}
+
+void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
+{
+    lc_pick_class_t *c = lc_pick_class(from, size);
+    if (c->choice != LC_PICK_UNDECIDED || !(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
+    double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
+    if (pulled) {
+        if (bw > c->pull_bw) c->pull_bw = bw;
+        c->n_pull++;
+    } else {
+        if (bw > c->pipe_bw) c->pipe_bw = bw;
+        c->n_pipe++;
+    }
+    if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
+    c->choice = c->pipe_bw > LC_PICK_PIPE_MARGIN * c->pull_bw ? LC_PICK_CHOSE_PIPE
+                : c->pipe_bw > c->pull_bw                      ? LC_PICK_CHOSE_PIPE_LONE
+                                                               : LC_PICK_CHOSE_PULL;
+    if (lc_params.show_channels)
+        fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s (best of %d): %s\n",
+                lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,
+                c->pipe_bw / 1e9, LC_PICK_SAMPLES, c->choice == LC_PICK_CHOSE_PULL   ? "CMA"
+                : c->choice == LC_PICK_CHOSE_PIPE ? "pipeline"
+                                                  : "pipeline alone, CMA in a window");
+}
+
+void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)
+{
+    from->pick.pipelining--;
+    if (req->pick_t0 != 0) {
+        lc_pick_sample(from, req->msg_size, 0, lc_time_now() - req->pick_t0);
+        req->pick_t0 = 0;
+        from->pick.sampling = false;
+    }
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit test of the CMA-or-pipeline choice (src/pt2pt/lc_pt2pt_pick.c,
+ * LOCUS_CMA_THRESHOLD=auto): samples alternate, a pipeline sample only
+ * for a lone message, each size class decides on its own after 3 + 3
+ * samples (pipeline 1.5x CMA: always; faster: for lone messages, CMA
+ * while another is pipelined; else CMA), messages that cannot be timed
+ * are not, oversubscribed hosts pull at once; and the
+ * parameter: "auto" is the default, a number fixes it, "auto" is refused
+ * where it is not the default.
+ */
+#include "pt2pt/lc_pt2pt_impl.h"
+#include "util/lc_params.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__); failures++; } } while (0)
+
+#define KiB ((size_t)1024)
+#define MiB (KiB * KiB)
+
+/* One lone pipelined message of `size` bytes that took `seconds`, as
+ * lc_deliver and lc_pt2pt_on_data drive it. */
+static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
+{
+    int how = lc_pick_choose(p, size, true);
+    CHECK(how == (LC_PICK_PIPE | LC_PICK_SAMPLE));
+    p->pick.pipelining++;
+    lc_request_t req = { .msg_size = size, .pick_t0 = lc_time_now() - seconds };
+    lc_pick_pipe_done(p, &req);
+    CHECK(!p->pick.sampling && p->pick.pipelining == 0 && req.pick_t0 == 0);
+}
+
+static void pull_sample(lc_peer_t *p, size_t size, double seconds)
+{
+    CHECK(lc_pick_choose(p, size, true) == (LC_PICK_PULL | LC_PICK_SAMPLE));
+    lc_pick_sample(p, size, 1, seconds);
+}
+
+int main(void)
+{
+    CHECK(lc_params_load() == 0);
+    CHECK(lc_params.cma_threshold == LC_PARAM_SIZE_AUTO);
+    setenv("LOCUS_CMA_THRESHOLD", "1m", 1);
+    CHECK(lc_params_load() == 0 && lc_params.cma_threshold == MiB);
+    setenv("LOCUS_CMA_THRESHOLD", "AUTO", 1);
+    CHECK(lc_params_load() == 0 && lc_params.cma_threshold == LC_PARAM_SIZE_AUTO);
+    setenv("LOCUS_EAGER_LIMIT", "auto", 1); /* its default is a number */
+    CHECK(lc_params_load() == -1);
+    unsetenv("LOCUS_EAGER_LIMIT");
+    unsetenv("LOCUS_CMA_THRESHOLD");
+    CHECK(lc_params_load() == 0);
+
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    static lc_peer_t p;
+    p.can_pull = true;
+    lc_peer_pick_reset(&p, true);
+    CHECK(p.pull_min == LC_PICK_MIN && p.pick.calibrate);
+
+    /* 1-4 MiB: pipeline 10 GB/s, CMA 8 GB/s: faster, not by 1.5x: the
+     * pipeline for a lone message, CMA for one more in a window. */
+    for (int i = 0; i < 3; i++) {
+        pipe_sample(&p, MiB, MiB / 10e9);
+        CHECK(lc_pick_choose(&p, MiB, false) == LC_PICK_PIPE); /* untimed, undecided, lone: pipeline */
+        pull_sample(&p, MiB, MiB / 8e9);
+    }
+    CHECK(p.pick.cls[2].choice == 3);
+    CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PIPE);
+    CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PIPE);
+    p.pick.pipelining = 1;
+    CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PULL);
+    CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PULL);
+    CHECK(lc_pick_choose(&p, 8 * MiB, false) == LC_PICK_PULL); /* undecided, untimed, busy: CMA */
+    p.pick.pipelining = 0;
+    lc_pick_sample(&p, 8 * MiB, 1, -1.0); /* a clock from elsewhere: ignored */
+    lc_pick_sample(&p, 8 * MiB, 0, 20.0);
+    CHECK(p.pick.cls[3].n_pull == 0 && p.pick.cls[3].n_pipe == 0);
+
+    /* 64-256 KiB, still undecided; a pipeline sample in flight keeps the
+     * next messages on the pipeline, untimed; with another message being
+     * pipelined a pipeline sample is not possible, so a pull is timed. */
+    CHECK(lc_pick_choose(&p, 64 * KiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE));
+    p.pick.pipelining++;
+    CHECK(lc_pick_choose(&p, 100 * KiB, true) == LC_PICK_PIPE);
+    p.pick.pipelining++;
+    lc_request_t req = { .msg_size = 64 * KiB, .pick_t0 = lc_time_now() - 64 * KiB / 40e9 };
+    lc_pick_pipe_done(&p, &req);
+    CHECK(p.pick.pipelining == 1 && !p.pick.sampling);
+    for (int i = 0; i < 3; i++) pull_sample(&p, 200 * KiB, 200 * KiB / 10e9);
+    CHECK(lc_pick_choose(&p, 64 * KiB, true) == LC_PICK_PULL); /* CMA has its 3, the pipeline is busy */
+    p.pick.pipelining--;
+    /* pipeline 40 GB/s against CMA 10 (a shared cache): the pipeline. */
+    pipe_sample(&p, 128 * KiB, 128 * KiB / 40e9);
+    pipe_sample(&p, 128 * KiB, 128 * KiB / 35e9);
+    CHECK(p.pick.cls[0].choice == 2);
+    CHECK(lc_pick_choose(&p, 255 * KiB, true) == LC_PICK_PIPE);
+    p.pick.pipelining = 1;
+    CHECK(lc_pick_choose(&p, 255 * KiB, true) == LC_PICK_PIPE); /* always */
+    CHECK(lc_pick_choose(&p, MiB, true) == LC_PICK_PULL);      /* the other class keeps its own */
+    p.pick.pipelining = 0;
+
+    /* 256 KiB-1 MiB: CMA as fast as the pipeline: CMA. */
+    for (int i = 0; i < 3; i++) {
+        pipe_sample(&p, 300 * KiB, 300 * KiB / 9e9);
+        pull_sample(&p, 300 * KiB, 300 * KiB / 9e9);
+    }
+    CHECK(p.pick.cls[1].choice == 1 && lc_pick_choose(&p, 400 * KiB, true) == LC_PICK_PULL);
+
+    /* 4 MiB+ untouched; more ranks than cores: CMA at once. */
+    lc_world.local_size = 4;
+    CHECK(lc_pick_choose(&p, 64 * MiB, true) == LC_PICK_PULL);
+
+    /* A reset (a peer wired up again) forgets everything. */
+    lc_peer_pick_reset(&p, false);
+    CHECK(!p.pick.calibrate && p.pick.cls[0].choice == 0);
+
+    if (failures) return 1;
+    printf("test_pt2pt_pick: ok\n");
+    return 0;
+}

@@ -47,10 +47,10 @@ typedef struct lc_pkt_in {
     lc_pkt_hdr_t hdr;        /* the copy the engine sees (channel flags cleared) */
     const char *payload;     /* EAGER, DATA: in the cell / buffer it came in; else `ctl` */
     uint32_t pool_index;     /* shm: the sender's pool cell holding the payload, or UINT32_MAX */
-    _Alignas(8) char ctl[32]; /* RTS, CTS, FIN, ACK: the fixed payload, copied once */
+    _Alignas(8) char ctl[48]; /* RTS, CTS, FIN, ACK: the fixed payload, copied once */
 } lc_pkt_in_t;
 
-_Static_assert(sizeof(lc_pkt_rts_t) <= 32 && sizeof(lc_pkt_ctl_t) <= 32, "control payloads fit lc_pkt_in_t.ctl");
+_Static_assert(sizeof(lc_pkt_rts_t) <= sizeof(((lc_pkt_in_t *)0)->ctl) && sizeof(lc_pkt_ctl_t) <= sizeof(((lc_pkt_in_t *)0)->ctl), "control payloads fit lc_pkt_in_t.ctl");
 
 /* What a shm receiver knows about one sending peer: the room of its ring
  * cells (ours) and the geometry of its send pool (checked at attach; 0

@@ -89,7 +89,7 @@ static void test_shm_decoder(void)
     /* RTS: exact length, block list count against flags and size. */
     lc_pkt_rts_t rts = { .size = 1000, .addr = 0x1000, .sreq = 7 };
     CELL_OK(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = sizeof(rts) }), &rts, sizeof(rts));
-    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = sizeof(rts) - 1 }), &rts, sizeof(rts), "RTS length 31");
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = sizeof(rts) - 1 }), &rts, sizeof(rts), "RTS length 39");
     CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = 0 }), &rts, sizeof(rts), "RTS length 0");
     CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = sizeof(rts), .flags = LC_PKT_FLAG_LIST }), &rts,
              sizeof(rts), "block list of 0 entries");

@@ -118,6 +118,7 @@ program f08io
       end do
     end do
     call MPI_File_close(fh2)
+    deallocate (whole)
   end if
   call MPI_File_close(fh, ierr)
   call check(ierr == MPI_SUCCESS .and. fh == MPI_FILE_NULL, 'close')

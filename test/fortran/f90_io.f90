@@ -115,6 +115,7 @@ program f90io
       end do
     end do
     call MPI_File_close(fh2, ierr)
+    deallocate (whole)
   end if
   call MPI_File_close(fh, ierr)
   call check(ierr == MPI_SUCCESS .and. fh == MPI_FILE_NULL, 'close')

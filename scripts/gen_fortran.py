@@ -107,11 +107,7 @@ def functions():
         for name, ret, args in funcs:
             names.add(name)
             large = name.endswith("_c") and name[:-2] in all_names
-            if "MPI_File" in args:
-                # MPI-IO's Fortran bindings need MPI_File <-> INTEGER
-                # conversion (MPI_File_c2f): a later slice (docs/io.md)
-                left.append((name, "MPI-IO: no Fortran binding yet"))
-            elif large and name in skips:
+            if large and name in skips:
                 left.append((name, skips[name]))
             elif large:
                 # MPI 4.1: the large-count forms are mpi_f08's only
@@ -148,6 +144,10 @@ def kind_of(arg, h):
         if not arg.const:
             sys.exit(f"output string '{arg.text}' needs an outstr hint")
         return ("instr", "")
+    if arg.base == "MPI_File":
+        # C's MPI_File is a pointer, Fortran's an INTEGER (MPI_File_c2f):
+        # converted both ways; MPI_File * is an output unless hinted
+        return ("file_in", "") if arg.by_value else ("file_out", "")
     if arg.base == "MPI_Status":
         return ("statuses", "") if arg.array else ("status", "")
     if arg.name == "flag" and arg.base == "int" and arg.stars == 1:
@@ -209,6 +209,15 @@ def glue_function(name, ret, args, h, prefix):
         elif kind in ("weights", "errcodes"):
             params.append(f"MPI_Fint *{n}")
             call.append(f"LC_F_{kind.upper()}({n})")
+        elif kind == "file_in":
+            params.append(f"MPI_Fint *{n}")
+            call.append(f"PMPI_File_f2c(*{n})")
+        elif kind in ("file_out", "file_inout"):
+            params.append(f"MPI_Fint *{n}")
+            init = f"PMPI_File_f2c(*{n})" if kind == "file_inout" else "MPI_FILE_NULL"
+            pre.append(f"MPI_File c_{n} = {init};")
+            call.append(f"&c_{n}")
+            post.append(f"*{n} = PMPI_File_c2f(c_{n});")
         elif kind == "status":
             params.append(f"MPI_Fint *{n}")
             call.append(f"LC_F_STATUS({n})")
@@ -467,6 +476,8 @@ def ftype(a, kind):
         return "type(*)", "(*)"
     if kind in ("instr", "outstr"):
         return "character(len=*)", ""
+    if kind in ("file_in", "file_out", "file_inout"):
+        return "integer", ""
     if kind == "status":
         return "integer", "(MPI_STATUS_SIZE)"
     if kind == "statuses":
@@ -549,7 +560,7 @@ def render_module(bound):
 
 
 # ---------------------------------------------------------------- mpi_f08
-F08_HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Errhandler", "MPI_Group", "MPI_Info",
+F08_HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Errhandler", "MPI_File", "MPI_Group", "MPI_Info",
                "MPI_Message", "MPI_Op", "MPI_Request", "MPI_Session", "MPI_Win"]
 
 
@@ -557,11 +568,18 @@ def f08_type(a, kind):
     """(declaration, dims) of one dummy in module mpi_f08."""
     if a.base in F08_HANDLES and kind == "plain":
         return f"type({a.base})", "(*)" if a.array else ""
+    if kind in ("file_in", "file_out", "file_inout"):
+        return "type(MPI_File)", ""
     if kind == "status":
         return "type(MPI_Status)", ""
     if kind == "statuses":
         return "type(MPI_Status)", "(*)"
     return ftype(a, kind)
+
+
+# MPI_Xxx whose large-count form overloads the name in mpi_f08 (set by
+# render_f08; render_mpich_f08 binds MPICH's mpi_xxx_f08*_large_ for them)
+F08_GENERICS = {}
 
 
 def render_f08(bound):
@@ -596,10 +614,10 @@ def render_f08(bound):
     for name, v in logicals:
         out.append(f"  logical, parameter :: {name} = {v}")
     # Sentinels: objects of this module, recognised by address in the glue.
-    out += ["  integer(c_int), bind(C, name='lc_f08_bottom') :: MPI_BOTTOM",
-            "  integer(c_int), bind(C, name='lc_f08_in_place') :: MPI_IN_PLACE",
-            "  type(MPI_Status), bind(C, name='lc_f08_status_ignore') :: MPI_STATUS_IGNORE",
-            "  type(MPI_Status), bind(C, name='lc_f08_statuses_ignore') :: MPI_STATUSES_IGNORE(1)"]
+    out += ["  integer(c_int), bind(C, name='MPIR_F08_MPI_BOTTOM') :: MPI_BOTTOM",
+            "  integer(c_int), bind(C, name='MPIR_F08_MPI_IN_PLACE') :: MPI_IN_PLACE",
+            "  type(MPI_Status), bind(C, name='MPIR_F08_MPI_STATUS_IGNORE_OBJ') :: MPI_STATUS_IGNORE",
+            "  type(MPI_Status), bind(C, name='MPIR_F08_MPI_STATUSES_IGNORE_OBJ') :: MPI_STATUSES_IGNORE(1)"]
     out += ["  abstract interface",
             "    subroutine MPI_User_function(invec, inoutvec, len, datatype)",
             "      import :: c_ptr, MPI_Datatype",
@@ -663,6 +681,23 @@ def render_f08(bound):
             "      import :: MPI_Comm",
             "      type(MPI_Comm) :: comm",
             "      integer :: error_code",
+            "    end subroutine",
+            "    subroutine MPI_Grequest_query_function(extra_state, status, ierror)",
+            "      import :: MPI_Status, MPI_ADDRESS_KIND",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state",
+            "      type(MPI_Status) :: status",
+            "      integer :: ierror",
+            "    end subroutine",
+            "    subroutine MPI_Grequest_free_function(extra_state, ierror)",
+            "      import :: MPI_ADDRESS_KIND",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state",
+            "      integer :: ierror",
+            "    end subroutine",
+            "    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)",
+            "      import :: MPI_ADDRESS_KIND",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state",
+            "      logical :: complete",
+            "      integer :: ierror",
             "    end subroutine",
             "  end interface",
             "  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN",
@@ -730,7 +765,10 @@ def render_f08(bound):
                          "MPI_Win_errhandler_function": "MPI_Win_errhandler_function",
                          "MPI_Session_errhandler_function": "MPI_Session_errhandler_function",
                          "MPI_Comm_errhandler_function": "MPI_Comm_errhandler_function",
-                         "MPI_Handler_function": "MPI_Comm_errhandler_function"}.get(a.base)
+                         "MPI_Handler_function": "MPI_Comm_errhandler_function",
+                         "MPI_Grequest_query_function": "MPI_Grequest_query_function",
+                         "MPI_Grequest_free_function": "MPI_Grequest_free_function",
+                         "MPI_Grequest_cancel_function": "MPI_Grequest_cancel_function"}.get(a.base)
                 if iface is None:
                     sys.exit(f"gen_fortran: {name}: no mpi_f08 interface for callback type {a.base}; "
                              "add one next to MPI_Comm_copy_attr_function")
@@ -767,6 +805,8 @@ def render_f08(bound):
         procs += [wrap("    " + b) for b in body]
         procs.append("  " + wt)
         procs.append("")
+    F08_GENERICS.clear()
+    F08_GENERICS.update(generics)
     for g, specifics in generics.items():
         out.append(f"  interface MPI_{g}")
         out.append(f"    module procedure {', '.join(specifics)}")
@@ -799,8 +839,179 @@ def render_f08(bound):
     return "\n".join(out) + "\n"
 
 
+
+# ---------------------------------------------------------------- MPICH's mpi_f08 ABI
+# A program built with MPICH's mpi_f08 module calls MPICH's external
+# procedures: MPI_Xxx_f08 (gfortran: mpi_xxx_f08_) and, for routines with
+# choice buffers, MPI_Xxx_f08ts, whose buffers are TYPE(*), DIMENSION(..)
+# (assumed rank: gfortran passes its array descriptor).  Locus provides
+# them as Fortran procedures with the same dummies, compiled by the same
+# compiler, so the calling convention is the compiler's by construction;
+# each calls module mpi_f08's procedure.  A buffer goes through
+# lc_f08ts_buf (src/fortran/lc_f_cdesc.c), which sees the C descriptor of
+# the actual argument: contiguous -> its address; an array section -> a
+# datatype made from the descriptor's strides (freed after the call:
+# MPI keeps a datatype alive while an operation uses it).
+
+def buffer_pair(name, args, n):
+    """(count, datatype) dummies that describe choice buffer n, or None."""
+    if name in ("Psend_init", "Precv_init"):
+        return None  # count is per partition, not the buffer's
+    names = {a.name: a for a in args}
+    stem = n[:-3] if n.endswith("buf") else n[:-5] if n.endswith("_addr") else None
+    cands = []
+    if stem is not None:
+        cands.append((f"{stem}count", f"{stem}type"))
+        cands.append((f"{stem}_count", f"{stem}_datatype"))
+    cands.append(("count", "datatype"))
+    for c, t in cands:
+        if c in names and t in names and names[c].by_value and names[c].base in ("int", "MPI_Count") \
+                and names[t].base == "MPI_Datatype" and names[t].by_value:
+            return c, t
+    return None
+
+
+def render_mpich_f08(bound):
+    out = ["! MPICH's mpi_f08 entry points (mpi_xxx_f08_, mpi_xxx_f08ts_) on Locus.",
+           "! Generated by scripts/gen_fortran.py: do not edit.  See the comment",
+           "! above render_mpich_f08 there.",
+           "module lc_f08ts",
+           "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr",
+           "  implicit none",
+           "  interface",
+           "    integer(c_int) function lc_f08ts_buf(buf, count, datatype, addr, newcount, newtype) &",
+           "        bind(C, name='lc_f08ts_buf')",
+           "      import :: c_int, c_ptr",
+           "      type(*), dimension(..) :: buf",
+           "      integer(c_int), value :: count, datatype",
+           "      type(c_ptr) :: addr",
+           "      integer(c_int) :: newcount, newtype",
+           "    end function",
+           "    subroutine lc_f08ts_done(newtype, datatype) bind(C, name='lc_f08ts_done')",
+           "      import :: c_int",
+           "      integer(c_int), value :: newtype, datatype",
+           "    end subroutine",
+           "  end interface",
+           "end module lc_f08ts",
+           ""]
+    names = []
+    for name, ret, args, h in bound:
+        if "@nof08" in h:
+            continue
+        large = "@large" in h
+        if large and name[:-2] not in F08_GENERICS:
+            continue  # MPI_Type_get_extent_c...: MPICH 4.0 has no F08 form
+        kinds = [(a, kind_of(a, h)[0]) for a in args]
+        kinds = [(a, k) for a, k in kinds if k != "omit"]
+        bufs = [a for a, k in kinds if k == "choice"]
+        base = name[:-2] if large else name
+        ext = f"MPI_{base}_f08ts" if bufs else f"MPI_{base}_f08"
+        if large:
+            ext += "_large"
+        names.append(ext.lower() + "_")
+        dummies = [a.name for a, _ in kinds]
+        decl = []
+        for a, kind in kinds:
+            n = a.name
+            t, dims = f08_type(a, kind)
+            if kind == "choice":
+                decl.append(f"type(*), dimension(..) :: {n}")
+            elif kind == "detach":
+                decl += [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}", f"type(*), dimension(*) :: {n}"]
+            elif kind == "proc":
+                decl.append(f"external :: {n}")
+            else:
+                decl.append(f"{t} :: {n}{dims}")
+        body, actual = [], {d: d for d in dummies}
+        # A (count, datatype) pair shared by two buffers (the reductions)
+        # cannot describe two layouts: those buffers must be contiguous.
+        pairs = {b.name: buffer_pair(name, args, b.name) for b in bufs}
+        for b in bufs:
+            if list(pairs.values()).count(pairs[b.name]) > 1:
+                pairs[b.name] = None
+        made = []
+        for b in bufs:
+            pair = pairs[b.name]
+            # -1: no count of its own (contiguous needed); -2: only its
+            # address matters (MPI_Get_address of a section's first element)
+            c, t = pair if pair else ("-2" if name == "Get_address" else "-1", None)
+            wide = pair is not None and any(a.name == c and a.base == "MPI_Count" for a in args)
+            decl += [f"type(c_ptr) :: lc_p_{b.name}",
+                     f"integer, pointer, contiguous :: lc_a_{b.name}(:)",
+                     f"integer :: lc_m_{b.name}",
+                     f"type(MPI_Datatype) :: lc_t_{b.name}"]
+            if pair:
+                decl.append(f"integer{'(kind=MPI_COUNT_KIND)' if wide else ''} :: lc_n_{b.name}")
+            tv = f"{t}%MPI_VAL" if t else "MPI_DATATYPE_NULL%MPI_VAL"
+            # the helper's count is a C int: a large count is clamped for
+            # it, and kept when the helper leaves the buffer as it is
+            cin = f"int(min({c}, int(huge(0), MPI_COUNT_KIND)))" if wide else c
+            body += [f"lc_rc = lc_f08ts_buf({b.name}, {cin}, {tv}, lc_p_{b.name}, lc_m_{b.name}, "
+                     f"lc_t_{b.name}%MPI_VAL)",
+                     "if (lc_rc /= MPI_SUCCESS) then"]
+            body += [f"  call lc_f08ts_done(lc_t_{m}%MPI_VAL, {mt}%MPI_VAL)" for m, mt in made]
+            body += ["  if (present(ierror)) ierror = lc_rc",
+                     "  return",
+                     "end if",
+                     f"call c_f_pointer(lc_p_{b.name}, lc_a_{b.name}, [1])"]
+            if pair:
+                body += [f"lc_n_{b.name} = lc_m_{b.name}",
+                         f"if (lc_t_{b.name}%MPI_VAL == {t}%MPI_VAL) lc_n_{b.name} = {c}"]
+            actual[b.name] = f"lc_a_{b.name}"
+            if pair:
+                actual[c] = f"lc_n_{b.name}"
+                actual[t] = f"lc_t_{b.name}"
+                made.append((b.name, t))
+        frees = [f"call lc_f08ts_done(lc_t_{m}%MPI_VAL, {mt}%MPI_VAL)" for m, mt in made]
+        if bufs:
+            decl.append("integer :: lc_rc")
+        call_args = ", ".join(actual[d] for d in dummies)
+        head_use = ["use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer", "use lc_f08ts"] if bufs else []
+        if ret == "int":
+            head = f"subroutine {ext}({', '.join(dummies + ['ierror'])})"
+            decl.append("integer, optional, intent(out) :: ierror")
+            body.append(f"call MPI_{base}({call_args + ', ' if call_args else ''}ierror)")
+            tail = "end subroutine"
+        else:
+            t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
+            head = f"{t} function {ext}({', '.join(dummies)})"
+            body.append(f"{ext} = MPI_{base}({call_args})")
+            tail = "end function"
+        body += frees
+        out.append(wrap(head))
+        out += ["  " + u for u in head_use]
+        out += ["  use mpi_f08", "  implicit none"]
+        out += [wrap("  " + d) for d in decl]
+        out += [wrap("  " + b) for b in body]
+        out += [tail, ""]
+    # MPI_F_sync_reg: the call itself is what matters (the compiler must
+    # assume buf was read and written); nothing to do
+    out += ["subroutine MPI_F_sync_reg_f08ts(buf)", "  implicit none",
+            "  type(*), dimension(..) :: buf", "  if (.false.) print *, rank(buf)", "end subroutine", ""]
+    names.append("mpi_f_sync_reg_f08ts_")
+    return "\n".join(out) + "\n", names
+
+
+# Handle comparisons of MPICH's module mpi_f08_types (module procedures
+# a program built with MPICH's mpi_f08 calls for == and /=: elemental
+# LOGICAL functions of two arguments by reference).
+def render_mpich_f08_types():
+    out = ["/* Generated by scripts/gen_fortran.py: do not edit.  The == and /= of",
+           " * MPICH's module mpi_f08_types (gfortran names), for programs built",
+           " * with MPICH's mpi_f08: TYPE(MPI_Xxx) and INTEGER handles alike. */",
+           '#include "lc_f_glue.h"']
+    for h in F08_HANDLES:
+        s = h[4:].lower()
+        for fn, op in (("eq", "=="), ("neq", "!=")):
+            for form in (f"mpi_{s}_{fn}", f"mpi_{s}_f08_{fn}_f", f"mpi_{s}_f_{fn}_f08"):
+                sym = f"__mpi_f08_types_MOD_{form}"
+                out.append(f"LC_F_API MPI_Fint {sym}(const MPI_Fint *a, const MPI_Fint *b);")
+                out.append(f"LC_F_API MPI_Fint {sym}(const MPI_Fint *a, const MPI_Fint *b) "
+                           f"{{ return LC_F_LOGICAL(*a {op} *b); }}")
+    return "\n".join(out) + "\n"
+
 def wrap(line, width=100):
-    if len(line) <= width or line.lstrip().startswith("!"):
+    if len(line) <= width or line.lstrip().startswith("!") or "," not in line[:width]:
         return line
     parts, cur = [], line
     while len(cur) > width:
@@ -813,6 +1024,10 @@ def wrap(line, width=100):
 
 def main(argv):
     bound, left = functions()
+    if "--mpich-f08-names" in argv:
+        render_f08(bound)
+        print("\n".join(render_mpich_f08(bound)[1]))
+        return 0
     if "--list" in argv:
         for name, *_ in bound:
             print(f"bound MPI_{name}")
@@ -823,8 +1038,11 @@ def main(argv):
         sys.exit(__doc__)
     outdir = pathlib.Path(argv[0])
     outdir.mkdir(parents=True, exist_ok=True)
+    f08 = render_f08(bound)
+    mpich_f08, _ = render_mpich_f08(bound)
     for fname, text in (("lc_f_glue.c", render_glue(bound)), ("mpif.h", render_mpif(bound)),
-                        ("mpi.f90", render_module(bound)), ("mpi_f08.f90", render_f08(bound))):
+                        ("mpi.f90", render_module(bound)), ("mpi_f08.f90", f08),
+                        ("mpich_f08.f90", mpich_f08), ("lc_f_mpich_f08_types.c", render_mpich_f08_types())):
         p = outdir / fname
         if not p.exists() or p.read_text() != text:
             p.write_text(text)

@@ -51,9 +51,13 @@ extern struct lc_f_privc mpiprivc_;
 extern MPI_Fint mpifcmb5_; /* MPI_UNWEIGHTED */
 extern MPI_Fint mpifcmb9_; /* MPI_WEIGHTS_EMPTY */
 /* module mpi_f08's sentinels (bind(C) variables of the module, compiled
- * into libmpifort with this glue). */
-extern MPI_Fint lc_f08_bottom, lc_f08_in_place;
-extern MPI_Fint lc_f08_status_ignore[MPI_F_STATUS_SIZE], lc_f08_statuses_ignore[MPI_F_STATUS_SIZE];
+ * into libmpifort with this glue).  Their link names are MPICH's, with
+ * MPICH's sizes, so programs built with MPICH's mpi_f08 (which refer to
+ * them, copied into a PIE executable) and Locus's pass the same objects. */
+extern MPI_Fint lc_f08_bottom __asm__("MPIR_F08_MPI_BOTTOM");
+extern MPI_Fint lc_f08_in_place __asm__("MPIR_F08_MPI_IN_PLACE");
+extern MPI_Fint lc_f08_status_ignore[MPI_F_STATUS_SIZE] __asm__("MPIR_F08_MPI_STATUS_IGNORE_OBJ");
+extern MPI_Fint lc_f08_statuses_ignore[MPI_F_STATUS_SIZE] __asm__("MPIR_F08_MPI_STATUSES_IGNORE_OBJ");
 
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's values. */
 static inline void *lc_f_buf(const void *b)

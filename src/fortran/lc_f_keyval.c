@@ -242,3 +242,15 @@ LC_F_CALLBACK_NAMES(mpi_comm_null_delete_fn_, mpi_type_null_delete_fn, MPI_TYPE_
 LC_F_CALLBACK_NAMES(mpi_comm_null_copy_fn_, mpi_win_null_copy_fn, MPI_WIN_NULL_COPY_FN)
 LC_F_CALLBACK_NAMES(mpi_comm_dup_fn_, mpi_win_dup_fn, MPI_WIN_DUP_FN)
 LC_F_CALLBACK_NAMES(mpi_comm_null_delete_fn_, mpi_win_null_delete_fn, MPI_WIN_NULL_DELETE_FN)
+/* MPICH's mpi_f08 module has them as module procedures of its module
+ * mpi_f08_callbacks (gfortran's names); a program built with it refers to
+ * those.  TYPE(MPI_Comm) etc. are INTEGERs in memory: the same code. */
+LC_F_ALIAS(mpi_comm_null_copy_fn_, __mpi_f08_callbacks_MOD_mpi_comm_null_copy_fn)
+LC_F_ALIAS(mpi_comm_dup_fn_, __mpi_f08_callbacks_MOD_mpi_comm_dup_fn)
+LC_F_ALIAS(mpi_comm_null_delete_fn_, __mpi_f08_callbacks_MOD_mpi_comm_null_delete_fn)
+LC_F_ALIAS(mpi_comm_null_copy_fn_, __mpi_f08_callbacks_MOD_mpi_type_null_copy_fn)
+LC_F_ALIAS(mpi_comm_dup_fn_, __mpi_f08_callbacks_MOD_mpi_type_dup_fn)
+LC_F_ALIAS(mpi_comm_null_delete_fn_, __mpi_f08_callbacks_MOD_mpi_type_null_delete_fn)
+LC_F_ALIAS(mpi_comm_null_copy_fn_, __mpi_f08_callbacks_MOD_mpi_win_null_copy_fn)
+LC_F_ALIAS(mpi_comm_dup_fn_, __mpi_f08_callbacks_MOD_mpi_win_dup_fn)
+LC_F_ALIAS(mpi_comm_null_delete_fn_, __mpi_f08_callbacks_MOD_mpi_win_null_delete_fn)

@@ -105,7 +105,8 @@ typedef struct lc_io_conv {
 typedef enum { LC_IO_DS_AUTO, LC_IO_DS_ENABLE, LC_IO_DS_DISABLE } lc_io_ds_mode_t;
 typedef struct lc_io_sieve {
     lc_io_ds_mode_t mode;
-    size_t cap; /* bytes per span (> 0) */
+    size_t cap;    /* bytes per span (> 0) */
+    bool readable; /* writes: the descriptor can read (a span with holes is read first); else no holes are sieved */
 } lc_io_sieve_t;
 #define LC_IO_DS_CAP ((size_t)4 << 20)
 #define LC_IO_DS_WR_CAP ((size_t)512 << 10)

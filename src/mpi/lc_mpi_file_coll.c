@@ -28,7 +28,8 @@
  * 5. Writes: the aggregator copies the pieces into its window buffer;
  *    when they do not cover [first, end) of the window, it locks that
  *    range (fcntl, exclusive), reads it first and writes it back whole
- *    (read-modify-write: the holes keep what the file had), else it
+ *    (read-modify-write: the holes keep what the file had; a write-only
+ *    file: one pwrite per run of adjacent pieces instead), else it
  *    writes it with one pwrite.  Reads: one pread of [first, end), the
  *    pieces copied out to their ranks.
  * An I/O error on an aggregator does not stop the rounds (the others
@@ -219,27 +220,22 @@ static void lc_cb_agg_copy(lc_cb_t *p, MPI_Offset r, MPI_Offset lo, bool into_wi
     }
 }
 
-/* Whether the pieces of round r cover [lo, hi) without a hole. */
-static int lc_cb_covered(lc_cb_t *p, MPI_Offset r, MPI_Offset lo, MPI_Offset hi, bool *covered_p)
+/* The pieces of round r from every source, sorted by offset (*v_p
+ * malloc'd). */
+static int lc_cb_sorted(lc_cb_t *p, MPI_Offset r, lc_cb_piece_t **v_p, size_t *n_p)
 {
     size_t n = 0;
     for (int s = 0; s < p->P; s++)
         for (size_t k = p->aidx[s]; k < p->afirst[s + 1] && lc_cb_window(p, p->myagg, p->apc[k].off) == r; k++) n++;
     lc_cb_piece_t *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) return lc_error(MPI_ERR_NO_MEM, "out of memory checking %zu pieces of a collective write", n);
+    if (!v) return lc_error(MPI_ERR_NO_MEM, "out of memory sorting %zu pieces of a collective write", n);
     n = 0;
     for (int s = 0; s < p->P; s++)
         for (size_t k = p->aidx[s]; k < p->afirst[s + 1] && lc_cb_window(p, p->myagg, p->apc[k].off) == r; k++)
             v[n++] = p->apc[k];
     qsort(v, n, sizeof *v, lc_cb_piece_cmp);
-    MPI_Offset cur = lo;
-    bool covered = true;
-    for (size_t i = 0; i < n && covered; i++) {
-        if (v[i].off > cur) covered = false;
-        if (v[i].off + v[i].len > cur) cur = v[i].off + v[i].len;
-    }
-    free(v);
-    *covered_p = covered && cur >= hi;
+    *v_p = v;
+    *n_p = n;
     return MPI_SUCCESS;
 }
 
@@ -248,10 +244,17 @@ static int lc_cb_covered(lc_cb_t *p, MPI_Offset r, MPI_Offset lo, MPI_Offset hi,
 static int lc_cb_agg_write(lc_cb_t *p, MPI_Offset r, MPI_Offset lo, MPI_Offset hi, int rc)
 {
     if (hi <= lo) return rc;
-    size_t len = (size_t)(hi - lo);
+    size_t len = (size_t)(hi - lo), n = 0;
+    lc_cb_piece_t *v = NULL;
     bool covered = true, locked = false;
-    if (!rc) rc = lc_cb_covered(p, r, lo, hi, &covered);
-    if (!rc && !covered) {
+    if (!rc) rc = lc_cb_sorted(p, r, &v, &n);
+    MPI_Offset cur = lo;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (v[i].off > cur) covered = false;
+        if (v[i].off + v[i].len > cur) cur = v[i].off + v[i].len;
+    }
+    bool readable = !(p->f->amode & MPI_MODE_WRONLY);
+    if (!rc && !covered && readable) {
         /* Read-modify-write: the holes keep the file's bytes; the lock
          * keeps another writer's bytes in them from being overwritten
          * with what we read (the rule of write sieving). */
@@ -262,8 +265,20 @@ static int lc_cb_agg_write(lc_cb_t *p, MPI_Offset r, MPI_Offset lo, MPI_Offset h
         if (!rc && got < len) memset(p->wbuf + got, 0, len - got);
     }
     lc_cb_agg_copy(p, r, lo, true, rc != MPI_SUCCESS);
-    if (!rc) rc = lc_io_pwrite(p->f->fd, p->wbuf, len, lo);
+    if (!rc && (covered || readable)) {
+        rc = lc_io_pwrite(p->f->fd, p->wbuf, len, lo);
+    } else if (!rc) {
+        /* A write-only file cannot be read: one pwrite per run of
+         * adjacent pieces, the holes untouched. */
+        for (size_t i = 0; !rc && i < n;) {
+            MPI_Offset b = v[i].off, e = v[i].off + v[i].len;
+            for (i++; i < n && v[i].off <= e; i++)
+                if (v[i].off + v[i].len > e) e = v[i].off + v[i].len;
+            rc = lc_io_pwrite(p->f->fd, p->wbuf + (b - lo), (size_t)(e - b), b);
+        }
+    }
     if (locked) lc_io_unlock(p->f->fd, lo, hi - lo);
+    free(v);
     return rc;
 }
 

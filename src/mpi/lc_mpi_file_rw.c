@@ -45,6 +45,7 @@ void lc_file_sieve(const lc_file_t *f, bool write, lc_io_sieve_t *ds)
 {
     ds->mode = LC_IO_DS_AUTO;
     ds->cap = write ? LC_IO_DS_WR_CAP : LC_IO_DS_CAP;
+    ds->readable = !(f->amode & MPI_MODE_WRONLY);
     const char *mode = lc_info_get(f->hints, write ? "romio_ds_write" : "romio_ds_read");
     if (mode && !strcmp(mode, "enable")) ds->mode = LC_IO_DS_ENABLE;
     if (mode && !strcmp(mode, "disable")) ds->mode = LC_IO_DS_DISABLE;

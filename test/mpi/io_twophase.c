@@ -16,6 +16,8 @@
  *   - nonblocking (iwrite_at_all / iread_at_all) and split collectives;
  *   - a collective read that runs past the end of the file counts what
  *     an independent one counts;
+ *   - independent writes with write sieving forced (small spans), and
+ *     holes in write-only files (no read-modify-write possible);
  *   - the hints given are reported back by MPI_File_get_info.
  */
 #include "lc_io_test.h"
@@ -46,6 +48,8 @@ static const hints_t hint_sets[] = {
     { "cb_nodes=8", { { "romio_cb_write", "enable" }, { "romio_cb_read", "enable" }, { "cb_nodes", "8" },
                       { "striping_unit", "512" }, { NULL, NULL } } },
     { "disable", { { "romio_cb_write", "disable" }, { "romio_cb_read", "disable" }, { NULL, NULL } } },
+    { "sieve", { { "romio_cb_write", "disable" }, { "romio_ds_write", "enable" }, { "ind_wr_buffer_size", "100" },
+                 { NULL, NULL } } },
 };
 #define NHINTS ((int)(sizeof hint_sets / sizeof hint_sets[0]))
 
@@ -57,11 +61,14 @@ static MPI_Info make_info(const hints_t *h)
     return info;
 }
 
+static bool wronly;
+
 static MPI_File open_file(const char *path, const hints_t *h, bool create)
 {
     MPI_Info info = make_info(h);
     MPI_File fh;
-    LC_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | (create ? MPI_MODE_CREATE : 0), info, &fh));
+    int amode = (create && wronly ? MPI_MODE_WRONLY : MPI_MODE_RDWR) | (create ? MPI_MODE_CREATE : 0);
+    LC_MPI(MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh));
     LC_MPI(MPI_Info_free(&info));
     return fh;
 }
@@ -220,12 +227,14 @@ static int want_strided(long g)
     return val(g);
 }
 
-static void test_strided(const hints_t *h, int bl, bool with_holes)
+static void test_strided(const hints_t *h, int bl, bool with_holes, bool write_only)
 {
     char path[600], what[200];
     blk = bl;
     holes = with_holes;
-    snprintf(what, sizeof what, "strided bl=%d%s %s", bl, with_holes ? " holes" : "", h->name);
+    wronly = write_only;
+    snprintf(what, sizeof what, "strided bl=%d%s%s %s", bl, with_holes ? " holes" : "", write_only ? " wronly" : "",
+             h->name);
     lc_io_path(path, sizeof path, "strided");
     long total = (long)K * nprocs * bl + 17; /* the file goes on beyond the last block */
     MPI_File fh = open_file(path, h, true);
@@ -253,6 +262,7 @@ static void test_strided(const hints_t *h, int bl, bool with_holes)
     }
     LC_MPI(MPI_File_write_at_all(fh, 0, buf, n, MPI_INT, MPI_STATUS_IGNORE));
     LC_MPI(MPI_File_close(&fh));
+    wronly = false;
     check_file(path, what, total, want_strided, false);
 
     /* Read back through the same view, past the end of the file: the
@@ -319,9 +329,12 @@ int main(int argc, char **argv)
      * (and then corrupts its heap): blocking there. */
     test_array(&hint_sets[2], "external32", lc_library_is_mpich() ? 0 : 1);
     for (int h = 0; h < NHINTS; h++) {
-        test_strided(&hint_sets[h], 3, false);
-        test_strided(&hint_sets[h], 2, true);
+        test_strided(&hint_sets[h], 3, false, false);
+        test_strided(&hint_sets[h], 2, true, false);
     }
+    /* A write-only file: holes cannot be read back for read-modify-write. */
+    test_strided(&hint_sets[1], 2, true, true);
+    test_strided(&hint_sets[5], 2, true, true);
     test_hints_reported();
     lc_io_cleanup();
     return lc_finish();

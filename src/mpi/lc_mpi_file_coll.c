@@ -8,7 +8,8 @@
  *    and the ranks allgather (ok, first byte, end, #segments, overlap, leader).
  * 2. Automatic mode (romio_cb_write / romio_cb_read = "automatic"): when
  *    every rank's access is one contiguous run and no two runs overlap,
- *    the ranks go independent (nothing to gain); otherwise two-phase.
+ *    or the segments are 64 KiB or more on average, the ranks go
+ *    independent (nothing to gain); otherwise two-phase.
  * 3. Aggregators: `cb_nodes` of them (default: one per set of co-resident
  *    ranks, lc_file_cb_leader), picked round-robin over those sets, in
  *    rank order.  The file range [lo, hi) touched by the access is cut
@@ -45,6 +46,11 @@
 
 #define LC_CB_ALIGN ((MPI_Offset)1 << 20)
 #define LC_CB_BUFFER ((MPI_Offset)16 << 20)
+/* Automatic mode: segments at least this long on average are accessed
+ * independently even when the ranks interleave (one pwrite/pread per
+ * 64 KiB or more runs near the file system's bandwidth; two-phase would
+ * add two copies and a serial aggregator). */
+#define LC_CB_SMALL ((MPI_Offset)64 << 10)
 
 int lc_file_cb_leader(const lc_comm_t *c)
 {
@@ -62,6 +68,7 @@ typedef struct {
     int64_t nseg;    /* file segments after merging */
     int64_t overlap; /* two segments of this rank overlap (a read view may) */
     int64_t leader;  /* lc_file_cb_leader */
+    int64_t bytes;   /* file bytes accessed */
 } lc_cb_info_t;
 
 /* One piece of a rank's access: within one window of one domain. */
@@ -449,6 +456,7 @@ int lc_file_coll_access(lc_file_t *f, int rc, MPI_Offset pos, const void *buf, M
     if (!rc) {
         me.ok = 1;
         me.nseg = (int64_t)nseg;
+        me.bytes = nbytes;
         if (nseg) {
             me.lo = seg[0].off;
             me.hi = seg[nseg - 1].off + seg[nseg - 1].len;
@@ -466,11 +474,13 @@ int lc_file_coll_access(lc_file_t *f, int rc, MPI_Offset pos, const void *buf, M
         free(info);
         return rc ? rc : crc;
     }
-    bool all_ok = true, two_phase = force, any = false;
-    MPI_Offset glo = INT64_MAX, ghi = 0;
+    bool all_ok = true, two_phase = false, any = false;
+    MPI_Offset glo = INT64_MAX, ghi = 0, tbytes = 0, tseg = 0;
     for (int i = 0; i < P; i++) {
         if (!info[i].ok || info[i].overlap) all_ok = false;
         if (info[i].nseg > 1) two_phase = true;
+        tbytes += info[i].bytes;
+        tseg += info[i].nseg;
         if (info[i].nseg == 0) continue;
         any = true;
         if (info[i].lo < glo) glo = info[i].lo;
@@ -479,6 +489,8 @@ int lc_file_coll_access(lc_file_t *f, int rc, MPI_Offset pos, const void *buf, M
         for (int j = 0; j < i && !two_phase; j++)
             if (info[j].nseg && info[j].lo < info[i].hi && info[i].lo < info[j].hi) two_phase = true;
     }
+    if (two_phase && tseg > 0 && tbytes / tseg >= LC_CB_SMALL) two_phase = false;
+    if (force) two_phase = true;
     if (!all_ok || !two_phase) {
         free(seg);
         free(info);

@@ -502,11 +502,10 @@ int lc_file_coll_access(lc_file_t *f, int rc, MPI_Offset pos, const void *buf, M
     if (!any) goto done;
 
     /* Aggregators and domains. */
-    int k = (int)lc_file_hint_num(f, "cb_nodes");
-    int ngroups = 0;
-    for (int i = 0; i < P; i++) ngroups += info[i].leader == i;
-    if (k <= 0) k = ngroups;
-    if (k > P) k = P;
+    long long nodes = lc_file_hint_num(f, "cb_nodes");
+    int k = 0;
+    for (int i = 0; i < P; i++) k += info[i].leader == i; /* default: one per set of co-resident ranks */
+    if (nodes > 0) k = nodes < P ? (int)nodes : P;
     p.naggs = k;
     p.cb = lc_file_hint_num(f, "cb_buffer_size");
     if (p.cb <= 0) p.cb = LC_CB_BUFFER;

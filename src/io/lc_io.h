@@ -74,6 +74,15 @@ int lc_io_view_offset(const lc_io_view_t *v, MPI_Offset q, MPI_Offset *off_p);
  * file seen through the view). */
 int lc_io_view_data_below(const lc_io_view_t *v, MPI_Offset fsize, MPI_Offset *q_p);
 
+/* A byte range of the file. */
+typedef struct lc_io_seg {
+    MPI_Offset off, len;
+} lc_io_seg_t;
+/* The file segments of view data bytes [q, q + n), in view order (which
+ * is file order: a filetype's displacements never decrease), adjacent
+ * ones merged.  *segs_p is malloc'd (NULL when there are none). */
+int lc_io_view_segments(const lc_io_view_t *v, MPI_Offset q, MPI_Offset n, lc_io_seg_t **segs_p, size_t *nseg_p);
+
 /* A data representation other than "native" (MPI 4.1 §14.5): one item
  * of the memory type occupies `item` bytes in the file, and fn converts
  * items [first, first + n) of the user's buffer to (`write`) or from
@@ -86,24 +95,29 @@ typedef struct lc_io_conv {
     void *ctx;
 } lc_io_conv_t;
 
-/* Data sieving for independent reads (docs/io.md, "Data sieving"):
+/* Data sieving for independent accesses (docs/io.md, "Data sieving"):
  * the pieces of one access that lie close together are read as one span
- * into a buffer of at most `cap` bytes and copied out.  ROMIO's hints
- * "romio_ds_read" (automatic/enable/disable) and "ind_rd_buffer_size". */
+ * into a buffer of at most `cap` bytes and copied out; for writes the
+ * span is read, the pieces copied in and the span written back under an
+ * fcntl lock of the span.  ROMIO's hints "romio_ds_read" / "romio_ds_write"
+ * (automatic/enable/disable) and "ind_rd_buffer_size" /
+ * "ind_wr_buffer_size". */
 typedef enum { LC_IO_DS_AUTO, LC_IO_DS_ENABLE, LC_IO_DS_DISABLE } lc_io_ds_mode_t;
 typedef struct lc_io_sieve {
     lc_io_ds_mode_t mode;
-    size_t cap; /* bytes per span (> 0) */
+    size_t cap;    /* bytes per span (> 0) */
+    bool readable; /* writes: the descriptor can read (a span with holes is read first); else no holes are sieved */
 } lc_io_sieve_t;
 #define LC_IO_DS_CAP ((size_t)4 << 20)
+#define LC_IO_DS_WR_CAP ((size_t)512 << 10)
 
 /* Read or write `count` items of `mtype` at `buf` as view data bytes
  * starting at q; `conv` NULL: native (the data bytes are the packed
  * memory bytes).  *done_p gets the memory bytes moved, *fdone_p (may be
  * NULL) the view data bytes; a read stops at the end of the file (with a
  * conversion: at the last whole item).  `atomic`: the whole access holds
- * a lock on the file.  `ds` (used by reads; NULL: automatic with
- * LC_IO_DS_CAP): data sieving. */
+ * a lock on the file.  `ds` (NULL: automatic with LC_IO_DS_CAP for
+ * reads, LC_IO_DS_WR_CAP for writes): data sieving in this direction. */
 int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Count count, const lc_dt_t *mtype,
                  const lc_io_conv_t *conv, bool write, bool atomic, const lc_io_sieve_t *ds, size_t *done_p,
                  size_t *fdone_p);

@@ -13,9 +13,11 @@
  * filetype's displacements to be non-negative and monotonically
  * non-decreasing, so the segments come in file order.
  *
- * Reads may be sieved: pieces close together are read as one span into
- * a buffer and copied out (lc_io_ds_add/lc_io_ds_flush; docs/io.md,
- * "Data sieving of reads", gives the rule).
+ * Accesses may be sieved: pieces close together are read as one span
+ * into a buffer and copied out, or written as one span (read first and
+ * patched, under a lock of the span, when there are holes)
+ * (lc_io_ds_add/lc_io_ds_flush; docs/io.md, "Data sieving", gives the
+ * rules).
  *
  * The memory side: a contiguous buffer is read or written in place; any
  * other buffer type is packed into (or unpacked from) a bounce buffer
@@ -121,6 +123,42 @@ int lc_io_view_data_below(const lc_io_view_t *v, MPI_Offset fsize, MPI_Offset *q
     return rc;
 }
 
+typedef struct {
+    lc_io_seg_t *s;
+    size_t n, max;
+} lc_io_seglist_t;
+
+static int lc_io_add_seg(void *ctx, MPI_Offset off, size_t len)
+{
+    lc_io_seglist_t *l = ctx;
+    if (l->n > 0 && l->s[l->n - 1].off + l->s[l->n - 1].len == off) {
+        l->s[l->n - 1].len += (MPI_Offset)len;
+        return MPI_SUCCESS;
+    }
+    if (l->n == l->max) {
+        size_t max = l->max ? 2 * l->max : 64;
+        lc_io_seg_t *s = realloc(l->s, max * sizeof *s);
+        if (!s) return lc_error(MPI_ERR_NO_MEM, "out of memory for %zu file segments of a view", max);
+        l->s = s;
+        l->max = max;
+    }
+    l->s[l->n++] = (lc_io_seg_t){ .off = off, .len = (MPI_Offset)len };
+    return MPI_SUCCESS;
+}
+
+int lc_io_view_segments(const lc_io_view_t *v, MPI_Offset q, MPI_Offset n, lc_io_seg_t **segs_p, size_t *nseg_p)
+{
+    lc_io_seglist_t l = { 0 };
+    int rc = lc_io_view_walk(v, q, n, lc_io_add_seg, &l);
+    if (rc) {
+        free(l.s);
+        return rc;
+    }
+    *segs_p = l.s;
+    *nseg_p = l.n;
+    return MPI_SUCCESS;
+}
+
 /* A piece of a read waiting for its span (data sieving). */
 typedef struct {
     MPI_Offset off;
@@ -131,6 +169,7 @@ typedef struct {
 typedef struct {
     int fd;
     bool write, eof;
+    bool atomic; /* the caller holds a whole-file lock (write sieving must not lock again) */
     char *p;     /* next memory byte */
     size_t done; /* bytes moved */
     /* Data sieving (reads; ds NULL: off).  Invariant: the pending pieces
@@ -142,6 +181,7 @@ typedef struct {
     int np, npmax;
     MPI_Offset pbeg, pend;
     size_t want; /* bytes the pending pieces ask for */
+    bool holes;  /* a pending piece starts beyond the end of the ones before it */
     char *sbuf;  /* the span buffer */
     size_t slen;
 } lc_io_move_t;
@@ -165,6 +205,60 @@ static int lc_io_read_piece(lc_io_move_t *m, char *dst, size_t len, MPI_Offset o
     return MPI_SUCCESS;
 }
 
+/* One piece read or written on its own. */
+static int lc_io_one_piece(lc_io_move_t *m, char *p, size_t len, MPI_Offset off)
+{
+    if (!m->write) return lc_io_read_piece(m, p, len, off);
+    int rc = lc_io_pwrite(m->fd, p, len, off);
+    if (!rc) m->done += len;
+    return rc;
+}
+
+/* Write sieving: the pending pieces as one span when they leave small
+ * holes (automatic: wanted bytes >= 1/2 of the span; enable: always;
+ * no holes at all: always, and no read is needed; a file opened
+ * write-only cannot be read: then only spans without holes).  With holes the span
+ * is read, patched and written back under an exclusive fcntl lock of the
+ * span, so that a concurrent writer's bytes in the holes are not
+ * overwritten with older ones (when that writer locks too: sieving
+ * writers and two-phase aggregators do). */
+static int lc_io_ds_flush_write(lc_io_move_t *m, int n)
+{
+    int rc = MPI_SUCCESS;
+    size_t span = (size_t)(m->pend - m->pbeg);
+    bool sieve = n >= 2 && (!m->holes || (m->ds->readable && (m->ds->mode == LC_IO_DS_ENABLE || m->want >= span / 2)));
+    if (sieve && m->slen < span) {
+        char *b = realloc(m->sbuf, span);
+        if (b) {
+            m->sbuf = b;
+            m->slen = span;
+        } else {
+            sieve = false;
+        }
+    }
+    if (!sieve) {
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) rc = lc_io_one_piece(m, m->pc[i].dst, m->pc[i].len, m->pc[i].off);
+        return rc;
+    }
+    bool locked = false;
+    if (m->holes) {
+        size_t got = 0;
+        if (!m->atomic) {
+            if ((rc = lc_io_lock(m->fd, m->pbeg, (MPI_Offset)span, true))) return rc;
+            locked = true;
+        }
+        rc = lc_io_pread(m->fd, m->sbuf, span, m->pbeg, &got);
+        if (!rc && got < span) memset(m->sbuf + got, 0, span - got); /* beyond the end of the file */
+    }
+    if (!rc) {
+        for (int i = 0; i < n; i++) memcpy(m->sbuf + (m->pc[i].off - m->pbeg), m->pc[i].dst, m->pc[i].len);
+        rc = lc_io_pwrite(m->fd, m->sbuf, span, m->pbeg);
+    }
+    if (locked) lc_io_unlock(m->fd, m->pbeg, (MPI_Offset)span);
+    if (!rc) m->done += m->want;
+    return rc;
+}
+
 /* Read the pending pieces: as one span copied out when they are dense
  * enough (automatic: wanted bytes >= 1/4 of the span; enable: always),
  * else one pread each.  1 at the end of the file (m->done counts the
@@ -174,6 +268,7 @@ static int lc_io_ds_flush(lc_io_move_t *m)
     int n = m->np, rc = MPI_SUCCESS;
     m->np = 0;
     if (n == 0) return MPI_SUCCESS;
+    if (m->write) return lc_io_ds_flush_write(m, n);
     size_t span = (size_t)(m->pend - m->pbeg);
     bool sieve = n >= 2 && (m->ds->mode == LC_IO_DS_ENABLE || m->want >= span / 4);
     if (sieve && m->slen < span) {
@@ -205,7 +300,7 @@ static int lc_io_ds_flush(lc_io_move_t *m)
     return MPI_SUCCESS;
 }
 
-/* A read piece under data sieving: joins the pending ones, or makes
+/* A piece under data sieving: joins the pending ones, or makes
  * them be read first when it does not fit their span. */
 static int lc_io_ds_add(lc_io_move_t *m, MPI_Offset off, size_t len)
 {
@@ -217,7 +312,7 @@ static int lc_io_ds_add(lc_io_move_t *m, MPI_Offset off, size_t len)
     }
     if (len >= cap) { /* a piece as large as the buffer: read in place, after the pending ones */
         if (m->np > 0 && (rc = lc_io_ds_flush(m))) return rc;
-        rc = lc_io_read_piece(m, m->p, len, off);
+        rc = lc_io_one_piece(m, m->p, len, off);
         m->p += len;
         return rc;
     }
@@ -231,7 +326,9 @@ static int lc_io_ds_add(lc_io_move_t *m, MPI_Offset off, size_t len)
     if (m->np == 0) {
         m->pbeg = m->pend = off;
         m->want = 0;
+        m->holes = false;
     }
+    if (off > m->pend) m->holes = true;
     m->pc[m->np++] = (lc_io_piece_t){ .off = off, .len = len, .dst = m->p };
     if (off + (MPI_Offset)len > m->pend) m->pend = off + (MPI_Offset)len;
     m->want += len;
@@ -243,7 +340,7 @@ static int lc_io_move(void *ctx, MPI_Offset off, size_t len)
 {
     lc_io_move_t *m = ctx;
     int rc;
-    if (!m->write && m->ds) return lc_io_ds_add(m, off, len);
+    if (m->ds) return lc_io_ds_add(m, off, len);
     if (m->write) {
         if ((rc = lc_io_pwrite(m->fd, m->p, len, off))) return rc;
         m->done += len;
@@ -307,14 +404,16 @@ int lc_io_access(int fd, const lc_io_view_t *v, MPI_Offset q, void *buf, MPI_Cou
                  const lc_io_conv_t *conv, bool write, bool atomic, const lc_io_sieve_t *ds, size_t *done_p,
                  size_t *fdone_p)
 {
-    static const lc_io_sieve_t ds_auto = { .mode = LC_IO_DS_AUTO, .cap = LC_IO_DS_CAP };
-    if (!ds) ds = &ds_auto;
+    static const lc_io_sieve_t ds_rd = { .mode = LC_IO_DS_AUTO, .cap = LC_IO_DS_CAP };
+    static const lc_io_sieve_t ds_wr = { .mode = LC_IO_DS_AUTO, .cap = LC_IO_DS_WR_CAP };
+    if (!ds) ds = write ? &ds_wr : &ds_rd;
     size_t total = (size_t)count * (size_t)mtype->size;
     bool direct = lc_dt_is_contig(mtype, count);
     char *stage = NULL;
     int rc = MPI_SUCCESS;
     /* A contiguous view has one piece per step: nothing to sieve. */
-    lc_io_move_t m = { .fd = fd, .write = write, .ds = write || v->contig || ds->mode == LC_IO_DS_DISABLE ? NULL : ds };
+    lc_io_move_t m = { .fd = fd, .write = write, .atomic = atomic,
+                       .ds = v->contig || ds->mode == LC_IO_DS_DISABLE ? NULL : ds };
     size_t items = 0;
     if (total == 0) goto out;
     if (conv) {

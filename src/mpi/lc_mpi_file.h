@@ -69,6 +69,27 @@ int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv);
  * moved, *etypes_p (may be NULL): etypes of the view accessed. */
 int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
                    size_t *bytes_p, MPI_Offset *etypes_p);
+/* The checks of lc_file_access: *t_p the memory type, *item_p the bytes
+ * one item of it occupies in the file. */
+int lc_file_access_check(lc_file_t *f, const void *buf, MPI_Count count, MPI_Datatype dt, lc_dt_t **t_p,
+                         MPI_Count *item_p);
+/* Data sieving settings of the file's hints for reads or writes. */
+void lc_file_sieve(const lc_file_t *f, bool write, lc_io_sieve_t *ds);
+/* A hint's value as a positive number, else -1. */
+long long lc_file_hint_num(const lc_file_t *f, const char *key);
+/* Two-phase collective buffering (lc_mpi_file_coll.c), collective over
+ * the file's communicator: every rank calls it, `rc` is its result so
+ * far (a rank with an error takes part and returns it).  *done_p false:
+ * nothing was accessed (the hints or the pattern ask for independent
+ * accesses; the caller does them).  Else *bytes_p and *etypes_p as for
+ * lc_file_access. */
+int lc_file_coll_access(lc_file_t *f, int rc, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt,
+                        bool write, size_t *bytes_p, MPI_Offset *etypes_p, bool *done_p);
+/* The lowest rank of c this process shares memory with (the locality
+ * detector's groups, as MPI_COMM_TYPE_SHARED): one set of co-resident
+ * ranks per leader. */
+int lc_file_cb_leader(const lc_comm_t *c);
+
 /* The etypes of the view that count items of dt occupy (checked: a
  * whole number). */
 int lc_file_etypes(lc_file_t *f, MPI_Count count, MPI_Datatype dt, MPI_Offset *n_p);

@@ -115,12 +115,12 @@ static const char *lc_file_strip_prefix(const char *name)
 }
 
 /* The hints every file reports (MPI 4.1 §14.2.8); user hints replace
- * them.  Collective buffering is not done yet (docs/io.md): the values
- * are accepted and reported, and are what a later slice will read. */
-static int lc_file_hints(lc_file_t *f, const lc_info_t *user)
+ * them.  cb_nodes defaults to `ngroups`, the number of sets of
+ * co-resident ranks (one aggregator each, lc_mpi_file_coll.c). */
+static int lc_file_hints(lc_file_t *f, const lc_info_t *user, int ngroups)
 {
     char nodes[16];
-    snprintf(nodes, sizeof nodes, "%d", f->comm->size);
+    snprintf(nodes, sizeof nodes, "%d", ngroups);
     const char *defaults[][2] = { { "cb_buffer_size", "16777216" }, { "romio_cb_read", "automatic" },
                                   { "romio_cb_write", "automatic" }, { "cb_nodes", nodes },
                                   { "romio_no_indep_rw", "false" },  { "romio_ds_read", "automatic" },
@@ -206,6 +206,9 @@ static int lc_file_open(lc_comm_t *c, const char *filename, int amode, MPI_Info 
         rc = lc_error(MPI_ERR_NOT_SAME, "the ranks gave different amodes (this rank %#x): each must give the same",
                       amode);
     if ((rc = lc_file_agree(c, rc, "checking the arguments of MPI_File_open"))) return rc;
+    /* The sets of co-resident ranks: each counted by its leader. */
+    int leader = lc_file_cb_leader(c) == c->rank, ngroups = 1;
+    if ((rc = lc_coll_allreduce(&leader, &ngroups, 1, MPI_INT, MPI_SUM, c))) return rc;
     lc_file_t *f = calloc(1, sizeof *f);
     if (!f) return lc_error(MPI_ERR_NO_MEM, "out of memory opening a file");
     f->fd = -1;
@@ -219,7 +222,7 @@ static int lc_file_open(lc_comm_t *c, const char *filename, int amode, MPI_Info 
         goto fail;
     }
     if ((rc = lc_mpi_comm_derive(c, c->rank, c->size, c->world_ranks, &f->comm))) goto fail;
-    if ((rc = lc_file_hints(f, user))) goto fail;
+    if ((rc = lc_file_hints(f, user, ngroups))) goto fail;
     if ((rc = lc_file_open_fd(f->comm, f->path, amode, &f->fd))) goto fail;
     if ((rc = lc_file_shfp_setup(f))) goto fail_fd;
     if (amode & MPI_MODE_APPEND) {

@@ -6,9 +6,10 @@
  * split collectives (_begin/_end), each with its _c (MPI_Count) form.
  *
  * This slice:
- *   - collective calls (_all) are independent accesses followed by the
- *     agreement (every rank learns whether all succeeded); two-phase
- *     collective buffering is a later slice (docs/io.md);
+ *   - collective calls (_all) go through two-phase collective buffering
+ *     (lc_mpi_file_coll.c) when the romio_cb_* hints and the access
+ *     pattern say so, else are independent accesses; both end with the
+ *     agreement (every rank learns whether all succeeded);
  *   - nonblocking calls do the I/O when they are started and return a
  *     request that is already complete (allowed: MPI says when the
  *     operation may complete, not that it must be late); the ordered and
@@ -36,28 +37,34 @@ int lc_file_check_mode(const lc_file_t *f, bool write, bool indiv)
     return MPI_SUCCESS;
 }
 
-/* Data sieving for reads from ROMIO's hints: "romio_ds_read"
+/* Data sieving from ROMIO's hints: "romio_ds_read" / "romio_ds_write"
  * (automatic, enable, disable; anything else: automatic) and
- * "ind_rd_buffer_size" (bytes per span; not a positive number: the
- * default). */
-static void lc_file_sieve(const lc_file_t *f, lc_io_sieve_t *ds)
+ * "ind_rd_buffer_size" / "ind_wr_buffer_size" (bytes per span; not a
+ * positive number: the default). */
+void lc_file_sieve(const lc_file_t *f, bool write, lc_io_sieve_t *ds)
 {
     ds->mode = LC_IO_DS_AUTO;
-    ds->cap = LC_IO_DS_CAP;
-    const char *mode = lc_info_get(f->hints, "romio_ds_read");
+    ds->cap = write ? LC_IO_DS_WR_CAP : LC_IO_DS_CAP;
+    ds->readable = !(f->amode & MPI_MODE_WRONLY);
+    const char *mode = lc_info_get(f->hints, write ? "romio_ds_write" : "romio_ds_read");
     if (mode && !strcmp(mode, "enable")) ds->mode = LC_IO_DS_ENABLE;
     if (mode && !strcmp(mode, "disable")) ds->mode = LC_IO_DS_DISABLE;
-    const char *cap = lc_info_get(f->hints, "ind_rd_buffer_size");
-    if (cap) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(cap, &end, 10);
-        if (end != cap && *end == '\0' && errno == 0 && v > 0) ds->cap = (size_t)v;
-    }
+    long long v = lc_file_hint_num(f, write ? "ind_wr_buffer_size" : "ind_rd_buffer_size");
+    if (v > 0) ds->cap = (size_t)v;
 }
 
-int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
-                   size_t *bytes_p, MPI_Offset *etypes_p)
+long long lc_file_hint_num(const lc_file_t *f, const char *key)
+{
+    const char *s = lc_info_get(f->hints, key);
+    if (!s) return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    return end != s && *end == '\0' && errno == 0 && v > 0 ? v : -1;
+}
+
+int lc_file_access_check(lc_file_t *f, const void *buf, MPI_Count count, MPI_Datatype dt, lc_dt_t **t_p,
+                         MPI_Count *item_p)
 {
     lc_dt_t *t;
     MPI_Count item;
@@ -70,10 +77,22 @@ int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count coun
         return lc_error(MPI_ERR_TYPE, "the datatype's size %lld is not a multiple of the view's etype size %lld%s",
                         (long long)item, (long long)f->view.esize,
                         f->rep ? " (in the file's data representation)" : "");
+    *t_p = t;
+    *item_p = item;
+    return MPI_SUCCESS;
+}
+
+int lc_file_access(lc_file_t *f, MPI_Offset pos, const void *buf, MPI_Count count, MPI_Datatype dt, bool write,
+                   size_t *bytes_p, MPI_Offset *etypes_p)
+{
+    lc_dt_t *t;
+    MPI_Count item;
+    int rc = lc_file_access_check(f, buf, count, dt, &t, &item);
+    if (rc) return rc;
     lc_file_conv_t fc = { .rep = f->rep, .t = t, .handle = dt };
     lc_io_conv_t conv = { .item = item, .fn = lc_file_rep_convert, .ctx = &fc };
     lc_io_sieve_t ds;
-    lc_file_sieve(f, &ds);
+    lc_file_sieve(f, write, &ds);
     size_t fbytes = 0;
     rc = lc_io_access(f->fd, &f->view, pos * f->view.esize, (void *)buf, count, t, f->rep ? &conv : NULL, write,
                       f->atomic, &ds, bytes_p, &fbytes);
@@ -102,7 +121,12 @@ static int lc_file_rw(lc_file_t *f, MPI_Offset offset, const void *buf, MPI_Coun
         rc = lc_error(MPI_ERR_ARG, "offset %lld is negative", (long long)offset);
     if (!rc && (how & LC_F_COLL) && f->split_active)
         rc = lc_error(MPI_ERR_OTHER, "a split collective is open on the file: end it first");
-    if (!rc) rc = lc_file_access(f, (how & LC_F_AT) ? offset : f->pos, buf, count, dt, write, &bytes, &etypes);
+    MPI_Offset pos = (how & LC_F_AT) ? offset : f->pos;
+    /* Collective: two-phase when the hints and the access pattern ask for
+     * it (every rank takes part, also one whose arguments were bad). */
+    bool done = false;
+    if (how & LC_F_COLL) rc = lc_file_coll_access(f, rc, pos, buf, count, dt, write, &bytes, &etypes, &done);
+    if (!rc && !done) rc = lc_file_access(f, pos, buf, count, dt, write, &bytes, &etypes);
     if (how & LC_F_COLL) rc = lc_file_agree(f->comm, rc, write ? "the collective write" : "the collective read");
     if (rc) return rc;
     if (!(how & LC_F_AT)) f->pos += etypes;

@@ -229,11 +229,12 @@ static void test_encode(void)
     char raw[256], enc[3 * 256 + 1], dec[257];
     ssize_t n;
 
-    n = lc_pmi_encode("a b=c;d%e\nf-_./:,+@~", 21, enc, sizeof(enc));
+    const char *text = "a b=c;d%e\nf-_./:,+@~";
+    n = lc_pmi_encode(text, strlen(text), enc, sizeof(enc));
     CHECK(n == (ssize_t)strlen(enc));
     CHECK_STR(enc, "a%20b%3Dc%3Bd%25e%0Af-_./:,+@~");
     CHECK(lc_pmi1_value_is_valid(enc) && strchr(enc, '=') == NULL && strchr(enc, ';') == NULL);
-    CHECK(lc_pmi_decode(enc, dec, sizeof(dec)) == 21);
+    CHECK(lc_pmi_decode(enc, dec, sizeof(dec)) == (ssize_t)strlen(text));
     CHECK_STR(dec, "a b=c;d%e\nf-_./:,+@~");
     for (int i = 0; i < 255; i++)
         raw[i] = (char)(i + 1);

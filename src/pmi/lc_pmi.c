@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,20 +117,40 @@ static int lc_pmi_read_msg(lc_pmi_msg_t *msg_p)
     }
 }
 
+/* Keeps each request and its reply together: after MPI_Init, the name
+ * service, spawn and gets may come from several threads at once. */
+static pthread_mutex_t lc_pmi_wire_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int lc_pmi_check_reply(const char *expect, lc_pmi_msg_t *reply_p, long *rc_p);
+
 /* Send the message built in fmt, read the reply, check that its command
  * is `expect` and, if it carries rc, that rc is 0.  When rc_p is not NULL
  * a non-zero rc is returned there instead of being an error. */
 int lc_pmi_call(lc_pmi_fmt_t *fmt, const char *expect, lc_pmi_msg_t *reply_p, long *rc_p)
 {
     ssize_t len = lc_pmi_fmt_finish(fmt);
-    long rc = 0;
 
     if (len < 0) {
         lc_pmi_error("request does not fit the PMI-1 wire format");
         return -1;
     }
-    if (lc_pmi_write_all(lc_pmi.fd, fmt->buf, (size_t)len) != 0 || lc_pmi_read_msg(reply_p) != 0)
-        return -1;
+    return lc_pmi_call_lines(fmt->buf, (size_t)len, expect, reply_p, rc_p);
+}
+
+int lc_pmi_call_lines(const char *lines, size_t len, const char *expect, lc_pmi_msg_t *reply_p, long *rc_p)
+{
+    int rc;
+
+    pthread_mutex_lock(&lc_pmi_wire_lock);
+    rc = lc_pmi_write_all(lc_pmi.fd, lines, len) != 0 || lc_pmi_read_msg(reply_p) != 0 ? -1 : 0;
+    pthread_mutex_unlock(&lc_pmi_wire_lock);
+    return rc != 0 ? -1 : lc_pmi_check_reply(expect, reply_p, rc_p);
+}
+
+static int lc_pmi_check_reply(const char *expect, lc_pmi_msg_t *reply_p, long *rc_p)
+{
+    long rc = 0;
+
     if (strcmp(lc_pmi_msg_cmd(reply_p), expect) != 0) {
         lc_pmi_error("expected cmd=%s from the launcher, got cmd=%s", expect,
                      lc_pmi_msg_cmd(reply_p));
@@ -444,15 +465,24 @@ int lc_pmi_fence(void)
 
 int lc_pmi_get(int src_rank, const char *key, char *value, size_t len)
 {
+    (void)src_rank; /* PMI-1 has one flat key space per job */
+    return lc_pmi_get_from(NULL, key, value, len);
+}
+
+int lc_pmi_get_from(const char *kvsname, const char *key, char *value, size_t len)
+{
     lc_pmi_fmt_t fmt;
     lc_pmi_msg_t msg;
     char buf[LC_PMI_WIRE_MAX + 2];
     const char *v;
     long rc;
 
-    (void)src_rank; /* PMI-1 has one flat key space per job */
     if (lc_pmi_check_kv(key, NULL) != 0)
         return -1;
+    if (kvsname != NULL && strcmp(kvsname, lc_pmi.kvsname) != 0 && lc_pmi.singleton)
+        return LC_PMI_NO_KEY; /* a singleton knows no other job */
+    if (kvsname == NULL)
+        kvsname = lc_pmi.kvsname;
     if (lc_pmi.singleton) {
         lc_pmi_kv_t *kv = lc_pmi_local_find(key);
 
@@ -462,7 +492,7 @@ int lc_pmi_get(int src_rank, const char *key, char *value, size_t len)
     } else {
         lc_pmi_fmt_init(&fmt, 1, buf, sizeof(buf));
         lc_pmi_fmt_add(&fmt, "cmd", "get");
-        lc_pmi_fmt_add(&fmt, "kvsname", lc_pmi.kvsname);
+        lc_pmi_fmt_add(&fmt, "kvsname", kvsname);
         lc_pmi_fmt_add(&fmt, "key", key);
         if (lc_pmi_call(&fmt, "get_result", &msg, &rc) != 0)
             return -1;

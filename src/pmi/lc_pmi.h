@@ -11,8 +11,9 @@
  *   - neither: a singleton (rank 0 of 1, kvsname "single<pid>"); puts and
  *     gets are served from a table in this process.
  *
- * Calls are blocking and not thread-safe: the library calls them from
- * MPI_Init/MPI_Finalize/MPI_Abort only.  All functions return 0 on success
+ * Calls are blocking; one request and its reply are kept together by a
+ * mutex, so the calls made after MPI_Init (names, spawn, gets) may come
+ * from several threads; init, fence and finalize run single-threaded.  All functions return 0 on success
  * and -1 (LC_ERROR in util/lc_error.h's vocabulary) on error, after
  * printing one line saying why on stderr; lc_pmi_get also says, without a
  * message, that a key is missing (LC_PMI_NO_KEY).
@@ -54,6 +55,12 @@ int lc_pmi_fence(void);
  * printing why. */
 #define LC_PMI_NO_KEY (-2)
 int lc_pmi_get(int src_rank, const char *key, char *value, size_t len);
+
+/* The same from the key space of job `kvsname` (NULL: ours) of the same
+ * launch: a spawned process reads its parent job's keys, a parent its
+ * children's (Locus's mpiexec serves it; read only).  Also callable after
+ * MPI_Init from any thread. */
+int lc_pmi_get_from(const char *kvsname, const char *key, char *value, size_t len);
 
 /* The job's name service (MPI_Publish_name, MPI_Unpublish_name,
  * MPI_Lookup_name): service -> port, kept by the launcher (a singleton

@@ -8,6 +8,9 @@
 /* One request (built in fmt) and its reply, whose cmd must be `expect`
  * (see lc_pmi.c).  The caller serializes calls. */
 int lc_pmi_call(lc_pmi_fmt_t *fmt, const char *expect, lc_pmi_msg_t *reply_p, long *rc_p);
+/* The same for a request of several lines (len bytes, each line ended by
+ * '\n'), answered by one reply (lc_pmi_spawn.c). */
+int lc_pmi_call_lines(const char *lines, size_t len, const char *expect, lc_pmi_msg_t *reply_p, long *rc_p);
 int lc_pmi_is_initialized(void);
 int lc_pmi_is_singleton(void);
 /* Forget a singleton's published names (lc_pmi_finalize). */

@@ -292,3 +292,71 @@ ssize_t lc_pmi_fmt_finish(lc_pmi_fmt_t *fmt)
         return -1;
     return (ssize_t)fmt->len;
 }
+
+static bool lc_pmi_enc_plain(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c != '\0' && strchr("-_./:,+@~", c) != NULL);
+}
+
+ssize_t lc_pmi_encode(const char *in, size_t n, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t len = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)in[i];
+
+        if (lc_pmi_enc_plain(c)) {
+            if (len + 1 >= cap)
+                return -1;
+            out[len++] = (char)c;
+        } else {
+            if (len + 3 >= cap)
+                return -1;
+            out[len++] = '%';
+            out[len++] = hex[c >> 4];
+            out[len++] = hex[c & 15];
+        }
+    }
+    if (len >= cap)
+        return -1;
+    out[len] = '\0';
+    return (ssize_t)len;
+}
+
+static int lc_pmi_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+ssize_t lc_pmi_decode(const char *s, char *out, size_t cap)
+{
+    size_t len = 0;
+
+    for (; *s; s++) {
+        int c = (unsigned char)*s;
+
+        if (c == '%') {
+            int hi = lc_pmi_hexval(s[1]), lo = hi < 0 ? -1 : lc_pmi_hexval(s[2]);
+
+            if (hi < 0 || lo < 0)
+                return -1;
+            c = hi * 16 + lo;
+            s += 2;
+        }
+        if (len + 1 >= cap)
+            return -1;
+        out[len++] = (char)c;
+    }
+    if (len >= cap)
+        return -1;
+    out[len] = '\0';
+    return (ssize_t)len;
+}

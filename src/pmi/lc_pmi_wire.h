@@ -122,4 +122,16 @@ bool lc_pmi_key_is_valid(const char *s);
  * no ' ', '\n', '\r' (PMI-1 cannot carry them). */
 bool lc_pmi1_value_is_valid(const char *s);
 
+/* Any bytes as one PMI value (Locus's spawn request, docs/dynamic.md):
+ * letters, digits and "-_./:,+@~" stay, every other byte becomes %XX
+ * (two upper-case hex digits), so the result has no space, '=', ';',
+ * newline or '%' of its own.  lc_pmi_encode writes the encoding of in[n]
+ * and a NUL into out[cap]; returns its length, or -1 if it does not fit
+ * (at most 3n + 1 bytes are needed). */
+ssize_t lc_pmi_encode(const char *in, size_t n, char *out, size_t cap);
+/* Decode s into out[cap] (NUL-terminated; a %00 would be a NUL inside
+ * the result, which the caller sees as a length beyond strlen).  Returns
+ * the decoded length, or -1 on a malformed %-sequence or no room. */
+ssize_t lc_pmi_decode(const char *s, char *out, size_t cap);
+
 #endif /* LC_PMI_WIRE_H */

@@ -70,6 +70,7 @@ typedef struct mpiexec_options {
     char  *hosts;        /* -hosts h1[:n],h2[:n],... */
     char  *hostfile;     /* -f / -hostfile / -machinefile */
     int    ppn;          /* -ppn: ranks per host per round (0 = the slots) */
+    int    usize;        /* -usize: universe size (0 = not given) */
     char  *launcher;     /* -launcher NAME (ssh, rsh) */
     char  *launcher_exec;/* -launcher-exec AGENT */
     char  *iface;        /* -iface IFACE */
@@ -90,16 +91,21 @@ typedef struct mpiexec_stream {
     int    open;         /* more bytes may come */
     int    target;       /* 1 or 2 */
     int    rank;         /* -1: an agent's stream (no prefix) */
+    int    jobid;        /* 0: the world; a spawned job's prefix is "[job:rank] " */
     int    at_line_start;
     size_t len;
     char   buf[MPIEXEC_IO_BUF];
 } mpiexec_stream_t;
 
 struct mpiexec_proxy;
+struct mpiexec_pjob;
+struct mpiexec_spawn_in;
 
 typedef struct mpiexec_rank {
-    int   rank;
-    int   host;          /* index in job->hosts */
+    int   rank;          /* in its job */
+    struct mpiexec_pjob *pj; /* its job (the world or a spawned one) */
+    int   appnum;        /* index of its command in the spawn request (0 in the world) */
+    int   host;          /* index in job->hosts (a spawned process: 0, the only host of its job) */
     int   local_rank;    /* among the ranks of its host */
     struct mpiexec_proxy *proxy; /* NULL: forked by mpiexec itself */
     pid_t pid;           /* 0 until started (a remote rank: its pid there) */
@@ -112,6 +118,7 @@ typedef struct mpiexec_rank {
     int   pmi_finalized;
     int   aborted;        /* called PMI abort: its exit is no further news */
     int   in_barrier;
+    struct mpiexec_spawn_in *spawn_in; /* a spawn request being received (mpiexec_spawn_job.c) */
     size_t pmi_len;
     char  pmi_in[LC_PMI2_PREFIX_LEN + LC_PMI_WIRE_MAX + 2];
     mpiexec_stream_t out, err;
@@ -176,6 +183,25 @@ typedef struct mpiexec_conn {
 
 typedef struct mpiexec_kvs mpiexec_kvs_t;
 
+/* Most processes the run holds at once (the world and its spawned jobs). */
+#define MPIEXEC_RUN_PROCS_MAX 4096
+
+/* A PMI job of the run: the world (the command line's ranks) or one a rank
+ * started with MPI_Comm_spawn.  PMI requests are answered per job: a
+ * barrier counts that job's ranks, puts and gets go to its key space.
+ * Spawned jobs run on mpiexec's host only, unbound, stdin /dev/null. */
+typedef struct mpiexec_pjob {
+    int             id;             /* 0: the world; then 1, 2, ... in spawn order */
+    char            kvsname[80];
+    int             size;
+    mpiexec_rank_t *ranks;          /* [size]; the world's: job->ranks */
+    mpiexec_kvs_t  *kvs;            /* the world's: job->kvs */
+    mpiexec_kvs_t  *node_attrs;     /* PMI-2 node attributes */
+    char           *process_mapping;
+    int             nbarrier;       /* its ranks waiting in barrier/fence */
+    int             cancelled;      /* a spawn that failed: its processes' exits are no news */
+} mpiexec_pjob_t;
+
 typedef struct mpiexec_job {
     mpiexec_options_t opt;
     int             size;
@@ -189,8 +215,12 @@ typedef struct mpiexec_job {
     mpiexec_kvs_t  *node_attrs;     /* PMI-2 node attributes */
     mpiexec_kvs_t  *names;          /* MPI_Publish_name's service -> port */
     char           *process_mapping;/* PMI_process_mapping value */
-    int             nbarrier;       /* ranks waiting in barrier/fence */
-    int             nrunning;
+    int             nrunning;       /* processes running, of every job */
+    int             universe_size;  /* -usize, else the slots of the host list, at least size */
+    /* jobs: [0] = &world, then the spawned ones (never removed before the end) */
+    mpiexec_pjob_t  world;
+    mpiexec_pjob_t **pjobs;
+    int             npjobs;
     int             npending;       /* remote ranks neither started nor failed */
     /* remote hosts */
     int             nproxies;
@@ -276,6 +306,9 @@ typedef struct mpiexec_spawn_req {
     char       **genv_values;
     int          bind_core;  /* bind to core local_rank mod ncores */
     int          stdin_pipe; /* 1: stdin is a pipe (write end returned); 0: /dev/null */
+    const char  *wdir;       /* working directory of the process, NULL: ours */
+    char        *why;        /* not NULL: failures are written here instead of said */
+    size_t       whylen;
 } mpiexec_spawn_req_t;
 typedef struct mpiexec_spawned {
     pid_t pid;
@@ -287,6 +320,12 @@ int    mpiexec_spawn(const mpiexec_spawn_req_t *req, mpiexec_spawned_t *res);
 
 /* mpiexec_launch.c */
 char  *mpiexec_launch_resolve(const char *prog); /* NULL + message if not runnable */
+/* Full path of prog as execvp would find it, searching `path` (a PATH-like
+ * list; NULL: our PATH); relative names are taken from wdir (NULL: our
+ * directory).  NULL with why[] set (and *noent_p = 1 if nothing by that
+ * name exists, 0 if it exists but cannot be run) if not runnable. */
+char  *mpiexec_launch_find(const char *prog, const char *path, const char *wdir, char *why, size_t whylen,
+                           int *noent_p);
 int    mpiexec_launch_all(mpiexec_job_t *job);   /* the local ranks */
 
 /* mpiexec_bind.c: CPU set of core (index % ncores) among the CPUs we may use */
@@ -369,6 +408,17 @@ void   mpiexec_proxy_job_free(mpiexec_proxy_job_t *job);
  * proved they know the key: a tuned non-blocking socket, or -1 after a
  * message. */
 int    mpiexec_proxy_connect(const char *addr, const char *port, uint32_t index, const char *host);
+
+/* mpiexec_spawn_job.c: the run's jobs and PMI `spawn` (MPI_Comm_spawn) */
+int    mpiexec_pjobs_init(mpiexec_job_t *job);  /* the world as job 0; 0 or -1 (message) */
+void   mpiexec_pjobs_free(mpiexec_job_t *job);
+/* "rank 3" for the world, "job 2 rank 0" for a spawned job (static buffer). */
+const char *mpiexec_rank_name(const mpiexec_rank_t *r);
+/* A `cmd=spawn_*` line from rank r: 1 when a reply was built in fmt
+ * (buf[cap]), 0 when none is due yet. */
+int    mpiexec_spawn_line(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_pmi_msg_t *msg, lc_pmi_fmt_t *fmt,
+                          char *buf, size_t cap);
+void   mpiexec_spawn_in_free(mpiexec_rank_t *r);
 
 /* mpiexec_fate.c */
 void   mpiexec_fate_reap(mpiexec_job_t *job);

@@ -24,6 +24,10 @@
  * time is up (or when no rank is left running).  Further aborts and exits
  * while one is held add nothing: the first decided.
  *
+ * A process of a spawned job is judged like a rank ("job 1 rank 0" in
+ * messages): any failure ends the whole run.  Processes of a spawn that
+ * failed half-way are killed at once and their exits ignored.
+ *
  * Remote ranks are signalled through their proxies (SIGNAL frames) and
  * their exits arrive as EXITED frames; they are judged here like local
  * ones, and messages name their host. */
@@ -49,12 +53,14 @@ static void mpiexec_fate_set_code(mpiexec_job_t *job, int code)
 
 static void mpiexec_fate_signal_all(mpiexec_job_t *job, int sig)
 {
-    for (int i = 0; i < job->size; i++) {
-        mpiexec_rank_t *r = &job->ranks[i];
+    for (int j = 0; j < job->npjobs; j++) {
+        for (int i = 0; i < job->pjobs[j]->size; i++) {
+            mpiexec_rank_t *r = &job->pjobs[j]->ranks[i];
 
-        /* Unreaped, so the pid (= process group id) cannot be reused. */
-        if (r->proxy == NULL && r->running && kill(-r->pid, sig) != 0 && errno == ESRCH)
-            kill(r->pid, sig); /* not yet a group leader (just forked) */
+            /* Unreaped, so the pid (= process group id) cannot be reused. */
+            if (r->proxy == NULL && r->running && kill(-r->pid, sig) != 0 && errno == ESRCH)
+                kill(r->pid, sig); /* not yet a group leader (just forked) */
+        }
     }
     mpiexec_remote_signal(job, sig);
 }
@@ -125,14 +131,14 @@ void mpiexec_fate_abort(mpiexec_job_t *job, mpiexec_rank_t *r, long code, const 
         exit_code = 1;
     r->pmi_finalized = 1; /* its exit is expected now; do not report it again */
     r->aborted = 1;
-    mpiexec_fate_hold(job, exit_code, "rank %d (%s) called MPI_Abort (exit code %ld)%s%s", r->rank,
+    mpiexec_fate_hold(job, exit_code, "%s (%s) called MPI_Abort (exit code %ld)%s%s", mpiexec_rank_name(r),
                       mpiexec_rank_where(job, r), code, msg != NULL && msg[0] ? ": " : "", msg != NULL ? msg : "");
 }
 
 void mpiexec_fate_protocol_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *what)
 {
     if (!job->ending)
-        mpiexec_say("rank %d (%s) %s; ending the job", r->rank, mpiexec_rank_where(job, r), what);
+        mpiexec_say("%s (%s) %s; ending the job", mpiexec_rank_name(r), mpiexec_rank_where(job, r), what);
     mpiexec_pmi_close(job, r);
     mpiexec_fate_end_job(job, 1);
 }
@@ -181,7 +187,7 @@ void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
         mpiexec_io_drain(job, &r->out);
         mpiexec_io_drain(job, &r->err);
     }
-    if (r->rank == 0)
+    if (r->rank == 0 && r->pj->id == 0)
         mpiexec_io_stdin_close(job);
 
     r->running = 0;
@@ -190,6 +196,12 @@ void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
         r->proxy->nrunning--;
     mpiexec_pmi_close(job, r);
 
+    if (r->pj->cancelled) {
+        /* Killed by us when its spawn failed: the spawner was told. */
+        if (job->abort_held && job->nrunning == 0)
+            mpiexec_fate_release_abort(job);
+        return;
+    }
     if (r->aborted) {
         /* Its abort is the news (held or acted on); nobody left to wait. */
         if (job->abort_held && job->nrunning == 0)
@@ -200,16 +212,16 @@ void mpiexec_fate_rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r, int status)
         int sig = WTERMSIG(status);
 
         if (!job->ending)
-            mpiexec_say("rank %d (%s) killed by signal %d (%s); ending the job", r->rank,
+            mpiexec_say("%s (%s) killed by signal %d (%s); ending the job", mpiexec_rank_name(r),
                         mpiexec_rank_where(job, r), sig, strsignal(sig));
         mpiexec_fate_end_job(job, 128 + sig);
     } else if (WEXITSTATUS(status) != 0) {
-        mpiexec_fate_hold(job, WEXITSTATUS(status), "rank %d (%s) exited with code %d", r->rank,
+        mpiexec_fate_hold(job, WEXITSTATUS(status), "%s (%s) exited with code %d", mpiexec_rank_name(r),
                           mpiexec_rank_where(job, r), WEXITSTATUS(status));
     } else if (r->pmi_inited && !r->pmi_finalized) {
         if (!job->ending)
-            mpiexec_say("rank %d (%s) exited without finalizing PMI (MPI_Finalize not "
-                        "called?); ending the job", r->rank, mpiexec_rank_where(job, r));
+            mpiexec_say("%s (%s) exited without finalizing PMI (MPI_Finalize not "
+                        "called?); ending the job", mpiexec_rank_name(r), mpiexec_rank_where(job, r));
         mpiexec_fate_end_job(job, 1);
     }
     if (job->abort_held && job->nrunning == 0)
@@ -229,11 +241,20 @@ void mpiexec_fate_reap(mpiexec_job_t *job)
             return;
         if (mpiexec_agent_reaped(job, pid, status))
             continue;
-        for (int i = 0; i < job->size; i++) {
-            if (job->ranks[i].proxy == NULL && job->ranks[i].running && job->ranks[i].pid == pid) {
-                mpiexec_fate_rank_exited(job, &job->ranks[i], status);
-                break;
+        for (int j = 0; j < job->npjobs; j++) {
+            mpiexec_pjob_t *pj = job->pjobs[j];
+            int i;
+
+            for (i = 0; i < pj->size; i++) {
+                mpiexec_rank_t *r = &pj->ranks[i];
+
+                if (r->proxy == NULL && r->running && r->pid == pid) {
+                    mpiexec_fate_rank_exited(job, r, status);
+                    break;
+                }
             }
+            if (i < pj->size)
+                break;
         }
     }
 }

@@ -221,6 +221,11 @@ int mpiexec_hosts_place(mpiexec_job_t *job)
     if (job->opt.nprocs == 0)
         job->opt.nprocs = total > 4096 ? 4096 : total;
     job->size = job->opt.nprocs;
+    /* MPI_UNIVERSE_SIZE: -usize, else the slots listed, at least the world. */
+    job->universe_size = job->opt.usize > 0 ? job->opt.usize
+                         : job->opt.hosts != NULL || job->opt.hostfile != NULL ? total : job->size;
+    if (job->universe_size < job->size)
+        job->universe_size = job->size;
 
     /* Distinct hosts, in order of first appearance. */
     entry_host = malloc((size_t)l.n * sizeof(int));

@@ -3,7 +3,8 @@
  *
  * Output: each rank's stdout and stderr are pipes.  Bytes are collected
  * per pipe and written out only as complete lines (with "[rank] " in
- * front under -prepend-rank), so lines of different ranks never mix.  A
+ * front under -prepend-rank, "[job:rank] " for a spawned job's process),
+ * so lines of different ranks never mix.  A
  * line longer than the buffer is written in pieces (it cannot be held
  * forever); a last line without '\n' is written when its pipe closes.
  *
@@ -36,6 +37,7 @@ void mpiexec_io_init_stream(mpiexec_stream_t *s, int fd, int target, int rank)
     s->open = 1;
     s->target = target;
     s->rank = rank;
+    s->jobid = 0; /* a spawned job's streams are marked by their creator */
     s->at_line_start = 1;
     s->len = 0;
 }
@@ -51,7 +53,8 @@ static void mpiexec_io_emit(const mpiexec_job_t *job, mpiexec_stream_t *s, const
         return;
     if (job->opt.prepend_rank && s->at_line_start && s->rank >= 0) {
         iov[iovcnt].iov_base = prefix;
-        iov[iovcnt].iov_len = (size_t)snprintf(prefix, sizeof(prefix), "[%d] ", s->rank);
+        iov[iovcnt].iov_len = s->jobid > 0 ? (size_t)snprintf(prefix, sizeof(prefix), "[%d:%d] ", s->jobid, s->rank)
+                                           : (size_t)snprintf(prefix, sizeof(prefix), "[%d] ", s->rank);
         iovcnt++;
     }
     iov[iovcnt].iov_base = (void *)p;
@@ -175,7 +178,7 @@ void mpiexec_io_close(mpiexec_job_t *job, mpiexec_stream_t *s)
     /* A last line without '\n' is completed when other ranks may print
      * after it (else their next line would continue it); the bytes of a
      * single process pass unchanged. */
-    if (s->len > 0 && (job->size > 1 || s->rank < 0))
+    if (s->len > 0 && (job->size > 1 || s->rank < 0 || job->npjobs > 1))
         mpiexec_io_emit(job, s, "\n", 1, 1);
     s->len = 0;
 }

@@ -13,49 +13,93 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Full path of prog as execvp would find it, or NULL after a message. */
-char *mpiexec_launch_resolve(const char *prog)
+/* Whether dir/prog (or prog alone when dir is NULL) names a runnable file:
+ * 1 yes (its path in buf), 0 it exists but is not runnable, -1 it does not exist. */
+static int mpiexec_launch_try(const char *dir, size_t dlen, const char *prog, char *buf, size_t cap)
 {
-    const char *path = getenv("PATH");
-    char buf[PATH_MAX];
+    struct stat st;
+    int n = dir == NULL ? snprintf(buf, cap, "%s", prog)
+            : dlen == 0 ? snprintf(buf, cap, "./%s", prog) /* empty element: cwd */
+                        : snprintf(buf, cap, "%.*s/%s", (int)dlen, dir, prog);
+
+    if (n <= 0 || (size_t)n >= cap || stat(buf, &st) != 0)
+        return -1;
+    return !S_ISDIR(st.st_mode) && access(buf, X_OK) == 0 ? 1 : 0;
+}
+
+char *mpiexec_launch_find(const char *prog, const char *path, const char *wdir, char *why, size_t whylen,
+                          int *noent_p)
+{
+    char buf[PATH_MAX], rel[PATH_MAX];
     struct stat st;
     int saw_noexec = 0;
 
+    *noent_p = 1;
     if (prog[0] == '\0') {
-        mpiexec_say("empty program name");
+        snprintf(why, whylen, "empty program name");
         return NULL;
+    }
+    /* Relative names (the program with a '/', PATH elements) are taken
+     * from wdir: that is where the process will start. */
+    if (wdir != NULL && wdir[0] != '\0' && prog[0] != '/' && strchr(prog, '/') != NULL) {
+        if (snprintf(rel, sizeof(rel), "%s/%s", wdir, prog) >= (int)sizeof(rel)) {
+            snprintf(why, whylen, "program '%s' in '%s': name too long", prog, wdir);
+            return NULL;
+        }
+        prog = rel;
     }
     if (strchr(prog, '/') != NULL) {
         if (stat(prog, &st) != 0) {
-            mpiexec_say("cannot run '%s': %m", prog);
+            snprintf(why, whylen, "cannot run '%s': %s", prog, strerror(errno));
+            *noent_p = errno == ENOENT || errno == ENOTDIR;
             return NULL;
         }
+        *noent_p = 0;
         if (S_ISDIR(st.st_mode) || access(prog, X_OK) != 0) {
-            mpiexec_say("cannot run '%s': %s", prog, S_ISDIR(st.st_mode) ? "it is a directory" : "not executable");
+            snprintf(why, whylen, "cannot run '%s': %s", prog,
+                     S_ISDIR(st.st_mode) ? "it is a directory" : "not executable");
             return NULL;
         }
         return strdup(prog);
     }
+    if (path == NULL)
+        path = getenv("PATH");
     if (path == NULL || path[0] == '\0')
         path = "/usr/local/bin:/usr/bin:/bin";
     while (*path) {
         const char *colon = strchr(path, ':');
         size_t dlen = colon ? (size_t)(colon - path) : strlen(path);
+        char dir[PATH_MAX];
+        int found;
 
-        int n = dlen == 0 ? snprintf(buf, sizeof(buf), "./%s", prog) /* empty element: cwd */
-                          : snprintf(buf, sizeof(buf), "%.*s/%s", (int)dlen, path, prog);
-
-        if (n > 0 && (size_t)n < sizeof(buf) && stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
-            if (access(buf, X_OK) == 0)
-                return strdup(buf);
+        if (wdir != NULL && wdir[0] != '\0' && (dlen == 0 || path[0] != '/'))
+            snprintf(dir, sizeof(dir), "%s/%.*s", wdir, (int)dlen, path);
+        else
+            snprintf(dir, sizeof(dir), "%.*s", (int)dlen, path);
+        found = mpiexec_launch_try(dir, dir[0] == '\0' ? 0 : strlen(dir), prog, buf, sizeof(buf));
+        if (found > 0)
+            return strdup(buf);
+        if (found == 0)
             saw_noexec = 1;
-        }
         path += dlen;
         if (*path == ':')
             path++;
     }
-    mpiexec_say("program '%s' %s", prog, saw_noexec ? "found in PATH but not executable" : "not found in PATH");
+    *noent_p = !saw_noexec;
+    snprintf(why, whylen, "program '%s' %s", prog, saw_noexec ? "found in PATH but not executable" : "not found in PATH");
     return NULL;
+}
+
+/* Full path of prog as execvp would find it, or NULL after a message. */
+char *mpiexec_launch_resolve(const char *prog)
+{
+    char why[PATH_MAX + 128];
+    int noent;
+    char *p = mpiexec_launch_find(prog, NULL, NULL, why, sizeof(why), &noent);
+
+    if (p == NULL)
+        mpiexec_say("%s", why);
+    return p;
 }
 
 static int mpiexec_launch_one(mpiexec_job_t *job, mpiexec_rank_t *r)

@@ -73,26 +73,75 @@ static const char *mpiexec_shm_dir(const mpiexec_job_t *job)
 
 static int mpiexec_streams_open(const mpiexec_job_t *job)
 {
-    for (int i = 0; i < job->size; i++)
-        if (job->ranks[i].out.open || job->ranks[i].err.open)
-            return 1;
+    for (int j = 0; j < job->npjobs; j++)
+        for (int i = 0; i < job->pjobs[j]->size; i++)
+            if (job->pjobs[j]->ranks[i].out.open || job->pjobs[j]->ranks[i].err.open)
+                return 1;
     return 0;
+}
+
+/* Processes of every job: the poll set's size. */
+static size_t mpiexec_all_ranks(const mpiexec_job_t *job)
+{
+    size_t n = 0;
+
+    for (int j = 0; j < job->npjobs; j++)
+        n += (size_t)job->pjobs[j]->size;
+    return n;
 }
 
 enum { MPIEXEC_PFD_SIGNAL, MPIEXEC_PFD_PMI, MPIEXEC_PFD_OUT, MPIEXEC_PFD_ERR, MPIEXEC_PFD_STDIN,
        MPIEXEC_PFD_RANK0_STDIN, MPIEXEC_PFD_LISTEN, MPIEXEC_PFD_CONN, MPIEXEC_PFD_PROXY,
        MPIEXEC_PFD_AGENT_OUT, MPIEXEC_PFD_AGENT_ERR };
 
-/* Add fd (if open) to the poll set; kind/who say what it is. */
-static int mpiexec_watch(struct pollfd *pfd, int *kind, int *who, int n, int fd, short events, int k, int w)
+/* The poll set: fds and, for each, what it is (kind), whose (who: a
+ * connection or proxy index; rk: a rank of any job). */
+typedef struct mpiexec_pollset {
+    size_t           cap;
+    struct pollfd   *pfd;
+    int             *kind, *who;
+    mpiexec_rank_t **rk;
+} mpiexec_pollset_t;
+
+/* Room for every fd the loop may watch now (a spawn adds processes). */
+static int mpiexec_pollset_fit(mpiexec_pollset_t *ps, const mpiexec_job_t *job)
+{
+    size_t cap = mpiexec_all_ranks(job) * 3 + (size_t)job->nproxies * 3 + MPIEXEC_CONNS_MAX + 8;
+    struct pollfd *pfd;
+    int *kind, *who;
+    mpiexec_rank_t **rk;
+
+    if (cap <= ps->cap)
+        return 0;
+    pfd = realloc(ps->pfd, cap * sizeof(*pfd));
+    if (pfd != NULL)
+        ps->pfd = pfd;
+    kind = realloc(ps->kind, cap * sizeof(int));
+    if (kind != NULL)
+        ps->kind = kind;
+    who = realloc(ps->who, cap * sizeof(int));
+    if (who != NULL)
+        ps->who = who;
+    rk = realloc(ps->rk, cap * sizeof(*rk));
+    if (rk != NULL)
+        ps->rk = rk;
+    if (pfd == NULL || kind == NULL || who == NULL || rk == NULL)
+        return -1;
+    ps->cap = cap;
+    return 0;
+}
+
+/* Add fd (if open) to the poll set; k/w/r say what it is. */
+static int mpiexec_watch(mpiexec_pollset_t *ps, int n, int fd, short events, int k, int w, mpiexec_rank_t *r)
 {
     if (fd < 0)
         return n;
-    pfd[n].fd = fd;
-    pfd[n].events = events;
-    pfd[n].revents = 0;
-    kind[n] = k;
-    who[n] = w;
+    ps->pfd[n].fd = fd;
+    ps->pfd[n].events = events;
+    ps->pfd[n].revents = 0;
+    ps->kind[n] = k;
+    ps->who[n] = w;
+    ps->rk[n] = r;
     return n + 1;
 }
 
@@ -111,24 +160,25 @@ static int mpiexec_min_timeout(int a, long b)
  * MPIEXEC_BYE_MS to sweep their hosts and hang up. */
 static void mpiexec_run(mpiexec_job_t *job)
 {
-    size_t cap = (size_t)job->size * 3 + (size_t)job->nproxies * 3 + MPIEXEC_CONNS_MAX + 8;
-    struct pollfd *pfd = calloc(cap, sizeof(*pfd));
-    int *kind = calloc(cap, sizeof(int)), *who = calloc(cap, sizeof(int));
+    mpiexec_pollset_t ps = {0};
     struct timespec drain_end, bye_end;
     int draining = 0, ending_remote = 0;
 
-    if (pfd == NULL || kind == NULL || who == NULL) {
-        mpiexec_say("out of memory");
-        mpiexec_fate_end_job(job, 1);
-        /* Without the loop we cannot wait politely; make sure nothing stays. */
-        for (int i = 0; i < job->size; i++)
-            if (job->ranks[i].running && job->ranks[i].proxy == NULL)
-                kill(-job->ranks[i].pid, SIGKILL);
-        goto out;
-    }
-
     for (;;) {
         int n = 0, timeout = -1;
+        struct pollfd *pfd;
+
+        if (mpiexec_pollset_fit(&ps, job) != 0) {
+            mpiexec_say("out of memory");
+            mpiexec_fate_end_job(job, 1);
+            /* Without the loop we cannot wait politely; make sure nothing stays. */
+            for (int j = 0; j < job->npjobs; j++)
+                for (int i = 0; i < job->pjobs[j]->size; i++)
+                    if (job->pjobs[j]->ranks[i].running && job->pjobs[j]->ranks[i].proxy == NULL)
+                        kill(-job->pjobs[j]->ranks[i].pid, SIGKILL);
+            break;
+        }
+        pfd = ps.pfd;
 
         if (job->nrunning == 0 && job->npending == 0) {
             /* Everyone exited; collect output still in flight, but do not
@@ -152,30 +202,32 @@ static void mpiexec_run(mpiexec_job_t *job)
         if (job->abort_held)
             timeout = mpiexec_min_timeout(timeout, mpiexec_ms_until(&job->abort_at));
 
-        n = mpiexec_watch(pfd, kind, who, n, job->signal_pipe[0], POLLIN, MPIEXEC_PFD_SIGNAL, -1);
-        for (int i = 0; i < job->size; i++) {
-            mpiexec_rank_t *r = &job->ranks[i];
+        n = mpiexec_watch(&ps, n, job->signal_pipe[0], POLLIN, MPIEXEC_PFD_SIGNAL, -1, NULL);
+        for (int j = 0; j < job->npjobs; j++) {
+            for (int i = 0; i < job->pjobs[j]->size; i++) {
+                mpiexec_rank_t *r = &job->pjobs[j]->ranks[i];
 
-            if (r->proxy != NULL)
-                continue;
-            n = mpiexec_watch(pfd, kind, who, n, r->pmi_open ? r->pmi_fd : -1, POLLIN, MPIEXEC_PFD_PMI, i);
-            n = mpiexec_watch(pfd, kind, who, n, r->out.fd, POLLIN, MPIEXEC_PFD_OUT, i);
-            n = mpiexec_watch(pfd, kind, who, n, r->err.fd, POLLIN, MPIEXEC_PFD_ERR, i);
+                if (r->proxy != NULL)
+                    continue;
+                n = mpiexec_watch(&ps, n, r->pmi_open ? r->pmi_fd : -1, POLLIN, MPIEXEC_PFD_PMI, i, r);
+                n = mpiexec_watch(&ps, n, r->out.fd, POLLIN, MPIEXEC_PFD_OUT, i, r);
+                n = mpiexec_watch(&ps, n, r->err.fd, POLLIN, MPIEXEC_PFD_ERR, i, r);
+            }
         }
         if (mpiexec_io_stdin_wanted(job))
-            n = mpiexec_watch(pfd, kind, who, n, job->stdin_fd, POLLIN, MPIEXEC_PFD_STDIN, -1);
+            n = mpiexec_watch(&ps, n, job->stdin_fd, POLLIN, MPIEXEC_PFD_STDIN, -1, NULL);
         if (job->stdin_len > 0)
-            n = mpiexec_watch(pfd, kind, who, n, job->rank0_stdin, POLLOUT, MPIEXEC_PFD_RANK0_STDIN, -1);
-        n = mpiexec_watch(pfd, kind, who, n, job->listen_fd, POLLIN, MPIEXEC_PFD_LISTEN, -1);
+            n = mpiexec_watch(&ps, n, job->rank0_stdin, POLLOUT, MPIEXEC_PFD_RANK0_STDIN, -1, NULL);
+        n = mpiexec_watch(&ps, n, job->listen_fd, POLLIN, MPIEXEC_PFD_LISTEN, -1, NULL);
         for (int i = 0; i < job->nconns; i++)
-            n = mpiexec_watch(pfd, kind, who, n, job->conns[i].fd, POLLIN, MPIEXEC_PFD_CONN, i);
+            n = mpiexec_watch(&ps, n, job->conns[i].fd, POLLIN, MPIEXEC_PFD_CONN, i, NULL);
         for (int i = 0; i < job->nproxies; i++) {
             mpiexec_proxy_t *px = &job->proxies[i];
             short ev = POLLIN | (mpiexec_buf_pending(&px->out) > 0 ? POLLOUT : 0);
 
-            n = mpiexec_watch(pfd, kind, who, n, px->fd, ev, MPIEXEC_PFD_PROXY, i);
-            n = mpiexec_watch(pfd, kind, who, n, px->agent_out.fd, POLLIN, MPIEXEC_PFD_AGENT_OUT, i);
-            n = mpiexec_watch(pfd, kind, who, n, px->agent_err.fd, POLLIN, MPIEXEC_PFD_AGENT_ERR, i);
+            n = mpiexec_watch(&ps, n, px->fd, ev, MPIEXEC_PFD_PROXY, i, NULL);
+            n = mpiexec_watch(&ps, n, px->agent_out.fd, POLLIN, MPIEXEC_PFD_AGENT_OUT, i, NULL);
+            n = mpiexec_watch(&ps, n, px->agent_err.fd, POLLIN, MPIEXEC_PFD_AGENT_ERR, i, NULL);
         }
 
         if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
@@ -188,7 +240,8 @@ static void mpiexec_run(mpiexec_job_t *job)
          * the last to the first, so dropping one (which moves the last into
          * its slot) cannot skip another. */
         for (int i = n - 1; i >= 1; i--) {
-            mpiexec_rank_t *r = kind[i] <= MPIEXEC_PFD_ERR && who[i] >= 0 ? &job->ranks[who[i]] : NULL;
+            int *kind = ps.kind, *who = ps.who;
+            mpiexec_rank_t *r = ps.rk[i];
             mpiexec_proxy_t *px = kind[i] >= MPIEXEC_PFD_PROXY ? &job->proxies[who[i]] : NULL;
 
             if (pfd[i].revents == 0)
@@ -253,14 +306,15 @@ static void mpiexec_run(mpiexec_job_t *job)
         mpiexec_remote_tick(job);
         mpiexec_fate_tick(job);
     }
-out:
-    free(pfd);
-    free(kind);
-    free(who);
+    free(ps.pfd);
+    free(ps.kind);
+    free(ps.who);
+    free(ps.rk);
 }
 
 static void mpiexec_job_free(mpiexec_job_t *job)
 {
+    mpiexec_pjobs_free(job);
     mpiexec_kvs_destroy(job->kvs);
     mpiexec_kvs_destroy(job->node_attrs);
     mpiexec_kvs_destroy(job->names);
@@ -322,6 +376,8 @@ int main(int argc, char **argv)
     job->stdin_fd = mpiexec_stdin_usable() ? 0 : -1;
     job->rank0_stdin = -1;
     mpiexec_make_kvsname(job);
+    if (mpiexec_pjobs_init(job) != 0)
+        goto out;
     if (mpiexec_remote_prepare(job) != 0 || mpiexec_check_fd_limit(job->nlocal, job->nproxies) != 0) {
         mpiexec_remote_finish(job);
         goto out;
@@ -338,15 +394,18 @@ int main(int argc, char **argv)
 
     mpiexec_run(job);
 
-    for (int i = 0; i < job->size; i++) {
-        mpiexec_io_close(job, &job->ranks[i].out);
-        mpiexec_io_close(job, &job->ranks[i].err);
-        mpiexec_pmi_close(job, &job->ranks[i]);
+    for (int j = 0; j < job->npjobs; j++) {
+        for (int i = 0; i < job->pjobs[j]->size; i++) {
+            mpiexec_io_close(job, &job->pjobs[j]->ranks[i].out);
+            mpiexec_io_close(job, &job->pjobs[j]->ranks[i].err);
+            mpiexec_pmi_close(job, &job->pjobs[j]->ranks[i]);
+        }
     }
     mpiexec_io_stdin_close(job);
     mpiexec_remote_finish(job);
     mpiexec_kill_orphans();
-    mpiexec_fate_cleanup_shm(job->kvsname, mpiexec_shm_dir(job));
+    for (int j = 0; j < job->npjobs; j++)
+        mpiexec_fate_cleanup_shm(job->pjobs[j]->kvsname, mpiexec_shm_dir(job));
     rc = job->exit_code_set ? job->exit_code : 0;
 out:
     mpiexec_job_free(job);

@@ -26,6 +26,7 @@ static void mpiexec_usage(FILE *f)
           "  -f FILE                host file: one host[:slots] a line, # comments\n"
           "                         (also -hostfile, -machinefile)\n"
           "  -ppn N                 N processes per host per round, whatever the slots\n"
+          "  -usize N               universe size (MPI_UNIVERSE_SIZE): processes the run may hold\n"
           "  -launcher-exec AGENT   start remote proxies with `AGENT host command`\n"
           "                         (default: ssh -x)\n"
           "  -iface IFACE           tell remote hosts the address of interface IFACE\n"
@@ -168,6 +169,13 @@ int mpiexec_options_parse(int argc, char **argv, mpiexec_options_t *opt)
             }
         } else if (strcmp(a, "-prepend-rank") == 0 || strcmp(a, "-l") == 0) {
             opt->prepend_rank = 1;
+        } else if (strcmp(a, "-usize") == 0 || strcmp(a, "--usize") == 0) {
+            if (i + 1 >= argc) {
+                mpiexec_say("option -usize needs a number of processes");
+                return 1;
+            }
+            if (mpiexec_parse_nprocs(argv[++i], &opt->usize) != 0)
+                return 1;
         } else if (strcmp(a, "-ppn") == 0 || strcmp(a, "--ppn") == 0) {
             if (i + 1 >= argc) {
                 mpiexec_say("option -ppn needs a number of processes per host");

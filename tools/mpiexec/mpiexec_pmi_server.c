@@ -43,7 +43,7 @@ static void mpiexec_pmi_send(mpiexec_job_t *job, mpiexec_rank_t *r, lc_pmi_fmt_t
     if (len < 0) {
         /* Only a value we were given can make this fail, e.g. a PMI-1 get
          * of a value put through PMI-2 with a space in it. */
-        mpiexec_say("cannot encode a PMI reply for rank %d; ending the job", r->rank);
+        mpiexec_say("cannot encode a PMI reply for %s; ending the job", mpiexec_rank_name(r));
         mpiexec_fate_end_job(job, 1);
         return;
     }
@@ -78,8 +78,9 @@ void mpiexec_pmi_close(mpiexec_job_t *job, mpiexec_rank_t *r)
         mpiexec_remote_send(job, r->proxy, MPX_PMI_CLOSE, r->rank, NULL, 0);
     if (r->in_barrier) {
         r->in_barrier = 0;
-        job->nbarrier--;
+        r->pj->nbarrier--;
     }
+    mpiexec_spawn_in_free(r);
 }
 
 /* Start a reply in the connection's framing. */
@@ -101,10 +102,10 @@ static void mpiexec_pmi_barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
         return;
     }
     r->in_barrier = 1;
-    if (++job->nbarrier < job->size)
+    if (++r->pj->nbarrier < r->pj->size)
         return;
-    for (int i = 0; i < job->size; i++) {
-        mpiexec_rank_t *p = &job->ranks[i];
+    for (int i = 0; i < r->pj->size; i++) {
+        mpiexec_rank_t *p = &r->pj->ranks[i];
 
         if (!p->in_barrier)
             continue;
@@ -113,7 +114,7 @@ static void mpiexec_pmi_barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
         lc_pmi_fmt_add(&fmt, "rc", "0");
         mpiexec_pmi_send(job, p, &fmt);
     }
-    job->nbarrier = 0;
+    r->pj->nbarrier = 0;
 }
 
 /* The rank a Locus key `lc-<letters>-<digits>[-...]` belongs to, or -1. */
@@ -165,8 +166,7 @@ static int mpiexec_pmi_put(mpiexec_kvs_t *kvs, const char *key, const char *valu
 }
 
 /* A put into the job's key space by rank r. */
-static int mpiexec_pmi_put_rank(mpiexec_job_t *job, const mpiexec_rank_t *r, const char *key, const char *value,
-                                const char **why_p)
+static int mpiexec_pmi_put_rank(const mpiexec_rank_t *r, const char *key, const char *value, const char **why_p)
 {
     int want = key != NULL ? mpiexec_pmi_key_rank(key) : -1;
 
@@ -174,19 +174,36 @@ static int mpiexec_pmi_put_rank(mpiexec_job_t *job, const mpiexec_rank_t *r, con
         *why_p = "key_of_another_rank";
         return -1;
     }
-    return mpiexec_pmi_put(job->kvs, key, value, r->rank, why_p);
+    return mpiexec_pmi_put(r->pj->kvs, key, value, r->rank, why_p);
 }
 
 /* Keys the launcher defines itself; looked up after the job's own puts.
- * PMI_process_mapping (mpiexec_hosts.c) tells MPICH which ranks share a node. */
-static const char *mpiexec_pmi_job_attr(const mpiexec_job_t *job, const char *key, char *buf, size_t len)
+ * PMI_process_mapping (mpiexec_hosts.c) tells MPICH which ranks share a node;
+ * lc-launcher tells Locus's client it may ask for a spawn. */
+static const char *mpiexec_pmi_job_attr(const mpiexec_job_t *job, const mpiexec_pjob_t *pj, const char *key,
+                                        char *buf, size_t len)
 {
     if (strcmp(key, "PMI_process_mapping") == 0)
-        return job->process_mapping;
+        return pj->process_mapping;
     if (strcmp(key, "universeSize") == 0) {
-        snprintf(buf, len, "%d", job->size);
+        snprintf(buf, len, "%d", job->universe_size);
         return buf;
     }
+    if (strcmp(key, "lc-launcher") == 0)
+        return "locus-mpiexec-spawn1";
+    return NULL;
+}
+
+/* The job named kvsname (NULL: r's own), or NULL.  A process reads any
+ * job's keys of the run (a parent its children's, a child its parent's)
+ * but writes only its own job's. */
+static mpiexec_pjob_t *mpiexec_pmi_find_job(const mpiexec_job_t *job, const mpiexec_rank_t *r, const char *kvsname)
+{
+    if (kvsname == NULL || strcmp(kvsname, r->pj->kvsname) == 0)
+        return r->pj;
+    for (int i = 0; i < job->npjobs; i++)
+        if (strcmp(job->pjobs[i]->kvsname, kvsname) == 0)
+            return job->pjobs[i];
     return NULL;
 }
 
@@ -210,7 +227,7 @@ static void mpiexec_pmi_handle_init(mpiexec_job_t *job, mpiexec_rank_t *r, const
         lc_pmi_fmt_add(&fmt, "pmi_version", "1");
         lc_pmi_fmt_add(&fmt, "pmi_subversion", "1");
         lc_pmi_fmt_add(&fmt, "rc", "-1");
-        mpiexec_say("rank %d asked for PMI version %ld; this mpiexec serves 1 and 2", r->rank, version);
+        mpiexec_say("%s asked for PMI version %ld; this mpiexec serves 1 and 2", mpiexec_rank_name(r), version);
     }
     mpiexec_pmi_send(job, r, &fmt);
 }
@@ -274,24 +291,24 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
     } else if (strcmp(cmd, "get_appnum") == 0) {
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "appnum");
         lc_pmi_fmt_add(&fmt, "rc", "0");
-        lc_pmi_fmt_add(&fmt, "appnum", "0");
+        lc_pmi_fmt_add_int(&fmt, "appnum", r->appnum);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "my_kvsname");
         lc_pmi_fmt_add(&fmt, "rc", "0");
-        lc_pmi_fmt_add(&fmt, "kvsname", job->kvsname);
+        lc_pmi_fmt_add(&fmt, "kvsname", r->pj->kvsname);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "universe_size");
         lc_pmi_fmt_add(&fmt, "rc", "0");
-        lc_pmi_fmt_add_int(&fmt, "size", job->size);
+        lc_pmi_fmt_add_int(&fmt, "size", job->universe_size);
     } else if (strcmp(cmd, "put") == 0) {
         const char *kvsname = lc_pmi_msg_get(msg, "kvsname");
         int rc;
 
-        if (kvsname != NULL && strcmp(kvsname, job->kvsname) != 0) {
+        if (kvsname != NULL && strcmp(kvsname, r->pj->kvsname) != 0) {
             rc = -1;
-            why = "unknown_kvsname";
+            why = mpiexec_pmi_find_job(job, r, kvsname) != NULL ? "key_space_of_another_job" : "unknown_kvsname";
         } else {
-            rc = mpiexec_pmi_put_rank(job, r, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
+            rc = mpiexec_pmi_put_rank(r, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
         }
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "put_result");
         lc_pmi_fmt_add(&fmt, "rc", rc == 0 ? "0" : "-1");
@@ -299,11 +316,12 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
     } else if (strcmp(cmd, "get") == 0) {
         const char *kvsname = lc_pmi_msg_get(msg, "kvsname"), *key = lc_pmi_msg_get(msg, "key");
         const char *value = NULL;
+        mpiexec_pjob_t *pj = mpiexec_pmi_find_job(job, r, kvsname);
 
-        if (key != NULL && (kvsname == NULL || strcmp(kvsname, job->kvsname) == 0)) {
-            value = mpiexec_kvs_get(job->kvs, key);
+        if (key != NULL && pj != NULL) {
+            value = mpiexec_kvs_get(pj->kvs, key);
             if (value == NULL)
-                value = mpiexec_pmi_job_attr(job, key, attr, sizeof(attr));
+                value = mpiexec_pmi_job_attr(job, pj, key, attr, sizeof(attr));
         }
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "get_result");
         if (value != NULL && !lc_pmi1_value_is_valid(value)) {
@@ -324,6 +342,9 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
     } else if (strcmp(cmd, "publish_name") == 0 || strcmp(cmd, "unpublish_name") == 0 ||
                strcmp(cmd, "lookup_name") == 0) {
         mpiexec_pmi_names(job, r, msg, &fmt, buf, sizeof(buf));
+    } else if (strncmp(cmd, "spawn_", 6) == 0) {
+        if (!mpiexec_spawn_line(job, r, msg, &fmt, buf, sizeof(buf)))
+            return; /* more of the request to come; or the job ends */
     } else if (strcmp(cmd, "finalize") == 0) {
         r->pmi_finalized = 1;
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "finalize_ack");
@@ -340,7 +361,7 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
     } else {
         /* Name the command in a reply the client cannot mistake for the
          * one it waits for, so it fails at once instead of hanging. */
-        mpiexec_say("rank %d sent an unsupported PMI-1 command '%s'", r->rank, cmd);
+        mpiexec_say("%s sent an unsupported PMI-1 command '%s'", mpiexec_rank_name(r), cmd);
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "unsupported_command");
         lc_pmi_fmt_add(&fmt, "rc", "-1");
     }
@@ -358,20 +379,20 @@ static void mpiexec_pmi2_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
         lc_pmi_fmt_add(&fmt, "pmi-version", "2");
         lc_pmi_fmt_add(&fmt, "pmi-subversion", "0");
         lc_pmi_fmt_add_int(&fmt, "rank", r->rank);
-        lc_pmi_fmt_add_int(&fmt, "size", job->size);
-        lc_pmi_fmt_add(&fmt, "appnum", "0");
+        lc_pmi_fmt_add_int(&fmt, "size", r->pj->size);
+        lc_pmi_fmt_add_int(&fmt, "appnum", r->appnum);
         lc_pmi_fmt_add(&fmt, "debugged", "FALSE");
         lc_pmi_fmt_add(&fmt, "pmiverbose", "FALSE");
         lc_pmi_fmt_add(&fmt, "rc", "0");
     } else if (strcmp(cmd, "job-getid") == 0) {
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "job-getid-response");
-        lc_pmi_fmt_add(&fmt, "jobid", job->kvsname);
+        lc_pmi_fmt_add(&fmt, "jobid", r->pj->kvsname);
         lc_pmi_fmt_add(&fmt, "rc", "0");
     } else if (strcmp(cmd, "kvs-put") == 0 || strcmp(cmd, "info-putnodeattr") == 0) {
         int node = cmd[0] == 'i';
-        int rc = node ? mpiexec_pmi_put(job->node_attrs, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"),
+        int rc = node ? mpiexec_pmi_put(r->pj->node_attrs, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"),
                                         r->host, &why)
-                      : mpiexec_pmi_put_rank(job, r, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
+                      : mpiexec_pmi_put_rank(r, lc_pmi_msg_get(msg, "key"), lc_pmi_msg_get(msg, "value"), &why);
 
         snprintf(name, sizeof(name), "%s-response", cmd);
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), name);
@@ -385,16 +406,17 @@ static void mpiexec_pmi2_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
                strcmp(cmd, "info-getnodeattr") == 0) {
         const char *key = lc_pmi_msg_get(msg, "key"), *jobid = lc_pmi_msg_get(msg, "jobid");
         const char *value = NULL;
+        mpiexec_pjob_t *pj = mpiexec_pmi_find_job(job, r, jobid);
 
-        if (key != NULL && (jobid == NULL || strcmp(jobid, job->kvsname) == 0)) {
+        if (key != NULL && pj != NULL) {
             if (strcmp(cmd, "info-getnodeattr") == 0) {
                 /* wait=TRUE is answered at once too: found=FALSE if absent. */
-                value = mpiexec_kvs_get(job->node_attrs, key);
+                value = mpiexec_kvs_get(pj->node_attrs, key);
             } else {
                 if (cmd[0] == 'k')
-                    value = mpiexec_kvs_get(job->kvs, key);
+                    value = mpiexec_kvs_get(pj->kvs, key);
                 if (value == NULL)
-                    value = mpiexec_pmi_job_attr(job, key, attr, sizeof(attr));
+                    value = mpiexec_pmi_job_attr(job, pj, key, attr, sizeof(attr));
             }
         }
         snprintf(name, sizeof(name), "%s-response", cmd);
@@ -417,7 +439,7 @@ static void mpiexec_pmi2_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
         mpiexec_fate_abort(job, r, code, text);
         return;
     } else {
-        mpiexec_say("rank %d sent an unsupported PMI-2 command '%s'", r->rank, cmd);
+        mpiexec_say("%s sent an unsupported PMI-2 command '%s'", mpiexec_rank_name(r), cmd);
         snprintf(name, sizeof(name), "%.40s-response", cmd[0] ? cmd : "unknown");
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), name);
         lc_pmi_fmt_add(&fmt, "rc", "-1");

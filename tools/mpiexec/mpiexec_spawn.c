@@ -21,8 +21,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,6 +35,22 @@ static void mpiexec_spawn_setenv_int(const char *name, int v)
 
     snprintf(num, sizeof(num), "%d", v);
     setenv(name, num, 1);
+}
+
+/* A failure: into req->why when the caller wants it, else said. */
+__attribute__((format(printf, 2, 3)))
+static void mpiexec_spawn_fail(const mpiexec_spawn_req_t *req, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    if (req->why != NULL && req->whylen > 0)
+        snprintf(req->why, req->whylen, "%s", text);
+    else
+        mpiexec_say("%s", text);
 }
 
 /* In the child, between fork and exec.  Never returns. */
@@ -76,6 +94,8 @@ static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, in
 
     if (cpus != NULL && sched_setaffinity(0, sizeof(*cpus), cpus) != 0)
         goto fail;
+    if (req->wdir != NULL && req->wdir[0] != '\0' && chdir(req->wdir) != 0)
+        goto fail;
 
     execv(req->path, req->argv);
 fail:
@@ -93,27 +113,27 @@ int mpiexec_spawn(const mpiexec_spawn_req_t *req, mpiexec_spawned_t *res)
     pid_t pid, me = getpid();
 
     if (req->bind_core && mpiexec_bind_cpuset(req->local_rank, &cpus) != 0) {
-        mpiexec_say("-bind-to core: cannot read this process's CPU set: %m");
+        mpiexec_spawn_fail(req, "-bind-to core: cannot read this process's CPU set: %s", strerror(errno));
         return -1;
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
         pipe2(err, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0) {
-        mpiexec_say("cannot create pipes for rank %d: %m", req->rank);
+        mpiexec_spawn_fail(req, "cannot create pipes for rank %d: %s", req->rank, strerror(errno));
         goto out;
     }
     if (req->stdin_pipe) {
         if (pipe2(in, O_CLOEXEC) != 0) {
-            mpiexec_say("cannot create the stdin pipe for rank %d: %m", req->rank);
+            mpiexec_spawn_fail(req, "cannot create the stdin pipe for rank %d: %s", req->rank, strerror(errno));
             goto out;
         }
     } else if ((in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-        mpiexec_say("cannot open /dev/null: %m");
+        mpiexec_spawn_fail(req, "cannot open /dev/null: %s", strerror(errno));
         goto out;
     }
 
     pid = fork();
     if (pid < 0) {
-        mpiexec_say("cannot start rank %d: fork: %m", req->rank);
+        mpiexec_spawn_fail(req, "cannot start rank %d: fork: %s", req->rank, strerror(errno));
         goto out;
     }
     if (pid == 0)
@@ -129,8 +149,12 @@ int mpiexec_spawn(const mpiexec_spawn_req_t *req, mpiexec_spawned_t *res)
         n = read(st[0], &child_errno, sizeof(child_errno));
     } while (n < 0 && errno == EINTR);
     if (n > 0) {
-        errno = child_errno;
-        mpiexec_say("cannot execute '%s' for rank %d: %m", req->path, req->rank);
+        if (req->wdir != NULL)
+            mpiexec_spawn_fail(req, "cannot execute '%s' in directory '%s' for rank %d: %s", req->path, req->wdir,
+                               req->rank, strerror(child_errno));
+        else
+            mpiexec_spawn_fail(req, "cannot execute '%s' for rank %d: %s", req->path, req->rank,
+                               strerror(child_errno));
         rc = 1; /* the child _exit()s 127; the caller reaps it */
         goto out;
     }

@@ -7,13 +7,13 @@
  *
  * Parent (collective over comm): the root opens a port and asks the
  * launcher for one new job of all the commands' processes, with the key
- * `lc-parent-port` = the port name put into the children's key space.
+ * `lc-spawn-port` = the port name put into the children's key space.
  * The root broadcasts the outcome and the error codes: a refused spawn
  * returns the launcher's class on every member and makes no
  * intercommunicator.  Otherwise the members accept on the port (the
  * root's) and the root closes it.
  *
- * Child: MPI_Init, once the world is wired up, finds `lc-parent-port` in
+ * Child: MPI_Init, once the world is wired up, finds `lc-spawn-port` in
  * its job's key space and connects MPI_COMM_WORLD to it: the result is
  * what MPI_Comm_get_parent returns.  A process without the key (a job
  * mpiexec started) has no parent.
@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LC_PARENT_PORT_KEY "lc-parent-port"
+#define LC_PARENT_PORT_KEY "lc-spawn-port" /* (lc-parent-* keys are the launcher's own) */
 /* The info keys passed on to the launcher (others are ignored, as MPI
  * allows). */
 static const char *const lc_spawn_keys[] = { "wdir", "path", "host" };

@@ -57,6 +57,12 @@ typedef struct lc_xpeer {
     uint64_t gid; /* 0 until known (lc_x_gid) */
 } lc_xpeer_t;
 
+/* Hellos waiting for an accept (below). */
+typedef struct lc_xarrival {
+    unsigned port;
+    int id;
+} lc_xarrival_t;
+
 static lc_xpeer_t *lc_xpeers;
 static int lc_nxpeers, lc_xpeers_cap;
 
@@ -118,23 +124,22 @@ static int lc_x_peer_for(const char *addr, const char *kvs, int rank)
     return id;
 }
 
+static lc_xarrival_t *lc_xarrivals;
+static int lc_nxarrivals, lc_xarrivals_cap;
+
 void lc_x_fini(void)
 {
     for (int i = 0; i < lc_nxpeers; i++) free(lc_xpeers[i].addr);
     free(lc_xpeers);
     lc_xpeers = NULL;
     lc_nxpeers = lc_xpeers_cap = 0;
+    free(lc_xarrivals);
+    lc_xarrivals = NULL;
+    lc_nxarrivals = lc_xarrivals_cap = 0;
 }
 
 /* ---- hellos waiting for an accept --------------------------------------- */
 
-typedef struct lc_xarrival {
-    unsigned port;
-    int id;
-} lc_xarrival_t;
-
-static lc_xarrival_t *lc_xarrivals;
-static int lc_nxarrivals, lc_xarrivals_cap;
 
 /* From progress (the channel): a process of another job says hello to
  * port `cookie`. */

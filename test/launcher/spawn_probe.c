@@ -6,14 +6,14 @@
  *                               fences; rank 0 spawns itself as 2 commands
  *                               (2 + 1 processes, arguments with spaces, '='
  *                               and a newline, wdir=DIR for command 1, preput
- *                               keys), prints "SPAWN ok kvs=K"; then every
+ *                               keys), prints "SPAWN ok kvs=K host=H"; then every
  *                               world rank fences again and ends
  *   spawn_probe child ...       (started by parent) checks its rank, size,
  *                               appnum, arguments, directory, preput keys,
  *                               lc-parent-kvs, reads the parent job's keys,
  *                               fences with its own job only; leaves a file
  *                               /dev/shm/locus-<its kvsname>-probe behind;
- *                               prints "CHILD ok R/3 appnum=A"
+ *                               prints "CHILD ok R/3 appnum=A host=H"
  *   spawn_probe refuse DIR      spawns that must be refused with no child
  *                               started: a missing program (MPI_ERR_NO_SUCH_FILE),
  *                               a good command then a missing one, a file that
@@ -26,6 +26,11 @@
  *   spawn_probe failchild       rank 0 spawns a child that exits with code 1
  *                               after PMI init; then sleeps 15 s ("NOT ENDED")
  *   spawn_probe exit1           (the failing child) init, exit 1
+ *   spawn_probe notlocus        (run without mpiexec) a spawn is refused, MPI_ERR_SPAWN
+ *   spawn_probe bigargs         spawns one child with 2001 arguments (one of
+ *                               50000 bytes, all bytes 1..255): it checks
+ *                               them (bigcheck) and prints "BIGARGS ok"
+ *   spawn_probe time N          times 3 spawns of N /bin/true: "SPAWNTIME n=N T ms"
  *   spawn_probe usize           prints "USIZE n"
  *   spawn_probe sleepchild      spawns one child that prints "CHILDPID p" and
  *                               sleeps 30 s; the parent prints "SPAWNED" and
@@ -39,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi.h"
@@ -98,7 +104,8 @@ static int do_parent(const char *dir)
         CHECK(errcodes[0] == 0 && errcodes[1] == 0 && errcodes[2] == 0, "errcodes %d %d %d", errcodes[0],
               errcodes[1], errcodes[2]);
         CHECK(strcmp(kvs, info.kvsname) != 0, "child kvsname %s = ours", kvs);
-        printf("SPAWN ok kvs=%s\n", kvs);
+        gethostname(key, sizeof(key));
+        printf("SPAWN ok kvs=%s host=%s\n", kvs, key);
         fflush(stdout);
     }
     snprintf(key, sizeof(key), "after-%d", info.rank);
@@ -157,7 +164,8 @@ static int do_child(int argc, char **argv)
         close(fd);
         printf("SHM %s\n", path);
     }
-    printf("CHILD ok %d/%d appnum=%d\n", info.rank, info.size, info.appnum);
+    gethostname(cwd, sizeof(cwd));
+    printf("CHILD ok %d/%d appnum=%d host=%s\n", info.rank, info.size, info.appnum, cwd);
     end(0);
     return 0;
 }
@@ -266,6 +274,76 @@ static int do_sleepchild(void)
     return 0;
 }
 
+/* Argument i of the big spawn: i = NBIG is 50000 bytes, the others 100,
+ * every byte from 1 to 255 represented. */
+#define NBIG 2000
+static void big_arg(int i, char *buf)
+{
+    int n = i == NBIG ? 50000 : 100;
+
+    for (int k = 0; k < n; k++)
+        buf[k] = (char)(1 + (i * 7 + k) % 255);
+    buf[n] = '\0';
+}
+
+static int do_bigargs(void)
+{
+    char **args = calloc(NBIG + 3, sizeof(char *));
+    char kvs[LC_PMI_KVSNAME_MAX], why[512];
+    int err;
+
+    init();
+    args[0] = "bigcheck";
+    for (int i = 0; i <= NBIG; i++) {
+        args[i + 1] = malloc(50001);
+        big_arg(i, args[i + 1]);
+    }
+    {
+        lc_pmi_spawn_cmd_t c = {.command = self, .argv = args, .maxprocs = 1};
+        CHECK(lc_pmi_spawn(1, &c, 0, NULL, NULL, kvs, sizeof(kvs), &err, why, sizeof(why)) == 0, "spawn: %s", why);
+    }
+    for (int i = 0; i <= NBIG; i++)
+        free(args[i + 1]);
+    free(args);
+    end(0);
+    return 0;
+}
+
+static int do_bigcheck(int argc, char **argv)
+{
+    static char want[50001];
+
+    init();
+    CHECK(argc == NBIG + 3, "%d arguments", argc);
+    for (int i = 0; i <= NBIG; i++) {
+        big_arg(i, want);
+        CHECK(strcmp(argv[i + 2], want) == 0, "argument %d differs", i);
+    }
+    printf("BIGARGS ok\n");
+    end(0);
+    return 0;
+}
+
+/* Time of lc_pmi_spawn for n processes of /bin/true (no PMI). */
+static int do_time(int n)
+{
+    lc_pmi_spawn_cmd_t c = {.command = "true", .maxprocs = n};
+    char kvs[LC_PMI_KVSNAME_MAX], why[512];
+    int *err = calloc((size_t)n, sizeof(int));
+    struct timespec t0, t1;
+
+    init();
+    for (int round = 0; round < 3; round++) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CHECK(lc_pmi_spawn(1, &c, 0, NULL, NULL, kvs, sizeof(kvs), err, why, sizeof(why)) == 0, "spawn: %s", why);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("SPAWNTIME n=%d %.2f ms\n", n, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    }
+    free(err);
+    end(0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -288,12 +366,27 @@ int main(int argc, char **argv)
         close(open(path, O_CREAT | O_WRONLY, 0644));
         return 0;
     }
+    if (strcmp(mode, "bigargs") == 0)
+        return do_bigargs();
+    if (strcmp(mode, "bigcheck") == 0)
+        return do_bigcheck(argc, argv);
+    if (strcmp(mode, "time") == 0 && argc > 2)
+        return do_time(atoi(argv[2]));
     if (strcmp(mode, "failchild") == 0)
         return do_failchild();
     if (strcmp(mode, "exit1") == 0) {
         init();
         fflush(stdout);
         _exit(1);
+    }
+    if (strcmp(mode, "notlocus") == 0) {
+        /* A singleton (or another launcher's process) is refused at once. */
+        char *args[] = {"mark", "/nonexistent", NULL};
+        lc_pmi_spawn_cmd_t c = {.command = self, .argv = args, .maxprocs = 1};
+
+        init();
+        refuse_case("notlocus", 1, &c, MPI_ERR_SPAWN);
+        end(0);
     }
     if (strcmp(mode, "usize") == 0) {
         init();

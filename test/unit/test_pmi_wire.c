@@ -223,8 +223,35 @@ static void test_validators(void)
     CHECK(!lc_pmi1_value_is_valid("a\nb"));
 }
 
+/* The %-encoding of spawn requests: any byte but NUL survives a PMI-1 value. */
+static void test_encode(void)
+{
+    char raw[256], enc[3 * 256 + 1], dec[257];
+    ssize_t n;
+
+    n = lc_pmi_encode("a b=c;d%e\nf-_./:,+@~", 21, enc, sizeof(enc));
+    CHECK(n == (ssize_t)strlen(enc));
+    CHECK_STR(enc, "a%20b%3Dc%3Bd%25e%0Af-_./:,+@~");
+    CHECK(lc_pmi1_value_is_valid(enc) && strchr(enc, '=') == NULL && strchr(enc, ';') == NULL);
+    CHECK(lc_pmi_decode(enc, dec, sizeof(dec)) == 21);
+    CHECK_STR(dec, "a b=c;d%e\nf-_./:,+@~");
+    for (int i = 0; i < 255; i++)
+        raw[i] = (char)(i + 1);
+    n = lc_pmi_encode(raw, 255, enc, sizeof(enc));
+    CHECK(n > 0 && lc_pmi_decode(enc, dec, sizeof(dec)) == 255 && memcmp(dec, raw, 255) == 0);
+    CHECK(lc_pmi_encode("  ", 2, enc, 6) == -1); /* needs 7 bytes */
+    CHECK(lc_pmi_encode("  ", 2, enc, 7) == 6);
+    CHECK(lc_pmi_encode("", 0, enc, 1) == 0 && enc[0] == '\0');
+    CHECK(lc_pmi_decode("%4", dec, sizeof(dec)) == -1);
+    CHECK(lc_pmi_decode("%G0", dec, sizeof(dec)) == -1);
+    CHECK(lc_pmi_decode("%41%62", dec, sizeof(dec)) == 2 && strcmp(dec, "Ab") == 0);
+    CHECK(lc_pmi_decode("abc", dec, 3) == -1); /* no room for the NUL */
+    CHECK(lc_pmi_decode("a%00b", dec, sizeof(dec)) == 3 && strlen(dec) == 1);
+}
+
 int main(void)
 {
+    test_encode();
     test_pmi1_parse();
     test_pmi1_parse_limits();
     test_pmi1_format();

@@ -32,7 +32,7 @@ char *mpiexec_launch_find(const char *prog, const char *path, const char *wdir, 
 {
     char buf[PATH_MAX], rel[PATH_MAX];
     struct stat st;
-    int saw_noexec = 0;
+    int saw_noexec = 0, path_given = path != NULL;
 
     *noent_p = 1;
     if (prog[0] == '\0') {
@@ -62,7 +62,7 @@ char *mpiexec_launch_find(const char *prog, const char *path, const char *wdir, 
         }
         return strdup(prog);
     }
-    if (path == NULL)
+    if (path_given == 0)
         path = getenv("PATH");
     if (path == NULL || path[0] == '\0')
         path = "/usr/local/bin:/usr/bin:/bin";
@@ -86,7 +86,8 @@ char *mpiexec_launch_find(const char *prog, const char *path, const char *wdir, 
             path++;
     }
     *noent_p = !saw_noexec;
-    snprintf(why, whylen, "program '%s' %s", prog, saw_noexec ? "found in PATH but not executable" : "not found in PATH");
+    snprintf(why, whylen, "program '%s' %s %s", prog, saw_noexec ? "found but not executable in" : "not found in",
+             path_given ? "the path info key" : "PATH");
     return NULL;
 }
 

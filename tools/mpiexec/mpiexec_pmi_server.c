@@ -5,10 +5,13 @@
  * `cmd=init pmi_version=V` picks the framing for the rest of the
  * connection (V=2 switches to length-prefixed PMI-2), as hydra does.
  *
- * The key space is one table per job.  A put is stored at once, and a
- * barrier (PMI-1 barrier_in, PMI-2 kvs-fence) releases nobody until every
- * rank has entered it, so after it every put made before it is visible.
- * Both versions share one barrier count, so a job may mix clients.
+ * The key space is one table per job (the world, or one a rank spawned:
+ * r->pj; mpiexec_spawn_job.c).  A put is stored at once, and a barrier
+ * (PMI-1 barrier_in, PMI-2 kvs-fence) releases nobody until every rank of
+ * that job has entered it, so after it every put made before it is
+ * visible.  Both versions share one barrier count, so a job may mix
+ * clients.  A get may name another job of the run (read only); the name
+ * service is run-wide.
  *
  * A rank writes only its own keys (issue 12): a key belongs to the rank
  * that put it first (a node attribute to that rank's host), and Locus's

@@ -18,6 +18,7 @@
  * what MPI_Comm_get_parent returns.  A process without the key (a job
  * mpiexec started) has no parent.
  */
+#include "channel/lc_ofi.h"
 #include "coll/lc_coll.h"
 #include "coord/lc_world.h"
 #include "mpi/lc_mpi.h"
@@ -121,6 +122,12 @@ static int lc_spawn_root(int count, char *commands[], char **argvs[], const int 
         cmds[i].info_vals = prep[i].vals;
     }
     if (rc == MPI_SUCCESS) rc = lc_port_open(port);
+    if (rc == MPI_SUCCESS && !lc_ofi_address()[0]) {
+        /* The children reach us through the network channel only. */
+        lc_port_close(port);
+        rc = lc_error(MPI_ERR_SPAWN, "this process has no network endpoint (see the libfabric error above): "
+                                     "spawned processes reach their parents through it");
+    }
     if (rc == MPI_SUCCESS) {
         const char *pk[1] = { LC_PARENT_PORT_KEY }, *pv[1] = { port };
         char kvs[LC_PMI_KVSNAME_MAX], why[512] = "";

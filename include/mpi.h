@@ -1008,6 +1008,8 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm);
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
 int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
 int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 /* Sessions */
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
 int MPI_Session_finalize(MPI_Session *session);
@@ -1656,6 +1658,8 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
 int PMPI_Session_finalize(MPI_Session *session);
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);

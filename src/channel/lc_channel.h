@@ -161,6 +161,8 @@ typedef struct lc_peer_ofi {
     uint32_t owed;          /* the peer's packets we consumed and not yet credited back */
     uint16_t tx_seq;        /* number of our next packet to the peer */
     uint16_t rx_seq;        /* number of the next packet we deliver from the peer */
+    uint32_t remote_id;     /* our id in the peer's table: the `src` of our packets (our world
+                             * rank for a peer of our job; told at connect for others) */
     struct lc_ofi_peer *state;
 } lc_peer_ofi_t;
 

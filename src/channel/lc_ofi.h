@@ -49,6 +49,30 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
  * Returns 0, or -1 with the reason in `why`. */
 int lc_ofi_connect(lc_peer_t *peer, const char *addr, const char *host, char *why, size_t whylen);
 
+/* ---- peers of other jobs (docs/dynamic.md) ----------------------------- */
+
+/* Open the endpoint now if wire-up did not (no world peer needed the
+ * network): for ports, connect/accept and spawn.  Receive buffers are
+ * then posted peer by peer as peers are met.  0, or -1 after logging. */
+int lc_ofi_ensure_open(lc_peer_t *peers, int rank, int size);
+/* This endpoint's address text (as lc_ofi_open wrote it); "" if closed. */
+const char *lc_ofi_address(void);
+/* Our id in `peer`'s table: the `src` its packets from us must carry. */
+void lc_ofi_set_remote_id(lc_peer_t *peer, uint32_t id);
+/* First contact with a process of another job that does not know us
+ * (its address came in a port name): `peer` is connected (lc_ofi_connect
+ * on an entry added after wire-up); the hello carries our address, our id
+ * for it and `cookie`; the peer answers with a welcome (its id for us).
+ * Nothing else may be sent to the peer before lc_ofi_welcomed.  LC_OK or
+ * LC_AGAIN (call again after progress). */
+int lc_ofi_hello(lc_peer_t *peer, uint32_t cookie);
+bool lc_ofi_welcomed(const lc_peer_t *peer);
+/* Called from progress when a hello arrives: add the sender (address
+ * text `addr`) as a peer connected by lc_ofi_connect and return it, or
+ * return NULL (after logging) to ignore the hello.  Set by the MPI layer. */
+typedef lc_peer_t *lc_ofi_stranger_fn(const char *addr, uint32_t cookie);
+extern lc_ofi_stranger_fn *lc_ofi_stranger_hook;
+
 /* Waiting inside the channel (a pull waiting for its fi_read) yields the
  * CPU between fruitless polls, like the engine's waits. */
 void lc_ofi_set_idle_yield(int yield);

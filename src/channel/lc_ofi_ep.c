@@ -304,6 +304,51 @@ void lc_ofi_budget(size_t eager, size_t pool, uint32_t credits, int npeers, size
     *credits_out = credits;
 }
 
+/* Post n more receive buffers (a block of their own).  The fifo of
+ * arrived buffers must hold every buffer: it grows with them, its
+ * entries kept in order (this may run inside a delivery, whose loop
+ * re-reads fifo_head from lc_ofi).  0, or -1 after logging. */
+int lc_ofi_grow_rx(uint32_t n)
+{
+    lc_ofi_rxblock_t *blk = calloc(1, sizeof(*blk));
+    lc_ofi_buf_t **fifo = malloc(sizeof(*fifo) * (size_t)(lc_ofi.nrx + n));
+    if (blk) blk->bufs = calloc(n, sizeof(lc_ofi_buf_t));
+    if (!blk || !fifo || !blk->bufs) {
+        lc_log_error("network channel: out of memory for %u more receive buffers", n);
+        goto fail;
+    }
+    blk->pool = lc_ofi_pool_alloc(n, lc_ofi.slot, FI_RECV, &blk->mr, &blk->desc);
+    if (!blk->pool) goto fail;
+    blk->n = n;
+    for (uint32_t i = 0; i < lc_ofi.fifo_count; i++) fifo[i] = lc_ofi.fifo[(lc_ofi.fifo_head + i) % lc_ofi.nrx];
+    free(lc_ofi.fifo);
+    lc_ofi.fifo = fifo;
+    lc_ofi.fifo_head = 0;
+    lc_ofi.nrx += n;
+    blk->next = lc_ofi.rx_blocks;
+    lc_ofi.rx_blocks = blk;
+    uint32_t posted = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        lc_ofi_buf_t *b = &blk->bufs[i];
+        b->ctx.type = LC_OFI_CTX_RX;
+        b->data = blk->pool + (size_t)i * lc_ofi.slot;
+        b->desc = blk->desc;
+        if (lc_ofi_post_rx(b) == LC_OK) posted++;
+    }
+    if (posted < n) {
+        /* Flow control counts on every buffer being posted. */
+        lc_log_error("network channel: %s took only %u of %u receive buffers; lower LOCUS_OFI_CREDITS "
+                     "(now %u per peer) or LOCUS_OFI_RX_POOL", lc_ofi.describe, posted, n, lc_ofi.credits);
+        return -1;
+    }
+    return 0;
+fail:
+    if (blk) free(blk->bufs);
+    free(blk);
+    free(fifo);
+    return -1;
+}
+
 int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, size_t addrlen)
 {
     int rc;
@@ -311,6 +356,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     lc_ofi.peers = peers;
     lc_ofi.rank = rank;
     lc_ofi.size = size;
+    lc_ofi.id_limit = (uint32_t)size;
 
     long credits = lc_params.ofi_credits;
     if (credits < 1 || credits > 255) {
@@ -323,7 +369,8 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     lc_ofi.credit_threshold = (lc_ofi.credits + 1) / 2;
     lc_ofi.window = lc_ofi.credits + 3; /* + 2 credit-only packets + 1 goodbye */
     lc_ofi.ntx = lc_params.ofi_tx_buffers < 2 ? 2 : (uint32_t)lc_params.ofi_tx_buffers;
-    lc_ofi.nrx = (uint32_t)npeers * lc_ofi.window;
+    uint32_t nrx_world = (uint32_t)npeers * lc_ofi.window;
+    lc_ofi.nrx = 0; /* counted by lc_ofi_grow_rx */
 
     lc_ofi.info = lc_ofi_getinfo();
     if (!lc_ofi.info) return -1;
@@ -349,7 +396,11 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
      * ntx tracked sends are posted, plus injects.  Asking for no more
      * matters: tcp;ofi_rxm backs every queue entry with a bounce buffer
      * (~70 MB per process at its default depth of 2048). */
-    fi->rx_attr->size = lc_ofi.nrx > 64 ? lc_ofi.nrx : 64;
+    /* (+ room for peers met later: a hello's stranger buffers and a
+     * few groups of peers; beyond it the providers here still take the
+     * receives, the size being a hint for their own pools.) */
+    size_t rxq = nrx_world + LC_OFI_STRANGER_BUFS + 8 * (size_t)lc_ofi.window;
+    fi->rx_attr->size = rxq > 64 ? rxq : 64;
     fi->tx_attr->size = 2 * lc_ofi.ntx > 128 ? 2 * lc_ofi.ntx : 128;
     snprintf(lc_ofi.describe, sizeof(lc_ofi.describe), "libfabric %s on %s", fi->fabric_attr->prov_name,
              fi->domain_attr->name);
@@ -362,7 +413,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     if (rc) goto err;
     struct fi_cq_attr cq_attr = {
         .format = FI_CQ_FORMAT_MSG,
-        .size = lc_ofi.nrx + lc_ofi.ntx + 64,
+        .size = nrx_world + lc_ofi.ntx + 64 + 64 * (size_t)lc_ofi.window,
         .wait_obj = FI_WAIT_NONE,
     };
     step = "fi_cq_open";
@@ -370,7 +421,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     if (rc) goto err;
     struct fi_av_attr av_attr = {
         .type = fi->domain_attr->av_type != FI_AV_UNSPEC ? fi->domain_attr->av_type : FI_AV_TABLE,
-        .count = (size_t)size,
+        .count = (size_t)size + 256, /* + peers met later (a hint: the AV grows) */
     };
     step = "fi_av_open";
     rc = fi_av_open(lc_ofi.domain, &av_attr, &lc_ofi.av, NULL);
@@ -398,18 +449,14 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
         goto err_logged;
     }
 
+    snprintf(lc_ofi.my_addr, sizeof(lc_ofi.my_addr), "%s", addr);
     lc_ofi.state = calloc((size_t)size, sizeof(lc_ofi_peer_t));
-    lc_ofi.credit_list = malloc(sizeof(int) * (size_t)size);
-    lc_ofi.fifo = malloc(sizeof(lc_ofi_buf_t *) * (lc_ofi.nrx ? lc_ofi.nrx : 1));
-    lc_ofi.rx_bufs = calloc(lc_ofi.nrx ? lc_ofi.nrx : 1, sizeof(lc_ofi_buf_t));
+    lc_ofi.credit_cap = size + 16;
+    lc_ofi.credit_list = malloc(sizeof(int) * (size_t)lc_ofi.credit_cap);
     lc_ofi.tx_bufs = calloc(lc_ofi.ntx, sizeof(lc_ofi_buf_t));
-    if (!lc_ofi.state || !lc_ofi.credit_list || !lc_ofi.fifo || !lc_ofi.rx_bufs || !lc_ofi.tx_bufs) {
+    if (!lc_ofi.state || !lc_ofi.credit_list || !lc_ofi.tx_bufs) {
         lc_log_error("network channel: out of memory for %d peers", size);
         goto err_logged;
-    }
-    if (lc_ofi.nrx) {
-        lc_ofi.rx_pool = lc_ofi_pool_alloc(lc_ofi.nrx, lc_ofi.slot, FI_RECV, &lc_ofi.rx_mr, &lc_ofi.rx_desc);
-        if (!lc_ofi.rx_pool) goto err_logged;
     }
     lc_ofi.tx_pool = lc_ofi_pool_alloc(lc_ofi.ntx, lc_ofi.slot, FI_SEND, &lc_ofi.tx_mr, &lc_ofi.tx_desc);
     if (!lc_ofi.tx_pool) goto err_logged;
@@ -421,21 +468,9 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
         lc_ofi.tx_free = b;
     }
     /* Receives are posted before our address is published: no packet can
-     * arrive before its buffer. */
-    uint32_t posted = 0;
-    for (uint32_t i = 0; i < lc_ofi.nrx; i++) {
-        lc_ofi_buf_t *b = &lc_ofi.rx_bufs[i];
-        b->ctx.type = LC_OFI_CTX_RX;
-        b->data = lc_ofi.rx_pool + (size_t)i * lc_ofi.slot;
-        if (lc_ofi_post_rx(b) == LC_OK) posted++;
-    }
-    if (posted < lc_ofi.nrx) {
-        /* Flow control counts on every buffer being posted. */
-        lc_log_error("network channel: %s took only %u of %u receive buffers; lower LOCUS_OFI_CREDITS "
-                     "(now %u per peer) or LOCUS_OFI_RX_POOL", lc_ofi.describe, posted, lc_ofi.nrx,
-                     lc_ofi.credits);
-        goto err_logged;
-    }
+     * arrive before its buffer.  The first block also holds the buffers
+     * for hellos of strangers (processes of other jobs). */
+    if (lc_ofi_grow_rx(nrx_world + LC_OFI_STRANGER_BUFS) != 0) goto err_logged;
     lc_ofi_active = true;
     return 0;
 
@@ -491,7 +526,45 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
         snprintf(why, whylen, "fi_av_insert refused its address (%s)", rc < 0 ? fi_strerror(-rc) : "0 inserted");
         return -1;
     }
-    lc_ofi_peer_t *st = &lc_ofi.state[peer->world_rank];
+    lc_ofi_peer_t *st;
+    if (peer->world_rank < lc_ofi.size) {
+        st = &lc_ofi.state[peer->world_rank];
+        peer->ofi.remote_id = (uint32_t)lc_ofi.rank;
+    } else {
+        /* A peer met after wire-up (another job): its receive buffers
+         * are posted now, before it can learn our address's grant from
+         * anything we send it; it tells us its id for us (the `src` of
+         * our packets) in the hello or the welcome, or the MPI layer's
+         * exchange does (lc_ofi_set_remote_id). */
+        st = calloc(1, sizeof(*st));
+        if (!st) {
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
+        if (lc_ofi_grow_rx(lc_ofi.window) != 0) {
+            free(st);
+            snprintf(why, whylen, "cannot post receive buffers for it");
+            return -1;
+        }
+        if (lc_ofi.size + lc_ofi.nadded + 1 > lc_ofi.credit_cap) {
+            /* Each peer is on the credit list at most once. */
+            int cap = 2 * lc_ofi.credit_cap;
+            int *cl = realloc(lc_ofi.credit_list, sizeof(int) * (size_t)cap);
+            if (!cl) {
+                free(st);
+                snprintf(why, whylen, "out of memory");
+                return -1;
+            }
+            lc_ofi.credit_list = cl;
+            lc_ofi.credit_cap = cap;
+        }
+        lc_ofi.nadded++;
+        st->next_added = lc_ofi.added_states;
+        lc_ofi.added_states = st;
+        peer->ofi.remote_id = UINT32_MAX;
+    }
+    st->peer = peer;
+    if ((uint32_t)peer->world_rank >= lc_ofi.id_limit) lc_ofi.id_limit = (uint32_t)peer->world_rank + 1;
     snprintf(st->host, sizeof(st->host), "%s", host ? host : "?");
     st->addrlen = (uint32_t)(n < sizeof(st->addr) ? n : sizeof(st->addr));
     memcpy(st->addr, raw, st->addrlen);
@@ -514,6 +587,39 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
     return 0;
 }
 
+/* ---- peers of other jobs ---------------------------------------------- */
+
+int lc_ofi_ensure_open(lc_peer_t *peers, int rank, int size)
+{
+    if (lc_ofi_active) return 0;
+    int yield = lc_ofi.yield_when_idle; /* lc_ofi_open clears lc_ofi */
+    char addr[LC_OFI_ADDR_TEXT_MAX];
+    if (lc_ofi_open(peers, rank, size, 0, addr, sizeof(addr)) != 0) return -1;
+    lc_ofi.yield_when_idle = yield;
+    return 0;
+}
+
+const char *lc_ofi_address(void)
+{
+    return lc_ofi_active ? lc_ofi.my_addr : "";
+}
+
+void lc_ofi_set_remote_id(lc_peer_t *peer, uint32_t id)
+{
+    peer->ofi.remote_id = id;
+}
+
+int lc_ofi_hello(lc_peer_t *peer, uint32_t cookie)
+{
+    lc_ofi_hello_body_t body = { .your_id = (uint32_t)peer->world_rank, .cookie = cookie };
+    return lc_ofi_send_intro(peer, LC_OFI_WIRE_HELLO, &body, lc_ofi.my_addr);
+}
+
+bool lc_ofi_welcomed(const lc_peer_t *peer)
+{
+    return peer->kind == LC_CHANNEL_OFI && peer->ofi.state && peer->ofi.state->welcomed;
+}
+
 /* ---- close ------------------------------------------------------------- */
 
 /* Goodbyes: a packet we sent may still sit in the provider or the kernel
@@ -522,6 +628,19 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
  * tracked send, after all our other packets to that peer (FIFO) — and an
  * endpoint closes only once its BYEs are completed and the peers' arrived.
  * A peer that is gone costs at most the deadline. */
+/* Every connected peer's state: the world's (indexed by rank), then the
+ * peers met later.  Start with st = NULL, *r = 0. */
+static lc_ofi_peer_t *lc_ofi_next_state(lc_ofi_peer_t *st, int *r)
+{
+    if (st && *r > lc_ofi.size) return st->next_added; /* among the peers met later */
+    while (*r < lc_ofi.size) {
+        lc_ofi_peer_t *w = &lc_ofi.state[(*r)++];
+        if (w->peer) return w;
+    }
+    *r = lc_ofi.size + 1;
+    return lc_ofi.added_states;
+}
+
 static void lc_ofi_say_goodbye(void)
 {
     lc_ofi.closing = 1;
@@ -529,10 +648,10 @@ static void lc_ofi_say_goodbye(void)
     for (;;) {
         int waiting = 0;
         lc_ofi_poll();
-        for (int r = 0; r < lc_ofi.size; r++) {
-            lc_peer_t *peer = &lc_ofi.peers[r];
-            if (peer->kind != LC_CHANNEL_OFI || peer->ofi.state != &lc_ofi.state[r]) continue;
-            lc_ofi_peer_t *st = peer->ofi.state;
+        int r = 0;
+        for (lc_ofi_peer_t *st = lc_ofi_next_state(NULL, &r); st; st = lc_ofi_next_state(st, &r)) {
+            lc_peer_t *peer = st->peer;
+            if (peer->kind != LC_CHANNEL_OFI || peer->ofi.state != st) continue;
             if ((st->talked || st->bye_received) && !st->bye_sent) {
                 if (lc_ofi_send_bare(peer, LC_OFI_WIRE_BYE) == LC_OK) st->bye_sent = 1;
                 else waiting = 1;
@@ -543,8 +662,9 @@ static void lc_ofi_say_goodbye(void)
         if (!waiting) break;
         if (lc_time_now() > deadline) {
             int missing = 0;
-            for (int r = 0; r < lc_ofi.size; r++)
-                if (lc_ofi.state[r].bye_sent && !lc_ofi.state[r].bye_received) missing++;
+            r = 0;
+            for (lc_ofi_peer_t *st = lc_ofi_next_state(NULL, &r); st; st = lc_ofi_next_state(st, &r))
+                if (st->bye_sent && !st->bye_received) missing++;
             lc_log_warn("network channel: %d peer(s) did not close within 10 s (%u sends unfinished); "
                         "closing anyway", missing, lc_ofi.tx_busy);
             break;
@@ -558,34 +678,41 @@ void lc_ofi_close(void)
     if (lc_ofi.ep && lc_ofi.state && lc_ofi_active) lc_ofi_say_goodbye();
     lc_ofi_active = false;
     if (lc_ofi.ep) fi_close(&lc_ofi.ep->fid);
-    if (lc_ofi.state) {
-        for (int r = 0; r < lc_ofi.size; r++) {
-            lc_ofi_peer_t *st = &lc_ofi.state[r];
-            while (st->exposed) {
-                lc_ofi_exposed_t *e = st->exposed;
-                st->exposed = e->next;
-                fi_close(&e->mr->fid);
-                free(e);
-            }
-            free(st->held);
+    int r = 0;
+    for (lc_ofi_peer_t *st = lc_ofi.state ? lc_ofi_next_state(NULL, &r) : NULL; st; st = lc_ofi_next_state(st, &r)) {
+        while (st->exposed) {
+            lc_ofi_exposed_t *e = st->exposed;
+            st->exposed = e->next;
+            fi_close(&e->mr->fid);
+            free(e);
         }
+        free(st->held);
+        st->held = NULL;
+        if (st->peer && st->peer->ofi.state == st) st->peer->ofi.state = NULL;
     }
-    if (lc_ofi.rx_mr) fi_close(&lc_ofi.rx_mr->fid);
+    while (lc_ofi.added_states) {
+        lc_ofi_peer_t *st = lc_ofi.added_states;
+        lc_ofi.added_states = st->next_added;
+        free(st);
+    }
+    while (lc_ofi.rx_blocks) {
+        lc_ofi_rxblock_t *blk = lc_ofi.rx_blocks;
+        lc_ofi.rx_blocks = blk->next;
+        if (blk->mr) fi_close(&blk->mr->fid);
+        free(blk->pool);
+        free(blk->bufs);
+        free(blk);
+    }
     if (lc_ofi.tx_mr) fi_close(&lc_ofi.tx_mr->fid);
     if (lc_ofi.av) fi_close(&lc_ofi.av->fid);
     if (lc_ofi.cq) fi_close(&lc_ofi.cq->fid);
     if (lc_ofi.domain) fi_close(&lc_ofi.domain->fid);
     if (lc_ofi.fabric) fi_close(&lc_ofi.fabric->fid);
     if (lc_ofi.info) fi_freeinfo(lc_ofi.info);
-    free(lc_ofi.rx_pool);
     free(lc_ofi.tx_pool);
-    free(lc_ofi.rx_bufs);
     free(lc_ofi.tx_bufs);
     free(lc_ofi.fifo);
     free(lc_ofi.credit_list);
     free(lc_ofi.state);
-    if (lc_ofi.peers)
-        for (int r = 0; r < lc_ofi.size; r++)
-            if (lc_ofi.peers[r].kind == LC_CHANNEL_OFI) lc_ofi.peers[r].ofi.state = NULL;
     memset(&lc_ofi, 0, sizeof(lc_ofi));
 }

@@ -43,10 +43,23 @@ enum lc_ofi_wire_type {
     LC_OFI_WIRE_PKT = 1, /* an engine packet follows */
     LC_OFI_WIRE_CREDIT,  /* credits only; uses no credit */
     LC_OFI_WIRE_BYE,     /* the sender closes: nothing follows from it */
+    LC_OFI_WIRE_HELLO,   /* a process of another job introduces itself (lc_ofi_hello): not
+                          * sequenced, no credit, lands in a stranger buffer */
+    LC_OFI_WIRE_WELCOME, /* the answer to a hello: the first packet of the pair, costs a credit */
 };
 
+/* What follows the wire header of a hello (then the sender's address
+ * text, NUL-terminated) and of a welcome. */
+typedef struct lc_ofi_hello_body {
+    uint32_t your_id; /* the id the sender gave the receiver (the `src` to use) */
+    uint32_t cookie;  /* the caller's (the MPI layer: the port id) */
+} lc_ofi_hello_body_t;
+
+/* Receive buffers kept posted for hellos of processes we do not know yet. */
+#define LC_OFI_STRANGER_BUFS 8
+
 typedef struct lc_ofi_wire {
-    uint32_t src;     /* sender's world rank */
+    uint32_t src;     /* the sender's id in the receiver's table (its world rank within a job) */
     uint16_t seq;     /* per (sender, receiver) packet number, mod 2^16 */
     uint8_t credits;  /* receive buffers of ours the sender has freed */
     uint8_t type;     /* lc_ofi_wire_type */
@@ -75,6 +88,7 @@ typedef struct lc_ofi_buf {
     uint32_t len;            /* rx: bytes received */
     struct lc_ofi_buf *next; /* tx: free list; rx: repost list */
     char *data;
+    void *desc;              /* rx: the registration of its block (FI_MR_LOCAL) */
 } lc_ofi_buf_t;
 
 /* A send buffer registered for the peer to fi_read (rendezvous). */
@@ -98,7 +112,21 @@ typedef struct lc_ofi_peer {
     uint8_t credit_queued;    /* on the credit-return list */
     uint8_t talked;           /* a packet went either way: say goodbye at close */
     uint8_t bye_sent, bye_received;
+    uint8_t welcomed;         /* a peer met after wire-up answered our hello */
+    lc_peer_t *peer;          /* the table entry this state belongs to (set at connect) */
+    struct lc_ofi_peer *next_added; /* peers met after wire-up (state allocated one by one) */
 } lc_ofi_peer_t;
+
+/* A block of receive buffers (the first at open, one more per peer met
+ * after wire-up). */
+typedef struct lc_ofi_rxblock {
+    struct lc_ofi_rxblock *next;
+    char *pool;
+    lc_ofi_buf_t *bufs;
+    uint32_t n;
+    struct fid_mr *mr;
+    void *desc;
+} lc_ofi_rxblock_t;
 
 typedef struct lc_ofi {
     struct fi_info *info;
@@ -112,8 +140,8 @@ typedef struct lc_ofi {
     /* Memory registration requirements of the provider. */
     int mr_local, mr_virt_addr, mr_prov_key, mr_endpoint;
     unsigned mr_key_bytes;    /* width of the keys we choose (no FI_MR_PROV_KEY): random (lc_ofi_ep.c) */
-    struct fid_mr *rx_mr, *tx_mr;
-    void *rx_desc, *tx_desc;
+    struct fid_mr *tx_mr;
+    void *tx_desc;
 
     size_t inject_size;
     size_t packet;            /* payload bytes per packet */
@@ -127,11 +155,14 @@ typedef struct lc_ofi {
 
     lc_peer_t *peers;
     int rank, size;
-    lc_ofi_peer_t *state;     /* [size] */
+    lc_ofi_peer_t *state;     /* [size]: world peers; peers met later: added_states */
+    lc_ofi_peer_t *added_states;
+    int nadded;               /* peers met after wire-up */
+    uint32_t id_limit;        /* above every connected peer's id (the table is bigger) */
+    char my_addr[LC_OFI_ADDR_TEXT_MAX];
 
-    char *rx_pool;
-    lc_ofi_buf_t *rx_bufs;
-    uint32_t nrx;
+    lc_ofi_rxblock_t *rx_blocks;
+    uint32_t nrx;             /* receive buffers in all blocks (also the fifo's capacity) */
     lc_ofi_buf_t *repost;     /* delivered buffers, posted again by the next poll */
 
     char *tx_pool;
@@ -145,7 +176,7 @@ typedef struct lc_ofi {
     int delivering;
 
     int *credit_list;         /* peers owing an explicit credit packet */
-    int ncredit;
+    int ncredit, credit_cap;
 
     double connect_timeout;   /* s: see lc_ofi_stalled */
     int closing;              /* teardown: engine packets are no longer delivered */
@@ -185,6 +216,9 @@ void lc_ofi_addr_text(const lc_ofi_peer_t *st, char *out, size_t len);
 
 /* Send a wire header alone (credit or goodbye).  LC_OK or LC_AGAIN. */
 int lc_ofi_send_bare(lc_peer_t *peer, uint8_t type);
+/* A hello or welcome: the wire header and `body` (+ `text`, NUL included,
+ * may be NULL) in a tracked send buffer.  LC_OK or LC_AGAIN. */
+int lc_ofi_send_intro(lc_peer_t *peer, uint8_t type, const lc_ofi_hello_body_t *body, const char *text);
 
 /* Return the credits owed to peers on the credit list. */
 void lc_ofi_flush_credits(void);
@@ -192,6 +226,10 @@ void lc_ofi_flush_credits(void);
 /* Release the registration of the send buffer of request sreq exposed
  * to `peer` (its CTS or FIN arrived). */
 void lc_ofi_unexpose(lc_peer_t *peer, uint32_t sreq);
+
+/* Post n more receive buffers (a new block; the fifo grows with them).
+ * 0, or -1 after logging. */
+int lc_ofi_grow_rx(uint32_t n);
 
 /* Bytes per bounce buffer for a packet payload (headers, 64-byte aligned). */
 size_t lc_ofi_slot(size_t packet);

@@ -35,7 +35,7 @@ typedef struct lc_ofi_read {
 
 int lc_ofi_post_rx(lc_ofi_buf_t *b)
 {
-    ssize_t rc = fi_recv(lc_ofi.ep, b->data, lc_ofi.slot, lc_ofi.rx_desc, FI_ADDR_UNSPEC, &b->ctx.fi);
+    ssize_t rc = fi_recv(lc_ofi.ep, b->data, lc_ofi.slot, b->desc, FI_ADDR_UNSPEC, &b->ctx.fi);
     if (lc_likely(rc == 0)) return LC_OK;
     if (rc != -FI_EAGAIN)
         lc_fatal("network channel: cannot post a receive buffer (fi_recv: %s, %s)", lc_ofi_strerror(rc),
@@ -99,7 +99,7 @@ static LC_NOINLINE void lc_ofi_cq_error(void)
     if (peer >= 0)
         lc_fatal("network channel: %s to rank %d (host %s) failed: %s %s. The rank or its host may have "
                  "died, or this host cannot reach it (%s): check the network between the hosts, or choose "
-                 "the interface with LOCUS_OFI_IFACE", what, peer, lc_ofi.state[peer].host,
+                 "the interface with LOCUS_OFI_IFACE", what, peer, lc_ofi.peers[peer].ofi.state ? lc_ofi.peers[peer].ofi.state->host : "?",
                  fi_strerror(err.err), pm, lc_ofi.describe);
     lc_fatal("network channel: %s failed: %s %s (%s)", what, fi_strerror(err.err), pm, lc_ofi.describe);
 }
@@ -190,13 +190,35 @@ static void lc_ofi_deliver(lc_peer_t *peer, lc_ofi_buf_t *b)
     case LC_OFI_WIRE_BYE:
         peer->ofi.state->bye_received = 1;
         lc_ofi_consumed(b, -1);
+        /* A peer of another job leaves (its MPI_Finalize): answer now,
+         * so that it need not wait for our own finalize.  Nothing more
+         * goes to it from here (a communicator still connected to it is
+         * the program's error).  Peers of the job swap goodbyes at
+         * close, as they all finalize together. */
+        if ((int)peer->world_rank >= lc_ofi.size && !peer->ofi.state->bye_sent && !lc_ofi.closing &&
+            lc_ofi_send_bare(peer, LC_OFI_WIRE_BYE) == LC_OK)
+            peer->ofi.state->bye_sent = 1;
         break;
+    case LC_OFI_WIRE_WELCOME: {
+        lc_ofi_hello_body_t body;
+        if (b->len < sizeof(*w) + sizeof(body))
+            lc_peer_fault(peer, "a welcome of %u bytes, shorter than its body", b->len);
+        memcpy(&body, b->data + sizeof(*w), sizeof(body));
+        peer->ofi.remote_id = body.your_id;
+        peer->ofi.state->welcomed = 1;
+        peer->ofi.state->talked = 1;
+        lc_ofi_consumed(b, peer->world_rank); /* it cost a credit */
+        break;
+    }
+    default: /* HELLO comes only to a stranger buffer (lc_ofi_arrived) */
+        lc_peer_fault(peer, "network packet type %u from a peer it has already met", (unsigned)w->type);
     }
 }
 
 _Static_assert(LC_PKT_OFI_WIRE == sizeof(lc_ofi_wire_t) && offsetof(lc_ofi_wire_t, type) == 7 &&
                    LC_PKT_OFI_WIRE_PKT == LC_OFI_WIRE_PKT && LC_PKT_OFI_WIRE_CREDIT == LC_OFI_WIRE_CREDIT &&
-                   LC_PKT_OFI_WIRE_BYE == LC_OFI_WIRE_BYE,
+                   LC_PKT_OFI_WIRE_BYE == LC_OFI_WIRE_BYE && LC_PKT_OFI_WIRE_HELLO == LC_OFI_WIRE_HELLO &&
+                   LC_PKT_OFI_WIRE_WELCOME == LC_OFI_WIRE_WELCOME,
                "lc_pkt_decode.h's view of a network packet is lc_ofi_impl.h's");
 
 /* Held packets sit at seq & (ring - 1), ring a power of two >= window:
@@ -209,10 +231,42 @@ static uint32_t lc_ofi_hold_ring(void)
     return r;
 }
 
+lc_ofi_stranger_fn *lc_ofi_stranger_hook;
+
+/* A hello from a process we may not know: the MPI layer adds it as a
+ * peer (connected through lc_ofi_connect: its receive buffers posted)
+ * and we welcome it with our id for it.  The buffer was a stranger
+ * buffer: it goes back without earning a credit. */
+static LC_NOINLINE void lc_ofi_on_hello(lc_ofi_buf_t *b)
+{
+    const lc_ofi_wire_t *w = (const lc_ofi_wire_t *)b->data;
+    lc_ofi_hello_body_t body;
+    size_t off = sizeof(*w) + sizeof(body);
+    if (b->len <= off || b->data[b->len - 1] != '\0') {
+        lc_log_warn("network channel: ignored a malformed hello (%u bytes)", b->len);
+        lc_ofi_consumed(b, -1);
+        return;
+    }
+    memcpy(&body, b->data + sizeof(*w), sizeof(body));
+    lc_peer_t *peer = lc_ofi_stranger_hook ? lc_ofi_stranger_hook(b->data + off, body.cookie) : NULL;
+    lc_ofi_consumed(b, -1);
+    if (!peer) return; /* the hook said why */
+    peer->ofi.remote_id = body.your_id;
+    lc_ofi_hello_body_t answer = { .your_id = (uint32_t)peer->world_rank, .cookie = body.cookie };
+    while (lc_ofi_send_intro(peer, LC_OFI_WIRE_WELCOME, &answer, NULL) != LC_OK) {
+        lc_ofi_cq_drain(); /* frees send buffers; arrivals queue behind this delivery */
+        if (lc_ofi.yield_when_idle) sched_yield();
+    }
+}
+
 void lc_ofi_arrived(lc_ofi_buf_t *b)
 {
     const lc_ofi_wire_t *w = (const lc_ofi_wire_t *)b->data;
-    if (lc_unlikely(b->len < sizeof(*w) || w->src >= (uint32_t)lc_ofi.size ||
+    if (lc_unlikely(b->len >= sizeof(*w) && w->type == LC_OFI_WIRE_HELLO)) {
+        lc_ofi_on_hello(b);
+        return;
+    }
+    if (lc_unlikely(b->len < sizeof(*w) || w->src >= lc_ofi.id_limit ||
                     lc_ofi.peers[w->src].kind != LC_CHANNEL_OFI))
         lc_fatal("network channel: protocol error: a packet of %u bytes from unknown rank %u", b->len,
                  b->len >= sizeof(*w) ? w->src : 0u);

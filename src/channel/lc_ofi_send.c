@@ -95,7 +95,7 @@ int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, s
 {
     if (lc_unlikely(peer->ofi.credits == 0)) return LC_AGAIN;
     size_t len = LC_OFI_HDR + prelen + datalen;
-    lc_ofi_wire_t w = { .src = (uint32_t)lc_ofi.rank, .seq = peer->ofi.tx_seq,
+    lc_ofi_wire_t w = { .src = peer->ofi.remote_id, .seq = peer->ofi.tx_seq,
                         .credits = lc_ofi_owed_now(peer), .type = LC_OFI_WIRE_PKT };
     lc_pkt_rts_t rts;
     int exposed = 0;
@@ -138,7 +138,7 @@ int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, s
 
 int lc_ofi_send_bare(lc_peer_t *peer, uint8_t type)
 {
-    lc_ofi_wire_t w = { .src = (uint32_t)lc_ofi.rank, .seq = peer->ofi.tx_seq,
+    lc_ofi_wire_t w = { .src = peer->ofi.remote_id, .seq = peer->ofi.tx_seq,
                         .credits = lc_ofi_owed_now(peer), .type = type };
     ssize_t rc;
     if (type == LC_OFI_WIRE_BYE) {
@@ -165,6 +165,37 @@ int lc_ofi_send_bare(lc_peer_t *peer, uint8_t type)
         lc_ofi_send_failed(peer, rc);
     }
     lc_ofi_sent(peer, w.credits);
+    return LC_OK;
+}
+
+int lc_ofi_send_intro(lc_peer_t *peer, uint8_t type, const lc_ofi_hello_body_t *body, const char *text)
+{
+    bool hello = type == LC_OFI_WIRE_HELLO;
+    /* A welcome is the first packet of its pair and costs a credit (the
+     * receiver credits it back); a hello lands in a stranger buffer. */
+    if (!hello && peer->ofi.credits == 0) return LC_AGAIN;
+    lc_ofi_wire_t w = { .src = hello ? UINT32_MAX : peer->ofi.remote_id, .seq = hello ? 0 : peer->ofi.tx_seq,
+                        .credits = hello ? 0 : lc_ofi_owed_now(peer), .type = type };
+    size_t tlen = text ? strlen(text) + 1 : 0, len = sizeof(w) + sizeof(*body) + tlen;
+    if (len > lc_ofi.slot) lc_fatal("network channel: an address of %zu bytes does not fit a packet", tlen);
+    lc_ofi_buf_t *b = lc_ofi.tx_free;
+    if (!b) return LC_AGAIN;
+    memcpy(b->data, &w, sizeof(w));
+    memcpy(b->data + sizeof(w), body, sizeof(*body));
+    if (tlen) memcpy(b->data + sizeof(w) + sizeof(*body), text, tlen);
+    b->peer = peer->world_rank;
+    ssize_t rc = fi_send(lc_ofi.ep, b->data, len, lc_ofi.tx_desc, peer->ofi.addr, &b->ctx.fi);
+    if (rc == -FI_EAGAIN) {
+        if (!peer->ofi.state->reached) lc_ofi_stalled(peer);
+        return LC_AGAIN;
+    }
+    if (rc) lc_ofi_send_failed(peer, rc);
+    lc_ofi.tx_free = b->next;
+    lc_ofi.tx_busy++;
+    if (!hello) {
+        peer->ofi.credits--;
+        lc_ofi_sent(peer, w.credits);
+    }
     return LC_OK;
 }
 

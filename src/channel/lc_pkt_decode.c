@@ -107,7 +107,7 @@ const char *lc_ofi_decode(const void *bytes, size_t len, uint8_t *type, lc_pkt_i
     *type = 0;
     if (len < LC_PKT_OFI_WIRE) return lc_pkt_bad(why, whylen, "a packet of %zu bytes, shorter than its header", len);
     uint8_t t = (uint8_t)b[7];
-    if (t < LC_PKT_OFI_WIRE_PKT || t > LC_PKT_OFI_WIRE_BYE)
+    if (t < LC_PKT_OFI_WIRE_PKT || t > LC_PKT_OFI_WIRE_WELCOME)
         return lc_pkt_bad(why, whylen, "unknown network packet type %u", (unsigned)t);
     *type = t;
     if (t != LC_PKT_OFI_WIRE_PKT) return NULL;

@@ -124,6 +124,8 @@ static inline const char *lc_shm_decode(const void *cell, const lc_shm_rx_ctx_t 
 #define LC_PKT_OFI_WIRE_PKT 1
 #define LC_PKT_OFI_WIRE_CREDIT 2
 #define LC_PKT_OFI_WIRE_BYE 3
+#define LC_PKT_OFI_WIRE_HELLO 4
+#define LC_PKT_OFI_WIRE_WELCOME 5
 const char *lc_ofi_decode(const void *bytes, size_t len, uint8_t *type, lc_pkt_in_t *out, char *why,
                           size_t whylen);
 

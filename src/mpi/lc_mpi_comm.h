@@ -42,6 +42,11 @@ int lc_inter_split(lc_comm_t *c, int color, int key, lc_comm_t **out);
  * lrc: the leader's own argument checks (see lc_mpi_intercomm.c).
  * Used by MPI_Comm_accept/connect/join (lc_mpi_connect.c). */
 int lc_inter_connect(lc_comm_t *lc, int lleader, int rworld, int tag, int lrc, lc_comm_t **out_p);
+/* The same between jobs (lc_mpi_xconnect.c): the leaders meet on `bridge`
+ * (rank rleader; NULL/-1 at other members), member lists travel as comm
+ * ranks and rmap[remote comm rank] (rmap_n entries) is a remote member's id. */
+int lc_inter_connect_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int tag, const int *rmap,
+                         int rmap_n, lc_comm_t **out_p);
 
 /* Agree with the other members on a free context slot (lc_mpi_ctx.c):
  * `reduce` ANDs words[n] over the members in place (collective over

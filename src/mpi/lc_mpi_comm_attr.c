@@ -10,6 +10,7 @@
  * standard only requires MPI_COMM_WORLD).
  */
 #include "mpi/lc_mpi.h"
+#include "pmi/lc_pmi_spawn.h"
 #include "mpi/lc_mpi_attr.h"
 #include "mpi/lc_mpi_comm.h"
 #include "mpi/lc_mpi_errhandler.h"
@@ -35,9 +36,9 @@ static int *lc_comm_predefined_attr(int keyval)
     case MPI_HOST: return &host;                    /* no process is "the host" */
     case MPI_IO: return &io;                        /* every process can do I/O */
     case MPI_WTIME_IS_GLOBAL: return &wtime_is_global; /* each host's monotonic clock */
-    case MPI_UNIVERSE_SIZE:                         /* no spawning: the job is the universe */
-        universe_size = lc_world.size;
-        return &universe_size;
+    case MPI_UNIVERSE_SIZE:                         /* the launcher's slots; absent when unknown */
+        universe_size = lc_pmi_universe_size();
+        return universe_size >= 0 ? &universe_size : NULL;
     case MPI_APPNUM:
         appnum = lc_mpi_appnum;
         return lc_mpi_appnum >= 0 ? &appnum : NULL;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_connect.c — MPI_Comm_accept, MPI_Comm_connect, MPI_Comm_join and
- * MPI_Comm_disconnect (MPI 4.1 §11.4, §11.5.4, §11.10.4), between groups
- * of one job.
+ * MPI_Comm_disconnect (MPI 4.1 §11.4, §11.5.4, §11.10.4).  Between groups
+ * of one job as below; between jobs: lc_mpi_xconnect.c (the accepting root
+ * takes whichever comes first).
  *
  * Accept and connect: the connecting root sends a request to the port's
  * owner (the accepting root, named in the port) on MPI_COMM_WORLD's
@@ -20,6 +21,7 @@
 #include "mpi/lc_mpi_comm.h"
 #include "mpi/lc_mpi_inter.h"
 #include "mpi/lc_mpi_port.h"
+#include "mpi/lc_mpi_xconnect.h"
 #include "pt2pt/lc_pt2pt.h"
 
 #include <errno.h>
@@ -28,37 +30,92 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* The root's part before the bridge: the remote root's world rank. */
-static int lc_connect_root(const char *port_name, bool accept, int *rworld_p, unsigned *id_p)
+/* The accepting root waits for a connection request of its job (a
+ * message on MPI_COMM_WORLD) or a hello of another job (lc_x_take_arrival),
+ * whichever comes first.  *xid_p = the other job's root's id, or -1 and
+ * *rworld_p = the requester's world rank. */
+static int lc_accept_wait(const lc_port_t *p, int *rworld_p, int *xid_p)
 {
-    lc_port_t p;
-    int rc = lc_port_parse(port_name, &p);
-    if (rc != MPI_SUCCESS) return rc;
     lc_comm_t *world = lc_comm_builtin[0];
-    uint32_t req = p.id;
+    uint32_t req = 0;
+    lc_request_t *r = NULL;
+    MPI_Status st;
+    int rc = lc_pt2pt_irecv(&req, sizeof(req), MPI_ANY_SOURCE, (int)(LC_TAG_PORT_REQUEST | p->id), world,
+                            LC_CTX_COLL, &r);
+    if (rc != MPI_SUCCESS) return rc;
+    *xid_p = -1;
+    for (;;) {
+        if (r->complete) break;
+        int xid = lc_x_take_arrival(p->id);
+        if (xid >= 0) {
+            lc_pt2pt_cancel(r);
+            lc_pt2pt_wait_release(r, &st);
+            if (st.count_hi_and_cancelled & 1) {
+                *xid_p = xid;
+                return MPI_SUCCESS;
+            }
+            /* A request of our job matched meanwhile: it goes first, the
+             * hello waits for the next accept. */
+            lc_x_requeue(p->id, xid);
+            *rworld_p = st.MPI_SOURCE;
+            return MPI_SUCCESS;
+        }
+        if (!lc_progress()) lc_progress_idle();
+    }
+    rc = lc_pt2pt_wait_release(r, &st);
+    *rworld_p = st.MPI_SOURCE;
+    return rc;
+}
+
+/* The root's part before the bridge: the remote root's world rank (same
+ * job), or *xid_p >= 0 / *cross_p (another job). */
+static int lc_connect_root(const char *port_name, bool accept, lc_port_t *p, int *rworld_p, int *xid_p,
+                           int *cross_p)
+{
+    int rc = lc_port_parse(port_name, p);
+    if (rc != MPI_SUCCESS) return rc;
+    *xid_p = -1;
+    *cross_p = 0;
     if (accept) {
-        if (p.rank != lc_world.rank || !lc_port_is_open(p.id))
+        if (!p->same_job || p->rank != lc_world.rank || !lc_port_is_open(p->id))
             return lc_error(MPI_ERR_PORT,
                             "port '%s' is not open at this process (world rank %d): accept on a port "
                             "this process opened with MPI_Open_port",
                             port_name, lc_world.rank);
-        MPI_Status st;
-        rc = lc_pt2pt_recv(&req, sizeof(req), MPI_ANY_SOURCE, (int)(LC_TAG_PORT_REQUEST | p.id), world, LC_CTX_COLL,
-                           &st);
-        if (rc != MPI_SUCCESS) return rc;
-        *rworld_p = st.MPI_SOURCE;
-    } else {
-        lc_request_t *s = NULL;
-        rc = lc_port_check_open(port_name, &p);
-        if (rc != MPI_SUCCESS) return rc;
-        rc = lc_pt2pt_isend(&req, sizeof(req), p.rank, (int)(LC_TAG_PORT_REQUEST | p.id), world, LC_CTX_COLL,
-                            LC_MODE_STANDARD, &s);
-        if (rc == MPI_SUCCESS) rc = lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) return rc;
-        *rworld_p = p.rank;
+        rc = lc_accept_wait(p, rworld_p, xid_p);
+        *cross_p = *xid_p >= 0;
+        return rc;
     }
-    *id_p = p.id;
+    if (!p->same_job) {
+        *cross_p = 1;
+        return MPI_SUCCESS;
+    }
+    lc_comm_t *world = lc_comm_builtin[0];
+    uint32_t req = p->id;
+    lc_request_t *s = NULL;
+    rc = lc_port_check_open(port_name, p);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = lc_pt2pt_isend(&req, sizeof(req), p->rank, (int)(LC_TAG_PORT_REQUEST | p->id), world, LC_CTX_COLL,
+                        LC_MODE_STANDARD, &s);
+    if (rc == MPI_SUCCESS) rc = lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    *rworld_p = p->rank;
     return MPI_SUCCESS;
+}
+
+int lc_connect_comm(lc_comm_t *c, const char *port_name, int root, bool accept, lc_comm_t **out_p)
+{
+    /* port_name is significant at the root only; the root tells the
+     * others which way it goes (and its failure, through the bridge). */
+    lc_port_t p;
+    memset(&p, 0, sizeof(p));
+    int lrc = MPI_SUCCESS, rworld = -1, xid = -1, cross = 0;
+    if (c->rank == root) lrc = lc_connect_root(port_name, accept, &p, &rworld, &xid, &cross);
+    int hdr[2] = { cross, lrc };
+    int rc = lc_coll_bcast(hdr, 2, MPI_INT, root, c);
+    if (rc != MPI_SUCCESS) return rc;
+    if (hdr[0]) return lc_x_connect(c, root, accept, &p, xid, hdr[1], out_p);
+    return lc_inter_connect(c, root, rworld, (int)(LC_TAG_PORT_BRIDGE | p.id), lrc, out_p);
 }
 
 static int lc_connect_common(const char *func, const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcomm,
@@ -71,12 +128,7 @@ static int lc_connect_common(const char *func, const char *port_name, int root, 
     LC_TRY(lc_check_ptr(newcomm, "newcomm"));
     if (root < 0 || root >= c->size)
         LC_TRY(lc_error(MPI_ERR_ROOT, "root %d is out of range for a communicator of size %d", root, c->size));
-    /* port_name is significant at the root only; its failure reaches the
-     * other members through the bridge. */
-    int lrc = MPI_SUCCESS, rworld = -1;
-    unsigned id = 0;
-    if (c->rank == root) lrc = lc_connect_root(port_name, accept, &rworld, &id);
-    LC_TRY(lc_inter_connect(c, root, rworld, (int)(LC_TAG_PORT_BRIDGE | id), lrc, &n));
+    LC_TRY(lc_connect_comm(c, port_name, root, accept, &n));
     *newcomm = n->handle;
     return MPI_SUCCESS;
 err:
@@ -176,6 +228,7 @@ LC_API int PMPI_Comm_disconnect(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         LC_TRY(lc_error(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be disconnected"));
     LC_TRY(c->remote_world ? lc_inter_barrier(c) : lc_coll_barrier(c));
+    lc_mpi_spawn_forget_parent(*comm);
     return PMPI_Comm_free(comm);
 err:
     return lc_mpi_error(c, "MPI_Comm_disconnect", rc);

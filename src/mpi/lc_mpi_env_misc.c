@@ -2,8 +2,7 @@
 /*
  * lc_mpi_env_misc.c — small functions of the environment chapters:
  * MPI_Pcontrol (a hook for profiling libraries: Locus itself does
- * nothing), MPI_Comm_get_parent (MPI_COMM_NULL: Locus does not spawn
- * processes, so no process has a parent) and MPI_Get_hw_resource_info
+ * nothing) and MPI_Get_hw_resource_info
  * (MPI 4.1).
  */
 #include "mpi/lc_mpi.h"
@@ -17,18 +16,6 @@ LC_API int PMPI_Pcontrol(const int level, ...)
     return MPI_SUCCESS;
 }
 LC_MPI_ALIAS(Pcontrol);
-
-LC_API int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    int rc;
-    LC_TRY(lc_check_initialized());
-    LC_TRY(lc_check_ptr(parent, "parent"));
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_error(NULL, "MPI_Comm_get_parent", rc);
-}
-LC_MPI_ALIAS(Comm_get_parent);
 
 /* The info holds "mpi_hw_resource_type": the resource types
  * MPI_Comm_split_type(MPI_COMM_TYPE_HW_GUIDED) takes here, comma

@@ -16,6 +16,7 @@
 #include "coord/lc_liveness.h"
 #include "lc_config.h"
 #include "mpi/lc_mpi_comm.h"
+#include "mpi/lc_mpi_xconnect.h"
 #include "pmi/lc_pmi.h"
 #include "pt2pt/lc_async.h"
 #include "util/lc_params.h"
@@ -85,6 +86,15 @@ int lc_mpi_runtime_start(void)
     lc_coll_init();
     lc_mpi_state = LC_MPI_STATE_INIT;
     lc_runtime_users = 1;
+    /* Hellos of other jobs are welcome from here on; a spawned child
+     * connects to its parent (lc_mpi_spawn.c). */
+    lc_x_init();
+    int rc = lc_mpi_spawn_child_init();
+    if (rc != MPI_SUCCESS) {
+        lc_log_error("a spawned process cannot connect to its parent (MPI error %d)", rc);
+        lc_pmi_abort(1, "cannot connect to the parent job");
+        _exit(1);
+    }
     /* Last: from here every MPI call takes the critical section
      * (docs/architecture.md "Asynchronous progress"). */
     lc_async_start();
@@ -114,6 +124,7 @@ int lc_mpi_runtime_release(void)
     lc_pmi_finalize();
     lc_mpi_comm_fini();
     lc_coord_teardown();
+    lc_x_fini();
     lc_request_pool_fini();
     lc_mpi_state = LC_MPI_STATE_FINALIZED;
     return MPI_SUCCESS;

@@ -20,6 +20,7 @@
 #include "mpi/lc_mpi_errhandler.h"
 #include "mpi/lc_mpi_group.h"
 #include "mpi/lc_mpi_info.h"
+#include "mpi/lc_mpi_xconnect.h"
 #include "pt2pt/lc_pt2pt.h"
 
 #include <stdlib.h>
@@ -56,9 +57,30 @@ typedef struct lc_bridge {
  * rank lleader of lc; it talks to rank rleader of `bridge` (ctx_kind,
  * tag).  `lrc`: the leader's own argument checks (an error there is
  * passed to every local member instead of exchanging, so none waits). */
+static int lc_bridge_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
+                         int lrc, const int *rmap, int rmap_n, lc_bridge_t *b);
+
 static int lc_bridge(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
                      int lrc, lc_bridge_t *b)
 {
+    return lc_bridge_map(lc, lleader, bridge, rleader, ctx_kind, tag, flag, lrc, NULL, 0, b);
+}
+
+/* rmap (between jobs, lc_mpi_xconnect.c): the member lists travel as comm
+ * ranks (the ids of one process mean nothing to another job), and
+ * rmap[remote comm rank] is the remote member's id here. */
+static int lc_bridge_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
+                         int lrc, const int *rmap, int rmap_n, lc_bridge_t *b)
+{
+    int *iota = NULL;
+    /* Over an intercommunicator (dup, merge, split of one): member lists
+     * travel as ranks of its local group, mapped by the receiver through
+     * its remote group — ids differ between jobs, ranks do not. */
+    bool by_rank = !rmap && bridge && bridge->remote_world && ctx_kind == LC_CTX_COLL;
+    if (by_rank) {
+        rmap = bridge->remote_world;
+        rmap_n = bridge->peer_count;
+    }
     uint64_t hdr[LC_HDR_WORDS], rhdr[LC_HDR_WORDS];
     memset(b, 0, sizeof(*b));
     int rc = lc_coll_allreduce(lc_comm_ctx_free_mask(), b->lmask, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, lc);
@@ -71,8 +93,21 @@ static int lc_bridge(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader,
             memcpy(hdr + 2, b->lmask, sizeof(b->lmask));
             lc_request_t *s[2] = { NULL, NULL };
             rc = lc_pt2pt_isend(hdr, sizeof(hdr), rleader, tag, bridge, ctx_kind, LC_MODE_STANDARD, &s[0]);
+            const int *members = lc->world_ranks;
+            if (rmap) {
+                iota = malloc(sizeof(int) * (size_t)lc->size);
+                if (!iota) rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a group of %d", lc->size);
+                for (int i = 0; iota && i < lc->size; i++) {
+                    iota[i] = i;
+                    if (!by_rank) continue;
+                    iota[i] = -1; /* lc's members are members of bridge's local group */
+                    for (int k = 0; k < bridge->size && iota[i] < 0; k++)
+                        if (bridge->world_ranks[k] == lc->world_ranks[i]) iota[i] = k;
+                }
+                members = iota;
+            }
             if (rc == MPI_SUCCESS)
-                rc = lc_pt2pt_isend(lc->world_ranks, sizeof(int) * (size_t)lc->size, rleader, tag, bridge, ctx_kind,
+                rc = lc_pt2pt_isend(members, sizeof(int) * (size_t)lc->size, rleader, tag, bridge, ctx_kind,
                                     LC_MODE_STANDARD, &s[1]);
             if (rc == MPI_SUCCESS) rc = lc_pt2pt_recv(rhdr, sizeof(rhdr), rleader, tag, bridge, ctx_kind, MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS && rhdr[0] < (uint64_t)lc_world.universe_size + 1) {
@@ -101,7 +136,13 @@ static int lc_bridge(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader,
                                             lleader);
     if (rc == MPI_SUCCESS && !b->rworld && !(b->rworld = malloc(sizeof(int) * (size_t)(rhdr[0] + 1))))
         rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a remote group of %d", (int)rhdr[0]);
+    free(iota);
     if (rc == MPI_SUCCESS) rc = lc_coll_bcast(b->rworld, (size_t)rhdr[0], MPI_INT, lleader, lc);
+    for (int i = 0; rmap && rc == MPI_SUCCESS && i < (int)rhdr[0]; i++) {
+        if (b->rworld[i] < 0 || b->rworld[i] >= rmap_n || (!by_rank && (int)rhdr[0] != rmap_n))
+            rc = lc_error(MPI_ERR_INTERN, "the remote group does not match the table exchanged before");
+        else b->rworld[i] = rmap[b->rworld[i]];
+    }
     if (rc != MPI_SUCCESS) {
         free(b->rworld);
         b->rworld = NULL;
@@ -175,6 +216,17 @@ int lc_inter_dup(lc_comm_t *c, lc_comm_t **out_p)
     int rc = lc_bridge(c->local, 0, c, 0, LC_CTX_COLL, LC_TAG_INTER_DUP, 0, MPI_SUCCESS, &b);
     if (rc != MPI_SUCCESS) return rc;
     rc = lc_inter_make(c->local, &b, c->errhandler, out_p);
+    free(b.rworld);
+    return rc;
+}
+
+int lc_inter_connect_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int tag, const int *rmap,
+                         int rmap_n, lc_comm_t **out_p)
+{
+    lc_bridge_t b;
+    int rc = lc_bridge_map(lc, lleader, bridge, rleader, LC_CTX_COLL, tag, 0, MPI_SUCCESS, rmap, rmap_n, &b);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = lc_inter_make(lc, &b, lc->errhandler, out_p);
     free(b.rworld);
     return rc;
 }
@@ -299,7 +351,7 @@ LC_API int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintra
     LC_TRY(lc_check_inter(c));
     LC_TRY(lc_check_ptr(newintracomm, "newintracomm"));
     LC_TRY(lc_bridge(c->local, 0, c, 0, LC_CTX_COLL, LC_TAG_INTER_MERGE, high != 0, MPI_SUCCESS, &b));
-    int mine = high != 0, first = mine != b.rflag ? !mine : c->world_ranks[0] < b.rworld[0];
+    int mine = high != 0, first = mine != b.rflag ? !mine : lc_x_before(c->world_ranks[0], b.rworld[0]);
     int slot = lc_lowest_slot(b.both, -1), total = c->size + b.rsize;
     world = malloc(sizeof(int) * (size_t)total);
     if (!world) rc = lc_error(MPI_ERR_NO_MEM, "out of memory merging an intercommunicator");

@@ -9,6 +9,7 @@
  * publish_name & co.), job-wide.
  */
 #include "mpi/lc_mpi_port.h"
+#include "channel/lc_ofi.h"
 #include "coord/lc_world.h"
 #include "mpi/lc_mpi.h"
 #include "pmi/lc_pmi.h"
@@ -82,26 +83,62 @@ int lc_port_parse(const char *port_name, lc_port_t *port_p)
         return lc_error(MPI_ERR_PORT, "port_name is not a string of fewer than MPI_MAX_PORT_NAME (%d) characters",
                         MPI_MAX_PORT_NAME);
     if (strncmp(port_name, prefix, sizeof(prefix) - 1) != 0) return lc_port_bad(port_name, "no 'locus:' prefix");
-    const char *kvs = port_name + sizeof(prefix) - 1, *idp = strrchr(kvs, ':');
-    if (!idp || idp == kvs) return lc_port_bad(port_name, "no rank and id");
-    const char *rankp = idp;
-    while (rankp > kvs && rankp[-1] != ':') rankp--;
-    if (rankp == kvs) return lc_port_bad(port_name, "no job name");
+    /* kvsname (no ':' in the names launchers give), rank, id, then the
+     * optional address (which has ':' of its own). */
+    const char *kvs = port_name + sizeof(prefix) - 1, *rankp = strchr(kvs, ':');
+    if (!rankp || rankp == kvs) return lc_port_bad(port_name, "no job name");
+    rankp++;
     char *rend, *iend;
     errno = 0;
-    long rank = strtol(rankp, &rend, 10), id = strtol(idp + 1, &iend, 10);
-    if (errno || rend != idp || rankp == idp || *iend || iend == idp + 1 || id < 1 || id > LC_PORT_ID_MAX || rank < 0)
-        return lc_port_bad(port_name, "bad rank or id");
+    long rank = strtol(rankp, &rend, 10);
+    if (errno || rend == rankp || *rend != ':' || rank < 0) return lc_port_bad(port_name, "bad rank");
+    const char *idp = rend + 1;
+    long id = strtol(idp, &iend, 10);
+    if (errno || iend == idp || (*iend && *iend != ':') || id < 1 || id > LC_PORT_ID_MAX)
+        return lc_port_bad(port_name, "bad id");
+    snprintf(port_p->addr, sizeof(port_p->addr), "%s", *iend ? iend + 1 : "");
     size_t kvslen = (size_t)(rankp - 1 - kvs);
-    if (kvslen != strlen(lc_world.kvsname) || strncmp(kvs, lc_world.kvsname, kvslen) != 0)
+    port_p->same_job = kvslen == strlen(lc_world.kvsname) && strncmp(kvs, lc_world.kvsname, kvslen) == 0;
+    if (!port_p->same_job && !port_p->addr[0])
         return lc_error(MPI_ERR_PORT,
-                        "port '%.200s' belongs to another job (this job is %s): connecting separate "
-                        "jobs (separate mpiexec runs) is not supported yet, see docs/dynamic.md",
+                        "port '%.200s' belongs to another job (this job is %s) and carries no network address: "
+                        "its owner could not open a network endpoint (see its error output)",
                         port_name, lc_world.kvsname);
-    if (rank >= lc_world.size) return lc_port_bad(port_name, "its rank is beyond this job's MPI_COMM_WORLD");
+    if (port_p->same_job && rank >= lc_world.size)
+        return lc_port_bad(port_name, "its rank is beyond this job's MPI_COMM_WORLD");
     port_p->rank = (int)rank;
     port_p->id = (unsigned)id;
     return MPI_SUCCESS;
+}
+
+int lc_port_open(char *port_name)
+{
+    if (lc_ports_next > LC_PORT_ID_MAX)
+        return lc_error(MPI_ERR_PORT, "this process opened %d ports, the most it can", LC_PORT_ID_MAX);
+    unsigned id = lc_ports_next;
+    /* A process of another job reaches us by our network address: open
+     * the endpoint now if wire-up did not need it.  Without one (no
+     * provider) the port still serves this job. */
+    lc_ofi_ensure_open(lc_world.peers, lc_world.rank, lc_world.size);
+    const char *addr = lc_ofi_address();
+    int n = snprintf(port_name, MPI_MAX_PORT_NAME, "locus:%s:%d:%u%s%s", lc_world.kvsname, lc_world.rank, id,
+                     addr[0] ? ":" : "", addr);
+    if (n >= MPI_MAX_PORT_NAME) return lc_error(MPI_ERR_INTERN, "the job name is too long for a port name");
+    int rc = lc_port_mark(id, true);
+    if (rc != MPI_SUCCESS) return rc;
+    lc_ports_next++;
+    return MPI_SUCCESS;
+}
+
+int lc_port_close(const char *port_name)
+{
+    lc_port_t p;
+    int rc = lc_port_parse(port_name, &p);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!p.same_job || p.rank != lc_world.rank || !lc_port_is_open(p.id))
+        return lc_error(MPI_ERR_PORT, "port '%s' is not open at this process (world rank %d)", port_name,
+                        lc_world.rank);
+    return lc_port_mark(p.id, false);
 }
 
 LC_API int PMPI_Open_port(MPI_Info info, char *port_name)
@@ -109,14 +146,8 @@ LC_API int PMPI_Open_port(MPI_Info info, char *port_name)
     int rc;
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_check_ptr(port_name, "port_name"));
-    (void)info; /* no hints: a port is a name */
-    if (lc_ports_next > LC_PORT_ID_MAX)
-        LC_TRY(lc_error(MPI_ERR_PORT, "this process opened %d ports, the most it can", LC_PORT_ID_MAX));
-    unsigned id = lc_ports_next;
-    int n = snprintf(port_name, MPI_MAX_PORT_NAME, "locus:%s:%d:%u", lc_world.kvsname, lc_world.rank, id);
-    if (n >= MPI_MAX_PORT_NAME) LC_TRY(lc_error(MPI_ERR_INTERN, "the job name is too long for a port name"));
-    LC_TRY(lc_port_mark(id, true));
-    lc_ports_next++;
+    (void)info; /* no hints */
+    LC_TRY(lc_port_open(port_name));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Open_port", rc);
@@ -125,14 +156,9 @@ LC_MPI_ALIAS(Open_port);
 
 LC_API int PMPI_Close_port(const char *port_name)
 {
-    lc_port_t p;
     int rc;
     LC_TRY(lc_check_initialized());
-    LC_TRY(lc_port_parse(port_name, &p));
-    if (p.rank != lc_world.rank || !lc_port_is_open(p.id))
-        LC_TRY(
-            lc_error(MPI_ERR_PORT, "port '%s' is not open at this process (world rank %d)", port_name, lc_world.rank));
-    LC_TRY(lc_port_mark(p.id, false));
+    LC_TRY(lc_port_close(port_name));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, "MPI_Close_port", rc);

@@ -204,7 +204,7 @@ static void test_ofi_decoder(void)
     expect_ofi(__LINE__, buf, make_ofi(buf, LC_PKT_OFI_WIRE_CREDIT, NULL, NULL, 0), NULL);
     expect_ofi(__LINE__, buf, make_ofi(buf, LC_PKT_OFI_WIRE_BYE, NULL, NULL, 0), NULL);
     expect_ofi(__LINE__, buf, make_ofi(buf, 0, NULL, NULL, 0), "unknown network packet type 0");
-    expect_ofi(__LINE__, buf, make_ofi(buf, 4, NULL, NULL, 0), "unknown network packet type 4");
+    expect_ofi(__LINE__, buf, make_ofi(buf, 6, NULL, NULL, 0), "unknown network packet type 6");
 }
 
 /* ---- the engine's checks, and the end of the process ------------------ */

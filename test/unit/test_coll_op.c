@@ -19,18 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            if (++failures <= 40) {                                        \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
-                fprintf(stderr, __VA_ARGS__);                              \
-                fputc('\n', stderr);                                       \
-            }                                                              \
-        }                                                                  \
-    } while (0)
+#include "lc_unit_check.h"
 
 /* ---- lc_op_check against the standard's table ------------------------ */
 
@@ -103,23 +92,23 @@ static void test_check_matrix(void)
             bool ok = (ops[o].groups >> types[t].g) & 1u;
             int rc = lc_op_check(ops[o].op, types[t].dt);
             if (ok) {
-                CHECK(rc == MPI_SUCCESS, "%s on %s rejected (class %d)", ops[o].name, types[t].name,
+                CHECKF(rc == MPI_SUCCESS, "%s on %s rejected (class %d)", ops[o].name, types[t].name,
                       lc_error_class_of(rc));
-                CHECK(lc_op_kernel(ops[o].op, types[t].dt) != NULL, "no kernel for %s on %s", ops[o].name,
+                CHECKF(lc_op_kernel(ops[o].op, types[t].dt) != NULL, "no kernel for %s on %s", ops[o].name,
                       types[t].name);
                 continue;
             }
-            CHECK(lc_op_kernel(ops[o].op, types[t].dt) == NULL, "kernel for invalid %s on %s", ops[o].name,
+            CHECKF(lc_op_kernel(ops[o].op, types[t].dt) == NULL, "kernel for invalid %s on %s", ops[o].name,
                   types[t].name);
             /* An invalid operation is MPI_ERR_OP whatever the type; a valid
              * operation on an invalid type is MPI_ERR_TYPE. */
             int want = (!op_valid || types[t].g != G_INVALID) ? MPI_ERR_OP : MPI_ERR_TYPE;
-            CHECK(rc != MPI_SUCCESS && lc_error_class_of(rc) == want, "%s on %s: got class %d, want %d",
+            CHECKF(rc != MPI_SUCCESS && lc_error_class_of(rc) == want, "%s on %s: got class %d, want %d",
                   ops[o].name, types[t].name, lc_error_class_of(rc), want);
             char msg[MPI_MAX_ERROR_STRING];
             lc_error_string(rc, msg, sizeof(msg));
             if (op_valid && types[t].g != G_INVALID)
-                CHECK(strstr(msg, ops[o].name) && strstr(msg, types[t].name), "message \"%s\" does not name %s and %s",
+                CHECKF(strstr(msg, ops[o].name) && strstr(msg, types[t].name), "message \"%s\" does not name %s and %s",
                       msg, ops[o].name, types[t].name);
         }
     }
@@ -175,7 +164,7 @@ static uint64_t rng(void)
                 case 8: want = (T)(x | y); break;                                             \
                 default: want = (T)(x ^ y); break;                                            \
                 }                                                                             \
-                CHECK(r[i] == want, "%s op#%d [%d]: %jd op %jd = %jd, want %jd", #dt, op, i,  \
+                CHECKF(r[i] == want, "%s op#%d [%d]: %jd op %jd = %jd, want %jd", #dt, op, i,  \
                       (intmax_t)x, (intmax_t)y, (intmax_t)r[i], (intmax_t)want);              \
             }                                                                                 \
         }                                                                                     \
@@ -198,7 +187,7 @@ static uint64_t rng(void)
                 T x = a[i], y = b[i];                                                     \
                 T want = op == 0 ? (x < y ? y : x) : op == 1 ? (y < x ? y : x)            \
                        : op == 2 ? x + y : x * y;                                         \
-                CHECK(r[i] == want, "%s op#%d [%d]: %g op %g = %g, want %g", #dt, op, i,  \
+                CHECKF(r[i] == want, "%s op#%d [%d]: %g op %g = %g, want %g", #dt, op, i,  \
                       (double)x, (double)y, (double)r[i], (double)want);                  \
             }                                                                             \
         }                                                                                 \
@@ -218,7 +207,7 @@ static uint64_t rng(void)
         memcpy(r, b, sizeof(r));                                                          \
         lc_op_apply(MPI_SUM, dt, a, r, N);                                                \
         for (int i = 0; i < N; i++)                                                       \
-            CHECK(r[i].re == a[i].re + b[i].re && r[i].im == a[i].im + b[i].im,           \
+            CHECKF(r[i].re == a[i].re + b[i].re && r[i].im == a[i].im + b[i].im,           \
                   "%s SUM [%d]", #dt, i);                                                 \
         memcpy(r, b, sizeof(r));                                                          \
         lc_op_apply(MPI_PROD, dt, a, r, N);                                               \
@@ -226,7 +215,7 @@ static uint64_t rng(void)
             /* (p + qi)(s + ti) = (ps - qt) + (pt + qs)i */                               \
             T wre = a[i].re * b[i].re - a[i].im * b[i].im;                                \
             T wim = a[i].re * b[i].im + a[i].im * b[i].re;                                \
-            CHECK(r[i].re == wre && r[i].im == wim, "%s PROD [%d]: (%g,%g)*(%g,%g) = (%g,%g)", \
+            CHECKF(r[i].re == wre && r[i].im == wim, "%s PROD [%d]: (%g,%g)*(%g,%g) = (%g,%g)", \
                   #dt, i, (double)a[i].re, (double)a[i].im, (double)b[i].re,              \
                   (double)b[i].im, (double)r[i].re, (double)r[i].im);                     \
         }                                                                                 \
@@ -239,7 +228,7 @@ static uint64_t rng(void)
         struct { V v; I i; } a[N], b[N], r[N];                                                   \
         memset(a, 0, sizeof(a));                                                                 \
         memset(b, 0, sizeof(b));                                                                 \
-        CHECK(sizeof(a[0]) == lc_dtype_size(dt), "%s: test layout %zu != type size %zu", #dt,     \
+        CHECKF(sizeof(a[0]) == lc_dtype_size(dt), "%s: test layout %zu != type size %zu", #dt,     \
               sizeof(a[0]), lc_dtype_size(dt));                                                  \
         for (int k = 0; k < N; k++) {                                                            \
             a[k].v = (V)(rng() % 4);                                                             \
@@ -261,7 +250,7 @@ static uint64_t rng(void)
                     wv = a_wins ? a[k].v : b[k].v;                                               \
                     wi = a_wins ? a[k].i : b[k].i;                                               \
                 }                                                                                \
-                CHECK(r[k].v == wv && r[k].i == wi, "%s %s [%d]: (%g,%g) vs (%g,%g) -> (%g,%g)", \
+                CHECKF(r[k].v == wv && r[k].i == wi, "%s %s [%d]: (%g,%g) vs (%g,%g) -> (%g,%g)", \
                       #dt, op ? "MINLOC" : "MAXLOC", k, (double)a[k].v, (double)a[k].i,          \
                       (double)b[k].v, (double)b[k].i, (double)r[k].v, (double)r[k].i);           \
             }                                                                                    \
@@ -284,7 +273,7 @@ static uint64_t rng(void)
             for (int i = 0; i < N; i++) {                                             \
                 int x = a[i] != 0, y = b[i] != 0;                                     \
                 int want = op == 0 ? x && y : op == 1 ? x || y : x != y;              \
-                CHECK((int)r[i] == want, "%s op#%d [%d]: %d, %d -> %d", #dt, op, i,   \
+                CHECKF((int)r[i] == want, "%s op#%d [%d]: %d, %d -> %d", #dt, op, i,   \
                       (int)a[i], (int)b[i], (int)r[i]);                               \
             }                                                                         \
         }                                                                             \
@@ -303,7 +292,7 @@ static void test_byte(void)
         lc_op_apply(bops[op], MPI_BYTE, a, r, N);
         for (int i = 0; i < N; i++) {
             unsigned char want = (unsigned char)(op == 0 ? a[i] & b[i] : op == 1 ? a[i] | b[i] : a[i] ^ b[i]);
-            CHECK(r[i] == want, "MPI_BYTE op#%d [%d]", op, i);
+            CHECKF(r[i] == want, "MPI_BYTE op#%d [%d]", op, i);
         }
     }
 }
@@ -313,14 +302,14 @@ static void test_counts(void)
 {
     int a[3] = { 5, 6, 7 }, r[3] = { 1, 2, 3 };
     lc_op_apply(MPI_SUM, MPI_INT, a, r, 0);
-    CHECK(r[0] == 1 && r[1] == 2 && r[2] == 3, "count 0 changed the output");
+    CHECKF(r[0] == 1 && r[1] == 2 && r[2] == 3, "count 0 changed the output");
     lc_op_apply(MPI_SUM, MPI_INT, a, r, 1);
-    CHECK(r[0] == 6 && r[1] == 2 && r[2] == 3, "count 1 wrote %d %d %d", r[0], r[1], r[2]);
+    CHECKF(r[0] == 6 && r[1] == 2 && r[2] == 3, "count 1 wrote %d %d %d", r[0], r[1], r[2]);
     /* A long vector, as the collectives use it. */
     enum { BIG = 100003 };
     double *x = malloc(BIG * sizeof(double)), *y = malloc(BIG * sizeof(double));
     if (!x || !y) {
-        CHECK(0, "out of memory");
+        CHECKF(0, "out of memory");
         free(x);
         free(y);
         return;
@@ -332,7 +321,7 @@ static void test_counts(void)
     lc_op_apply(MPI_SUM, MPI_DOUBLE, x, y, BIG);
     int bad = 0;
     for (int i = 0; i < BIG; i++) bad += y[i] != 3.0 * i;
-    CHECK(bad == 0, "%d of %d long-vector sums wrong", bad, BIG);
+    CHECKF(bad == 0, "%d of %d long-vector sums wrong", bad, BIG);
     free(x);
     free(y);
 }

@@ -19,18 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            if (++failures <= 40) {                                        \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
-                fprintf(stderr, __VA_ARGS__);                              \
-                fputc('\n', stderr);                                       \
-            }                                                              \
-        }                                                                  \
-    } while (0)
+#include "lc_unit_check.h"
 
 static lc_dt_t *T(MPI_Datatype h)
 {
@@ -162,18 +151,18 @@ static void check_splits(const char *name, const lc_dt_t *t, MPI_Count count, un
     for (size_t k = 0; k < nsplit; k++) {
         size_t s = total <= 2048 ? k : (size_t)rnd(total + 1);
         memset(out, 0xee, total + 1);
-        CHECK(lc_dt_cursor_init(&cur, t, count, buf) == 0, "%s: cursor_init", name);
+        CHECKF(lc_dt_cursor_init(&cur, t, count, buf) == 0, "%s: cursor_init", name);
         size_t a = lc_dt_cursor_pack(&cur, out, s);
         size_t b = lc_dt_cursor_pack(&cur, out + a, total + 1 - a); /* asks for one byte too many */
-        CHECK(a == s && a + b == total && cur.pos == (MPI_Count)total, "%s x%lld: split %zu gave %zu + %zu of %zu",
+        CHECKF(a == s && a + b == total && cur.pos == (MPI_Count)total, "%s x%lld: split %zu gave %zu + %zu of %zu",
               name, (long long)count, s, a, b, total);
-        CHECK(memcmp(out, ref, total) == 0 && out[total] == 0xee, "%s x%lld: split at %zu packs wrong bytes", name,
+        CHECKF(memcmp(out, ref, total) == 0 && out[total] == 0xee, "%s x%lld: split at %zu packs wrong bytes", name,
               (long long)count, s);
         /* a fresh cursor seeking into the middle */
         size_t len = (size_t)rnd(total - s + 1);
         lc_dt_cursor_seek(&cur, (MPI_Count)s);
         memset(out, 0xee, total + 1);
-        CHECK(lc_dt_cursor_pack(&cur, out, len) == len && memcmp(out, ref + s, len) == 0,
+        CHECKF(lc_dt_cursor_pack(&cur, out, len) == len && memcmp(out, ref + s, len) == 0,
               "%s x%lld: range [%zu, %zu) after seek", name, (long long)count, s, s + len);
         lc_dt_cursor_fini(&cur);
     }
@@ -188,17 +177,17 @@ static void check_unpack(const char *name, const lc_dt_t *t, MPI_Count count, co
     memset(got, 0x5a, sp->len);
     ref_move(t, count, want - sp->lo, (unsigned char *)ref, true);
     lc_dt_cursor_t cur;
-    CHECK(lc_dt_cursor_init(&cur, t, count, got - sp->lo) == 0, "%s: cursor_init", name);
+    CHECKF(lc_dt_cursor_init(&cur, t, count, got - sp->lo) == 0, "%s: cursor_init", name);
     size_t done = 0;
     while (done < total) {
         size_t chunk = 1 + (size_t)rnd(total < 64 ? 4 : total / 7);
         size_t n = lc_dt_cursor_unpack(&cur, ref + done, chunk);
-        CHECK(n == (chunk < total - done ? chunk : total - done), "%s: unpack chunk of %zu at %zu gave %zu", name,
+        CHECKF(n == (chunk < total - done ? chunk : total - done), "%s: unpack chunk of %zu at %zu gave %zu", name,
               chunk, done, n);
         if (n == 0) break;
         done += n;
     }
-    CHECK(memcmp(got, want, sp->len) == 0, "%s x%lld: unpack wrote different memory than the typemap", name,
+    CHECKF(memcmp(got, want, sp->len) == 0, "%s x%lld: unpack wrote different memory than the typemap", name,
           (long long)count);
     lc_dt_cursor_fini(&cur);
     free(want);
@@ -212,26 +201,26 @@ static void check_iov(const char *name, const lc_dt_t *t, MPI_Count count, unsig
     struct iovec iov[4];
     unsigned char *out = malloc(total + 1);
     size_t done = 0;
-    CHECK(lc_dt_cursor_init(&cur, t, count, buf) == 0, "%s: cursor_init", name);
+    CHECKF(lc_dt_cursor_init(&cur, t, count, buf) == 0, "%s: cursor_init", name);
     while (done < total) {
         int max_iov = 1 + (int)rnd(4), n = -1;
         size_t max_bytes = 1 + (size_t)rnd(total / 3 + 8);
         size_t got = lc_dt_cursor_iov(&cur, iov, max_iov, max_bytes, &n);
         size_t sum = 0;
-        CHECK(n >= 1 && n <= max_iov && got <= max_bytes && got > 0, "%s: iov gave %d segments, %zu bytes", name, n,
+        CHECKF(n >= 1 && n <= max_iov && got <= max_bytes && got > 0, "%s: iov gave %d segments, %zu bytes", name, n,
               got);
         if (got == 0) break;
         for (int k = 0; k < n; k++) {
             if (k > 0)
-                CHECK((char *)iov[k - 1].iov_base + iov[k - 1].iov_len != (char *)iov[k].iov_base,
+                CHECKF((char *)iov[k - 1].iov_base + iov[k - 1].iov_len != (char *)iov[k].iov_base,
                       "%s: adjacent segments %d and %d not merged", name, k - 1, k);
             memcpy(out + done + sum, iov[k].iov_base, iov[k].iov_len);
             sum += iov[k].iov_len;
         }
-        CHECK(sum == got, "%s: segments hold %zu bytes, reported %zu", name, sum, got);
+        CHECKF(sum == got, "%s: segments hold %zu bytes, reported %zu", name, sum, got);
         done += got;
     }
-    CHECK(done == total && memcmp(out, ref, total) == 0, "%s x%lld: iovecs describe other bytes", name,
+    CHECKF(done == total && memcmp(out, ref, total) == 0, "%s x%lld: iovecs describe other bytes", name,
           (long long)count);
     lc_dt_cursor_fini(&cur);
     free(out);
@@ -244,8 +233,8 @@ static void check_type(const char *name, const lc_dt_t *t, MPI_Count count)
     span_make(&sp, t, count, &buf);
     size_t total = (size_t)(count * t->size);
     unsigned char *ref = malloc(total + 1), *out = malloc(total + 1);
-    CHECK(ref_move(t, count, buf, ref, false) == total, "%s: reference walk covers %zu bytes", name, total);
-    CHECK(lc_dt_pack(t, count, buf, 0, out, total) == 0 && memcmp(out, ref, total) == 0, "%s x%lld: lc_dt_pack",
+    CHECKF(ref_move(t, count, buf, ref, false) == total, "%s: reference walk covers %zu bytes", name, total);
+    CHECKF(lc_dt_pack(t, count, buf, 0, out, total) == 0 && memcmp(out, ref, total) == 0, "%s x%lld: lc_dt_pack",
           name, (long long)count);
     check_splits(name, t, count, buf, ref, total);
     check_unpack(name, t, count, &sp, ref, total);
@@ -266,18 +255,18 @@ static void check_layout(const char *name, const lc_dt_t *t, const MPI_Aint *run
     char dummy[8];
     r.base = (uintptr_t)dummy;
     lc_dt_walk(t, (uintptr_t)dummy, 1, ref_visit, &r);
-    CHECK(r.n == want && (MPI_Count)want == t->size, "%s: %zu bytes, expected %zu", name, r.n, want);
+    CHECKF(r.n == want && (MPI_Count)want == t->size, "%s: %zu bytes, expected %zu", name, r.n, want);
     size_t i = 0;
     for (int k = 0; k < nruns && i < r.n; k++)
         for (MPI_Aint b = 0; b < runs[2 * k + 1] && i < r.n; b++, i++)
-            CHECK(offs[i] == runs[2 * k] + b, "%s: packed byte %zu comes from offset %ld, expected %ld", name, i,
+            CHECKF(offs[i] == runs[2 * k] + b, "%s: packed byte %zu comes from offset %ld, expected %ld", name, i,
                   (long)offs[i], (long)(runs[2 * k] + b));
     /* and the cursor agrees byte for byte with these offsets */
     unsigned char mem[256], out[256];
     for (int k = 0; k < 256; k++) mem[k] = (unsigned char)k;
     lc_dt_pack(t, 1, mem + 64, 0, out, want);
     for (size_t k = 0; k < want; k++)
-        CHECK(out[k] == (unsigned char)(64 + offs[k]), "%s: cursor byte %zu", name, k);
+        CHECKF(out[k] == (unsigned char)(64 + offs[k]), "%s: cursor byte %zu", name, k);
     free(offs);
 }
 
@@ -306,7 +295,7 @@ static void test_layouts(void)
 static void check_leaf(const char *name, const lc_dt_t *t, MPI_Count count, MPI_Aint blen, MPI_Aint stride)
 {
     const lc_dt_loop_t *l = t->loop;
-    CHECK(l && l->kind == LC_DT_LOOP_LEAF_VEC && l->count == count && l->blen == blen &&
+    CHECKF(l && l->kind == LC_DT_LOOP_LEAF_VEC && l->count == count && l->blen == blen &&
               (count == 1 || l->stride == stride),
           "%s: expected a leaf vector of %lld x %ld B stride %ld, got kind %d count %lld blen %ld stride %ld", name,
           (long long)count, (long)blen, (long)stride, l ? l->kind : -1, l ? (long long)l->count : -1,
@@ -318,19 +307,19 @@ static void test_programs(void)
     lc_dt_t *I = T(MPI_INT), *D = T(MPI_DOUBLE);
     lc_dt_t *cc = contig(5, contig(3, I));
     check_leaf("contiguous(5, contiguous(3, int))", cc, 1, 60, 0);
-    CHECK(lc_dt_is_contig(cc, 7), "contiguous of contiguous is contiguous");
+    CHECKF(lc_dt_is_contig(cc, 7), "contiguous of contiguous is contiguous");
     lc_dt_t *vd = vec(4, 2, 8, I);
     check_leaf("vector(4,2,2,int)", vd, 1, 32, 0);
-    CHECK(lc_dt_is_contig(vd, 3), "a vector whose stride is its block is contiguous");
+    CHECKF(lc_dt_is_contig(vd, 3), "a vector whose stride is its block is contiguous");
     MPI_Count bl[] = { 2, 3 };
     MPI_Aint d[] = { 0, 8 };
     check_leaf("indexed{2@0,3@2}(int)", hidx(2, bl, d, I), 1, 20, 0);
     lc_dt_t *rz = resized(I, 0, 8);
-    CHECK(lc_dt_is_contig(rz, 1) && !lc_dt_is_contig(rz, 2), "resized(int, 0, 8): one item contiguous, two not");
+    CHECKF(lc_dt_is_contig(rz, 1) && !lc_dt_is_contig(rz, 2), "resized(int, 0, 8): one item contiguous, two not");
     check_leaf("vector(4,1,2,int)", vec(4, 1, 8, I), 4, 4, 8);
     lc_dt_t *v64 = vec(1000, 8, 128, D);
     check_leaf("vector(1000, 8 doubles, stride 16 doubles)", v64, 1000, 64, 128);
-    CHECK(!lc_dt_is_contig(v64, 1), "a strided vector is not contiguous");
+    CHECKF(!lc_dt_is_contig(v64, 1), "a strided vector is not contiguous");
     /* faces of a 16^3 array of doubles */
     MPI_Count sz[] = { 16, 16, 16 }, st[] = { 0, 0, 0 };
     MPI_Count fx[] = { 16, 16, 1 }, fy[] = { 16, 1, 16 }, fz[] = { 1, 16, 16 };
@@ -338,10 +327,10 @@ static void test_programs(void)
     check_leaf("subarray y face", subarray3(sz, fy, st, MPI_ORDER_C, D), 16, 128, 2048);
     lc_dt_t *z = subarray3(sz, fz, st, MPI_ORDER_C, D);
     check_leaf("subarray z face", z, 1, 2048, 0);
-    CHECK(z->flags & LC_DT_F_DENSE, "the z face of a C-order array is one run");
+    CHECKF(z->flags & LC_DT_F_DENSE, "the z face of a C-order array is one run");
     /* evenly spaced copies of a strided child: a nest vector, no list */
     lc_dt_t *h = vec(3, 1, 100, vec(2, 1, 8, I));
-    CHECK(h->loop->kind == LC_DT_LOOP_NEST_VEC && h->loop->count == 3 && h->loop->child->kind == LC_DT_LOOP_LEAF_VEC,
+    CHECKF(h->loop->kind == LC_DT_LOOP_NEST_VEC && h->loop->count == 3 && h->loop->child->kind == LC_DT_LOOP_LEAF_VEC,
           "vector of a strided vector: nest vector over a leaf");
     /* vector(n,1,S) of a leaf vector whose span is S merges into one vector */
     check_leaf("vector(3,1,16 B) of resized vector(2,1,2,int)", vec(3, 1, 16, resized(vec(2, 1, 8, I), 0, 16)), 6, 4,

@@ -18,14 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c)                                                                                                  \
-    do {                                                                                                          \
-        if (!(c)) {                                                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                                \
-            failures++;                                                                                           \
-        }                                                                                                         \
-    } while (0)
+#include "lc_unit_check.h"
 
 static char path[64];
 

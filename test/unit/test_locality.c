@@ -16,8 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__); failures++; } } while (0)
+#include "lc_unit_check.h"
 
 static void check_same(const lc_identity_t *a, const lc_identity_t *b)
 {

@@ -9,17 +9,7 @@
 
 #include <stdio.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fprintf(stderr, "\n");                                                                        \
-            failures++;                                                                                   \
-        }                                                                                                 \
-    } while (0)
+#include "lc_unit_check.h"
 
 #define KiB ((size_t)1024)
 #define MiB (KiB * KiB)
@@ -31,13 +21,13 @@ static void expect(size_t eager, size_t pool, uint32_t credits, int npeers, size
     size_t packet;
     uint32_t got;
     lc_ofi_budget(eager, pool, credits, npeers, &packet, &got);
-    CHECK(packet == want_packet && got == want_credits,
+    CHECKF(packet == want_packet && got == want_credits,
           "eager %zu pool %zu credits %u peers %d: packet %zu credits %u, expected %zu and %u", eager, pool,
           credits, npeers, packet, got, want_packet, want_credits);
     size_t used = (size_t)npeers * (got + 3) * lc_ofi_slot(packet);
     int at_floor = packet <= LC_OFI_PACKET_FLOOR && got <= 4;
-    CHECK(used <= pool || at_floor, "peers %d use %zu bytes of a %zu-byte pool", npeers, used, pool);
-    CHECK(packet % 8 == 0, "packet %zu not 8-byte aligned", packet);
+    CHECKF(used <= pool || at_floor, "peers %d use %zu bytes of a %zu-byte pool", npeers, used, pool);
+    CHECKF(packet % 8 == 0, "packet %zu not 8-byte aligned", packet);
 }
 
 int main(void)

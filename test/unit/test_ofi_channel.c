@@ -18,23 +18,14 @@
 #include <malloc.h>
 #include <time.h>
 
+#include "lc_unit_check.h"
+
 #define NA 20000
 #define NB 5000
 #define NC (3u * 1024 * 1024 + 123)
 #define GRANT 4
 #define PHASE_A 1
 #define PHASE_B 2
-
-static int failures;
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "rank %d: FAILED %s (line %d): ", lc_ofi.rank, #cond, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, "\n");                                                \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 
 static int expected[3];
 static int acks, fins;
@@ -59,16 +50,16 @@ static void on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
     case LC_PKT_EAGER: {
         int phase = (int)hdr->ctx, n = hdr->tag;
         if (phase != PHASE_A && phase != PHASE_B) {
-            CHECK(0, "packet of unknown phase %d", phase);
+            CHECKF(0, "packet of unknown phase %d", phase);
             return;
         }
-        CHECK(n == expected[phase], "phase %d: packet %d arrived when %d was due", phase, n, expected[phase]);
+        CHECKF(n == expected[phase], "phase %d: packet %d arrived when %d was due", phase, n, expected[phase]);
         size_t len = pkt_len(phase, n, from->eager_limit);
-        CHECK(hdr->len == len, "phase %d packet %d: %u bytes, expected %zu", phase, n, hdr->len, len);
+        CHECKF(hdr->len == len, "phase %d packet %d: %u bytes, expected %zu", phase, n, hdr->len, len);
         const unsigned char *p = payload;
         for (size_t i = 0; i < len && i < hdr->len; i++)
             if (p[i] != pattern(phase, n, i)) {
-                CHECK(0, "phase %d packet %d: byte %zu corrupted", phase, n, i);
+                CHECKF(0, "phase %d packet %d: byte %zu corrupted", phase, n, i);
                 break;
             }
         expected[phase] = n + 1;
@@ -84,22 +75,22 @@ static void on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
         /* As the engine does: pull from inside the handler. */
         lc_pkt_rts_t rts;
         memcpy(&rts, payload, sizeof(rts));
-        CHECK(rts.size == NC, "RTS names %llu bytes", (unsigned long long)rts.size);
+        CHECKF(rts.size == NC, "RTS names %llu bytes", (unsigned long long)rts.size);
         /* Keys Locus chooses (no FI_MR_PROV_KEY) are random, not 1, 2, 3...
          * (issue 12, point 4): one in 2^20 random keys fails this. */
         if (!lc_ofi.mr_prov_key)
-            CHECK(rts.key > 0xfffff || lc_ofi.mr_key_bytes < 3, "the exposed buffer's key is %#llx: guessable",
+            CHECKF(rts.key > 0xfffff || lc_ofi.mr_key_bytes < 3, "the exposed buffer's key is %#llx: guessable",
                   (unsigned long long)rts.key);
         pulled = malloc(NC);
         int rc = from->ops->pull(from, pulled, rts.addr, rts.key, NC);
-        CHECK(rc == LC_OK, "pull returned %d", rc);
+        CHECKF(rc == LC_OK, "pull returned %d", rc);
         pulled_ok = rc == LC_OK;
         pulled_sreq = rts.sreq;
         pulled_key = rts.key;
         break;
     }
     default:
-        CHECK(0, "unexpected packet kind %d", hdr->kind);
+        CHECKF(0, "unexpected packet kind %d", hdr->kind);
     }
 }
 
@@ -159,10 +150,10 @@ static void phase_a_send(lc_peer_t *peer, double deadline)
     }
     poll_until(&acks, 1, deadline, "the receiver's ACK");
     long grown = heap_kib() - heap0;
-    CHECK(again > 0, "the sender was never throttled by the slow receiver");
-    CHECK(max_credits <= GRANT, "the sender held %u credits, %d granted", max_credits, GRANT);
-    CHECK(lc_ofi.tx_busy <= lc_ofi.ntx, "%u send buffers busy of %u", lc_ofi.tx_busy, lc_ofi.ntx);
-    CHECK(grown < 256, "allocated memory grew by %ld KiB while sending %d packets", grown, NA - NA / 4);
+    CHECKF(again > 0, "the sender was never throttled by the slow receiver");
+    CHECKF(max_credits <= GRANT, "the sender held %u credits, %d granted", max_credits, GRANT);
+    CHECKF(lc_ofi.tx_busy <= lc_ofi.ntx, "%u send buffers busy of %u", lc_ofi.tx_busy, lc_ofi.ntx);
+    CHECKF(grown < 256, "allocated memory grew by %ld KiB while sending %d packets", grown, NA - NA / 4);
     printf("A: %d packets to a slow receiver; sender throttled %ld times, held at most %u of %d credits, "
            "allocations +%ld KiB\n", NA, again, max_credits, GRANT, grown);
 }
@@ -186,7 +177,7 @@ static void phase_a_receive(lc_peer_t *peer, double deadline)
         }
     }
     send_ctl(peer, LC_PKT_ACK, 0, deadline);
-    CHECK(lc_ofi.fifo_count == 0, "%u arrivals left undelivered", lc_ofi.fifo_count);
+    CHECKF(lc_ofi.fifo_count == 0, "%u arrivals left undelivered", lc_ofi.fifo_count);
 }
 
 /* Phase B, both sides. */
@@ -224,9 +215,9 @@ static void phase_c(lc_peer_t *peer, double deadline)
         lc_pkt_hdr_t hdr = { .kind = LC_PKT_RTS };
         lc_pkt_rts_t rts = { .size = NC, .addr = (uint64_t)(uintptr_t)src, .sreq = 4242 };
         lc_t_send(peer, &hdr, &rts, sizeof(rts), NULL, 0, deadline);
-        CHECK(lc_ofi.state[0].exposed != NULL, "the RTS left without a registration");
+        CHECKF(lc_ofi.state[0].exposed != NULL, "the RTS left without a registration");
         poll_until(&fins, 1, deadline, "FIN");
-        CHECK(lc_ofi.state[0].exposed == NULL, "the registration outlived the FIN");
+        CHECKF(lc_ofi.state[0].exposed == NULL, "the registration outlived the FIN");
         free(src);
         return;
     }
@@ -243,7 +234,7 @@ static void phase_c(lc_peer_t *peer, double deadline)
             bad = i;
             break;
         }
-    CHECK(pulled_ok && bad == NC, "pulled data wrong at byte %zu", bad);
+    CHECKF(pulled_ok && bad == NC, "pulled data wrong at byte %zu", bad);
     send_ctl(peer, LC_PKT_FIN, pulled_sreq, deadline);
     free(pulled);
     printf("C: pulled %u bytes with fi_read (%s), key %#llx (%s)\n", NC, lc_ofi_describe(), (unsigned long long)pulled_key,
@@ -255,7 +246,7 @@ static int run(int me, int rfd, int wfd)
     double deadline = lc_time_now() + 45;
     lc_channel_recv_handler = on_packet;
     lc_peer_t *peer = lc_t_open(me, rfd, wfd);
-    CHECK(peer->ofi.credits == GRANT, "granted %u credits, expected %d", peer->ofi.credits, GRANT);
+    CHECKF(peer->ofi.credits == GRANT, "granted %u credits, expected %d", peer->ofi.credits, GRANT);
     if (me == 1) phase_a_send(peer, deadline);
     else phase_a_receive(peer, deadline);
     phase_b(peer, deadline);
@@ -263,8 +254,8 @@ static int run(int me, int rfd, int wfd)
     double t0 = lc_time_now();
     lc_ofi_close();
     double took = lc_time_now() - t0;
-    CHECK(took < 5, "close took %.1f s", took);
-    CHECK(!lc_ofi_active, "endpoint still active after close");
+    CHECKF(took < 5, "close took %.1f s", took);
+    CHECKF(!lc_ofi_active, "endpoint still active after close");
     return failures;
 }
 

@@ -11,14 +11,7 @@
  */
 #include "lc_ofi_test.h"
 
-static int failures;
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__);             \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
+#include "lc_unit_check.h"
 
 static int got[64], ngot;
 

@@ -24,14 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__);                                                \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
+#include "lc_unit_check.h"
 
 #define CELL 128
 #define POOL_CELLS 4

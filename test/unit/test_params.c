@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__); failures++; } } while (0)
+#include "lc_unit_check.h"
 
 /* What lc_log printed (the parameter errors), through its sink. */
 static char said[1024];

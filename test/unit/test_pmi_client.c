@@ -15,15 +15,7 @@
 
 #include "pmi/lc_pmi.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);     \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
+#include "lc_unit_check.h"
 
 static void test_singleton(void)
 {

@@ -7,15 +7,7 @@
 
 #include "pmi/lc_pmi_wire.h"
 
-static int failures;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
+#include "lc_unit_check.h"
 
 #define CHECK_STR(a, b)                                                                    \
     do {                                                                                   \

@@ -15,8 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__); failures++; } } while (0)
+#include "lc_unit_check.h"
 
 #define KiB ((size_t)1024)
 #define MiB (KiB * KiB)

@@ -20,16 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
+#include "lc_unit_check.h"
 
 static int exists(const char *shm_name)
 {
@@ -89,20 +80,20 @@ int main(void)
         kill(child, SIGKILL);
         return 1;
     }
-    CHECK(lc_shm_segment_owner_alive(&peer) == 1, "a live creator is not seen alive (%d)",
+    CHECKF(lc_shm_segment_owner_alive(&peer) == 1, "a live creator is not seen alive (%d)",
           lc_shm_segment_owner_alive(&peer));
     lc_shm_sweep_dead();
-    CHECK(exists(peer.name), "the sweep removed %s, whose creator lives", peer.name);
+    CHECKF(exists(peer.name), "the sweep removed %s, whose creator lives", peer.name);
 
     kill(child, SIGKILL);
     waitpid(helper, NULL, 0); /* returns once the creator is gone */
-    CHECK(lc_shm_segment_owner_alive(&peer) == 0, "a killed creator is not seen dead (%d)",
+    CHECKF(lc_shm_segment_owner_alive(&peer) == 0, "a killed creator is not seen dead (%d)",
           lc_shm_segment_owner_alive(&peer));
     int removed = lc_shm_sweep_dead();
-    CHECK(!exists(peer.name) && removed >= 1, "the sweep left %s, whose creator is dead (%d removed)", peer.name,
+    CHECKF(!exists(peer.name) && removed >= 1, "the sweep left %s, whose creator is dead (%d removed)", peer.name,
           removed);
     /* The mapping outlives the name. */
-    CHECK(lc_shm_segment_ring(&peer, 0) != NULL, "no ring");
+    CHECKF(lc_shm_segment_ring(&peer, 0) != NULL, "no ring");
     lc_shm_segment_detach(&peer);
     if (exists(peer.name)) {
         char path[600];

@@ -19,8 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__); failures++; } } while (0)
+#include "lc_unit_check.h"
 
 /* Two packages of one core each, node 0 = cpu 0, node 1 = cpu 1, with
  * the given relative latencies. */

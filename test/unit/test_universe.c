@@ -15,17 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fprintf(stderr, "\n");                                                                        \
-            failures++;                                                                                   \
-        }                                                                                                 \
-    } while (0)
+#include "lc_unit_check.h"
 
 #define NTHREADS 4
 #define PER_THREAD 1000
@@ -63,23 +53,23 @@ static void *adder(void *arg)
 int main(void)
 {
     const int size = 5;
-    CHECK(lc_universe_create(size) == LC_OK, "create");
-    CHECK(lc_world.universe_size == size, "universe size %d", (int)lc_world.universe_size);
-    CHECK(lc_world.peer_capacity == size + LC_UNIVERSE_EXTRA, "capacity %d", lc_world.peer_capacity);
-    CHECK(((uintptr_t)lc_world.peers % _Alignof(lc_peer_t)) == 0, "table misaligned");
+    CHECKF(lc_universe_create(size) == LC_OK, "create");
+    CHECKF(lc_world.universe_size == size, "universe size %d", (int)lc_world.universe_size);
+    CHECKF(lc_world.peer_capacity == size + LC_UNIVERSE_EXTRA, "capacity %d", lc_world.peer_capacity);
+    CHECKF(((uintptr_t)lc_world.peers % _Alignof(lc_peer_t)) == 0, "table misaligned");
     for (int r = 0; r < size; r++) {
         lc_peer_t *p = &lc_world.peers[r];
-        CHECK(p->world_rank == r && p->kind == LC_CHANNEL_NONE && p->ops == &lc_channel_self_ops,
+        CHECKF(p->world_rank == r && p->kind == LC_CHANNEL_NONE && p->ops == &lc_channel_self_ops,
               "world entry %d not an unreached peer", r);
-        CHECK(lc_list_empty(&p->pending), "world entry %d has pending work", r);
+        CHECKF(lc_list_empty(&p->pending), "world entry %d has pending work", r);
     }
 
     /* A pointer taken now stays valid and its entry untouched. */
     lc_peer_t *first = &lc_world.peers[2];
     first->eager_limit = 12345;
     int a = lc_universe_add();
-    CHECK(a == size, "first appended id %d, expected %d", a, size);
-    CHECK(lc_world.peers[a].world_rank == a && lc_world.peers[a].kind == LC_CHANNEL_NONE,
+    CHECKF(a == size, "first appended id %d, expected %d", a, size);
+    CHECKF(lc_world.peers[a].world_rank == a && lc_world.peers[a].kind == LC_CHANNEL_NONE,
           "appended entry not an unreached peer");
 
     pthread_t th[NTHREADS], rd;
@@ -88,32 +78,32 @@ int main(void)
     for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
     atomic_store(&adders_done, 1);
     pthread_join(rd, NULL);
-    CHECK(reader_bad < 0, "a reader saw entry %d counted before it was written", reader_bad);
+    CHECKF(reader_bad < 0, "a reader saw entry %d counted before it was written", reader_bad);
     char *seen = calloc((size_t)lc_world.peer_capacity, 1);
     for (int t = 0; t < NTHREADS; t++)
         for (int i = 0; i < PER_THREAD; i++) {
             int id = ids[t][i];
-            CHECK(id > a && id < lc_world.peer_capacity, "id %d out of range", id);
+            CHECKF(id > a && id < lc_world.peer_capacity, "id %d out of range", id);
             if (id > a && id < lc_world.peer_capacity) {
-                CHECK(!seen[id], "id %d given twice", id);
+                CHECKF(!seen[id], "id %d given twice", id);
                 seen[id] = 1;
-                CHECK(lc_world.peers[id].world_rank == id, "entry %d names %d", id, lc_world.peers[id].world_rank);
+                CHECKF(lc_world.peers[id].world_rank == id, "entry %d names %d", id, lc_world.peers[id].world_rank);
             }
         }
     free(seen);
-    CHECK(first == &lc_world.peers[2] && first->eager_limit == 12345, "an earlier entry changed");
-    CHECK(lc_world.universe_size == size + 1 + NTHREADS * PER_THREAD, "universe size %d",
+    CHECKF(first == &lc_world.peers[2] && first->eager_limit == 12345, "an earlier entry changed");
+    CHECKF(lc_world.universe_size == size + 1 + NTHREADS * PER_THREAD, "universe size %d",
           (int)lc_world.universe_size);
 
     /* Fill it: the last id is capacity - 1, then -1, and the count stays. */
     int last = -1;
     while (lc_world.universe_size < lc_world.peer_capacity) last = lc_universe_add();
-    CHECK(last == lc_world.peer_capacity - 1, "last id %d", last);
-    CHECK(lc_universe_add() == -1, "a full table gave an id");
-    CHECK(lc_world.universe_size == lc_world.peer_capacity, "count moved past a full table");
+    CHECKF(last == lc_world.peer_capacity - 1, "last id %d", last);
+    CHECKF(lc_universe_add() == -1, "a full table gave an id");
+    CHECKF(lc_world.universe_size == lc_world.peer_capacity, "count moved past a full table");
 
     lc_universe_destroy();
-    CHECK(lc_world.peers == NULL && lc_world.universe_size == 0, "destroy left state");
+    CHECKF(lc_world.peers == NULL && lc_world.universe_size == 0, "destroy left state");
     if (failures) return 1;
     printf("universe: ok\n");
     return 0;

@@ -17,14 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__);    \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
+#include "lc_unit_check.h"
 
 static lc_peer_t peers[2]; /* 0: self, 1: a peer that never gets a packet out */
 

@@ -58,7 +58,8 @@ void lc_coord_reason_numa(int mine, int theirs, const lc_peer_t *p, char *buf, s
     char cma[48] = "", size[24];
     if (p->can_pull) {
         lc_size_text(p->pull_min, size, sizeof(size));
-        snprintf(cma, sizeof(cma), ", CMA from %s", size);
+        /* auto (lc_pt2pt_pick.c): from there the receiver measures */
+        snprintf(cma, sizeof(cma), p->pick.calibrate ? ", CMA or pipeline measured from %s" : ", CMA from %s", size);
     }
     if (!lc_params.numa) {
         snprintf(buf, len, "NUMA not read (LOCUS_NUMA=0)%s", cma);

@@ -214,19 +214,20 @@ static int lc_io_one_piece(lc_io_move_t *m, char *p, size_t len, MPI_Offset off)
     return rc;
 }
 
-/* Write sieving: the pending pieces as one span when they leave small
- * holes (automatic: wanted bytes >= 1/2 of the span; enable: always;
- * no holes at all: always, and no read is needed; a file opened
- * write-only cannot be read: then only spans without holes).  With holes the span
- * is read, patched and written back under an exclusive fcntl lock of the
- * span, so that a concurrent writer's bytes in the holes are not
- * overwritten with older ones (when that writer locks too: sieving
- * writers and two-phase aggregators do). */
+/* Write sieving: the pending pieces as one span.  Without holes always
+ * (no read is needed, only wanted bytes are written).  With holes only
+ * when the user asked (romio_ds_write=enable) and the file is readable:
+ * the span is read, patched and written back under an exclusive fcntl
+ * lock of the span, which protects a concurrent writer's bytes in the
+ * holes only when that writer locks too (sieving writers and two-phase
+ * aggregators do; a rank writing its pieces one by one does not).  So
+ * automatic mode never reads back: ranks writing interleaved pieces
+ * independently lost each other's bytes when it did (io_twophase). */
 static int lc_io_ds_flush_write(lc_io_move_t *m, int n)
 {
     int rc = MPI_SUCCESS;
     size_t span = (size_t)(m->pend - m->pbeg);
-    bool sieve = n >= 2 && (!m->holes || (m->ds->readable && (m->ds->mode == LC_IO_DS_ENABLE || m->want >= span / 2)));
+    bool sieve = n >= 2 && (!m->holes || (m->ds->readable && m->ds->mode == LC_IO_DS_ENABLE));
     if (sieve && m->slen < span) {
         char *b = realloc(m->sbuf, span);
         if (b) {

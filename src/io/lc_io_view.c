@@ -214,6 +214,18 @@ static int lc_io_one_piece(lc_io_move_t *m, char *p, size_t len, MPI_Offset off)
     return rc;
 }
 
+/* Grow the span buffer to `span` bytes; false when memory is short (the
+ * caller then moves the pieces one by one). */
+static bool lc_io_span_buf(lc_io_move_t *m, size_t span)
+{
+    if (m->slen >= span) return true;
+    char *b = realloc(m->sbuf, span);
+    if (!b) return false;
+    m->sbuf = b;
+    m->slen = span;
+    return true;
+}
+
 /* Write sieving: the pending pieces as one span.  Without holes always
  * (no read is needed, only wanted bytes are written).  With holes only
  * when the user asked (romio_ds_write=enable) and the file is readable:
@@ -227,16 +239,8 @@ static int lc_io_ds_flush_write(lc_io_move_t *m, int n)
 {
     int rc = MPI_SUCCESS;
     size_t span = (size_t)(m->pend - m->pbeg);
-    bool sieve = n >= 2 && (!m->holes || (m->ds->readable && m->ds->mode == LC_IO_DS_ENABLE));
-    if (sieve && m->slen < span) {
-        char *b = realloc(m->sbuf, span);
-        if (b) {
-            m->sbuf = b;
-            m->slen = span;
-        } else {
-            sieve = false;
-        }
-    }
+    bool sieve = n >= 2 && (!m->holes || (m->ds->readable && m->ds->mode == LC_IO_DS_ENABLE)) &&
+                 lc_io_span_buf(m, span);
     if (!sieve) {
         for (int i = 0; i < n && rc == MPI_SUCCESS; i++) rc = lc_io_one_piece(m, m->pc[i].dst, m->pc[i].len, m->pc[i].off);
         return rc;
@@ -271,16 +275,7 @@ static int lc_io_ds_flush(lc_io_move_t *m)
     if (n == 0) return MPI_SUCCESS;
     if (m->write) return lc_io_ds_flush_write(m, n);
     size_t span = (size_t)(m->pend - m->pbeg);
-    bool sieve = n >= 2 && (m->ds->mode == LC_IO_DS_ENABLE || m->want >= span / 4);
-    if (sieve && m->slen < span) {
-        char *b = realloc(m->sbuf, span);
-        if (b) {
-            m->sbuf = b;
-            m->slen = span;
-        } else {
-            sieve = false; /* no memory for the span: read the pieces one by one */
-        }
-    }
+    bool sieve = n >= 2 && (m->ds->mode == LC_IO_DS_ENABLE || m->want >= span / 4) && lc_io_span_buf(m, span);
     if (!sieve) {
         for (int i = 0; i < n && rc == MPI_SUCCESS; i++) rc = lc_io_read_piece(m, m->pc[i].dst, m->pc[i].len, m->pc[i].off);
         return rc;

@@ -71,6 +71,37 @@ static void lc_shm_remove(const char *name)
     else shm_unlink(name);
 }
 
+/* 1 while unnamed creation works here; 0 once it failed (then segments
+ * are created under their name, as before, with a short window in which
+ * a job killed whole leaves a name no sweep can judge). */
+static int lc_shm_unnamed_ok = 1;
+
+/* An object without a name in the segment directory (O_TMPFILE), or -1:
+ * it is built, locked and stamped before lc_shm_publish gives it its
+ * name, so no process ever sees a half-made segment and a creator killed
+ * at any instant leaves either nothing or a segment the sweep can judge
+ * (lc_shm_sweep.c). */
+static int lc_shm_object_create_unnamed(void)
+{
+    if (!lc_shm_unnamed_ok) return -1;
+    int fd = open(lc_shm_where(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) lc_shm_unnamed_ok = 0; /* EOPNOTSUPP, EISDIR (old kernel), ...: the named way */
+    return fd;
+}
+
+/* Give the unnamed object `fd` its name, atomically and exclusively
+ * (EEXIST like O_EXCL).  linkat through /proc/self/fd needs no
+ * capability, unlike AT_EMPTY_PATH; without /proc it fails, and the
+ * caller builds the segment again the named way. */
+static int lc_shm_publish(int fd, const char *name)
+{
+    char proc[64], path[sizeof(((lc_shm_segment_t *)0)->name) + 16];
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    if (lc_params.shm_dir[0]) snprintf(path, sizeof(path), "%s", name);
+    else snprintf(path, sizeof(path), "/dev/shm%s", name);
+    return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
 int lc_shm_random(void *buf, size_t n)
 {
     size_t got = 0;
@@ -185,8 +216,22 @@ int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int
     return lc_shm_segment_create_geom(seg, kvsname, rank, &g, place, arg, placed);
 }
 
+static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int rank, const lc_shm_geometry_t *g,
+                                lc_shm_place_fn place, void *arg, int *placed);
+
 int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int rank, const lc_shm_geometry_t *g,
                                lc_shm_place_fn place, void *arg, int *placed)
+{
+    int rc = lc_shm_segment_build(seg, kvsname, rank, g, place, arg, placed);
+    if (rc == 1) /* unnamed creation works, naming does not: the named way */
+        rc = lc_shm_segment_build(seg, kvsname, rank, g, place, arg, placed);
+    return rc;
+}
+
+/* 0 when built, -1 after saying why, 1 when the unnamed object could not
+ * be named (nothing said; lc_shm_unnamed_ok is now 0). */
+static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int rank, const lc_shm_geometry_t *g,
+                                lc_shm_place_fn place, void *arg, int *placed)
 {
     uint32_t nsenders = g->nrings, cell_size = g->cell_size, ncells = g->ncells;
     memset(seg, 0, sizeof(*seg));
@@ -199,8 +244,9 @@ int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int r
     seg->key = rnd[1] ? rnd[1] : 1; /* 0 never matches a card */
     lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank, seg->token);
     seg->size = lc_shm_segment_bytes(g);
+    int fd = lc_shm_object_create_unnamed(), named = fd < 0;
     /* O_EXCL: a name that exists is someone else's, never reused. */
-    int fd = lc_shm_object_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (named) fd = lc_shm_object_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
         lc_shm_create_error(seg->name, errno);
         return -1;
@@ -212,7 +258,7 @@ int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int r
         lc_log_error("shared memory object %s is not what this rank just created (%s); not used", seg->name,
                      why);
         close(fd);
-        lc_shm_remove(seg->name);
+        if (named) lc_shm_remove(seg->name);
         return -1;
     }
     /* Map first (the object is still empty: no page exists yet), let the
@@ -222,7 +268,7 @@ int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int r
     if (seg->base == MAP_FAILED) {
         lc_log_error("cannot map shared memory object %s (%zu bytes): %m", seg->name, seg->size);
         close(fd);
-        lc_shm_remove(seg->name);
+        if (named) lc_shm_remove(seg->name);
         seg->base = NULL;
         return -1;
     }
@@ -251,7 +297,7 @@ int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int r
                          seg->size);
         munmap(seg->base, seg->size);
         seg->base = NULL;
-        lc_shm_remove(seg->name);
+        if (named) lc_shm_remove(seg->name);
         return -1;
     }
     seg->cell_size = cell_size;
@@ -277,6 +323,15 @@ int lc_shm_segment_create_geom(lc_shm_segment_t *seg, const char *kvsname, int r
     /* Release: the rings are initialised before a peer sees the magic. */
     atomic_thread_fence(memory_order_release);
     h->magic = LC_SHM_MAGIC;
+    if (!named && lc_shm_publish(seg->hold - 1, seg->name) != 0) {
+        int err = errno;
+        if (err == EEXIST) lc_shm_create_error(seg->name, err);
+        else lc_shm_unnamed_ok = 0;
+        munmap(seg->base, seg->size);
+        close(seg->hold - 1);
+        memset(seg, 0, sizeof(*seg));
+        return err == EEXIST ? -1 : 1;
+    }
     return 0;
 }
 

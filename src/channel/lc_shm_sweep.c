@@ -10,7 +10,12 @@
  * mpiexec and its proxies sweep the job's names at its end, but a
  * foreign launcher (hydra, srun) does not.  So the next rank of ours that
  * creates a segment in the same directory first removes every segment
- * whose creator is dead.  "Dead" is the kernel's word, not a guess: the
+ * whose creator is dead.  A segment gets its name only once it is
+ * locked and stamped (created unnamed with O_TMPFILE, then linked), so
+ * every name the sweep meets can be judged; where O_TMPFILE or /proc is
+ * missing it is created under its name, and a creator killed before its
+ * lock leaves a name the sweep cannot judge and leaves alone.
+ * "Dead" is the kernel's word, not a guess: the
  * creator holds a write lock on the object for its whole life
  * (lc_shm_hold) and says so in the header; the kernel releases the lock
  * when the process ends, in whatever PID namespace or container it ran.

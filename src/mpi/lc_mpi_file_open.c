@@ -217,12 +217,12 @@ static int lc_file_open(lc_comm_t *c, const char *filename, int amode, MPI_Info 
     lc_errhandler_retain(f->errhandler);
     lc_file_default_view(f);
     f->amode = amode;
-    if (!(f->path = strdup(lc_file_strip_prefix(filename)))) {
+    if (!(f->path = strdup(lc_file_strip_prefix(filename))))
         rc = lc_error(MPI_ERR_NO_MEM, "out of memory opening a file");
-        goto fail;
-    }
+    if (!rc) rc = lc_file_hints(f, user, ngroups);
+    /* Local failures are agreed on before the collective steps below. */
+    if ((rc = lc_file_agree(c, rc, "preparing the file's hints"))) goto fail;
     if ((rc = lc_mpi_comm_derive(c, c->rank, c->size, c->world_ranks, &f->comm))) goto fail;
-    if ((rc = lc_file_hints(f, user, ngroups))) goto fail;
     if ((rc = lc_file_open_fd(f->comm, f->path, amode, &f->fd))) goto fail;
     if ((rc = lc_file_shfp_setup(f))) goto fail_fd;
     if (amode & MPI_MODE_APPEND) {

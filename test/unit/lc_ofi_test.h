@@ -136,6 +136,21 @@ static inline lc_peer_t *lc_t_open(int me, int rfd, int wfd)
     return peer;
 }
 
+/* The channel's state, printed when a phase times out. */
+static inline void lc_t_dump(void)
+{
+    int nrep = 0;
+    for (lc_ofi_buf_t *b = lc_ofi.repost; b; b = b->next) nrep++;
+    for (int r = 0; r < 2; r++) {
+        lc_peer_t *p = &lc_ofi.peers[r];
+        if (p->kind != LC_CHANNEL_OFI) continue;
+        fprintf(stderr, "DUMP rank %d peer %d: tx_seq %u rx_seq %u credits %u owed %u nheld %u queued %d\n", lc_ofi.rank, r,
+                p->ofi.tx_seq, p->ofi.rx_seq, p->ofi.credits, p->ofi.owed, p->ofi.state->nheld, p->ofi.state->credit_queued);
+    }
+    fprintf(stderr, "DUMP rank %d: nrx %u repost %d fifo %u ntx %u tx_busy %u ncredit %d\n", lc_ofi.rank, lc_ofi.nrx, nrep,
+            lc_ofi.fifo_count, lc_ofi.ntx, lc_ofi.tx_busy, lc_ofi.ncredit);
+}
+
 /* A packet through the ops table, polling while the channel says AGAIN
  * (as the engine's pending queue would). Returns the number of AGAINs. */
 static inline long lc_t_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
@@ -148,6 +163,7 @@ static inline long lc_t_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const voi
         if (lc_time_now() > deadline) {
             fprintf(stderr, "rank %d: send to rank %d stuck (credits %u)\n", lc_ofi.rank, peer->world_rank,
                     peer->ofi.credits);
+            lc_t_dump();
             _exit(3);
         }
     }

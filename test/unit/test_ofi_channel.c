@@ -173,6 +173,7 @@ static void phase_a_receive(lc_peer_t *peer, double deadline)
         }
         if (lc_time_now() > deadline) {
             fprintf(stderr, "rank 0: phase A timed out at packet %d\n", expected[PHASE_A]);
+            lc_t_dump();
             _exit(3);
         }
     }
@@ -196,6 +197,7 @@ static void phase_b(lc_peer_t *peer, double deadline)
         if (lc_time_now() > deadline) {
             fprintf(stderr, "rank %d: phase B deadlocked: sent %d, received %d, credits %u, owed %u\n",
                     lc_ofi.rank, sent, expected[PHASE_B], peer->ofi.credits, peer->ofi.owed);
+            lc_t_dump();
             _exit(3);
         }
     }

@@ -105,8 +105,9 @@ bool lc_ofi_rma_usable(void);
  * honoured).  When not, a read issued after writes to the same peer
  * completes after them (FI_ORDER_RAW, checked by lc_ofi_rma_usable). */
 bool lc_ofi_rma_delivery_complete(void);
-/* Whether the provider serves peers' reads and writes of our memory by
- * itself (FI_PROGRESS_AUTO), or only while this process polls it. */
+/* Whether the provider says it serves peers' reads and writes of our
+ * memory by itself (FI_PROGRESS_AUTO).  Only what it says: net says so
+ * and still needs polling (docs/ofi.md, "One-sided windows"). */
 bool lc_ofi_rma_auto_progress(void);
 /* Register [buf, buf+len) for peers to read and write; *key_p is the key
  * they name it by (random where the provider lets us choose), *addr_p

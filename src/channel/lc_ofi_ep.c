@@ -386,8 +386,8 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
                               ? (unsigned)fi->domain_attr->mr_key_size
                               : 8;
     lc_ofi.can_rma = lc_params.ofi_rma && (fi->caps & FI_RMA) && (fi->caps & FI_READ);
-    lc_ofi.can_write = lc_ofi.can_rma && (fi->caps & FI_WRITE) && (fi->caps & FI_REMOTE_WRITE) &&
-                       (fi->caps & FI_REMOTE_READ);
+    lc_ofi.can_write =
+        lc_ofi.can_rma && (fi->caps & FI_WRITE) && (fi->caps & FI_REMOTE_WRITE) && (fi->caps & FI_REMOTE_READ);
     lc_ofi.rma_threshold = lc_params.ofi_rma_threshold;
     lc_ofi.connect_timeout = lc_params.ofi_connect_timeout > 0 ? (double)lc_params.ofi_connect_timeout : 1;
     lc_ofi.inject_size = fi->tx_attr->inject_size;

@@ -89,15 +89,21 @@ static int lc_ofi_rma_post(lc_peer_t *peer, bool write, void *local, size_t len,
         if (rc) {
             free(op);
             lc_log_error("network channel: cannot register %zu bytes of origin buffer for a one-sided %s to rank "
-                         "%d (fi_mr_reg: %s)", len, write ? "write" : "read", peer->world_rank, lc_ofi_strerror(rc));
+                         "%d (fi_mr_reg: %s)",
+                         len, write ? "write" : "read", peer->world_rank, lc_ofi_strerror(rc));
             return LC_ERROR;
         }
         desc = fi_mr_desc(op->local_mr);
     }
     struct iovec iov = { .iov_base = local, .iov_len = len };
     struct fi_rma_iov riov = { .addr = remote, .len = len, .key = key };
-    struct fi_msg_rma msg = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = peer->ofi.addr,
-                              .rma_iov = &riov, .rma_iov_count = 1, .context = &op->ctx.fi };
+    struct fi_msg_rma msg = { .msg_iov = &iov,
+                              .desc = &desc,
+                              .iov_count = 1,
+                              .addr = peer->ofi.addr,
+                              .rma_iov = &riov,
+                              .rma_iov_count = 1,
+                              .context = &op->ctx.fi };
     ssize_t rc;
     if (write) {
         uint64_t flags = FI_COMPLETION | (lc_ofi_no_dc ? 0 : FI_DELIVERY_COMPLETE);

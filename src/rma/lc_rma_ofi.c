@@ -84,11 +84,11 @@ int lc_rma_ofi_setup(lc_rma_win_t *win)
     }
     free(all);
     if (lc_params.show_channels && rc == MPI_SUCCESS)
-        fprintf(stderr, "locus[%d]: window of %d ranks: %d target(s) by libfabric RMA (fi_write/fi_read, %s, provider says %s "
+        fprintf(stderr,
+                "locus[%d]: window of %d ranks: %d target(s) by libfabric RMA (fi_write/fi_read, %s, provider says %s "
                 "progress)%s\n",
                 lc_log_rank, n, reached, lc_ofi_rma_delivery_complete() ? "delivery complete" : "read fence",
-                lc_ofi_rma_auto_progress() ? "auto" : "manual",
-                mine.ok ? ", ours registered" : "");
+                lc_ofi_rma_auto_progress() ? "auto" : "manual", mine.ok ? ", ours registered" : "");
     return rc;
 }
 

@@ -56,8 +56,8 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
         /* fi_write / fi_read: served by the target's provider, complete at
          * the next flush.  A request form (MPI_Rput, MPI_Rget) waits for
          * it here: its request is then complete when returned. */
-        int rc = lc_rma_ofi_op(win, kind == LC_RMA_PUT, target, off, kind == LC_RMA_PUT ? (void *)(uintptr_t)origin : result,
-                               bytes);
+        int rc = lc_rma_ofi_op(win, kind == LC_RMA_PUT, target, off,
+                               kind == LC_RMA_PUT ? (void *)(uintptr_t)origin : result, bytes);
         if (rc == MPI_SUCCESS && user) rc = lc_rma_ofi_flush(win, target);
         return rc;
     }

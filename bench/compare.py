@@ -68,7 +68,8 @@ BENCH_SRC = ROOT / "bench"
 UTIL_SRC = BENCH_SRC / "lc_bench_util.c"
 PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_coll.c",
             "dt": BENCH_SRC / "lc_dt_pingpong.c", "io": BENCH_SRC / "lc_io_array.c",
-            "icoll": BENCH_SRC / "lc_osu_icoll.c", "threads": BENCH_SRC / "lc_thread_rate.c"}
+            "icoll": BENCH_SRC / "lc_osu_icoll.c", "threads": BENCH_SRC / "lc_thread_rate.c",
+            "rma": BENCH_SRC / "lc_osu_rma.c"}
 # The switch that turns on each MPI's asynchronous progress thread; the
 # icoll scenarios also measure each MPI that has one with it on, as the
 # variant "<MPI> +async" (Open MPI 4.1 has no such switch).
@@ -600,6 +601,21 @@ def bw_job(test, sizes, iters=None):
                 for s in sizes])
 
 
+def rma_job(flavor, quick):
+    """One-sided (bench/lc_osu_rma.c, the OSU method: lock, then put/get +
+    flush per iteration for latency, 32 per flush for bandwidth, and
+    Fetch_and_op + flush); rank 1 waits in a barrier.  flavor "allocate"
+    (MPI_Win_allocate) or "create" (MPI_Win_create on malloc'd memory)."""
+    args = ["500" if quick else "2000"] + (["create"] if flavor == "create" else [])
+    tag = "" if flavor == "allocate" else " create"
+    ms = [Metric(f"put{tag} {fmt_size(s)} (us)", "put_latency", s, "value", "us", True) for s in (8, 64 * KiB)]
+    ms += [Metric(f"get{tag} {fmt_size(s)} (us)", "get_latency", s, "value", "us", True) for s in (8, 64 * KiB)]
+    ms += [Metric(f"put_bw{tag} {fmt_size(s)} (MB/s)", "put_bw", s, "value", "MB/s", False) for s in (MiB,)]
+    ms += [Metric(f"get_bw{tag} {fmt_size(s)} (MB/s)", "get_bw", s, "value", "MB/s", False) for s in (MiB,)]
+    ms += [Metric(f"fetch_and_op{tag} 8B (us)", "fetch_and_op_latency", 8, "value", "us", True)]
+    return Job("rma" if flavor == "allocate" else "rmac", "rma", args, ms)
+
+
 def mr_job(sizes):
     args = ["-t", "mr", "-S", ",".join(map(str, sizes))]
     return Job("mr", "pt2pt", args,
@@ -736,6 +752,13 @@ def scenarios(quick):
             [lat_job([8, 4 * KiB], ["-i", "2000", "-x", "100"] if quick else None),
              bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
             3 if quick else 7, 60, hosts=2),
+        "rma-hosts2": Scenario(
+            "rma-hosts2", "2 ranks on two emulated hosts placed as in hosts2: "
+            "one-sided put/get latency and bandwidth with lock + flush, and "
+            "Fetch_and_op latency, on MPI_Win_allocate and MPI_Win_create windows "
+            "(Locus: libfabric RMA for puts and gets, active messages for the rest)",
+            2, False, [rma_job("allocate", quick), rma_job("create", quick)],
+            3 if quick else 5, 120, hosts=2),
         "containers2": Scenario(
             "containers2", "2 ranks in two emulated Docker-like containers on "
             "one host (scripts/lc-hosts: own UTS, PID, IPC, mount and network "

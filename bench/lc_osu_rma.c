@@ -3,7 +3,8 @@
  * the OSU method (osu_put_latency / osu_get_latency / osu_put_bw /
  * osu_get_bw with MPI_Win_lock + MPI_Win_flush), plus Fetch_and_op
  * latency.  Window from MPI_Win_allocate; rank 1 waits in a barrier
- * (passive target).  Prints "op size us_or_MBps".  Any MPI builds it.
+ * (passive target).  Prints CSV for bench/compare.py: a header
+ * "test,size,value", then "op,size,us_or_MBps".  Any MPI builds it.
  * usage: lc_osu_rma [iterations] [create]   "create": MPI_Win_create on
  * malloc'd memory instead (Locus: the active-message path). */
 #include <mpi.h>
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
         MPI_Win_allocate(MAXB, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
     }
     size_t lat[] = { 8, 1024, 65536 }, bw[] = { 65536, 1 << 20 };
+    if (rank == 0) printf("test,size,value\n");
     for (int op = 0; op < 2; op++) {
         for (int k = 0; k < 3; k++) {
             size_t n = lat[k];
@@ -47,7 +49,7 @@ int main(int argc, char **argv)
                 }
                 t = MPI_Wtime() - t;
                 MPI_Win_unlock(1, win);
-                printf("%s_latency %zu %.2f\n", op == 0 ? "put" : "get", n, t / it * 1e6);
+                printf("%s_latency,%zu,%.2f\n", op == 0 ? "put" : "get", n, t / it * 1e6);
             }
             MPI_Barrier(MPI_COMM_WORLD);
         }
@@ -69,7 +71,7 @@ int main(int argc, char **argv)
                 }
                 t = MPI_Wtime() - t;
                 MPI_Win_unlock(1, win);
-                printf("%s_bw %zu %.0f\n", op == 0 ? "put" : "get", n, (double)n * window * it / t / 1e6);
+                printf("%s_bw,%zu,%.0f\n", op == 0 ? "put" : "get", n, (double)n * window * it / t / 1e6);
             }
             MPI_Barrier(MPI_COMM_WORLD);
         }
@@ -85,7 +87,7 @@ int main(int argc, char **argv)
         }
         t = MPI_Wtime() - t;
         MPI_Win_unlock(1, win);
-        printf("fetch_and_op_latency 8 %.2f\n", t / iters * 1e6);
+        printf("fetch_and_op_latency,8,%.2f\n", t / iters * 1e6);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);

@@ -26,6 +26,8 @@
 
 #include "channel/lc_channel.h"
 
+#include <sys/types.h>
+
 /* Longest address text lc_ofi_open writes (fits a PMI value: no spaces,
  * under 1024 characters). */
 #define LC_OFI_ADDR_TEXT_MAX 600
@@ -84,6 +86,44 @@ const char *lc_ofi_describe(void);
  * handler (in order per peer), return credits.  Returns the number of
  * packets delivered. */
 int lc_ofi_poll(void);
+
+/* ---- one-sided windows (lc_ofi_rma.c; used by src/rma/lc_rma_ofi.c) ---- */
+
+/* Operations in flight of one window (or of one call that waits for its
+ * own): posting one adds 1 to `pending`, its completion takes 1 away and
+ * records the first failure.  Lives until `pending` is 0. */
+typedef struct lc_ofi_rma_track {
+    uint64_t pending;
+    int err;       /* libfabric error of the first failed operation, 0: none */
+    char why[160]; /* its text */
+} lc_ofi_rma_track_t;
+
+/* The endpoint is open and the provider reads and writes registered
+ * memory of peers (FI_RMA with FI_WRITE, FI_REMOTE_WRITE, FI_REMOTE_READ). */
+bool lc_ofi_rma_usable(void);
+/* Whether a completed write is in the target's memory (FI_DELIVERY_COMPLETE
+ * honoured).  When not, a read issued after writes to the same peer
+ * completes after them (FI_ORDER_RAW, checked by lc_ofi_rma_usable). */
+bool lc_ofi_rma_delivery_complete(void);
+/* Whether the provider says it serves peers' reads and writes of our
+ * memory by itself (FI_PROGRESS_AUTO).  Only what it says: net says so
+ * and still needs polling (docs/ofi.md, "One-sided windows"). */
+bool lc_ofi_rma_auto_progress(void);
+/* Register [buf, buf+len) for peers to read and write; *key_p is the key
+ * they name it by (random where the provider lets us choose), *addr_p
+ * the address they name its first byte by (buf, or 0 for providers that
+ * address registrations by offset).  0 or a negative libfabric code. */
+/* fi_strerror for a negative libfabric return code. */
+const char *lc_ofi_strerror(ssize_t rc);
+int lc_ofi_rma_reg(void *buf, size_t len, void **mr_p, uint64_t *key_p, uint64_t *addr_p);
+void lc_ofi_rma_dereg(void *mr);
+/* Post a write of `len` bytes at `local` to `remote` (key `key`) of
+ * `peer`, or a read of them into `local`.  LC_OK (counted in `t`),
+ * LC_AGAIN (the provider's queue is full: drive progress, try again) or
+ * LC_ERROR after logging.  `local` must stay valid until the completion. */
+int lc_ofi_rma_write(lc_peer_t *peer, const void *local, size_t len, uint64_t remote, uint64_t key,
+                     lc_ofi_rma_track_t *t);
+int lc_ofi_rma_read(lc_peer_t *peer, void *local, size_t len, uint64_t remote, uint64_t key, lc_ofi_rma_track_t *t);
 
 /* Say goodbye to every peer this process exchanged packets with (so that
  * nothing still in flight is lost when endpoints close), then close

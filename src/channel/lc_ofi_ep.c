@@ -118,7 +118,9 @@ static struct fi_info *lc_ofi_hints(int rma, int ordered)
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
     h->ep_attr->type = FI_EP_RDM;
-    h->caps = FI_MSG | FI_SEND | FI_RECV | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+    /* RMA: fi_read for rendezvous pulls; fi_write and remote write for
+     * one-sided windows (src/rma/lc_rma_ofi.c). */
+    h->caps = FI_MSG | FI_SEND | FI_RECV | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE : 0);
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     /* Every registration mode we can honour: the provider keeps the ones
      * it needs and tells us in the answer. */
@@ -384,6 +386,8 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
                               ? (unsigned)fi->domain_attr->mr_key_size
                               : 8;
     lc_ofi.can_rma = lc_params.ofi_rma && (fi->caps & FI_RMA) && (fi->caps & FI_READ);
+    lc_ofi.can_write =
+        lc_ofi.can_rma && (fi->caps & FI_WRITE) && (fi->caps & FI_REMOTE_WRITE) && (fi->caps & FI_REMOTE_READ);
     lc_ofi.rma_threshold = lc_params.ofi_rma_threshold;
     lc_ofi.connect_timeout = lc_params.ofi_connect_timeout > 0 ? (double)lc_params.ofi_connect_timeout : 1;
     lc_ofi.inject_size = fi->tx_attr->inject_size;

@@ -73,7 +73,7 @@ _Static_assert(LC_OFI_HDR == 32, "ofi packet header must be 32 bytes (payload 8-
 
 /* What a completion's context points at.  Every context begins with the
  * provider's scratch space (FI_CONTEXT2 mode) and then our type. */
-enum lc_ofi_ctx_type { LC_OFI_CTX_RX = 1, LC_OFI_CTX_TX, LC_OFI_CTX_READ };
+enum lc_ofi_ctx_type { LC_OFI_CTX_RX = 1, LC_OFI_CTX_TX, LC_OFI_CTX_READ, LC_OFI_CTX_RMA };
 
 typedef struct lc_ofi_ctx {
     struct fi_context2 fi;
@@ -150,6 +150,7 @@ typedef struct lc_ofi {
     uint32_t window;          /* C + 2: most packets of one peer that can be unconsumed */
     uint32_t credit_threshold;/* ceil(C/2) */
     int can_rma;
+    int can_write;            /* window RMA too: FI_WRITE, FI_REMOTE_WRITE, FI_REMOTE_READ */
     size_t rma_threshold;
     int yield_when_idle;
 
@@ -219,6 +220,10 @@ int lc_ofi_send_bare(lc_peer_t *peer, uint8_t type);
 /* A hello or welcome: the wire header and `body` (+ `text`, NUL included,
  * may be NULL) in a tracked send buffer.  LC_OK or LC_AGAIN. */
 int lc_ofi_send_intro(lc_peer_t *peer, uint8_t type, const lc_ofi_hello_body_t *body, const char *text);
+
+/* A window operation (lc_ofi_rma.c) completed; `err` is 0 or the
+ * libfabric error of its error completion (`why`: the provider's text). */
+void lc_ofi_rma_done(lc_ofi_ctx_t *ctx, int err, const char *why);
 
 /* Return the credits owed to peers on the credit list. */
 void lc_ofi_flush_credits(void);

@@ -91,6 +91,9 @@ static LC_NOINLINE void lc_ofi_cq_error(void)
         rd->failed = err.err ? err.err : FI_EIO;
         snprintf(rd->why, sizeof(rd->why), "%s%s%s", fi_strerror(rd->failed), pm[0] ? ": " : "", pm);
         return;
+    } else if (ctx && ctx->type == LC_OFI_CTX_RMA) {
+        lc_ofi_rma_done(ctx, err.err ? err.err : FI_EIO, pm); /* the window's flush reports it */
+        return;
     } else if (ctx && ctx->type == LC_OFI_CTX_RX) {
         what = "a receive";
         if (err.err == FI_ECANCELED || lc_ofi.closing) return;
@@ -137,6 +140,9 @@ int lc_ofi_cq_drain(void)
         }
         case LC_OFI_CTX_READ:
             ((lc_ofi_read_t *)ctx)->busy = 0;
+            break;
+        case LC_OFI_CTX_RMA:
+            lc_ofi_rma_done(ctx, 0, NULL);
             break;
         }
     }

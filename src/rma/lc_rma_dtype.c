@@ -192,6 +192,19 @@ static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, M
         if (lc_rma_cmav(peer, put, put ? (char *)src : dst, remote, blk, n) == LC_OK) return MPI_SUCCESS;
         win->cma[target] = 0; /* logged; the request path still works (puts and gets may repeat) */
     }
+    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->ofi && win->ofi[target]) {
+        /* One fi_write / fi_read per target block from / into the packed
+         * data, then wait for them all: the packed buffers are the
+         * caller's temporaries. */
+        bool put = kind == LC_RMA_PUT;
+        size_t pos = 0;
+        int rc = MPI_SUCCESS;
+        for (size_t i = 0; i < n && rc == MPI_SUCCESS; pos += (size_t)blk[i].len, i++)
+            rc = lc_rma_ofi_op(win, put, target, off + (uint64_t)blk[i].off, put ? (char *)src + pos : dst + pos,
+                               (size_t)blk[i].len);
+        int rc2 = lc_rma_ofi_flush(win, target);
+        return rc != MPI_SUCCESS ? rc : rc2;
+    }
     if (n > UINT32_MAX)
         return lc_error(MPI_ERR_TYPE, "the target datatype has %zu blocks; one-sided requests carry at most %u", n,
                         UINT32_MAX);

@@ -6,6 +6,7 @@
 #ifndef LC_RMA_IMPL_H
 #define LC_RMA_IMPL_H
 
+#include "channel/lc_ofi.h"
 #include "rma/lc_rma.h"
 #include "util/lc_list.h"
 
@@ -104,6 +105,17 @@ struct lc_rma_win {
      * the target's progress. */
     uint64_t *remote_bases; /* [comm->size], NULL: no CMA peer */
     uint8_t *cma;           /* [comm->size] */
+    /* ... and which peers on other hosts libfabric RMA reaches (lc_rma_ofi.c):
+     * puts and gets are fi_write / fi_read into the target's registered
+     * window, served by its provider without its progress engine. */
+    uint8_t *ofi;        /* [comm->size], NULL: none */
+    uint64_t *ofi_addr;  /* [comm->size] address of each rank's first byte for its key */
+    uint64_t *ofi_key;   /* [comm->size] */
+    uint8_t *ofi_wrote;  /* [comm->size] written since the last flush (read fence needed) */
+    void *ofi_mr;        /* our window's registration, NULL: none */
+    lc_ofi_rma_track_t ofi_track;
+    uint64_t ofi_ops;    /* puts and gets that took the path (LOCUS_SHOW_CHANNELS) */
+    char ofi_scratch[8]; /* landing place of fence reads */
 
     /* direct windows: the segment */
     void *seg;
@@ -168,6 +180,17 @@ void lc_rma_apply(lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op, size_t count, 
 /* Direct-window segments (lc_rma_seg.c). */
 int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig);
 void lc_rma_seg_destroy(lc_rma_win_t *win);
+
+/* libfabric RMA (lc_rma_ofi.c).  Setup is collective (every rank of
+ * the window calls it, whatever its channels). */
+int lc_rma_ofi_setup(lc_rma_win_t *win);
+void lc_rma_ofi_teardown(lc_rma_win_t *win);
+/* Put (from `local`) or get (into `local`) `bytes` at byte offset `off` of
+ * target's window, complete at the next flush.  MPI error code. */
+int lc_rma_ofi_op(lc_rma_win_t *win, bool put, int target, uint64_t off, void *local, size_t bytes);
+/* Wait until every operation of ours on the path is complete at its
+ * target (target -1: all). */
+int lc_rma_ofi_flush(lc_rma_win_t *win, int target);
 
 /* Spin with progress (others' requests, our own answers). */
 void lc_rma_idle(void);

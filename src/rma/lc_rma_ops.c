@@ -52,6 +52,15 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
         if (st == LC_OK) return MPI_SUCCESS;
         win->cma[target] = 0; /* logged; the request path still works */
     }
+    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->ofi && win->ofi[target]) {
+        /* fi_write / fi_read: served by the target's provider, complete at
+         * the next flush.  A request form (MPI_Rput, MPI_Rget) waits for
+         * it here: its request is then complete when returned. */
+        int rc = lc_rma_ofi_op(win, kind == LC_RMA_PUT, target, off,
+                               kind == LC_RMA_PUT ? (void *)(uintptr_t)origin : result, bytes);
+        if (rc == MPI_SUCCESS && user) rc = lc_rma_ofi_flush(win, target);
+        return rc;
+    }
     lc_rma_pkt_t pkt = { .kind = (uint8_t)kind, .dt = dt, .op = op, .disp = off, .count = count };
     bool sends = kind != LC_RMA_GET && !(kind == LC_RMA_GACC && op == MPI_NO_OP);
     bool fetch = kind == LC_RMA_GET || kind == LC_RMA_GACC || kind == LC_RMA_CAS;

@@ -24,7 +24,9 @@ int lc_rma_flush(lc_rma_win_t *win, int target)
 {
     lc_rma_mfence();
     if (win->direct) return MPI_SUCCESS;
-    return lc_rma_am_flush(win, target);
+    int rc = lc_rma_ofi_flush(win, target);
+    int rc2 = lc_rma_am_flush(win, target);
+    return rc != MPI_SUCCESS ? rc : rc2;
 }
 
 void lc_rma_sync(lc_rma_win_t *win)

@@ -55,6 +55,7 @@ static void lc_rma_win_release(lc_rma_win_t *win)
     free(win->regions);
     free(win->remote_bases);
     free(win->cma);
+    lc_rma_ofi_teardown(win);
     free(win->start_ranks);
     free(win->post_ranks);
     free(win);
@@ -114,6 +115,7 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
         }
         win->bases[comm->rank] = win->base;
         if (flavor != LC_RMA_DYNAMIC) rc = lc_rma_cma_setup(win);
+        if (rc == MPI_SUCCESS && flavor != LC_RMA_DYNAMIC) rc = lc_rma_ofi_setup(win);
         if (rc == MPI_SUCCESS) rc = lc_rma_am_enable(win);
         if (rc != MPI_SUCCESS) goto fail;
     }

@@ -7,14 +7,19 @@
 !      and on a file (MPI_FILE_CALL_ERRHANDLER, then a failing read_at:
 !      the file's own handle, the code the call returned);
 !   2. MPI_REGISTER_DATAREP: 'lcfscale' keeps INTEGERs multiplied by
-!      EXTRA_STATE (3) in the file; written through it at each rank's
+!      EXTRA_STATE (3) in the file (items POSITION+1... of USERBUF, the
+!      first COUNT of FILEBUF, MPI 4.1 §14.5.3); written through it at each rank's
 !      offset, read back through a native view (scaled) and through it
 !      (as written); 'lcfnull' with MPI_CONVERSION_FN_NULL (native bytes);
 !      the same name twice: MPI_ERR_DUP_DATAREP.
 ! (MPICH 4.0.2's `mpi` module lacks MPI_CONVERSION_FN_NULL, its mpif.h
 ! declares it EXTERNAL: register_null, below, does the same.)
 ! Rank 0 prints "No Errors" when all checks passed.  MPICH 4.0.2 (ROMIO)
-! refuses registered representations in set_view: part 2 skipped there.
+! refuses registered representations in set_view: part 2 skipped there;
+! and it gives a Fortran file handler the low 32 bits of its C MPI_File
+! pointer, not the INTEGER handle: the handle is not checked there; and it
+! crashes calling a Fortran handler set on MPI_FILE_NULL (an open of a
+! missing file, at -O0): not done there.
 module f90iocb
   use mpi
   implicit none
@@ -39,7 +44,7 @@ contains
       return
     end if
     do i = 1, count
-      filebuf(i) = userbuf(i) * int(extra_state)
+      filebuf(i) = userbuf(position + i) * int(extra_state)
     end do
     nwrite = nwrite + 1
   end subroutine
@@ -55,7 +60,7 @@ contains
       return
     end if
     do i = 1, count
-      userbuf(i) = filebuf(i) / int(extra_state)
+      userbuf(position + i) = filebuf(i) / int(extra_state)
     end do
     nread = nread + 1
   end subroutine
@@ -95,15 +100,19 @@ program f90iocallbacks
   ! 1. file error handlers
   call MPI_File_create_errhandler(fhandler, eh, ierr)
   call check(ierr == MPI_SUCCESS, 'file_create_errhandler')
-  call MPI_File_set_errhandler(MPI_FILE_NULL, eh, ierr)
-  call MPI_File_open(MPI_COMM_SELF, '/nonexistent_lc_dir/x', MPI_MODE_RDONLY, MPI_INFO_NULL, fh, rc)
-  call check(rc /= MPI_SUCCESS, 'open of a missing file succeeded')
-  call check(ncalls == 1, 'the handler on MPI_FILE_NULL was not called once')
-  call check(lastfh == MPI_FILE_NULL, 'the handler on MPI_FILE_NULL got another handle')
-  call check(lastcode == rc, 'the handler got another code than open returned')
-  call MPI_Error_class(lastcode, cls, ierr)
-  call check(cls == MPI_ERR_NO_SUCH_FILE .or. cls == MPI_ERR_FILE .or. cls == MPI_ERR_IO, 'open: class')
-  call MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN, ierr)
+  if (mpich) then
+    ncalls = 1  ! (MPICH crashes calling a Fortran handler on MPI_FILE_NULL)
+  else
+    call MPI_File_set_errhandler(MPI_FILE_NULL, eh, ierr)
+    call MPI_File_open(MPI_COMM_SELF, '/nonexistent_lc_dir/x', MPI_MODE_RDONLY, MPI_INFO_NULL, fh, rc)
+    call check(rc /= MPI_SUCCESS, 'open of a missing file succeeded')
+    call check(ncalls == 1, 'the handler on MPI_FILE_NULL was not called once')
+    call check(lastfh == MPI_FILE_NULL, 'the handler on MPI_FILE_NULL got another handle')
+    call check(lastcode == rc, 'the handler got another code than open returned')
+    call MPI_Error_class(lastcode, cls, ierr)
+    call check(cls == MPI_ERR_NO_SUCH_FILE .or. cls == MPI_ERR_FILE .or. cls == MPI_ERR_IO, 'open: class')
+    call MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN, ierr)
+  end if
 
   call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, fh, ierr)
   call check(ierr == MPI_SUCCESS, 'open')
@@ -112,13 +121,13 @@ program f90iocallbacks
   call MPI_File_call_errhandler(fh, MPI_ERR_OTHER, ierr)
   call check(ierr == MPI_SUCCESS, 'file_call_errhandler')
   call check(ncalls == 2, 'call_errhandler: the handler was not called')
-  call check(lastfh == fh, 'call_errhandler: the handler got another file handle')
+  call check(lastfh == fh .or. mpich, 'call_errhandler: the handler got another file handle')
   call check(lastcode == MPI_ERR_OTHER, 'call_errhandler: the handler got another code')
   off = -1
   call MPI_File_read_at(fh, off, b, 1, MPI_INTEGER, st, rc)
   call check(rc /= MPI_SUCCESS, 'read_at a negative offset succeeded')
   call check(ncalls == 3, 'read_at: the handler was not called')
-  call check(lastfh == fh, 'read_at: the handler got another file handle')
+  call check(lastfh == fh .or. mpich, 'read_at: the handler got another file handle')
   call check(lastcode == rc, 'read_at: the handler got another code than read_at returned')
   call MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN, ierr)
 

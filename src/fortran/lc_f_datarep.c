@@ -26,8 +26,8 @@
 
 typedef void lc_f_conv_fn(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf, MPI_Offset *position,
                           MPI_Aint *extra, MPI_Fint *ierr);
-typedef void lc_f_conv_c_fn(void *userbuf, MPI_Fint *datatype, MPI_Count *count, void *filebuf,
-                            MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierr);
+typedef void lc_f_conv_c_fn(void *userbuf, MPI_Fint *datatype, MPI_Count *count, void *filebuf, MPI_Offset *position,
+                            MPI_Aint *extra, MPI_Fint *ierr);
 typedef void lc_f_extent_fn(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra, MPI_Fint *ierr);
 
 struct lc_f_datarep {
@@ -104,8 +104,8 @@ static int lc_f_datarep_write(void *userbuf, MPI_Datatype datatype, int count, v
     return lc_f_datarep_conv(r->write, userbuf, datatype, count, filebuf, position, r);
 }
 
-static int lc_f_datarep_conv_c(void (*fn)(void), void *userbuf, MPI_Datatype datatype, MPI_Count count,
-                               void *filebuf, MPI_Offset position, struct lc_f_datarep *r)
+static int lc_f_datarep_conv_c(void (*fn)(void), void *userbuf, MPI_Datatype datatype, MPI_Count count, void *filebuf,
+                               MPI_Offset position, struct lc_f_datarep *r)
 {
     MPI_Fint dt = (MPI_Fint)datatype, ierr = MPI_SUCCESS;
     ((lc_f_conv_c_fn *)fn)(userbuf, &dt, &count, filebuf, &position, &r->extra, &ierr);
@@ -136,8 +136,8 @@ static int lc_f_datarep_extent(MPI_Datatype datatype, MPI_Aint *extent, void *ex
 
 typedef int lc_c_register_fn(const char *, MPI_Datarep_conversion_function *, MPI_Datarep_conversion_function *,
                              MPI_Datarep_extent_function *, void *);
-typedef int lc_c_register_c_fn(const char *, MPI_Datarep_conversion_function_c *,
-                               MPI_Datarep_conversion_function_c *, MPI_Datarep_extent_function *, void *);
+typedef int lc_c_register_c_fn(const char *, MPI_Datarep_conversion_function_c *, MPI_Datarep_conversion_function_c *,
+                               MPI_Datarep_extent_function *, void *);
 
 /* One of register_fn / register_c_fn is given. */
 static void lc_f_register_datarep(lc_c_register_fn *reg, lc_c_register_c_fn *reg_c, const char *datarep,
@@ -152,7 +152,7 @@ static void lc_f_register_datarep(lc_c_register_fn *reg, lc_c_register_c_fn *reg
         *ierr = lc_f_nomem(reg ? "MPI_Register_datarep" : "MPI_Register_datarep_c");
         return;
     }
-    *r = (struct lc_f_datarep){read, write, extent, *extra};
+    *r = (struct lc_f_datarep){ read, write, extent, *extra };
     bool null_read = lc_f_conversion_fn_null(read), null_write = lc_f_conversion_fn_null(write);
     /* a missing extent function is the C function's error to report */
     MPI_Datarep_extent_function *ext = extent ? lc_f_datarep_extent : NULL;
@@ -164,19 +164,18 @@ static void lc_f_register_datarep(lc_c_register_fn *reg, lc_c_register_c_fn *reg
         rc = reg_c(name, null_read ? MPI_CONVERSION_FN_NULL_C : lc_f_datarep_read_c,
                    null_write ? MPI_CONVERSION_FN_NULL_C : lc_f_datarep_write_c, ext, r);
     free(name);
-    if (rc != MPI_SUCCESS)
-        free(r); /* not registered: nobody refers to it */
+    if (rc != MPI_SUCCESS) free(r); /* not registered: nobody refers to it */
     *ierr = rc;
 }
 
-#define LC_F_REGISTER_DATAREP(lname, reg, reg_c, conv_t)                                                  \
-    LC_F_API void lname(const char *datarep, conv_t *read, conv_t *write, lc_f_extent_fn *extent,        \
-                        MPI_Aint *extra, MPI_Fint *ierr, size_t datarep_len);                             \
-    LC_F_API void lname(const char *datarep, conv_t *read, conv_t *write, lc_f_extent_fn *extent,        \
-                        MPI_Aint *extra, MPI_Fint *ierr, size_t datarep_len)                              \
-    {                                                                                                     \
-        lc_f_register_datarep(reg, reg_c, datarep, (void (*)(void))read, (void (*)(void))write, extent,  \
-                              extra, ierr, datarep_len);                                                  \
+#define LC_F_REGISTER_DATAREP(lname, reg, reg_c, conv_t)                                                               \
+    LC_F_API void lname(const char *datarep, conv_t *read, conv_t *write, lc_f_extent_fn *extent, MPI_Aint *extra,     \
+                        MPI_Fint *ierr, size_t datarep_len);                                                           \
+    LC_F_API void lname(const char *datarep, conv_t *read, conv_t *write, lc_f_extent_fn *extent, MPI_Aint *extra,     \
+                        MPI_Fint *ierr, size_t datarep_len)                                                            \
+    {                                                                                                                  \
+        lc_f_register_datarep(reg, reg_c, datarep, (void (*)(void))read, (void (*)(void))write, extent, extra, ierr,   \
+                              datarep_len);                                                                            \
     }
 
 LC_F_REGISTER_DATAREP(mpi_register_datarep_, MPI_Register_datarep, NULL, lc_f_conv_fn)

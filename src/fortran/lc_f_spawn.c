@@ -26,17 +26,14 @@
 static bool lc_f_blank(const char *s, size_t len)
 {
     for (size_t i = 0; i < len && s[i] != '\0'; i++)
-        if (s[i] != ' ')
-            return false;
+        if (s[i] != ' ') return false;
     return true;
 }
 
 static void lc_f_argv_free(char **v)
 {
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
+    if (!v) return;
+    for (char **p = v; *p; p++) free(*p);
     free(v);
 }
 
@@ -46,11 +43,9 @@ static void lc_f_argv_free(char **v)
 static char **lc_f_argv_in(const char *a, size_t len, size_t stride)
 {
     size_t n = 0;
-    while (len > 0 && !lc_f_blank(a + n * stride, len))
-        n++;
+    while (len > 0 && !lc_f_blank(a + n * stride, len)) n++;
     char **v = calloc(n + 1, sizeof *v);
-    if (!v)
-        return NULL;
+    if (!v) return NULL;
     for (size_t i = 0; i < n; i++) {
         v[i] = lc_f_str_in(a + i * stride, len);
         if (!v[i]) {
@@ -64,8 +59,8 @@ static char **lc_f_argv_in(const char *a, size_t len, size_t stride)
 typedef int lc_c_spawn_fn(const char *, char *[], int, MPI_Info, int, MPI_Comm, MPI_Comm *, int[]);
 
 static void lc_f_comm_spawn(lc_c_spawn_fn *spawn, const char *command, const char *argv, MPI_Fint *maxprocs,
-                            MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
-                            MPI_Fint *errcodes, MPI_Fint *ierr, size_t command_len, size_t argv_len)
+                            MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
+                            MPI_Fint *ierr, size_t command_len, size_t argv_len)
 {
     char *c_command = lc_f_str_in(command, command_len);
     char **c_argv = LC_F_IS_ARGV_NULL(argv) ? MPI_ARGV_NULL : lc_f_argv_in(argv, argv_len, argv_len);
@@ -77,8 +72,7 @@ static void lc_f_comm_spawn(lc_c_spawn_fn *spawn, const char *command, const cha
     }
     MPI_Comm ic = MPI_COMM_NULL;
     int rc = spawn(c_command, c_argv, *maxprocs, *info, *root, *comm, &ic, LC_F_ERRCODES(errcodes));
-    if (rc == MPI_SUCCESS)
-        *intercomm = (MPI_Fint)ic;
+    if (rc == MPI_SUCCESS) *intercomm = (MPI_Fint)ic;
     free(c_command);
     lc_f_argv_free(c_argv);
     *ierr = rc;
@@ -90,16 +84,14 @@ typedef int lc_c_spawn_multiple_fn(int, char *[], char **[], const int[], const 
 static void lc_f_strings_free(char **v, size_t n)
 {
     if (v)
-        for (size_t i = 0; i < n; i++)
-            free(v[i]);
+        for (size_t i = 0; i < n; i++) free(v[i]);
     free(v);
 }
 
 static void lc_f_argvs_free(char ***v, size_t n)
 {
     if (v)
-        for (size_t i = 0; i < n; i++)
-            lc_f_argv_free(v[i]);
+        for (size_t i = 0; i < n; i++) lc_f_argv_free(v[i]);
     free(v);
 }
 
@@ -145,34 +137,33 @@ static void lc_f_comm_spawn_multiple(lc_c_spawn_multiple_fn *spawn, MPI_Fint *co
     }
     MPI_Comm ic = MPI_COMM_NULL;
     int rc = spawn(*count, cmds, v, maxprocs, infos, *root, *comm, &ic, LC_F_ERRCODES(errcodes));
-    if (rc == MPI_SUCCESS)
-        *intercomm = (MPI_Fint)ic;
+    if (rc == MPI_SUCCESS) *intercomm = (MPI_Fint)ic;
     lc_f_strings_free(cmds, n);
     lc_f_argvs_free(v, n);
     *ierr = rc;
 }
 
-#define LC_F_SPAWN(lname, cname)                                                                          \
-    LC_F_API void lname##_(const char *command, const char *argv, MPI_Fint *maxprocs, MPI_Fint *info,     \
-                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,       \
-                           MPI_Fint *ierr, size_t command_len, size_t argv_len);                          \
-    LC_F_API void lname##_(const char *command, const char *argv, MPI_Fint *maxprocs, MPI_Fint *info,     \
-                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,       \
-                           MPI_Fint *ierr, size_t command_len, size_t argv_len)                           \
-    {                                                                                                     \
-        lc_f_comm_spawn(cname, command, argv, maxprocs, info, root, comm, intercomm, errcodes, ierr,     \
-                        command_len, argv_len);                                                           \
+#define LC_F_SPAWN(lname, cname)                                                                                       \
+    LC_F_API void lname##_(const char *command, const char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,  \
+                           MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,                    \
+                           size_t command_len, size_t argv_len);                                                       \
+    LC_F_API void lname##_(const char *command, const char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,  \
+                           MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,                    \
+                           size_t command_len, size_t argv_len)                                                        \
+    {                                                                                                                  \
+        lc_f_comm_spawn(cname, command, argv, maxprocs, info, root, comm, intercomm, errcodes, ierr, command_len,      \
+                        argv_len);                                                                                     \
     }
-#define LC_F_SPAWN_MULTIPLE(lname, cname)                                                                 \
-    LC_F_API void lname##_(MPI_Fint *count, const char *commands, const char *argvs, MPI_Fint *maxprocs,  \
-                           MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,          \
-                           MPI_Fint *errcodes, MPI_Fint *ierr, size_t commands_len, size_t argvs_len);    \
-    LC_F_API void lname##_(MPI_Fint *count, const char *commands, const char *argvs, MPI_Fint *maxprocs,  \
-                           MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,          \
-                           MPI_Fint *errcodes, MPI_Fint *ierr, size_t commands_len, size_t argvs_len)     \
-    {                                                                                                     \
-        lc_f_comm_spawn_multiple(cname, count, commands, argvs, maxprocs, infos, root, comm, intercomm,  \
-                                 errcodes, ierr, commands_len, argvs_len);                                \
+#define LC_F_SPAWN_MULTIPLE(lname, cname)                                                                              \
+    LC_F_API void lname##_(MPI_Fint *count, const char *commands, const char *argvs, MPI_Fint *maxprocs,               \
+                           MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,   \
+                           MPI_Fint *ierr, size_t commands_len, size_t argvs_len);                                     \
+    LC_F_API void lname##_(MPI_Fint *count, const char *commands, const char *argvs, MPI_Fint *maxprocs,               \
+                           MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,   \
+                           MPI_Fint *ierr, size_t commands_len, size_t argvs_len)                                      \
+    {                                                                                                                  \
+        lc_f_comm_spawn_multiple(cname, count, commands, argvs, maxprocs, infos, root, comm, intercomm, errcodes,      \
+                                 ierr, commands_len, argvs_len);                                                       \
     }
 
 LC_F_SPAWN(mpi_comm_spawn, MPI_Comm_spawn)

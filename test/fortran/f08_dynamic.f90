@@ -11,6 +11,7 @@
 !      conversion functions take TYPE(C_PTR), VALUE buffers; items
 !      POSITION+1... of the user's.  (MPI_Register_datarep_c: f08_datarep_c,
 !      which MPICH 4.0.2's mpi_f08 does not have.)
+! Registered on 1 rank (a lone parent; f90_spawn runs on 2).
 ! Rank 0 prints "No Errors" when all checks passed.  On MPICH 4.0.2
 ! (ch4:ucx cannot spawn; ROMIO refuses registered representations and
 ! gives a Fortran file handler its C pointer) those checks are skipped.

@@ -3,8 +3,8 @@
 ! (src/fortran/lc_f_spawn.c).  The parents (1 or 2 ranks) spawn this
 ! program:
 !   1. MPI_COMM_SPAWN, 2 children, ARGV = 'single', 'two words', 'last',
-!      then a blank element (elements are CHARACTER*24: the padding goes,
-!      the inner blank stays); ranks other than the root pass
+!      ' lead', then a blank element (elements are CHARACTER*24: the
+!      padding goes, inner and leading blanks stay, as with MPICH); ranks other than the root pass
 !      MPI_ARGV_NULL; ARRAY_OF_ERRCODES all MPI_SUCCESS;
 !   2. MPI_COMM_SPAWN_MULTIPLE, 1 + 2 children of two commands,
 !      ARRAY_OF_ARGV(2, 3) column major (argument J of command I is
@@ -21,7 +21,7 @@ program f90spawn
   integer :: ierr, rank, nprocs, parent, ic, codes(2), n, errs, vlen
   integer :: maxprocs(2), infos(2), got(2), st(MPI_STATUS_SIZE)
   character(len=512) :: me
-  character(len=24) :: args(4), argvs(2, 3), cmds(2)*512
+  character(len=24) :: args(5), argvs(2, 3), cmds(2)*512
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
   logical :: inter
 
@@ -50,6 +50,7 @@ program f90spawn
   args(1) = 'single'
   args(2) = 'two words'
   args(3) = 'last'
+  args(4) = ' lead'
   codes = -1
   if (rank == 0) then
     call MPI_Comm_spawn(me, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, ic, codes, ierr)
@@ -126,8 +127,8 @@ contains
     integer :: crank, csize, nargs, psize, res(2), cerrs, flag_i
     integer(kind=MPI_ADDRESS_KIND) :: appnum
     logical :: flag
-    character(len=64) :: a1, a2, a3
-    integer :: l2
+    character(len=64) :: a1, a2, a3, a4
+    integer :: l2, l4
     cerrs = 0
     call MPI_Comm_rank(MPI_COMM_WORLD, crank, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, csize, ierr)
@@ -136,16 +137,20 @@ contains
     a1 = ' '
     a2 = ' '
     a3 = ' '
+    a4 = ' '
     l2 = -1
+    l4 = -1
     if (nargs >= 1) call get_command_argument(1, a1)
     if (nargs >= 2) call get_command_argument(2, a2, l2)
     if (nargs >= 3) call get_command_argument(3, a3)
+    if (nargs >= 4) call get_command_argument(4, a4, l4)
     call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, appnum, flag, ierr)
     flag_i = 0
     if (flag) flag_i = 1
     select case (trim(a1))
     case ('single')
-      if (nargs /= 3 .or. a2 /= 'two words' .or. l2 /= 9 .or. a3 /= 'last' .or. csize /= 2) cerrs = cerrs + 1
+      if (nargs /= 4 .or. a2 /= 'two words' .or. l2 /= 9 .or. a3 /= 'last' .or. csize /= 2) cerrs = cerrs + 1
+      if (a4 /= ' lead' .or. l4 /= 5) cerrs = cerrs + 1
     case ('multi0')
       if (nargs /= 2 .or. a2 /= 'a b c' .or. l2 /= 5 .or. csize /= 3) cerrs = cerrs + 1
       if (flag_i /= 1 .or. appnum /= 0) cerrs = cerrs + 1

@@ -325,6 +325,9 @@ def glue_function(name, ret, args, h, prefix):
 def render_glue(bound):
     parts = [GLUE_HEAD]
     for name, ret, args, h in bound:
+        if "@large" in h and "@handwritten" in h:
+            parts.append(f"/* MPI_{name}: module mpi_f08 only, src/fortran (handwritten) */")
+            continue
         if "@large" in h:
             parts.append(f"/* MPI_{name}: module mpi_f08 only */")
             parts.append(glue_function(name, ret, args, h, "MPI_"))
@@ -448,7 +451,8 @@ def decls(ints, logicals):
 CALLBACKS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
              "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
              "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
-             "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN"]
+             "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN",
+             "MPI_CONVERSION_FN_NULL"]  # (src/fortran/lc_f_datarep.c)
 
 
 def render_mpif(bound):
@@ -476,6 +480,10 @@ def ftype(a, kind):
         return "type(*)", "(*)"
     if kind in ("instr", "outstr"):
         return "character(len=*)", ""
+    if kind in ("argv", "strings"):
+        return "character(len=*)", "(*)"
+    if kind == "argvs":
+        return "character(len=*)", "(count,*)"
     if kind in ("file_in", "file_out", "file_inout"):
         return "integer", ""
     if kind == "status":
@@ -531,7 +539,8 @@ def render_module(bound):
             # Choice buffers take anything; other assumed-size arrays take
             # a scalar too, as where MPICH's module has no interface (legacy
             # codes pass one request, one dimension as a scalar).
-            if kind in ("choice", "detach") or dims.endswith("*)"):
+            # (not CHARACTER arrays: gfortran allows it on numeric types only)
+            if kind in ("choice", "detach") or (dims.endswith("*)") and not t.startswith("character")):
                 decl.append(f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a.name}")
             decl.append(f"{t} :: {a.name}{dims}" if t != "external" else f"external :: {a.name}")
         if ret == "int":
@@ -596,9 +605,9 @@ def render_f08(bound):
            "! with an INTEGER(KIND=MPI_COUNT_KIND) count) or, where the kinds",
            "! cannot tell them apart, are MPI_Xxx_c.",
            "module mpi_f08",
-           "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr",
+           "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_char",
            "  implicit none",
-           "  private :: c_int, c_ptr"]
+           "  private :: c_int, c_ptr, c_char"]
     for h in F08_HANDLES:
         out += [f"  type, bind(C) :: {h}", "    integer(c_int) :: MPI_VAL", f"  end type {h}"]
     out += ["  type, bind(C) :: MPI_Status",
@@ -617,7 +626,14 @@ def render_f08(bound):
     out += ["  integer(c_int), bind(C, name='MPIR_F08_MPI_BOTTOM') :: MPI_BOTTOM",
             "  integer(c_int), bind(C, name='MPIR_F08_MPI_IN_PLACE') :: MPI_IN_PLACE",
             "  type(MPI_Status), bind(C, name='MPIR_F08_MPI_STATUS_IGNORE_OBJ') :: MPI_STATUS_IGNORE",
-            "  type(MPI_Status), bind(C, name='MPIR_F08_MPI_STATUSES_IGNORE_OBJ') :: MPI_STATUSES_IGNORE(1)"]
+            "  type(MPI_Status), bind(C, name='MPIR_F08_MPI_STATUSES_IGNORE_OBJ') :: MPI_STATUSES_IGNORE(1)",
+            # spawn's: MPICH's module mpi_f08_link_constants (its link names)
+            "  integer(c_int), bind(C, name='__mpi_f08_link_constants_MOD_mpi_errcodes_ignore') :: &",
+            "      MPI_ERRCODES_IGNORE(1)",
+            "  character(kind=c_char, len=1), bind(C, name='__mpi_f08_link_constants_MOD_mpi_argv_null') :: &",
+            "      MPI_ARGV_NULL(1)",
+            "  character(kind=c_char, len=1), bind(C, name='__mpi_f08_link_constants_MOD_mpi_argvs_null') :: &",
+            "      MPI_ARGVS_NULL(1,1)"]
     out += ["  abstract interface",
             "    subroutine MPI_User_function(invec, inoutvec, len, datatype)",
             "      import :: c_ptr, MPI_Datatype",
@@ -677,6 +693,36 @@ def render_f08(bound):
             "      type(MPI_Session) :: session",
             "      integer :: error_code",
             "    end subroutine",
+            "    subroutine MPI_File_errhandler_function(file, error_code)",
+            "      import :: MPI_File",
+            "      type(MPI_File) :: file",
+            "      integer :: error_code",
+            "    end subroutine",
+            "    subroutine MPI_Datarep_conversion_function(userbuf, datatype, count, filebuf, &",
+            "        position, extra_state, ierror)",
+            "      import :: c_ptr, MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND",
+            "      type(c_ptr), value :: userbuf, filebuf",
+            "      type(MPI_Datatype) :: datatype",
+            "      integer :: count, ierror",
+            "      integer(kind=MPI_OFFSET_KIND) :: position",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state",
+            "    end subroutine",
+            "    subroutine MPI_Datarep_conversion_function_c(userbuf, datatype, count, filebuf, &",
+            "        position, extra_state, ierror)",
+            "      import :: c_ptr, MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND, MPI_COUNT_KIND",
+            "      type(c_ptr), value :: userbuf, filebuf",
+            "      type(MPI_Datatype) :: datatype",
+            "      integer(kind=MPI_COUNT_KIND) :: count",
+            "      integer :: ierror",
+            "      integer(kind=MPI_OFFSET_KIND) :: position",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extra_state",
+            "    end subroutine",
+            "    subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)",
+            "      import :: MPI_Datatype, MPI_ADDRESS_KIND",
+            "      type(MPI_Datatype) :: datatype",
+            "      integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state",
+            "      integer :: ierror",
+            "    end subroutine",
             "    subroutine MPI_Comm_errhandler_function(comm, error_code)",
             "      import :: MPI_Comm",
             "      type(MPI_Comm) :: comm",
@@ -705,7 +751,9 @@ def render_f08(bound):
             "  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN",
             "  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN",
             "  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN",
-            "  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN"]
+            "  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN",
+            "  procedure(MPI_Datarep_conversion_function) :: MPI_CONVERSION_FN_NULL",
+            "  procedure(MPI_Datarep_conversion_function_c) :: MPI_CONVERSION_FN_NULL_C"]
     for h in F08_HANDLES:
         short = h[4:].lower()
         out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
@@ -765,6 +813,10 @@ def render_f08(bound):
                          "MPI_Win_errhandler_function": "MPI_Win_errhandler_function",
                          "MPI_Session_errhandler_function": "MPI_Session_errhandler_function",
                          "MPI_Comm_errhandler_function": "MPI_Comm_errhandler_function",
+                         "MPI_File_errhandler_function": "MPI_File_errhandler_function",
+                         "MPI_Datarep_conversion_function": "MPI_Datarep_conversion_function",
+                         "MPI_Datarep_conversion_function_c": "MPI_Datarep_conversion_function_c",
+                         "MPI_Datarep_extent_function": "MPI_Datarep_extent_function",
                          "MPI_Handler_function": "MPI_Comm_errhandler_function",
                          "MPI_Grequest_query_function": "MPI_Grequest_query_function",
                          "MPI_Grequest_free_function": "MPI_Grequest_free_function",

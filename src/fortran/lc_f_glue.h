@@ -92,11 +92,25 @@ static inline int *lc_f_weights(MPI_Fint *w)
     return w;
 }
 #define LC_F_WEIGHTS(w) lc_f_weights(w)
-#define LC_F_ERRCODES(e) ((e) == mpipriv2_.errcodes_ignore ? MPI_ERRCODES_IGNORE : (e))
-/* MPI_ARGV_NULL / MPI_ARGVS_NULL, for the spawn glue to come (Fortran's
- * argv is a CHARACTER array, converted there). */
-#define LC_F_IS_ARGV_NULL(a) ((const void *)(a) == (const void *)&mpiprivc_.argv_null)
-#define LC_F_IS_ARGVS_NULL(a) ((const void *)(a) == (const void *)&mpiprivc_.argvs_null)
+/* module mpi_f08's MPI_ERRCODES_IGNORE, MPI_ARGV_NULL, MPI_ARGVS_NULL:
+ * variables of the module under MPICH's link names (its module
+ * mpi_f08_link_constants), so MPICH-built mpi_f08 programs pass them too. */
+extern MPI_Fint lc_f08_errcodes_ignore[1] __asm__("__mpi_f08_link_constants_MOD_mpi_errcodes_ignore");
+extern char lc_f08_argv_null[1] __asm__("__mpi_f08_link_constants_MOD_mpi_argv_null");
+extern char lc_f08_argvs_null[1] __asm__("__mpi_f08_link_constants_MOD_mpi_argvs_null");
+#define LC_F_ERRCODES(e)                                                                           \
+    ((e) == mpipriv2_.errcodes_ignore || (e) == lc_f08_errcodes_ignore ? MPI_ERRCODES_IGNORE : (e))
+/* MPI_ARGV_NULL / MPI_ARGVS_NULL (src/fortran/lc_f_spawn.c converts
+ * Fortran's CHARACTER arrays of arguments). */
+#define LC_F_IS_ARGV_NULL(a)                                                                       \
+    ((const void *)(a) == (const void *)&mpiprivc_.argv_null || (const void *)(a) == (const void *)lc_f08_argv_null)
+#define LC_F_IS_ARGVS_NULL(a)                                                                      \
+    ((const void *)(a) == (const void *)&mpiprivc_.argvs_null ||                                   \
+     (const void *)(a) == (const void *)lc_f08_argvs_null)
+
+/* libmpi (src/mpi/lc_mpi_errhandler.c): marks an error handler made by
+ * MPI_FILE_CREATE_ERRHANDLER as a Fortran one (INTEGER file handle). */
+void MPII_Errhandler_set_fc(MPI_Errhandler eh);
 
 /* Strings: in, a NUL-terminated copy without the trailing blanks; out, a
  * buffer of n chars for the C function, then copied back blank-padded

@@ -12,7 +12,8 @@
 
 typedef struct lc_errhandler {
     MPI_Comm_errhandler_function *fn;
-    int refs; /* see lc_mpi_errhandler.h */
+    int refs;     /* see lc_mpi_errhandler.h */
+    bool fortran; /* a Fortran file handler: takes the INTEGER file handle */
 } lc_errhandler_t;
 
 static lc_handle_table_t lc_errhandlers = LC_HANDLE_TABLE_INIT(0x94000000u, 0x03ffffffu);
@@ -49,6 +50,22 @@ MPI_Comm_errhandler_function *lc_errhandler_fn(MPI_Errhandler eh)
 {
     const lc_errhandler_t *e = lc_handle_get(&lc_errhandlers, eh);
     return e ? e->fn : NULL;
+}
+
+bool lc_errhandler_is_fortran(MPI_Errhandler eh)
+{
+    const lc_errhandler_t *e = lc_handle_get(&lc_errhandlers, eh);
+    return e && e->fortran;
+}
+
+/* Called by libmpifort's MPI_FILE_CREATE_ERRHANDLER on the handler it just
+ * made (MPICH exports MPII_Errhandler_set_cxx for its C++ handlers the
+ * same way): Fortran file handlers get MPI_File_c2f of the file. */
+LC_API void MPII_Errhandler_set_fc(MPI_Errhandler eh);
+LC_API void MPII_Errhandler_set_fc(MPI_Errhandler eh)
+{
+    lc_errhandler_t *e = lc_handle_get(&lc_errhandlers, eh);
+    if (e) e->fortran = true;
 }
 
 void lc_errhandler_fini(void)

@@ -27,6 +27,10 @@ void lc_errhandler_retain(MPI_Errhandler eh);
 void lc_errhandler_release(MPI_Errhandler eh);
 /* The user function behind `eh`, or NULL for a predefined handler. */
 MPI_Comm_errhandler_function *lc_errhandler_fn(MPI_Errhandler eh);
+/* Whether `eh` was made by Fortran's MPI_FILE_CREATE_ERRHANDLER (libmpifort
+ * marks it with MPII_Errhandler_set_fc): its function takes the file's
+ * INTEGER handle (MPI_File_c2f) where C's takes an MPI_File *. */
+bool lc_errhandler_is_fortran(MPI_Errhandler eh);
 /* A new user error handler calling `fn` (communicators and windows alike:
  * their handles are ints, lc_mpi_error_handler).  MPI error code. */
 int lc_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p);

@@ -21,6 +21,12 @@ int lc_mpi_file_error(lc_file_t *f, const char *func, int code)
 {
     MPI_Errhandler eh = f ? f->errhandler : lc_file_default_eh;
     MPI_File_errhandler_function *fn = (MPI_File_errhandler_function *)lc_errhandler_fn(eh);
+    if (fn && lc_errhandler_is_fortran(eh)) {
+        /* SUBROUTINE HANDLER(FILE, ERROR_CODE): INTEGERs by reference */
+        MPI_Fint h = f ? PMPI_File_c2f(f) : 0, arg = code;
+        ((void (*)(MPI_Fint *, MPI_Fint *))(void (*)(void))fn)(&h, &arg);
+        return code;
+    }
     if (fn) {
         /* copies, as for communicators: the handler may close the file */
         MPI_File h = f ? f : MPI_FILE_NULL;

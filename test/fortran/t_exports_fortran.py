@@ -50,14 +50,10 @@ def objects(lib):
 NOT_NEEDED = {"MPIR_F_NeedInit"}
 # MPICH mpi_f08 entry points Locus leaves out, and why (docs/fortran.md)
 F08_LEFT_OUT = {
-    "mpi_comm_spawn": "not in Locus's C API here",
     "mpi_delete_error_": "MPICH's pre-4.1 names of MPI_Remove_error_*",
-    "mpi_file_create_errhandler": "needs a language flag on the error handler",
-    "mpi_register_datarep": "conversion callbacks need trampolines",
-    "conversion_fn_null": "with MPI_Register_datarep",
 }
 FORTRAN_ONLY = ["F_sync_reg", "Comm_null_copy_fn", "Comm_dup_fn", "Comm_null_delete_fn", "Null_copy_fn",
-                "Dup_fn", "Null_delete_fn"]
+                "Dup_fn", "Null_delete_fn", "Conversion_fn_null"]
 
 
 def names(name):

@@ -180,6 +180,7 @@ lc_coll_bcast_fn lc_coll_bcast_binomial;
 lc_coll_bcast_fn lc_coll_bcast_linear;
 lc_coll_bcast_fn lc_coll_bcast_scatter_allgather;
 lc_coll_reduce_fn lc_coll_reduce_binomial;
+lc_coll_reduce_fn lc_coll_reduce_linear;
 lc_coll_reduce_fn lc_coll_reduce_scatter_gather;
 lc_coll_allreduce_fn lc_coll_allreduce_recursive_doubling;
 lc_coll_allreduce_fn lc_coll_allreduce_ring;

@@ -77,6 +77,12 @@ typedef struct lc_coll_rule {
 #define ANY_SIZE SIZE_MAX
 #define ANY_RANKS 1, INT_MAX
 #define BY_NAME_ONLY 0, 0, 0 /* never matches: only the override selects it */
+/* Communicators where a rooted collective of short messages goes straight
+ * between the root and each rank ("linear"): the root's p-1 eager sends
+ * (or receives) cost less than a tree's log2 p hops up to here, and no
+ * rank waits for a forwarder that may be descheduled when ranks outnumber
+ * cores (docs/performance.md, coll4/coll8). */
+#define SMALL_COMM 1, 16
 
 /* Thresholds follow the usual cost models (latency-bound trees for short
  * messages, bandwidth-optimal rings and direct exchanges for long ones),
@@ -89,12 +95,13 @@ static const lc_coll_rule_t lc_rules_barrier[] = {
     { "dissemination", ANY_SIZE, ANY_RANKS, { .barrier = lc_coll_barrier_dissemination } },
 };
 static const lc_coll_rule_t lc_rules_bcast[] = {
+    { "linear", 4 * KiB, SMALL_COMM, { .bcast = lc_coll_bcast_linear } },
     { "binomial", 512 * KiB, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
     { "scatter_allgather", ANY_SIZE, 8, INT_MAX, { .bcast = lc_coll_bcast_scatter_allgather } },
     { "binomial", ANY_SIZE, ANY_RANKS, { .bcast = lc_coll_bcast_binomial } },
-    { "linear", BY_NAME_ONLY, { .bcast = lc_coll_bcast_linear } },
 };
 static const lc_coll_rule_t lc_rules_reduce[] = {
+    { "linear", 4 * KiB, SMALL_COMM, { .reduce = lc_coll_reduce_linear } },
     { "binomial", 64 * KiB, ANY_RANKS, { .reduce = lc_coll_reduce_binomial } },
     { "scatter_gather", ANY_SIZE, ANY_RANKS, { .reduce = lc_coll_reduce_scatter_gather } },
 };
@@ -104,6 +111,7 @@ static const lc_coll_rule_t lc_rules_allreduce[] = {
     { "recursive_doubling", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
 };
 static const lc_coll_rule_t lc_rules_gather[] = {
+    { "linear", 4 * KiB, SMALL_COMM, { .gather = lc_coll_gather_linear } },
     { "binomial", 4 * KiB, ANY_RANKS, { .gather = lc_coll_gather_binomial } },
     { "linear", ANY_SIZE, ANY_RANKS, { .gather = lc_coll_gather_linear } },
 };
@@ -111,6 +119,7 @@ static const lc_coll_rule_t lc_rules_gatherv[] = {
     { "linear", ANY_SIZE, ANY_RANKS, { .gatherv = lc_coll_gatherv_linear } },
 };
 static const lc_coll_rule_t lc_rules_scatter[] = {
+    { "linear", 4 * KiB, SMALL_COMM, { .scatter = lc_coll_scatter_linear } },
     { "binomial", 4 * KiB, ANY_RANKS, { .scatter = lc_coll_scatter_binomial } },
     { "linear", ANY_SIZE, ANY_RANKS, { .scatter = lc_coll_scatter_linear } },
 };

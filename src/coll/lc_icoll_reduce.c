@@ -8,7 +8,10 @@
  * themselves, rank 0 then sends the result to the root).  A rank with
  * children receives all of them in one round, into one buffer each, and
  * folds them in the blocking order (v + 1, v + 2, v + 4, ...) in the next,
- * which also sends to the parent.  The table's "scatter_gather" (long
+ * which also sends to the parent.  "linear" (short vectors, small
+ * communicators): every rank sends to the root, which receives all in
+ * one round and folds right to left in the next, as
+ * lc_coll_reduce_linear.c does.  The table's "scatter_gather" (long
  * vectors) has no schedule form yet: binomial runs.
  *
  * Reduce_scatter(_block): the table's "reduce_scatterv" (binomial reduce
@@ -16,6 +19,8 @@
  * ring has no schedule form yet.
  */
 #include "coll/lc_icoll.h"
+
+#include <string.h>
 
 static int lc_icoll_reduce_tree(lc_sched_t *s, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
                                 int root, lc_comm_t *comm)
@@ -58,10 +63,32 @@ static int lc_icoll_reduce_tree(lc_sched_t *s, const void *sbuf, void *rbuf, siz
     return lc_sched_send(s, acc, bytes, root);
 }
 
+static int lc_icoll_reduce_linear(lc_sched_t *s, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
+                                  int root, lc_comm_t *comm)
+{
+    int p = comm->size, rc = MPI_SUCCESS;
+    size_t bytes = count * lc_dtype_size(dt);
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (comm->rank != root) return lc_sched_send(s, mine, bytes, root);
+    if (p == 1) return lc_sched_copy(s, rbuf, mine, bytes);
+    char *tmp = lc_sched_alloc(s, (size_t)p * bytes, &rc); /* block i: rank i's vector */
+    if (!tmp) return rc;
+    /* The copy reads `mine` before the next round writes rbuf (in place,
+     * mine is rbuf). */
+    LC_SCHED_TRY(lc_sched_copy(s, tmp + (size_t)root * bytes, mine, bytes));
+    for (int i = 0; i < p; i++)
+        if (i != root) LC_SCHED_TRY(lc_sched_recv(s, tmp + (size_t)i * bytes, bytes, i));
+    LC_SCHED_TRY(lc_sched_fence(s));
+    LC_SCHED_TRY(lc_sched_copy(s, rbuf, tmp + (size_t)(p - 1) * bytes, bytes));
+    for (int i = p - 2; i >= 0; i--) /* rbuf = x(i) op rbuf */
+        LC_SCHED_TRY(lc_sched_reduce(s, tmp + (size_t)i * bytes, rbuf, count, dt, op, true, false));
+    return MPI_SUCCESS;
+}
+
 int lc_icoll_reduce(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
                     MPI_Op op, int root, lc_comm_t *comm)
 {
-    (void)alg;
+    if (strcmp(alg, "linear") == 0) return lc_icoll_reduce_linear(s, sbuf, rbuf, count, dt, op, root, comm);
     LC_SCHED_TRY(lc_icoll_reduce_tree(s, sbuf, rbuf, count, dt, op, root, comm));
     /* Non-commutative: the root receives the result from rank 0, after
      * its own part of the tree (which may have sent from rbuf). */

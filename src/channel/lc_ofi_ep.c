@@ -232,10 +232,12 @@ static struct fi_info *lc_ofi_getinfo(void)
  * process's endpoint, not just where it listens: the kernel hands the
  * port of a process that exited to a later one, so the same IP address
  * and port can be two processes in turn (a parent spawning one child
- * after another met it after ~100 children).  A peer that met the first
- * must not take the second for it — the old pair's sequence numbers,
- * credits and ids would be used, and the first packet, expected as
- * number 0, never delivered (docs/ofi.md, "Peers of other jobs"). */
+ * after another met its 35th, in another run its 90th child at an
+ * earlier child's address: ports are picked at random).  A peer that met
+ * the first must not take the second for it: the old pair's sequence
+ * numbers, credits and ids would be used, and the new process, expecting
+ * packet number 0, would wait forever (docs/ofi.md, "Peers of other
+ * jobs"). */
 static void lc_ofi_prov_token(char *out, size_t len, const char *prov)
 {
     snprintf(out, len, "%s", prov);

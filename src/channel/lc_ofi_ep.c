@@ -9,12 +9,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 lc_ofi_t lc_ofi;
 bool lc_ofi_active;
@@ -222,10 +225,21 @@ static struct fi_info *lc_ofi_getinfo(void)
 
 /* ---- address text ------------------------------------------------------ */
 
-/* "<provider>:<address format>:<credits>:<packet>:<hex address>": the
- * provider name (with ';' as '+', PMI-safe) lets a peer that chose
- * another provider say so; credits and packet are what we grant each
- * sender (receive buffers for it, bytes per buffer). */
+/* "<provider>:<address format>:<credits>:<packet>:<incarnation>:<hex
+ * address>": the provider name (with ';' as '+', PMI-safe) lets a peer
+ * that chose another provider say so; credits and packet are what we
+ * grant each sender (receive buffers for it, bytes per buffer).
+ *
+ * The incarnation (16 hex digits, random per endpoint) names this
+ * process's endpoint, not just where it listens: the kernel hands the
+ * port of a process that exited to a later one, so the same IP address
+ * and port can be two processes in turn (a parent spawning one child
+ * after another met its 35th, in another run its 90th child at an
+ * earlier child's address: ports are picked at random).  A peer that met
+ * the first must not take the second for it: the old pair's sequence
+ * numbers, credits and ids would be used, and the new process, expecting
+ * packet number 0, would wait forever (docs/ofi.md, "Peers of other
+ * jobs"). */
 static void lc_ofi_prov_token(char *out, size_t len, const char *prov)
 {
     snprintf(out, len, "%s", prov);
@@ -237,8 +251,8 @@ static int lc_ofi_addr_format(char *out, size_t len, const void *raw, size_t raw
 {
     char prov[64];
     lc_ofi_prov_token(prov, sizeof(prov), lc_ofi.info->fabric_attr->prov_name);
-    int n = snprintf(out, len, "%s:%u:%u:%zu:", prov, (unsigned)lc_ofi.info->addr_format, lc_ofi.credits,
-                     lc_ofi.packet);
+    int n = snprintf(out, len, "%s:%u:%u:%zu:%016" PRIx64 ":", prov, (unsigned)lc_ofi.info->addr_format,
+                     lc_ofi.credits, lc_ofi.packet, lc_ofi.incarnation);
     if (n < 0 || (size_t)n + 2 * rawlen + 1 > len) return -1;
     static const char hex[] = "0123456789abcdef";
     const unsigned char *b = raw;
@@ -248,6 +262,20 @@ static int lc_ofi_addr_format(char *out, size_t len, const void *raw, size_t raw
     }
     out[n] = 0;
     return 0;
+}
+
+/* Random and never 0 (0 would read as "no incarnation").  Without
+ * getrandom, the pid and the clock still differ between two processes
+ * that follow each other on one address. */
+static uint64_t lc_ofi_new_incarnation(void)
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        v = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_sec * 1000000000u ^ (uint64_t)ts.tv_nsec;
+    }
+    return v ? v : 1;
 }
 
 static int lc_hexval(char c)
@@ -445,6 +473,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
 
     char raw[256];
     size_t rawlen = sizeof(raw);
+    lc_ofi.incarnation = lc_ofi_new_incarnation();
     step = "fi_getname";
     rc = fi_getname(&lc_ofi.ep->fid, raw, &rawlen);
     if (rc) goto err;
@@ -487,6 +516,22 @@ err_logged:
     return -1;
 }
 
+/* A peer met after wire-up now listens where an earlier one did: that
+ * one's process is gone (the kernel gave its port to the new one).  Its
+ * state stays (its table entry may still be named by a communicator the
+ * program did not free), but nothing more goes to it — credits and
+ * goodbyes would reach the new process with the old pair's numbers — and
+ * nothing is awaited from it. */
+static void lc_ofi_retire_at(const unsigned char *raw, uint32_t len, uint64_t incarnation)
+{
+    for (lc_ofi_peer_t *st = lc_ofi.added_states; st; st = st->next_added) {
+        if (st->retired || st->incarnation == incarnation || st->addrlen != len || memcmp(st->addr, raw, len) != 0)
+            continue;
+        st->retired = 1;
+        st->bye_sent = st->bye_received = 1;
+    }
+}
+
 int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *why, size_t whylen)
 {
     char prov[64];
@@ -497,7 +542,13 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
     char *end = NULL;
     unsigned long grant = c2 ? strtoul(c2 + 1, &end, 10) : 0;
     unsigned long long packet = end && *end == ':' ? strtoull(end + 1, &end, 10) : 0;
-    if (!c2 || !end || *end != ':' || grant < 1 || grant > 255 || packet < 256) {
+    uint64_t incarnation = 0;
+    if (end && *end == ':' && packet >= 256) {
+        const char *inc = end + 1;
+        incarnation = lc_hexval(inc[0]) >= 0 ? strtoull(inc, &end, 16) : 0;
+        if (end != inc + 16) incarnation = 0;
+    }
+    if (!c2 || !end || *end != ':' || grant < 1 || grant > 255 || packet < 256 || !incarnation) {
         snprintf(why, whylen, "its network address \"%.60s\" is malformed", text);
         return -1;
     }
@@ -567,11 +618,13 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
         lc_ofi.added_states = st;
         peer->ofi.remote_id = UINT32_MAX;
     }
+    st->addrlen = (uint32_t)(n < sizeof(st->addr) ? n : sizeof(st->addr));
+    memcpy(st->addr, raw, st->addrlen);
+    st->incarnation = incarnation;
+    if (peer->world_rank >= lc_ofi.size) lc_ofi_retire_at(st->addr, st->addrlen, incarnation);
     st->peer = peer;
     if ((uint32_t)peer->world_rank >= lc_ofi.id_limit) lc_ofi.id_limit = (uint32_t)peer->world_rank + 1;
     snprintf(st->host, sizeof(st->host), "%s", host ? host : "?");
-    st->addrlen = (uint32_t)(n < sizeof(st->addr) ? n : sizeof(st->addr));
-    memcpy(st->addr, raw, st->addrlen);
     peer->kind = LC_CHANNEL_OFI;
     peer->ops = &lc_channel_ofi_ops;
     peer->ofi.addr = fa;

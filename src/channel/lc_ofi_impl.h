@@ -113,6 +113,8 @@ typedef struct lc_ofi_peer {
     uint8_t talked;           /* a packet went either way: say goodbye at close */
     uint8_t bye_sent, bye_received;
     uint8_t welcomed;         /* a peer met after wire-up answered our hello */
+    uint8_t retired;          /* a process that left: a new one took its address (lc_ofi_connect) */
+    uint64_t incarnation;     /* the peer endpoint's random id (its address text) */
     lc_peer_t *peer;          /* the table entry this state belongs to (set at connect) */
     struct lc_ofi_peer *next_added; /* peers met after wire-up (state allocated one by one) */
 } lc_ofi_peer_t;
@@ -161,6 +163,7 @@ typedef struct lc_ofi {
     int nadded;               /* peers met after wire-up */
     uint32_t id_limit;        /* above every connected peer's id (the table is bigger) */
     char my_addr[LC_OFI_ADDR_TEXT_MAX];
+    uint64_t incarnation;     /* random, never 0: tells this endpoint from an earlier one at the same address */
 
     lc_ofi_rxblock_t *rx_blocks;
     uint32_t nrx;             /* receive buffers in all blocks (also the fifo's capacity) */

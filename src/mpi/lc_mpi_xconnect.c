@@ -20,7 +20,9 @@
  *      communicator (MPI_COMM_WORLD's collective context, the connector
  *      rank 0, the acceptor rank 1) and broadcast them; every member adds
  *      each remote member as a peer (its receive buffers posted) — one
- *      entry per address: a process met twice keeps its id;
+ *      entry per address text: a process met twice keeps its id (the
+ *      text names the endpoint's incarnation, so a later process that
+ *      the kernel gave the same IP address and port is a new peer);
  *   4. the ids: packets carry the sender's id in the receiver's table, so
  *      each side gathers its members' ids for the remote members (a
  *      size x remote-size matrix), the roots swap the matrices, and every
@@ -49,7 +51,7 @@
 /* One member's entry: "<world rank> <kvsname> <address>". */
 #define LC_XENTRY 1024
 
-/* ---- peers met after wire-up: one id per address ------------------------ */
+/* ---- peers met after wire-up: one id per address text ------------------- */
 
 typedef struct lc_xpeer {
     char *addr;

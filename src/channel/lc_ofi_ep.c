@@ -677,6 +677,7 @@ void lc_ofi_close(void)
 {
     if (lc_ofi.ep && lc_ofi.state && lc_ofi_active) lc_ofi_say_goodbye();
     lc_ofi_active = false;
+    lc_ofi_keepalive_reset();
     if (lc_ofi.ep) fi_close(&lc_ofi.ep->fid);
     int r = 0;
     for (lc_ofi_peer_t *st = lc_ofi.state ? lc_ofi_next_state(NULL, &r) : NULL; st; st = lc_ofi_next_state(st, &r)) {

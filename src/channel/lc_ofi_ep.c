@@ -113,12 +113,12 @@ static bool lc_ofi_addr_is_local_only(const struct fi_info *fi)
     return false;
 }
 
-static struct fi_info *lc_ofi_hints(int rma, int ordered)
+static struct fi_info *lc_ofi_hints(int rma, int ordered, int source)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
     h->ep_attr->type = FI_EP_RDM;
-    h->caps = FI_MSG | FI_SEND | FI_RECV | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+    h->caps = FI_MSG | FI_SEND | FI_RECV | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0) | (source ? FI_SOURCE : 0);
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     /* Every registration mode we can honour: the provider keeps the ones
      * it needs and tells us in the answer. */
@@ -192,13 +192,16 @@ static struct fi_info *lc_ofi_getinfo(void)
      * user set wins; libfabric reads it at its first fi_getinfo. */
     setenv("FI_OFI_RXM_ENABLE_PASSTHRU", "1", 0);
     /* Most wanted first: RMA and send-after-send order; without SAS the
-     * channel reorders itself, without RMA it streams. */
+     * channel reorders itself, without RMA it streams.  Each with FI_SOURCE
+     * first (the provider names each packet's sender, checked against the
+     * id the packet claims: lc_ofi_arrived), then without. */
     static const int tries[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
     int last = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int k = 0; k < 8; k++) {
+        int i = k / 2, source = !(k & 1);
         int rma = tries[i][0], ordered = tries[i][1];
         if (rma && !lc_params.ofi_rma) continue;
-        struct fi_info *hints = lc_ofi_hints(rma, ordered), *list = NULL;
+        struct fi_info *hints = lc_ofi_hints(rma, ordered, source), *list = NULL;
         if (!hints) break;
         last = fi_getinfo(LC_OFI_FI_VERSION, NULL, NULL, 0, hints, &list);
         fi_freeinfo(hints);
@@ -384,6 +387,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
                               ? (unsigned)fi->domain_attr->mr_key_size
                               : 8;
     lc_ofi.can_rma = lc_params.ofi_rma && (fi->caps & FI_RMA) && (fi->caps & FI_READ);
+    lc_ofi.has_source = (fi->caps & FI_SOURCE) != 0;
     lc_ofi.rma_threshold = lc_params.ofi_rma_threshold;
     lc_ofi.connect_timeout = lc_params.ofi_connect_timeout > 0 ? (double)lc_params.ofi_connect_timeout : 1;
     lc_ofi.inject_size = fi->tx_attr->inject_size;

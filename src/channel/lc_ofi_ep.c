@@ -183,6 +183,32 @@ static struct fi_info *lc_ofi_pick(struct fi_info *list)
     return best ? fi_dupinfo(best) : NULL;
 }
 
+/* The chosen provider and domain again, with FI_SOURCE (the provider names
+ * each packet's sender, checked against the id the packet claims:
+ * lc_ofi_arrived), when that costs nothing: only for `net`.  Asking it of
+ * tcp;ofi_rxm gives another endpoint implementation than the pass-through
+ * one (measured: a different send function), and asking it before the
+ * choice could trade a provider without FI_SOURCE for one with it. */
+static struct fi_info *lc_ofi_with_source(struct fi_info *fi, int rma, int ordered)
+{
+    if (strcmp(fi->fabric_attr->prov_name, "net") != 0) return fi;
+    struct fi_info *hints = lc_ofi_hints(rma, ordered, 1), *list = NULL, *got = NULL;
+    if (!hints) return fi;
+    free(hints->fabric_attr->prov_name);
+    hints->fabric_attr->prov_name = strdup("net");
+    if (hints->fabric_attr->prov_name && fi_getinfo(LC_OFI_FI_VERSION, NULL, NULL, 0, hints, &list) == 0) {
+        for (struct fi_info *x = list; x && !got; x = x->next)
+            if (!strcmp(x->domain_attr->name, fi->domain_attr->name) && (x->caps & FI_SOURCE) &&
+                x->addr_format == fi->addr_format)
+                got = fi_dupinfo(x);
+        fi_freeinfo(list);
+    }
+    fi_freeinfo(hints);
+    if (!got) return fi;
+    fi_freeinfo(fi);
+    return got;
+}
+
 static struct fi_info *lc_ofi_getinfo(void)
 {
     /* tcp;ofi_rxm: let rxm hand our calls straight to the tcp provider.
@@ -192,23 +218,20 @@ static struct fi_info *lc_ofi_getinfo(void)
      * user set wins; libfabric reads it at its first fi_getinfo. */
     setenv("FI_OFI_RXM_ENABLE_PASSTHRU", "1", 0);
     /* Most wanted first: RMA and send-after-send order; without SAS the
-     * channel reorders itself, without RMA it streams.  Each with FI_SOURCE
-     * first (the provider names each packet's sender, checked against the
-     * id the packet claims: lc_ofi_arrived), then without. */
+     * channel reorders itself, without RMA it streams. */
     static const int tries[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
     int last = 0;
-    for (int k = 0; k < 8; k++) {
-        int i = k / 2, source = !(k & 1);
+    for (int i = 0; i < 4; i++) {
         int rma = tries[i][0], ordered = tries[i][1];
         if (rma && !lc_params.ofi_rma) continue;
-        struct fi_info *hints = lc_ofi_hints(rma, ordered, source), *list = NULL;
+        struct fi_info *hints = lc_ofi_hints(rma, ordered, 0), *list = NULL;
         if (!hints) break;
         last = fi_getinfo(LC_OFI_FI_VERSION, NULL, NULL, 0, hints, &list);
         fi_freeinfo(hints);
         if (last == 0 && list) {
             struct fi_info *fi = lc_ofi_pick(list);
             fi_freeinfo(list);
-            if (fi) return fi;
+            if (fi) return lc_ofi_with_source(fi, rma, ordered);
         }
     }
     lc_log_error("no libfabric provider offers reliable datagram endpoints (FI_EP_RDM)%s%s%s%s%s "

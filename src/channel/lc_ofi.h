@@ -32,6 +32,13 @@
  * under 1024 characters). */
 #define LC_OFI_ADDR_TEXT_MAX 600
 
+/* Keepalive for network peers on other hosts (lc_ofi_keepalive.c), from
+ * the slow path of waits: 1 and a message in msg when a provider
+ * connection heard nothing for LOCUS_NET_TIMEOUT seconds although its
+ * kernel was probed.  _reset at close. */
+int lc_ofi_keepalive_check(double now, char *msg, size_t len);
+void lc_ofi_keepalive_reset(void);
+
 /* True while the endpoint is open: lc_progress polls it. */
 extern bool lc_ofi_active;
 

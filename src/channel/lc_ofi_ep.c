@@ -116,14 +116,15 @@ static bool lc_ofi_addr_is_local_only(const struct fi_info *fi)
     return false;
 }
 
-static struct fi_info *lc_ofi_hints(int rma, int ordered)
+static struct fi_info *lc_ofi_hints(int rma, int ordered, int source)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
     h->ep_attr->type = FI_EP_RDM;
     /* RMA: fi_read for rendezvous pulls; fi_write and remote write for
      * one-sided windows (src/rma/lc_rma_ofi.c). */
-    h->caps = FI_MSG | FI_SEND | FI_RECV | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE : 0);
+    h->caps = FI_MSG | FI_SEND | FI_RECV | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE : 0) |
+              (source ? FI_SOURCE : 0);
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     /* Every registration mode we can honour: the provider keeps the ones
      * it needs and tells us in the answer. */
@@ -188,6 +189,32 @@ static struct fi_info *lc_ofi_pick(struct fi_info *list)
     return best ? fi_dupinfo(best) : NULL;
 }
 
+/* The chosen provider and domain again, with FI_SOURCE (the provider names
+ * each packet's sender, checked against the id the packet claims:
+ * lc_ofi_arrived), when that costs nothing: only for `net`.  Asking it of
+ * tcp;ofi_rxm gives another endpoint implementation than the pass-through
+ * one (measured: a different send function), and asking it before the
+ * choice could trade a provider without FI_SOURCE for one with it. */
+static struct fi_info *lc_ofi_with_source(struct fi_info *fi, int rma, int ordered)
+{
+    if (strcmp(fi->fabric_attr->prov_name, "net") != 0) return fi;
+    struct fi_info *hints = lc_ofi_hints(rma, ordered, 1), *list = NULL, *got = NULL;
+    if (!hints) return fi;
+    free(hints->fabric_attr->prov_name);
+    hints->fabric_attr->prov_name = strdup("net");
+    if (hints->fabric_attr->prov_name && fi_getinfo(LC_OFI_FI_VERSION, NULL, NULL, 0, hints, &list) == 0) {
+        for (struct fi_info *x = list; x && !got; x = x->next)
+            if (!strcmp(x->domain_attr->name, fi->domain_attr->name) && (x->caps & FI_SOURCE) &&
+                x->addr_format == fi->addr_format)
+                got = fi_dupinfo(x);
+        fi_freeinfo(list);
+    }
+    fi_freeinfo(hints);
+    if (!got) return fi;
+    fi_freeinfo(fi);
+    return got;
+}
+
 static struct fi_info *lc_ofi_getinfo(void)
 {
     /* tcp;ofi_rxm: let rxm hand our calls straight to the tcp provider.
@@ -203,14 +230,14 @@ static struct fi_info *lc_ofi_getinfo(void)
     for (int i = 0; i < 4; i++) {
         int rma = tries[i][0], ordered = tries[i][1];
         if (rma && !lc_params.ofi_rma) continue;
-        struct fi_info *hints = lc_ofi_hints(rma, ordered), *list = NULL;
+        struct fi_info *hints = lc_ofi_hints(rma, ordered, 0), *list = NULL;
         if (!hints) break;
         last = fi_getinfo(LC_OFI_FI_VERSION, NULL, NULL, 0, hints, &list);
         fi_freeinfo(hints);
         if (last == 0 && list) {
             struct fi_info *fi = lc_ofi_pick(list);
             fi_freeinfo(list);
-            if (fi) return fi;
+            if (fi) return lc_ofi_with_source(fi, rma, ordered);
         }
     }
     lc_log_error("no libfabric provider offers reliable datagram endpoints (FI_EP_RDM)%s%s%s%s%s "
@@ -416,6 +443,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
     lc_ofi.can_rma = lc_params.ofi_rma && (fi->caps & FI_RMA) && (fi->caps & FI_READ);
     lc_ofi.can_write =
         lc_ofi.can_rma && (fi->caps & FI_WRITE) && (fi->caps & FI_REMOTE_WRITE) && (fi->caps & FI_REMOTE_READ);
+    lc_ofi.has_source = (fi->caps & FI_SOURCE) != 0;
     lc_ofi.rma_threshold = lc_params.ofi_rma_threshold;
     lc_ofi.connect_timeout = lc_params.ofi_connect_timeout > 0 ? (double)lc_params.ofi_connect_timeout : 1;
     lc_ofi.inject_size = fi->tx_attr->inject_size;
@@ -734,6 +762,7 @@ void lc_ofi_close(void)
 {
     if (lc_ofi.ep && lc_ofi.state && lc_ofi_active) lc_ofi_say_goodbye();
     lc_ofi_active = false;
+    lc_ofi_keepalive_reset();
     if (lc_ofi.ep) fi_close(&lc_ofi.ep->fid);
     int r = 0;
     for (lc_ofi_peer_t *st = lc_ofi.state ? lc_ofi_next_state(NULL, &r) : NULL; st; st = lc_ofi_next_state(st, &r)) {

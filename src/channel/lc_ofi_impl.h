@@ -86,6 +86,8 @@ typedef struct lc_ofi_buf {
     int peer;                /* tx: destination rank (diagnostics); rx on the repost
                               * list: rank to credit once posted, -1 none */
     uint32_t len;            /* rx: bytes received */
+    fi_addr_t src;           /* rx: the sender as the provider knows it (FI_SOURCE), or
+                              * FI_ADDR_NOTAVAIL (no FI_SOURCE, or a sender not in the AV) */
     struct lc_ofi_buf *next; /* tx: free list; rx: repost list */
     char *data;
     void *desc;              /* rx: the registration of its block (FI_MR_LOCAL) */
@@ -153,6 +155,7 @@ typedef struct lc_ofi {
     uint32_t credit_threshold;/* ceil(C/2) */
     int can_rma;
     int can_write;            /* window RMA too: FI_WRITE, FI_REMOTE_WRITE, FI_REMOTE_READ */
+    int has_source;           /* the provider tells each packet's sender (FI_SOURCE) */
     size_t rma_threshold;
     int yield_when_idle;
 

@@ -110,7 +110,9 @@ static LC_NOINLINE void lc_ofi_cq_error(void)
 int lc_ofi_cq_drain(void)
 {
     struct fi_cq_msg_entry e[LC_OFI_CQ_BATCH];
-    ssize_t n = fi_cq_read(lc_ofi.cq, e, LC_OFI_CQ_BATCH);
+    fi_addr_t src[LC_OFI_CQ_BATCH];
+    ssize_t n = lc_ofi.has_source ? fi_cq_readfrom(lc_ofi.cq, e, LC_OFI_CQ_BATCH, src)
+                                  : fi_cq_read(lc_ofi.cq, e, LC_OFI_CQ_BATCH);
     if (lc_likely(n == -FI_EAGAIN)) return 0;
     if (n == -FI_EAVAIL) {
         lc_ofi_cq_error();
@@ -124,6 +126,7 @@ int lc_ofi_cq_drain(void)
         case LC_OFI_CTX_RX: {
             lc_ofi_buf_t *b = (lc_ofi_buf_t *)ctx;
             b->len = (uint32_t)e[i].len;
+            b->src = lc_ofi.has_source ? src[i] : FI_ADDR_NOTAVAIL;
             /* Never overflows: each posted buffer completes at most once
              * before it is delivered and posted again. */
             uint32_t tail = (lc_ofi.fifo_head + lc_ofi.fifo_count) % lc_ofi.nrx;
@@ -265,6 +268,21 @@ static LC_NOINLINE void lc_ofi_on_hello(lc_ofi_buf_t *b)
     }
 }
 
+/* The provider says the packet came from another peer than the one its
+ * header names (FI_SOURCE): the real sender forged it. */
+static LC_NOINLINE void lc_ofi_impostor(const lc_ofi_buf_t *b, const lc_peer_t *claimed)
+{
+    for (uint32_t r = 0; r < lc_ofi.id_limit; r++) {
+        const lc_peer_t *p = &lc_ofi.peers[r];
+        if (p->kind == LC_CHANNEL_OFI && p->ofi.addr == b->src)
+            lc_peer_fault(p, "its packet claims to come from rank %d (the provider says it came from rank %u)",
+                          claimed->world_rank, r);
+    }
+    lc_fatal("network channel: a packet claiming to come from rank %d came from another address (fi_addr %llu, "
+             "no rank of this job): ending the job",
+             claimed->world_rank, (unsigned long long)b->src);
+}
+
 void lc_ofi_arrived(lc_ofi_buf_t *b)
 {
     const lc_ofi_wire_t *w = (const lc_ofi_wire_t *)b->data;
@@ -277,6 +295,7 @@ void lc_ofi_arrived(lc_ofi_buf_t *b)
         lc_fatal("network channel: protocol error: a packet of %u bytes from unknown rank %u", b->len,
                  b->len >= sizeof(*w) ? w->src : 0u);
     lc_peer_t *peer = &lc_ofi.peers[w->src];
+    if (lc_unlikely(b->src != FI_ADDR_NOTAVAIL && b->src != peer->ofi.addr)) lc_ofi_impostor(b, peer);
     lc_ofi_peer_t *st = peer->ofi.state;
     if (lc_likely(w->seq == peer->ofi.rx_seq)) {
         lc_ofi_deliver(peer, b);

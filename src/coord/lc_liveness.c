@@ -4,6 +4,7 @@
  * slow path of waits (lc_liveness.h says what and why).
  */
 #include "coord/lc_liveness.h"
+#include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
 #include "pmi/lc_pmi.h"
 #include "util/lc_params.h"
@@ -138,6 +139,8 @@ void lc_liveness_look(void)
     if (lc_live.n > 0 && poll(lc_live.pfds, (nfds_t)lc_live.n, 0) > 0)
         for (int i = 0; i < lc_live.n; i++)
             if (lc_live.pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) lc_watched_died(&lc_live.who[i]);
+    char msg[400];
+    if (lc_ofi_keepalive_check(now, msg, sizeof(msg))) lc_liveness_end("%s", msg);
     if (lc_pmi_connection_lost())
         lc_liveness_end("the launcher closed this rank's PMI connection (the launcher or its proxy died); "
                         "ending rank %d", lc_log_rank);

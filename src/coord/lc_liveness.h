@@ -19,13 +19,16 @@
  *     same process here: same boot id and PID-namespace inode; a pidfd
  *     cannot be fooled by pid reuse);
  *   - the launcher's PMI connection: closed by the other end means the
- *     launcher (or its proxy) died.
+ *     launcher (or its proxy) died;
+ *   - network peers on other hosts, through the provider's TCP
+ *     connections: kernel keepalive on them, and silence for
+ *     LOCUS_NET_TIMEOUT seconds means the peer's host is gone
+ *     (lc_ofi_keepalive.c; a peer that merely computes still answers).
  *
  * A death is reported as "rank 2 (pid 1234 on host h) died; ending the
  * job", told to the launcher (lc_pmi_abort: it ends the others) and the
- * rank exits with code 1.  Peers on other hosts or in other PID
- * namespaces are not watched here: a failed network operation ends the
- * job through lc_fatal's hook instead (docs/security.md, point 6).
+ * rank exits with code 1.  A failed network operation ends the job
+ * through lc_fatal's hook (docs/security.md, point 6).
  *
  * Cost: lc_liveness_tick is an increment and a compare on a fruitless
  * progress pass; every LC_LIVENESS_PASSES of those it reads the clock,

@@ -33,6 +33,8 @@ static int lc_alltoallw(const lc_blocks_t *s, const lc_blocks_t *r, MPI_Comm com
     ptrdiff_t *so = (ptrdiff_t *)(sb + 2 * p), *ro = so + p;
     if (s->buf != MPI_IN_PLACE) LC_TRY(lc_blocks_resolve(s, p, sb, so));
     LC_TRY(lc_blocks_resolve(r, p, rb, ro));
+    LC_TRY(lc_check_apart_sides(&(lc_alias_side_t){ .buf = s->buf, .n = p, .blocks = s, .bytes = sb, .off = so },
+                                &(lc_alias_side_t){ .buf = r->buf, .n = p, .blocks = r, .bytes = rb, .off = ro }, NULL));
     const void *sbase = s->buf, *rbase = r->buf;
     if (s->buf == MPI_IN_PLACE && lc_blocks_derived(r, p)) {
         memcpy(sb, rb, sizeof(*sb) * (size_t)p);

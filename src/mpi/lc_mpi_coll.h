@@ -30,6 +30,28 @@ int lc_check_apart(const void *sbuf, MPI_Count scount, MPI_Datatype stype, const
                    MPI_Datatype rtype);
 int lc_check_apart_vector(const void *one, MPI_Count count, MPI_Datatype type, const void *vbuf, const lc_vec_t *v,
                           int n, MPI_Datatype vtype);
+/* One side of a collective with a block per peer, for lc_check_apart_sides:
+ * either resolved blocks (`blocks` with the `bytes`/`off` lc_blocks_resolve
+ * gave) or `n` blocks of `type` at buf — `vec`'s counts and displacements
+ * (displs required), else `count` items each, packed (block i at i*count)
+ * or all the same block (`same`: allgather's send side).  `peers` (NULL:
+ * none) marks blocks of MPI_PROC_NULL neighbours, which are not touched. */
+typedef struct lc_alias_side {
+    const void *buf;
+    int n;
+    const struct lc_blocks *blocks;
+    const size_t *bytes;
+    const ptrdiff_t *off;
+    const lc_vec_t *vec;
+    MPI_Count count;
+    MPI_Datatype type;
+    bool same;
+    const int *peers;
+} lc_alias_side_t;
+/* MPI_ERR_BUFFER when a byte of a send block is also in a receive block.
+ * O(n) (hulls first: nothing more when the buffers are apart); with
+ * `overlap` non-NULL an overlap is reported there instead of as an error. */
+int lc_check_apart_sides(const lc_alias_side_t *s, const lc_alias_side_t *r, bool *overlap);
 /* counts[size] (and displs[size] unless `displs_name` is NULL) of a vector
  * collective, and the buffer they describe. */
 int lc_check_vector(const lc_comm_t *comm, const void *buf, const lc_vec_t *v, const char *counts_name,

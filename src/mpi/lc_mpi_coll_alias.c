@@ -7,15 +7,17 @@
  * says so with MPI_ERR_BUFFER (issue 12, point 5).
  *
  * Cheap: the address range of each side, compared once (a vector side:
- * once per block).  Exact where the items are one dense run (predefined
+ * once per block; blocks on both sides: see lc_check_apart_sides).  Exact where the items are one dense run (predefined
  * types, contiguous derived types): a datatype with holes may interleave
  * legally with the other side, so for it only the same start address with
  * data is refused, as before.
  */
 #include "mpi/lc_mpi_coll.h"
 #include "datatype/lc_dt.h"
+#include "mpi/lc_mpi_blocks.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Bytes between items and the data offset of an item of dt, when items
  * are dense (one run, item after item); false otherwise. */
@@ -88,4 +90,128 @@ int lc_check_apart_vector(const void *one, MPI_Count count, MPI_Datatype type, c
         if (lo < bhi && blo < hi) return lc_alias_error(lo, hi, blo, bhi);
     }
     return MPI_SUCCESS;
+}
+
+/* ---- many blocks on both sides (alltoallv/w, neighbourhood, intercommunicators) ----
+ *
+ * Each side is a list of spans [lo, hi); the sides are apart when no span
+ * of one meets a span of the other.  First the hull of each side, one pass
+ * with no allocation: buffers far apart (the usual case) end there.  Only
+ * when the hulls meet are the spans listed, ordered by start (already in
+ * order for increasing displacements, the usual layout: checked in one
+ * pass, sorted only otherwise), merged within each side (send blocks may
+ * overlap each other legally) and walked together once. */
+
+typedef struct {
+    uintptr_t lo, hi;
+} lc_span_t;
+
+/* Block i of side a: false when it has no byte, is skipped (an MPI_PROC_NULL
+ * neighbour) or its datatype has holes (it may interleave legally with the
+ * other side: not checked). */
+static bool lc_side_span(const lc_alias_side_t *a, int i, lc_span_t *sp)
+{
+    if (a->peers && a->peers[i] == MPI_PROC_NULL) return false;
+    size_t n;
+    ptrdiff_t off;
+    MPI_Datatype dt;
+    if (a->blocks) {
+        const lc_blocks_t *b = a->blocks;
+        n = a->bytes[i];
+        off = a->off[i];
+        dt = b->types ? b->types[i] : b->type;
+    } else {
+        n = a->vec ? lc_vec_count(a->vec, i) : (size_t)a->count;
+        dt = a->type;
+        off = 0;
+    }
+    if (!n) return false;
+    size_t ext;
+    ptrdiff_t lb;
+    if (!lc_alias_layout(dt, &ext, &lb)) return false;
+    if (a->blocks) {
+        /* bytes = count * size, and size == extent for a dense type;
+         * resolved offsets are from buf to the item's lower bound */
+        sp->lo = (uintptr_t)a->buf + (uintptr_t)off + (uintptr_t)lb;
+        sp->hi = sp->lo + n;
+        return true;
+    }
+    ptrdiff_t first = a->vec && a->vec->displs ? lc_vec_offset(a->vec, i, 1)
+                      : a->same                ? 0
+                                               : (ptrdiff_t)i * (ptrdiff_t)a->count;
+    lc_alias_span(a->buf, first, n, ext, lb, &sp->lo, &sp->hi);
+    return true;
+}
+
+static bool lc_side_hull(const lc_alias_side_t *a, lc_span_t *h)
+{
+    bool any = false;
+    int n = a->same ? (a->n > 0 ? 1 : 0) : a->n;
+    for (int i = 0; i < n; i++) {
+        lc_span_t sp;
+        if (!lc_side_span(a, i, &sp)) continue;
+        if (!any || sp.lo < h->lo) h->lo = sp.lo;
+        if (!any || sp.hi > h->hi) h->hi = sp.hi;
+        any = true;
+    }
+    return any;
+}
+
+static int lc_span_cmp(const void *x, const void *y)
+{
+    const lc_span_t *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The spans of a, in order, merged where they meet; their number. */
+static size_t lc_side_list(const lc_alias_side_t *a, lc_span_t *out)
+{
+    size_t k = 0;
+    bool sorted = true;
+    int n = a->same ? (a->n > 0 ? 1 : 0) : a->n;
+    for (int i = 0; i < n; i++) {
+        if (!lc_side_span(a, i, &out[k])) continue;
+        if (k && out[k].lo < out[k - 1].lo) sorted = false;
+        k++;
+    }
+    if (!sorted) qsort(out, k, sizeof(*out), lc_span_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m && out[i].lo <= out[m - 1].hi) {
+            if (out[i].hi > out[m - 1].hi) out[m - 1].hi = out[i].hi;
+        } else {
+            out[m++] = out[i];
+        }
+    }
+    return m;
+}
+
+int lc_check_apart_sides(const lc_alias_side_t *s, const lc_alias_side_t *r, bool *overlap)
+{
+    if (overlap) *overlap = false;
+    if (s->buf == MPI_IN_PLACE || r->buf == MPI_IN_PLACE) return MPI_SUCCESS;
+    lc_span_t hs, hr;
+    if (!lc_side_hull(s, &hs) || !lc_side_hull(r, &hr) || hs.hi <= hr.lo || hr.hi <= hs.lo) return MPI_SUCCESS;
+    size_t ns = (size_t)(s->same ? 1 : s->n), nr = (size_t)(r->same ? 1 : r->n);
+    lc_span_t *ls = malloc(sizeof(*ls) * (ns + nr));
+    if (!ls) return lc_error(MPI_ERR_NO_MEM, "out of memory for %zu buffer blocks", ns + nr);
+    lc_span_t *lr = ls + ns;
+    ns = lc_side_list(s, ls);
+    nr = lc_side_list(r, lr);
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0, j = 0; i < ns && j < nr;) {
+        if (ls[i].lo < lr[j].hi && lr[j].lo < ls[i].hi) {
+            if (overlap)
+                *overlap = true;
+            else
+                rc = lc_alias_error(ls[i].lo, ls[i].hi, lr[j].lo, lr[j].hi);
+            break;
+        }
+        if (ls[i].hi <= lr[j].hi)
+            i++;
+        else
+            j++;
+    }
+    free(ls);
+    return rc;
 }

@@ -91,6 +91,8 @@ int lc_alltoallv(const void *sendbuf, const lc_vec_t *sv, MPI_Datatype sendtype,
     LC_TRY(lc_check_not_in_place(recvbuf, "recvbuf", ""));
     LC_TRY(lc_check_vector(c, recvbuf, rv, "recvcounts", "rdispls", recvtype));
     if (sendbuf != MPI_IN_PLACE) LC_TRY(lc_check_vector(c, sendbuf, sv, "sendcounts", "sdispls", sendtype));
+    LC_TRY(lc_check_apart_sides(&(lc_alias_side_t){ .buf = sendbuf, .n = c->size, .vec = sv, .type = sendtype },
+                                &(lc_alias_side_t){ .buf = recvbuf, .n = c->size, .vec = rv, .type = recvtype }, NULL));
     LC_TRY(lc_stage_alltoallv(sendbuf, sv, sendtype, recvbuf, rv, recvtype, c));
     return MPI_SUCCESS;
 err:

@@ -351,6 +351,11 @@ int lc_inter_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, voi
     if ((rc = lc_check_side(sbuf, scount, sdt))) return rc;
     rc = rv ? lc_check_vector(c, rbuf, rv, "recvcounts", "displs", rdt)
             : lc_check_side(rbuf, rcount * c->peer_count, rdt);
+    if (rc == MPI_SUCCESS)
+        rc = lc_check_apart_sides(&(lc_alias_side_t){ .buf = sbuf, .n = 1, .count = scount, .type = sdt, .same = true },
+                                  &(lc_alias_side_t){ .buf = rbuf, .n = c->peer_count, .vec = rv, .count = rcount,
+                                                      .type = rdt },
+                                  NULL);
     if (rc != MPI_SUCCESS) return rc;
     return lc_ic_exchange(sbuf, scount, NULL, false, sdt, rbuf, rcount, rv, rdt, LC_TAG_IC_ALLGATHER, c);
 }
@@ -363,6 +368,10 @@ int lc_inter_alltoall(const void *sbuf, MPI_Count scount, const lc_vec_t *sv, MP
     rc = sv ? lc_check_vector(c, sbuf, sv, "sendcounts", "sdispls", sdt) : lc_check_side(sbuf, scount * q, sdt);
     if (rc == MPI_SUCCESS)
         rc = rv ? lc_check_vector(c, rbuf, rv, "recvcounts", "rdispls", rdt) : lc_check_side(rbuf, rcount * q, rdt);
+    if (rc == MPI_SUCCESS)
+        rc = lc_check_apart_sides(&(lc_alias_side_t){ .buf = sbuf, .n = q, .vec = sv, .count = scount, .type = sdt },
+                                  &(lc_alias_side_t){ .buf = rbuf, .n = q, .vec = rv, .count = rcount, .type = rdt },
+                                  NULL);
     if (rc != MPI_SUCCESS) return rc;
     return lc_ic_exchange(sbuf, scount, sv, true, sdt, rbuf, rcount, rv, rdt, LC_TAG_IC_ALLTOALL, c);
 }
@@ -411,6 +420,7 @@ int lc_inter_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
     if ((rc = lc_check_reduction(count, dt, op))) return rc;
     if ((rc = lc_ic_no_in_place(sbuf, "sendbuf")) || (rc = lc_ic_no_in_place(rbuf, "recvbuf"))) return rc;
     if ((rc = lc_check_buf(sbuf, count, dt)) || (rc = lc_check_buf(rbuf, count, dt))) return rc;
+    if ((rc = lc_check_apart(sbuf, count, dt, rbuf, count, dt))) return rc;
     void *mem = NULL, *tmp = NULL;
     lc_ic_t ic;
     rc = lc_ic_begin(&ic, c, LC_TAG_IC_ALLREDUCE, 2);

@@ -39,9 +39,23 @@ static int lc_neighbor(MPI_Comm comm, const lc_blocks_t *s, const lc_blocks_t *r
     ptrdiff_t *so = (ptrdiff_t *)(sb + n), *ro = so + out;
     LC_TRY(lc_blocks_resolve(s, out, sb, so));
     LC_TRY(lc_blocks_resolve(r, in, rb, ro));
+    {
+        /* Overlapping blocks of MPI_PROC_NULL neighbours are harmless (never
+         * touched): the neighbours are looked up only when blocks meet. */
+        lc_alias_side_t as = { .buf = s->buf, .n = out, .blocks = s, .bytes = sb, .off = so, .same = s->same };
+        lc_alias_side_t ar = { .buf = r->buf, .n = in, .blocks = r, .bytes = rb, .off = ro };
+        bool overlap;
+        LC_TRY(lc_check_apart_sides(&as, &ar, &overlap));
+        if (overlap) {
+            LC_TRY(lc_coll_neighbors(c, &nb));
+            as.peers = nb.dst;
+            ar.peers = nb.src;
+            LC_TRY(lc_check_apart_sides(&as, &ar, NULL));
+        }
+    }
     const void *sbase = s->buf, *rbase = r->buf;
     if (lc_blocks_derived(s, out) || lc_blocks_derived(r, in)) {
-        LC_TRY(lc_coll_neighbors(c, &nb));
+        if (!nb.own && !nb.src && !nb.dst) LC_TRY(lc_coll_neighbors(c, &nb));
         LC_TRY(lc_blocks_stage(&ss, s, out, nb.dst, LC_STAGE_IN, false, sb, so, &sbase));
         LC_TRY(lc_blocks_stage(&rs, r, in, nb.src, LC_STAGE_OUT, false, rb, ro, &rbase));
     }

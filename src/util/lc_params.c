@@ -132,6 +132,11 @@ const lc_param_desc_t lc_param_table[] = {
         "Seconds (1..86400) the first packet to a network peer may wait for its connection before Locus checks that "
         "something answers at the peer's address: if nothing does, the job ends with a message naming "
         "the rank and host; if the peer is only busy, the wait goes on."),
+    LC_PARAM_ROW_INT_IN("NET_TIMEOUT", net_timeout, "60", 0, 86400, 0, LC_PARAM_RANKS,
+        "Seconds (0..86400) a connection to a network peer on another host may stay silent, although the "
+        "kernel probes it (TCP keepalive), before the job ends with a message naming the rank and host "
+        "that went silent (a host powered off or cut off the network).  A peer that computes without "
+        "calling MPI still answers (its kernel does).  0 = never."),
     LC_PARAM_ROW_INT_IN("LAUNCH_TIMEOUT", launch_timeout, "30", 1, 86400, 0, LC_PARAM_LAUNCHER,
         "Seconds (1..86400) mpiexec waits for the proxy on each other host to connect back after it started the "
         "launcher agent (ssh, -launcher-exec); a host whose proxy does not connect in time ends the job "

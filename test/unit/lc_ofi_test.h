@@ -11,6 +11,7 @@
 #include "channel/lc_ofi_impl.h"
 #include "util/lc_params.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,18 +152,65 @@ static inline void lc_t_dump(void)
             lc_ofi.fifo_count, lc_ofi.ntx, lc_ofi.tx_busy, lc_ofi.ncredit);
 }
 
+/* Deadlines that tell a stall from slowness.  On a loaded machine (load
+ * ~20 on 2 cores) a credit round trip waits for the scheduler to run the
+ * other process: the tests ran at 35 (sockets) to 800 (net) packets/s, so
+ * a fixed deadline fired while packets were still moving, and the state
+ * dumped then (a packet or credit "in flight") looked like a hang.  With
+ * lc_t_stall_s set, lc_t_expired says so only when nothing moved (no
+ * sequence number of any peer changed) for that long, or at the hard
+ * deadline, and lc_t_why() says which. */
+static double lc_t_stall_s;     /* 0: the deadline alone */
+static double lc_t_last_move;
+static uint64_t lc_t_last_seqs;
+static int lc_t_stalled_flag;
+
+static inline uint64_t lc_t_seqs(void)
+{
+    uint64_t sum = 0;
+    for (int r = 0; r < 2; r++) {
+        const lc_peer_t *p = &lc_ofi.peers[r];
+        if (p->kind == LC_CHANNEL_OFI) sum += ((uint64_t)p->ofi.tx_seq << 20) + p->ofi.rx_seq;
+    }
+    return sum + lc_ofi.fifo_count;
+}
+
+static inline int lc_t_expired(double deadline)
+{
+    double now = lc_time_now();
+    if (lc_t_stall_s > 0) {
+        uint64_t seqs = lc_t_seqs();
+        if (seqs != lc_t_last_seqs || lc_t_last_move == 0) {
+            lc_t_last_seqs = seqs;
+            lc_t_last_move = now;
+        } else if (now - lc_t_last_move > lc_t_stall_s) {
+            lc_t_stalled_flag = 1;
+            return 1;
+        }
+    }
+    return now > deadline;
+}
+
+static inline const char *lc_t_why(void)
+{
+    return lc_t_stalled_flag ? "STALLED: no packet moved either way for the stall window"
+                             : "too slow: packets still moving at the hard deadline";
+}
+
 /* A packet through the ops table, polling while the channel says AGAIN
- * (as the engine's pending queue would). Returns the number of AGAINs. */
+ * (as the engine's pending queue would; it yields, as the engine does
+ * when idle: a spinning rank starves its peer on a loaded machine).
+ * Returns the number of AGAINs. */
 static inline long lc_t_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                       const void *data, size_t datalen, double deadline)
 {
     long again = 0;
     while (lc_channel_ofi_ops.try_send(peer, hdr, pre, prelen, data, datalen) != LC_OK) {
         again++;
-        lc_ofi_poll();
-        if (lc_time_now() > deadline) {
-            fprintf(stderr, "rank %d: send to rank %d stuck (credits %u)\n", lc_ofi.rank, peer->world_rank,
-                    peer->ofi.credits);
+        if (lc_ofi_poll() == 0) sched_yield();
+        if (lc_t_expired(deadline)) {
+            fprintf(stderr, "rank %d: send to rank %d stuck (credits %u): %s\n", lc_ofi.rank, peer->world_rank,
+                    peer->ofi.credits, lc_t_why());
             lc_t_dump();
             _exit(3);
         }

@@ -48,6 +48,7 @@
 typedef struct lc_ka_sock {
     int fd;
     ino_t ino;                 /* the socket's inode: a reused fd number is another socket */
+    double armed;              /* when its keepalive was turned on (lc_time_now) */
     struct sockaddr_storage peer;
 } lc_ka_sock_t;
 
@@ -114,7 +115,7 @@ static void lc_ka_arm(int fd)
 }
 
 /* New provider connections among our descriptors. */
-static void lc_ka_scan(void)
+static void lc_ka_scan(double now)
 {
     DIR *d = opendir("/proc/self/fd");
     if (!d) return;
@@ -148,7 +149,7 @@ static void lc_ka_scan(void)
             lc_ka.cap = cap;
         }
         lc_ka_arm(fd);
-        lc_ka.s[lc_ka.n++] = (lc_ka_sock_t){ .fd = fd, .ino = sb.st_ino, .peer = peer };
+        lc_ka.s[lc_ka.n++] = (lc_ka_sock_t){ .fd = fd, .ino = sb.st_ino, .armed = now, .peer = peer };
     }
     closedir(d);
 }
@@ -195,7 +196,7 @@ int lc_ofi_keepalive_check(double now, char *msg, size_t len)
         }
         lc_ka.ready = 1;
     }
-    lc_ka_scan();
+    lc_ka_scan(now);
     for (int i = 0; i < lc_ka.n; i++) {
         struct tcp_info ti;
         socklen_t tl = sizeof(ti);
@@ -207,17 +208,22 @@ int lc_ofi_keepalive_check(double now, char *msg, size_t len)
             lc_ka.s[i--] = lc_ka.s[--lc_ka.n];
             continue;
         }
-        /* ms since the last segment that carried data, or acknowledged
-         * ours (a keepalive probe's answer is such an ACK) */
-        uint32_t quiet = ti.tcpi_last_data_recv < ti.tcpi_last_ack_recv ? ti.tcpi_last_data_recv : ti.tcpi_last_ack_recv;
-        if ((double)quiet / 1000 > (double)lc_params.net_timeout) {
+        /* Seconds since the last segment that carried data, or
+         * acknowledged ours (a keepalive probe's answer is such an ACK) —
+         * but only since the probes began: a connection idle before this
+         * rank first waited (it computed for minutes without MPI calls)
+         * was never probed, and its silence says nothing yet. */
+        uint32_t ms = ti.tcpi_last_data_recv < ti.tcpi_last_ack_recv ? ti.tcpi_last_data_recv : ti.tcpi_last_ack_recv;
+        double quiet = (double)ms / 1000, probed = now - lc_ka.s[i].armed;
+        if (quiet > probed) quiet = probed;
+        if (quiet > (double)lc_params.net_timeout) {
             char who[192];
             lc_ka_name(&lc_ka.s[i].peer, who, sizeof(who));
             snprintf(msg, len,
                      "network peer %s went silent: nothing came from it for %.1f s although its kernel was "
                      "probed (TCP keepalive; LOCUS_NET_TIMEOUT=%ld): its host is down or cut off the network; "
                      "ending the job",
-                     who, (double)quiet / 1000, lc_params.net_timeout);
+                     who, quiet, lc_params.net_timeout);
             return 1;
         }
     }

@@ -87,8 +87,25 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(mode, "traffic") == 0) {
         traffic(rank, size);
+    } else if (strcmp(mode, "idle") == 0 && argc > 2) {
+        /* Every rank computes SECS seconds without an MPI call, then rank
+         * 0 waits SECS more for the last rank: a peer that was idle is
+         * not a silent one. */
+        unsigned secs = (unsigned)atoi(argv[2]);
+        printf("READY %d %ld\n", rank, (long)getpid());
+        fflush(stdout);
+        sleep(secs);
+        char c = 'i';
+        if (rank == size - 1 && rank != 0) {
+            sleep(secs);
+            MPI_Send(&c, 1, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        } else if (rank == 0 && size > 1) {
+            MPI_Recv(&c, 1, MPI_BYTE, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        MPI_Finalize();
+        return 0;
     } else {
-        fprintf(stderr, "usage: mpi_victim segv RANK | traffic | block | ok\n");
+        fprintf(stderr, "usage: mpi_victim segv RANK | traffic | block | idle SECS | ok\n");
     }
     MPI_Finalize();
     return 2;

@@ -7,7 +7,8 @@
 # LOCUS_NET_TIMEOUT=2 the job ends within seconds with a message naming
 # the rank and host that went silent.  Before that, a rank that merely
 # does not call MPI (stopped with SIGSTOP for 4 timeouts: its kernel still
-# answers) must not be taken for dead.
+# answers) must not be taken for dead, nor a peer whose connection was
+# idle for longer than the timeout before anyone waited on it.
 #
 # mpi_victim block: rank 0 (h2) waits in MPI_Recv from rank 1 (h3), which
 # waits in a barrier rank 0 never joins; their connection is up (the
@@ -16,6 +17,16 @@
 . "$(dirname "$0")/hosts_lib.sh"
 [ -n "${MPI_VICTIM:-}" ] || { echo "SKIP: MPI_VICTIM not set"; exit 77; }
 hosts_up 3
+
+# A peer idle for longer than the timeout before anyone waited on it is
+# not silent either: both ranks compute 5 s without MPI calls, then rank 0
+# waits 5 s for rank 1 (the connection is probed only from then on).
+log=$T/idle
+LOCUS_NET_TIMEOUT=2 timeout -k 2 40 "$LC_HOSTS" run "$HOSTS_NAME" h1 sh -c 'exec "$@" > "$0" 2>&1' "$log" \
+    "$MPIEXEC" -launcher-exec "$AGENT" -hosts h2:1,h3:1 "$MPI_VICTIM" idle 5
+RC=$?
+grep -q "went silent" "$log" && fail "an idle peer was taken for silent: $(cat "$log")"
+[ "$RC" -eq 0 ] || fail "the idle job failed (exit $RC): $(cat "$log")"
 
 log=$T/job
 : > "$log"

@@ -174,12 +174,20 @@ typedef struct lc_peer_ofi {
 typedef struct lc_pick_class {
     uint8_t n_pull, n_pipe;   /* samples taken of each */
     uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
+    bool demoted;             /* CMA because the chosen pipeline slowed down: sample again later */
+    uint32_t pulls;           /* messages pulled since the demotion */
     double pull_bw, pipe_bw;  /* best throughput of each seen, bytes per second */
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */
     bool sampling;            /* a pipeline sample from this peer is in flight */
     uint32_t pipelining;      /* receives from this peer waiting for DATA */
+    double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
+    /* The pipeline at work once chosen: bytes it delivered and the time
+     * some pipelined receive was pending, since the last judgement; only
+     * candidates count (from LC_PICK_MIN on: smaller ones always pipeline). */
+    uint32_t watching, watch_msgs;
+    double watch_bytes, watch_time, watch_since;
     lc_pick_class_t cls[LC_PICK_CLASSES];
 } lc_peer_pick_t;
 /* The smallest candidate for calibration: below it, the pipeline (a pull's

@@ -85,10 +85,16 @@ enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2 };
  * (no datatype on either side, not truncated), matched as its RTS
  * arrived, with the sender's stamp. */
 int lc_pick_choose(lc_peer_t *from, size_t size, bool timed);
+/* The RTS of a message that may be a sample reached the receiver `transit`
+ * seconds after it left the sender. */
+void lc_pick_transit(lc_peer_t *from, double transit);
 /* A timed sample: `size` bytes pulled (or pipelined) in `seconds` from the
- * RTS leaving the sender to the end of the pull (the last fragment). */
+ * moment the receiver took the RTS to the end of the pull (the last
+ * fragment); the fastest transit seen is added to it. */
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds);
-/* Called when a pipelined receive from a calibrating peer completes. */
+/* A receive from a calibrating peer goes through the pipeline (`how` from
+ * lc_pick_choose, `t_go` when the receiver took the RTS), and when it completes. */
+void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go);
 void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req);
 
 /* Rendezvous pull of n bytes into a typed receive's cursor: scattered by

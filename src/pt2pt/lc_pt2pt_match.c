@@ -80,6 +80,11 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
                   ? LC_PICK_PULL
                   : lc_pick_choose(from, size,
                                    t_rts > 0 && !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
+    double t_go = 0;
+    if (lc_unlikely(how & LC_PICK_SAMPLE)) {
+        t_go = lc_time_now();
+        lc_pick_transit(from, t_go - t_rts);
+    }
     if (how & LC_PICK_PULL) {
         int rc = LC_OK;
         if (!n)
@@ -92,17 +97,14 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         if (rc != LC_OK)
             req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
         else if (how & LC_PICK_SAMPLE)
-            lc_pick_sample(from, n, 1, lc_time_now() - t_rts);
+            lc_pick_sample(from, n, 1, lc_time_now() - t_go);
         lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
         lc_request_complete(req);
         return;
     }
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
-    if (lc_unlikely(from->pick.calibrate)) { /* lc_pt2pt_pick.c: count it, time it from the RTS */
-        from->pick.pipelining++;
-        req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_rts : 0;
-    }
+    if (lc_unlikely(from->pick.calibrate)) lc_pick_pipe_start(from, req, how, t_go);
     lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, lc_request_ref(req));
 }
 

@@ -13,10 +13,14 @@
  * The receiver picks the protocol of a rendezvous (it pulls and sends
  * FIN, or sends CTS), so it measures: for each peer and size class
  * (64-256 KiB, 256 KiB-1 MiB, 1-4 MiB, larger) it times its first
- * messages both ways, from the moment the RTS left the sender (the RTS
- * carries the sender's CLOCK_MONOTONIC: same kernel, since CMA works) to
- * the end of the pull or the last fragment.  Only messages whose receive
- * was posted when the RTS arrived are timed.  A pipeline sample also
+ * messages both ways, from the moment the receiver takes the RTS to the
+ * end of the pull or the last fragment, plus the fastest transit of an RTS
+ * seen from that peer (the RTS carries the sender's CLOCK_MONOTONIC: same
+ * kernel, since CMA works).  A receiver that was not running when an RTS
+ * came thus does not count against the protocol that sample tried (under
+ * load that made CMA samples read "0.0 GB/s" and chose the pipeline, whose
+ * windows then crawled at 35 MB/s).  Only messages whose receive was
+ * posted when the RTS arrived are timed.  A pipeline sample also
  * needs no other message from that peer being pipelined when it starts
  * (else it would time a queue), and while it runs every other candidate
  * from that peer is pipelined too, untimed (a pull would stop the
@@ -33,13 +37,22 @@
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment).
  *
+ * A chosen pipeline stays watched: the bytes it delivers over the time
+ * some pipelined receive from the peer is pending (a window counts once).
+ * When that rate falls below LC_PICK_DEMOTE x the CMA samples (the pipeline
+ * needs both ranks running; a busy host starves it, CMA needs only the
+ * receiver), the class goes to CMA, and after LC_PICK_RETRY pulls it is
+ * sampled afresh, so a placement or a load that changes is followed both
+ * ways.
+ *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
- * receiver.  A decision is for the life of the job (no drift correction).
+ * receiver.
  */
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_params.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,6 +68,14 @@
 #define LC_PICK_PIPE_MARGIN 1.5
 /* Samples longer than this are not believed (a clock from another time namespace). */
 #define LC_PICK_SAMPLE_MAX 10.0
+/* A chosen pipeline is judged every LC_PICK_WATCH_MSGS messages it moved,
+ * and given up for CMA below LC_PICK_DEMOTE x CMA's best sample: well below
+ * the LC_PICK_PIPE_MARGIN it needed, so a pipeline near its samples is never
+ * flipped back and forth by noise. */
+#define LC_PICK_WATCH_MSGS 16
+#define LC_PICK_DEMOTE 0.5
+/* Pulls of a demoted class before it is sampled again. */
+#define LC_PICK_RETRY 4096
 
 typedef enum lc_pick_choice {
     LC_PICK_UNDECIDED = 0,
@@ -78,7 +99,12 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
     lc_pick_class_t *c = lc_pick_class(from, size);
     bool busy = from->pick.pipelining != 0;
     switch (c->choice) {
-    case LC_PICK_CHOSE_PULL: return LC_PICK_PULL;
+    case LC_PICK_CHOSE_PULL:
+        if (lc_unlikely(c->demoted) && ++c->pulls >= LC_PICK_RETRY) {
+            memset(c, 0, sizeof(*c)); /* sample both ways again */
+            break;
+        }
+        return LC_PICK_PULL;
     case LC_PICK_CHOSE_PIPE: return LC_PICK_PIPE;
     case LC_PICK_CHOSE_PIPE_LONE: return busy ? LC_PICK_PULL : LC_PICK_PIPE;
     default: break;
@@ -101,10 +127,17 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
     return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
 }
 
+void lc_pick_transit(lc_peer_t *from, double transit)
+{
+    if (!(transit >= 0 && transit < LC_PICK_SAMPLE_MAX)) return; /* a clock from elsewhere */
+    if (from->pick.transit == 0 || transit < from->pick.transit) from->pick.transit = transit;
+}
+
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
     if (c->choice != LC_PICK_UNDECIDED || !(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
+    seconds += from->pick.transit;
     double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
     if (pulled) {
         if (bw > c->pull_bw) c->pull_bw = bw;
@@ -125,12 +158,49 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
                                                   : "pipeline alone, CMA in a window");
 }
 
+void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go)
+{
+    lc_peer_pick_t *k = &from->pick;
+    k->pipelining++;
+    if (req->msg_size >= LC_PICK_MIN && k->watching++ == 0) k->watch_since = lc_time_now();
+    req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_go : 0;
+}
+
+/* Judge the chosen pipeline by what it moved since the last judgement. */
+static void lc_pick_watch(lc_peer_t *from)
+{
+    lc_peer_pick_t *k = &from->pick;
+    double rate = k->watch_time > 0 ? k->watch_bytes / k->watch_time : HUGE_VAL;
+    k->watch_msgs = 0;
+    k->watch_bytes = k->watch_time = 0;
+    for (int i = 0; i < LC_PICK_CLASSES; i++) {
+        lc_pick_class_t *c = &k->cls[i];
+        if ((c->choice != LC_PICK_CHOSE_PIPE && c->choice != LC_PICK_CHOSE_PIPE_LONE) ||
+            rate >= LC_PICK_DEMOTE * c->pull_bw)
+            continue;
+        c->choice = LC_PICK_CHOSE_PULL;
+        c->demoted = true;
+        c->pulls = 0;
+        if (lc_params.show_channels)
+            fprintf(stderr, "locus[%d]: from rank %d, %s: the pipeline moved %.2f GB/s of late, CMA sampled %.1f: CMA\n",
+                    lc_log_rank, from->world_rank, lc_pick_class_name[i], rate / 1e9, c->pull_bw / 1e9);
+    }
+}
+
 void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)
 {
-    from->pick.pipelining--;
+    lc_peer_pick_t *k = &from->pick;
+    k->pipelining--;
+    if (req->msg_size < LC_PICK_MIN) return;
+    double now = lc_time_now();
+    k->watch_time += now - k->watch_since; /* one pending all along: a window counts once */
+    k->watch_since = now;
+    k->watch_bytes += (double)req->msg_size;
+    k->watching--;
     if (req->pick_t0 != 0) {
-        lc_pick_sample(from, req->msg_size, 0, lc_time_now() - req->pick_t0);
+        lc_pick_sample(from, req->msg_size, 0, now - req->pick_t0);
         req->pick_t0 = 0;
-        from->pick.sampling = false;
+        k->sampling = false;
     }
+    if (++k->watch_msgs >= LC_PICK_WATCH_MSGS) lc_pick_watch(from);
 }

@@ -99,7 +99,7 @@ typedef struct lc_request {
     size_t offset;           /* pipeline: bytes pushed (send) or arrived (recv) */
     size_t msg_size;         /* recv: size of the matched message */
     uint32_t remote;         /* send: receiver's request index (pipeline) */
-    double pick_t0;          /* recv: when the CTS of a pipeline calibration sample went out (0: not one) */
+    double pick_t0;          /* recv: when a pipeline calibration sample's RTS was taken (0: not one) */
     struct lc_request *active;  /* persistent: the running instance */
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */

@@ -5,7 +5,9 @@
  * for a lone message, each size class decides on its own after 3 + 3
  * samples (pipeline 1.5x CMA: always; faster: for lone messages, CMA
  * while another is pipelined; else CMA), messages that cannot be timed
- * are not, oversubscribed hosts pull at once; and the
+ * are not, oversubscribed hosts pull at once; samples count from when the
+ * receiver took the RTS (plus the fastest transit); a chosen pipeline that
+ * crawls goes to CMA and is sampled again later; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
@@ -14,6 +16,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "lc_unit_check.h"
 
@@ -26,8 +30,8 @@ static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
 {
     int how = lc_pick_choose(p, size, true);
     CHECK(how == (LC_PICK_PIPE | LC_PICK_SAMPLE));
-    p->pick.pipelining++;
-    lc_request_t req = { .msg_size = size, .pick_t0 = lc_time_now() - seconds };
+    lc_request_t req = { .msg_size = size };
+    lc_pick_pipe_start(p, &req, how, lc_time_now() - seconds);
     lc_pick_pipe_done(p, &req);
     CHECK(!p->pick.sampling && p->pick.pipelining == 0 && req.pick_t0 == 0);
 }
@@ -82,15 +86,15 @@ int main(void)
      * next messages on the pipeline, untimed; with another message being
      * pipelined a pipeline sample is not possible, so a pull is timed. */
     CHECK(lc_pick_choose(&p, 64 * KiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE));
-    p.pick.pipelining++;
+    lc_request_t req = { .msg_size = 64 * KiB }, req2 = { .msg_size = 100 * KiB };
+    lc_pick_pipe_start(&p, &req, LC_PICK_PIPE | LC_PICK_SAMPLE, lc_time_now() - 64 * KiB / 40e9);
     CHECK(lc_pick_choose(&p, 100 * KiB, true) == LC_PICK_PIPE);
-    p.pick.pipelining++;
-    lc_request_t req = { .msg_size = 64 * KiB, .pick_t0 = lc_time_now() - 64 * KiB / 40e9 };
+    lc_pick_pipe_start(&p, &req2, LC_PICK_PIPE, 0);
     lc_pick_pipe_done(&p, &req);
     CHECK(p.pick.pipelining == 1 && !p.pick.sampling);
     for (int i = 0; i < 3; i++) pull_sample(&p, 200 * KiB, 200 * KiB / 10e9);
     CHECK(lc_pick_choose(&p, 64 * KiB, true) == LC_PICK_PULL); /* CMA has its 3, the pipeline is busy */
-    p.pick.pipelining--;
+    lc_pick_pipe_done(&p, &req2);
     /* pipeline 40 GB/s against CMA 10 (a shared cache): the pipeline. */
     pipe_sample(&p, 128 * KiB, 128 * KiB / 40e9);
     pipe_sample(&p, 128 * KiB, 128 * KiB / 35e9);
@@ -108,7 +112,57 @@ int main(void)
     }
     CHECK(p.pick.cls[1].choice == 1 && lc_pick_choose(&p, 400 * KiB, true) == LC_PICK_PULL);
 
-    /* 4 MiB+ untouched; more ranks than cores: CMA at once. */
+    /* A receiver late to take the RTS: the sample counts from when it did,
+     * plus the fastest transit seen (1 us), not the 5 ms it was away. */
+    lc_pick_transit(&p, 5e-3);
+    lc_pick_transit(&p, 1e-6);
+    lc_pick_transit(&p, -1.0); /* a clock from elsewhere: ignored */
+    CHECK(p.pick.transit == 1e-6);
+    for (int i = 0; i < 3; i++) {
+        pipe_sample(&p, 8 * MiB, 8 * MiB / 40e9 - 1e-6);
+        pull_sample(&p, 8 * MiB, 8 * MiB / 10e9 - 1e-6);
+    }
+    CHECK(p.pick.cls[3].choice == 2);
+    CHECK(p.pick.cls[3].pull_bw > 9.9e9 && p.pick.cls[3].pull_bw < 10.1e9);
+
+    /* The chosen pipeline watched: moving fast keeps it (1 GiB messages
+     * at once: a descheduled test would need seconds to look slow)... */
+    lc_request_t w = { .msg_size = 1024 * MiB };
+    for (int i = 0; i < 16; i++) {
+        lc_pick_pipe_start(&p, &w, LC_PICK_PIPE, 0);
+        lc_pick_pipe_done(&p, &w);
+    }
+    CHECK(p.pick.cls[3].choice == 2 && p.pick.pipelining == 0 && p.pick.watching == 0);
+    /* ...a pipeline crawling at < 0.5x CMA's samples (8 MiB per 10 ms, two
+     * at a time: the window's time counts once) goes to CMA... */
+    for (int i = 0; i < 16; i++) { /* at least one judgement sees only these */
+        lc_request_t a = { .msg_size = 8 * MiB }, b = { .msg_size = 8 * MiB };
+        lc_pick_pipe_start(&p, &a, LC_PICK_PIPE, 0);
+        lc_pick_pipe_start(&p, &b, LC_PICK_PIPE, 0);
+        CHECK(p.pick.pipelining == 2);
+        nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        lc_pick_pipe_done(&p, &a);
+        lc_pick_pipe_done(&p, &b);
+    }
+    CHECK(p.pick.cls[3].choice == 1 && p.pick.cls[3].demoted);
+    CHECK(p.pick.cls[0].choice == 1); /* 40 GB/s sampled, CMA 10: 0.8 GB/s of late is too slow too */
+    CHECK(p.pick.cls[1].choice == 1 && !p.pick.cls[1].demoted); /* CMA already */
+    /* ...and after LC_PICK_RETRY pulls it is sampled again. */
+    int pulled = 0;
+    for (int i = 0; i < 4095; i++) pulled += lc_pick_choose(&p, 8 * MiB, true) == LC_PICK_PULL;
+    CHECK(pulled == 4095);
+    CHECK(lc_pick_choose(&p, 8 * MiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE));
+    CHECK(p.pick.cls[3].choice == 0 && p.pick.cls[3].n_pull == 0 && !p.pick.cls[3].demoted);
+    p.pick.sampling = false;
+    /* Messages below LC_PICK_MIN always pipeline and are not watched. */
+    lc_request_t small = { .msg_size = 32 * KiB };
+    lc_pick_pipe_start(&p, &small, LC_PICK_PIPE, 0);
+    CHECK(p.pick.pipelining == 1 && p.pick.watching == 0);
+    lc_pick_pipe_done(&p, &small);
+    CHECK(p.pick.pipelining == 0);
+
+    /* A new class on a host where ranks outnumber cores: CMA at once. */
+    memset(&p.pick.cls[3], 0, sizeof(p.pick.cls[3]));
     lc_world.local_size = 4;
     CHECK(lc_pick_choose(&p, 64 * MiB, true) == LC_PICK_PULL);
 

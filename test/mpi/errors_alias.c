@@ -211,7 +211,8 @@ int main(int argc, char **argv)
                 REFUSED(MPI_Reduce_scatter(x, x, ones, MPI_INT, MPI_SUM, inter));
             } else {
                 ACCEPTED(MPI_Reduce_scatter_block(x, &out, 1, MPI_INT, MPI_SUM, inter));
-                LC_CHECK(out == want, "intercommunicator reduce_scatter_block beside an overlap: %d, not %d", out, want);
+                LC_CHECK(out == want, "intercommunicator reduce_scatter_block beside an overlap: %d, not %d", out,
+                         want);
                 out = -1;
                 ACCEPTED(MPI_Reduce_scatter(x, &out, ones, MPI_INT, MPI_SUM, inter));
                 LC_CHECK(out == want, "intercommunicator reduce_scatter beside an overlap: %d, not %d", out, want);

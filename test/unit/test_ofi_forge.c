@@ -130,7 +130,8 @@ static void child(int me, int rfd, int wfd)
         }
         if (!lc_ofi.has_source) {
             printf("%s, not asked for FI_SOURCE: the header's sender id is trusted (docs/security.md): "
-                   "not tested\n", lc_ofi_describe());
+                   "not tested\n",
+                   lc_ofi_describe());
             fflush(stdout);
             lc_t_write_all(wfd, "n", 1);
             _exit(0);

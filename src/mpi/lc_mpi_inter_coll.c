@@ -478,6 +478,21 @@ static int lc_ic_rs_steps(lc_ic_t *ic, lc_ic_rs_t *d)
     return rc;
 }
 
+/* Input and result share no byte (MPI_ERR_BUFFER otherwise, as in every
+ * collective: lc_mpi_coll_alias.c).  The input's length (total[1]) is
+ * known only once the leaders swapped counts, so this is checked after
+ * the operation, not before: refusing then would leave the other ranks
+ * waiting for this one's contribution.  The operation is safe to finish
+ * first: every byte of the input is read (reduced into the leader's
+ * temporary) in rounds that end before the scatter writes the result,
+ * so the other ranks get the right values and only this rank is told.
+ * Blocking: called after the steps; captured: the schedule's last step. */
+static int lc_ic_rs_apart(void *arg)
+{
+    const lc_ic_rs_t *d = arg;
+    return lc_check_apart(d->sbuf, (MPI_Count)d->total[1], d->dt, d->rbuf, d->mine, d->dt);
+}
+
 static void lc_ic_rs_drop(void *arg)
 {
     lc_ic_rs_t *d = arg;
@@ -496,6 +511,7 @@ static int lc_ic_rs_build(void *arg)
     int rc = lc_ic_begin(&ic, d->c, LC_TAG_IC_REDSCAT, 2);
     if (rc == MPI_SUCCESS) rc = lc_ic_rs_steps(&ic, d);
     rc = lc_ic_end(&ic, rc);
+    if (rc == MPI_SUCCESS && d->s) rc = lc_sched_call(d->s, lc_ic_rs_apart, d); /* after the last fence */
     lc_coll_capture = outer;
     return rc;
 }
@@ -545,6 +561,7 @@ int lc_inter_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MP
     }
     rc = lc_ic_end(&ic, rc);
     if (rc == MPI_SUCCESS) rc = lc_ic_rs_build(d);
+    if (rc == MPI_SUCCESS) rc = lc_ic_rs_apart(d);
     free(d);
     return rc;
 }

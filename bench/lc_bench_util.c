@@ -331,6 +331,22 @@ static void bench_size_str(char *out, size_t len, int bytes)
         snprintf(out, len, "%dB", bytes);
 }
 
+/* Bytes of memory the kernel says are available for new allocations
+ * (MemAvailable), or 0 when it cannot tell. */
+static double bench_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    double kib = 0;
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib * 1024;
+}
+
 int lc_bench_dt_layouts(void (*fn)(const lc_bench_layout *l, void *arg), void *arg)
 {
     static const int sizes[] = { 4 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20 };
@@ -351,16 +367,34 @@ int lc_bench_dt_layouts(void (*fn)(const lc_bench_layout *l, void *arg), void *a
 
     /* Faces of N^3 arrays of doubles, N = 32 .. 512: 8 KiB .. 2 MiB per
      * face.  One allocation of the largest array (1 GiB: each rank stays
-     * below 2 GiB), whose first N^3 elements serve the smaller ones. */
+     * below 2 GiB), whose first N^3 elements serve the smaller ones.  On
+     * a host short of memory the largest arrays are left out (the same on
+     * every rank, so they stay in step) rather than have a rank killed. */
     static const int edges[] = { 32, 64, 128, 256, 512 };
-    const size_t nmax = 512;
+    int nedges = (int)(sizeof(edges) / sizeof(edges[0]));
+    size_t nmax = (size_t)edges[nedges - 1];
+    int fits = nedges, ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    double avail = bench_mem_available(), least = 0;
+    MPI_Allreduce(&avail, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    /* every rank may be on this host: its arrays plus 256 MiB to spare */
+    while (fits > 1 && least > 0 &&
+           (double)ranks * edges[fits - 1] * edges[fits - 1] * edges[fits - 1] * 8.0 + (256 << 20) > least)
+        fits--;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (fits < nedges && rank == 0)
+        printf("# faces of %d^3 and larger left out: %.0f MiB of memory available\n", edges[fits],
+               least / (1 << 20));
+    nedges = fits;
+    nmax = (size_t)edges[nedges - 1];
     size_t cube_bytes = nmax * nmax * nmax * sizeof(double);
     double *cube = malloc(cube_bytes);
     if (cube == NULL)
         return -1;
     memset(cube, 4, cube_bytes);
     static const char *const keys[3] = { "face_x", "face_y", "face_z" };
-    for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
+    for (int e = 0; e < nedges; e++) {
         int n = edges[e], sz[3] = { n, n, n }, st[3] = { 0, 0, 0 };
         char row[24], plane[24];
         bench_size_str(row, sizeof row, n * 8);

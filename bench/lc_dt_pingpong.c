@@ -41,26 +41,30 @@ static void round_trip(void *buf, int count, MPI_Datatype t)
 /* Best one-way time of count items of t at buf: the fastest of many
  * single round trips (on a loaded machine the fastest is the one no other
  * job interrupted).  As many as move about 0.4 GB (x rounds/7), at most
- * 1000, and no more than a time budget of 50 ms x rounds allows, judged
- * from one warm-up round trip (a layout an MPI moves at 50 MB/s would
- * otherwise take seconds), but at least 2 x rounds. */
+ * 1000, but no more than a time budget of 50 ms x rounds allows (a layout
+ * an MPI moves at 50 MB/s, or round trips that each wait for a time slice
+ * on a loaded host, would otherwise take seconds), and at least
+ * 2 x rounds.  Rank 0 judges the budget every 8 round trips and tells
+ * rank 1 (untimed). */
 static double pingpong(void *buf, int count, MPI_Datatype t, double bytes)
 {
     int iters = (int)(4e8 / (bytes + 4096) * rounds / 7);
     if (iters > 1000) iters = 1000;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    round_trip(buf, count, t);
-    double rt = MPI_Wtime() - t0, budget = 0.05 * rounds;
-    if (rt > 0 && iters * rt > budget) iters = (int)(budget / rt);
     if (iters < 2 * rounds) iters = 2 * rounds;
-    MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    double best = 1e30;
-    for (int i = 0; i < iters; i++) {
-        t0 = MPI_Wtime();
+    double best = 1e30, budget = 0.05 * rounds;
+    MPI_Barrier(MPI_COMM_WORLD);
+    round_trip(buf, count, t); /* warm-up */
+    double start = MPI_Wtime();
+    for (int i = 0; i < iters;) {
+        double t0 = MPI_Wtime();
         round_trip(buf, count, t);
         double dt = (MPI_Wtime() - t0) / 2;
         if (dt < best) best = dt;
+        if (++i % 8 == 0 && i < iters) {
+            int stop = rank == 0 && i >= 2 * rounds && MPI_Wtime() - start > budget;
+            MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (stop) break;
+        }
     }
     MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return best;

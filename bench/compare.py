@@ -644,10 +644,14 @@ COLLS = ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
 
 def dt_job(quick):
     """Derived-datatype ping-pong (bench/lc_dt_pingpong.c): bandwidth of
-    packed data per layout, the contiguous run of the same bytes beside."""
-    layouts = [("vector", 64 * KiB), ("contig", 64 * KiB), ("vector", MiB), ("contig", MiB),
-               ("vector", 16 * MiB), ("contig", 16 * MiB),
-               ("face_x", 512 * KiB), ("face_y", 512 * KiB), ("face_z", 512 * KiB)]
+    packed data per layout: vectors of 64 B blocks at a 128 B stride
+    (4 KiB - 16 MiB), the x/y/z faces of N^3 arrays of doubles (N = 32 ..
+    512: 8 KiB - 2 MiB), and the same bytes contiguous (MPI_BYTE) beside
+    each vector and face size."""
+    vec = [4 * KiB, 64 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB]
+    face = [8 * KiB, 32 * KiB, 128 * KiB, 512 * KiB, 2 * MiB]
+    layouts = [(t, s) for s in vec for t in ("vector", "contig")]
+    layouts += [(t, s) for s in face for t in ("face_x", "face_y", "face_z", "contig")]
     return Job("dt", "dt", ["--quick"] if quick else [],
                [Metric(f"{t} {fmt_size(s)} (MB/s)", t, s, "bandwidth_MBps", "MB/s", False)
                 for t, s in layouts])
@@ -739,9 +743,9 @@ def scenarios(quick):
             3 if quick else 5, 120),
         "dt2": Scenario(
             "dt2", "2 ranks on one host, each bound to its own core: ping-pong "
-            "of derived datatypes (vectors of 64 B blocks at a 128 B stride, "
-            "the faces of a 256^3 array of doubles) with the type on both sides, "
-            "and the same bytes contiguous for reference",
+            "of derived datatypes (vectors of 64 B blocks at a 128 B stride, 4 KiB - 16 MiB; "
+            "the x/y/z faces of N^3 arrays of doubles, N = 32 .. 512: 8 KiB - 2 MiB) "
+            "with the type on both sides, and the same bytes contiguous for reference",
             2, True, [dt_job(quick)], 3 if quick else 5, 180),
         "hosts2": Scenario(
             "hosts2", "2 ranks on two emulated hosts (scripts/lc-hosts: network "

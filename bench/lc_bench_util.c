@@ -320,9 +320,36 @@ static void layout_run(void (*fn)(const lc_bench_layout *, void *), void *arg, c
     MPI_Type_free(&l.type);
 }
 
+/* "256B", "4KiB", "2MiB": a power-of-two-ish size for a layout's name. */
+static void bench_size_str(char *out, size_t len, int bytes)
+{
+    if (bytes >= (1 << 20) && bytes % (1 << 20) == 0)
+        snprintf(out, len, "%dMiB", bytes >> 20);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        snprintf(out, len, "%dKiB", bytes >> 10);
+    else
+        snprintf(out, len, "%dB", bytes);
+}
+
+/* Bytes of memory the kernel says are available for new allocations
+ * (MemAvailable), or 0 when it cannot tell. */
+static double bench_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    double kib = 0;
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib * 1024;
+}
+
 int lc_bench_dt_layouts(void (*fn)(const lc_bench_layout *l, void *arg), void *arg)
 {
-    static const int sizes[] = { 4 << 10, 64 << 10, 1 << 20, 16 << 20 };
+    static const int sizes[] = { 4 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20 };
     /* the largest vector spans twice its data (128-byte stride) */
     size_t vec_bytes = (size_t)2 * (16 << 20);
     char *vec = malloc(vec_bytes);
@@ -338,22 +365,54 @@ int lc_bench_dt_layouts(void (*fn)(const lc_bench_layout *l, void *arg), void *a
     }
     free(vec);
 
-    enum { N = 256 };
-    double *cube = malloc((size_t)N * N * N * sizeof(double));
+    /* Faces of N^3 arrays of doubles, N = 32 .. 512: 8 KiB .. 2 MiB per
+     * face.  One allocation of the largest array (1 GiB: each rank stays
+     * below 2 GiB), whose first N^3 elements serve the smaller ones.  On
+     * a host short of memory the largest arrays are left out (the same on
+     * every rank, so they stay in step) rather than have a rank killed. */
+    static const int edges[] = { 32, 64, 128, 256, 512 };
+    int nedges = (int)(sizeof(edges) / sizeof(edges[0]));
+    size_t nmax = (size_t)edges[nedges - 1];
+    int fits = nedges, ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    double avail = bench_mem_available(), least = 0;
+    MPI_Allreduce(&avail, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    /* every rank may be on this host: its arrays plus 256 MiB to spare */
+    while (fits > 1 && least > 0 &&
+           (double)ranks * edges[fits - 1] * edges[fits - 1] * edges[fits - 1] * 8.0 + (256 << 20) > least)
+        fits--;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (fits < nedges && rank == 0)
+        printf("# faces of %d^3 and larger left out: %.0f MiB of memory available\n", edges[fits],
+               least / (1 << 20));
+    nedges = fits;
+    nmax = (size_t)edges[nedges - 1];
+    size_t cube_bytes = nmax * nmax * nmax * sizeof(double);
+    double *cube = malloc(cube_bytes);
     if (cube == NULL)
         return -1;
-    memset(cube, 4, (size_t)N * N * N * sizeof(double));
-    static const struct {
-        const char *key, *name;
-        int sub[3];
-    } faces[] = { { "face_x", "256^3 face x (8B/2KiB)", { N, N, 1 } },
-                  { "face_y", "256^3 face y (2KiB/512KiB)", { N, 1, N } },
-                  { "face_z", "256^3 face z (contiguous)", { 1, N, N } } };
-    int sz[3] = { N, N, N }, st[3] = { 0, 0, 0 };
-    for (int f = 0; f < 3; f++) {
-        MPI_Datatype t;
-        MPI_Type_create_subarray(3, sz, (int *)faces[f].sub, st, MPI_ORDER_C, MPI_DOUBLE, &t);
-        layout_run(fn, arg, faces[f].key, faces[f].name, t, cube, (size_t)N * N * N * sizeof(double));
+    memset(cube, 4, cube_bytes);
+    static const char *const keys[3] = { "face_x", "face_y", "face_z" };
+    for (int e = 0; e < nedges; e++) {
+        int n = edges[e], sz[3] = { n, n, n }, st[3] = { 0, 0, 0 };
+        char row[24], plane[24];
+        bench_size_str(row, sizeof row, n * 8);
+        bench_size_str(plane, sizeof plane, n * n * 8);
+        for (int f = 0; f < 3; f++) {
+            MPI_Datatype t;
+            int sub[3] = { n, n, n };
+            char name[96];
+            sub[2 - f] = 1; /* x: the last (fastest) dimension fixed; z: the first */
+            if (f == 0)
+                snprintf(name, sizeof name, "%d^3 face x (8B/%s)", n, row);
+            else if (f == 1)
+                snprintf(name, sizeof name, "%d^3 face y (%s/%s)", n, row, plane);
+            else
+                snprintf(name, sizeof name, "%d^3 face z (contiguous)", n);
+            MPI_Type_create_subarray(3, sz, sub, st, MPI_ORDER_C, MPI_DOUBLE, &t);
+            layout_run(fn, arg, keys[f], name, t, cube, (size_t)n * n * n * sizeof(double));
+        }
     }
     free(cube);
     return 0;

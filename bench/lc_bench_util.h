@@ -124,10 +124,11 @@ int lc_bench_parse_names(const char *spec, const char *const *names, int nnames,
 /* The derived-datatype layouts the datatype benchmarks (lc_dt_pack.c,
  * lc_dt_pingpong.c) measure, so that both measure the same things:
  *   - "vector": 64-byte blocks at a 128-byte stride (8 doubles of 16),
- *     4 KiB to 16 MiB of data;
- *   - "face_x", "face_y", "face_z": the faces of a 256^3 array of doubles
- *     (512 KiB each): x (8-byte elements 2 KiB apart), y (2 KiB rows
- *     512 KiB apart), z (one contiguous run). */
+ *     4 KiB to 16 MiB of data (4, 64, 256 KiB, 1, 4, 16 MiB);
+ *   - "face_x", "face_y", "face_z": the faces of N^3 arrays of doubles,
+ *     N = 32, 64, 128, 256, 512 (8 KiB .. 2 MiB each; 8 N^2 bytes):
+ *     x (8-byte elements 8N bytes apart), y (8N-byte rows 8N^2 bytes
+ *     apart), z (one contiguous run).  The largest array takes 1 GiB. */
 typedef struct {
     const char *key;    /* short name, the "test" column of CSV output */
     const char *name;   /* what a table row says */

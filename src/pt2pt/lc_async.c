@@ -186,6 +186,7 @@ static void *lc_async_main(void *arg)
     /* Exact naps (this thread only); a failure only makes them longer. */
     (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     lc_async_short_slice();
+    (void)pthread_setname_np(pthread_self(), "locus-progress"); /* for top -H, perf */
     pthread_mutex_lock(&lc_async_mx);
     while (!lc_async_quit) {
         /* (b): an application thread is inside MPI; park without the section. */

@@ -21,9 +21,23 @@
  *            itself): sleeps until an application thread's outermost
  *            leave finds work pending (lc_async_on_leave), or stop;
  *   NAPPING  work pending but passes find nothing (waiting for a peer):
- *            a timed sleep, 20 us doubling to 1 ms; not woken by leaves
- *            (an application calling MPI_Test in a loop would otherwise
- *            pay a wake-up per call), only by its timeout or stop.
+ *            a timed sleep, 20 us doubling to 1 ms.  A leave that left
+ *            work pending wakes it only when the nap is long (>= 160 us:
+ *            a started operation waits for no long nap); during a short
+ *            one it only sets lc_async_activity, which restarts the
+ *            back-off at 20 us (an application calling MPI_Test in a
+ *            loop would otherwise pay a wake-up per call).
+ * The doorbell is rate-limited: a thread woken by a leave that finds an
+ * application thread back inside MPI already (Ibarrier + Wait in a loop)
+ * naps 50 us (GRACE) before it parks again, so such a loop rings about
+ * once per 50 us instead of once per call (measured: 1 ring per ~100
+ * Ibarriers instead of 1 per ~9, 2 ranks, loaded host), each ring being
+ * a wake-up that takes a core from a polling rank.
+ * The thread asks the scheduler for a 100 us slice (EEVDF custom slice,
+ * Linux 6.12+): a waking thread with a shorter slice than the running
+ * one preempts it, so the end of a nap or a doorbell gets a core from a
+ * computing application thread at once instead of at the end of its
+ * slice (1.4 ms here).
  * Before napping, a few fruitless passes spin (none when ranks outnumber
  * cores).  No sched_yield phase: on a core shared with the computing
  * application thread, the fair scheduler (EEVDF) answers a yield by
@@ -45,7 +59,9 @@
  * store of the state and load of the count and the leaver's decrement of
  * the count and load of the state are all sequentially consistent: at
  * least one of the two sees the other's store — the thread then does not
- * park, or the leaver wakes it.
+ * park, or the leaver wakes it.  Naps (the grace nap included) are
+ * timed: a leave they do not hear delays the thread by their length at
+ * most.
  */
 #include "pt2pt/lc_async.h"
 #include "pt2pt/lc_pt2pt_impl.h"
@@ -53,9 +69,13 @@
 #include "util/lc_thread.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 
 enum { LC_ASYNC_RUNNING, LC_ASYNC_PARKED, LC_ASYNC_NAPPING };
@@ -64,39 +84,58 @@ enum { LC_ASYNC_RUNNING, LC_ASYNC_PARKED, LC_ASYNC_NAPPING };
 #define LC_ASYNC_SPINS 64
 #define LC_ASYNC_NAP_MIN_NS 20000L
 #define LC_ASYNC_NAP_MAX_NS 1000000L
+/* After a wake-up by a leave that finds an application thread back in
+ * MPI: nap this long before parking again (rate limit of the doorbell). */
+#define LC_ASYNC_GRACE_NS 50000L
+/* A nap at least this long is cut short by a leave that left work
+ * pending (shorter ones only restart the back-off, lc_async_activity). */
+#define LC_ASYNC_RING_NAP_NS 160000L
+/* The slice asked of the scheduler (EEVDF custom slice, Linux 6.12+). */
+#define LC_ASYNC_SLICE_NS 100000ULL
 
 static pthread_t lc_async_thread;
 static pthread_mutex_t lc_async_mx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t lc_async_cv;
 static int lc_async_running;       /* the thread exists (the caller's side only) */
 static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere */
+static atomic_int lc_async_activity; /* a leave left work pending while the thread napped */
+static atomic_long lc_async_nap_ns;  /* length of the current nap */
 static int lc_async_quit;          /* under lc_async_mx */
 
 /* An application thread's outermost leave, section held, after it
  * counted itself out of lc_thread_inside. */
 static void lc_async_on_leave(void)
 {
-    if (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && lc_progress_pending()) {
-        pthread_mutex_lock(&lc_async_mx);
-        if (atomic_load(&lc_async_state) == LC_ASYNC_PARKED) {
-            atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
-            pthread_cond_signal(&lc_async_cv);
-        }
-        pthread_mutex_unlock(&lc_async_mx);
+    int s = atomic_load(&lc_async_state);
+    if (s == LC_ASYNC_RUNNING || !lc_progress_pending()) return;
+    if (s == LC_ASYNC_NAPPING && atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS) {
+        /* Not woken (see the header); its next nap starts short. */
+        atomic_store_explicit(&lc_async_activity, 1, memory_order_relaxed);
+        return;
     }
+    pthread_mutex_lock(&lc_async_mx);
+    s = atomic_load(&lc_async_state);
+    if (s == LC_ASYNC_PARKED || s == LC_ASYNC_NAPPING) {
+        atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
+        pthread_cond_signal(&lc_async_cv);
+    }
+    pthread_mutex_unlock(&lc_async_mx);
 }
 
-/* lc_async_mx held; PARKED already stored.  Returns with it held. */
-static void lc_async_park(void)
+/* lc_async_mx held; PARKED already stored.  Returns with it held, 1
+ * when a leave rang (0: stop). */
+static int lc_async_park(void)
 {
     while (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && !lc_async_quit)
         pthread_cond_wait(&lc_async_cv, &lc_async_mx);
     atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+    return !lc_async_quit;
 }
 
-/* lc_async_mx held; section held (released here).  Returns with the
- * mutex held. */
-static void lc_async_nap(long ns)
+/* lc_async_mx held; the section held when `held` (released here).
+ * Sleeps `ns` unless rung or stopped; returns with the mutex held, 1
+ * when a leave rang. */
+static int lc_async_nap(long ns, int held)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -105,10 +144,36 @@ static void lc_async_nap(long ns)
         t.tv_sec++;
         t.tv_nsec -= 1000000000L;
     }
+    atomic_store_explicit(&lc_async_nap_ns, ns, memory_order_relaxed);
     atomic_store(&lc_async_state, LC_ASYNC_NAPPING);
-    lc_thread_leave_progress();
-    if (!lc_async_quit) pthread_cond_timedwait(&lc_async_cv, &lc_async_mx, &t);
+    if (held) lc_thread_leave_progress();
+    while (!lc_async_quit && atomic_load(&lc_async_state) == LC_ASYNC_NAPPING &&
+           pthread_cond_timedwait(&lc_async_cv, &lc_async_mx, &t) == 0) {
+    }
+    int rung = atomic_load(&lc_async_state) != LC_ASYNC_NAPPING;
     atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+    return rung && !lc_async_quit;
+}
+
+/* Ask for a short slice: EEVDF lets a waking thread with a shorter slice
+ * preempt the running one (PREEMPT_SHORT), so a nap's end or a doorbell
+ * gets a core from a computing application thread at once rather than at
+ * the end of that thread's slice (~1.5 ms on 2 cores).  Older kernels
+ * ignore sched_runtime for SCHED_OTHER; a failure changes nothing. */
+static void lc_async_short_slice(void)
+{
+    struct {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t priority;
+        uint64_t runtime, deadline, period;
+    } a;
+    memset(&a, 0, sizeof(a));
+    a.size = 48; /* SCHED_ATTR_SIZE_VER0 */
+    a.policy = SCHED_OTHER;
+    a.runtime = LC_ASYNC_SLICE_NS;
+    (void)syscall(SYS_sched_setattr, 0, &a, 0U);
 }
 
 static void *lc_async_main(void *arg)
@@ -116,18 +181,32 @@ static void *lc_async_main(void *arg)
     (void)arg;
     unsigned idle = 0; /* fruitless passes in a row */
     long nap = LC_ASYNC_NAP_MIN_NS;
+    int rung = 0; /* the last park ended by a leave's doorbell */
     unsigned spins = lc_world.yield_when_idle ? 0 : LC_ASYNC_SPINS;
     /* Exact naps (this thread only); a failure only makes them longer. */
     (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    lc_async_short_slice();
+    (void)pthread_setname_np(pthread_self(), "locus-progress"); /* for top -H, perf */
     pthread_mutex_lock(&lc_async_mx);
     while (!lc_async_quit) {
         /* (b): an application thread is inside MPI; park without the section. */
         atomic_store(&lc_async_state, LC_ASYNC_PARKED);
         if (atomic_load(&lc_thread_inside) > 0) {
-            lc_async_park();
+            if (rung) {
+                /* Rung by a leave, and the caller is back in MPI already
+                 * (Ibarrier + Wait in a loop): parking now would make its
+                 * next leave ring again, one wake-up per call, each of
+                 * which takes a core from a polling rank.  A nap first
+                 * bounds the doorbell's rate by 1/GRACE. */
+                rung = 0;
+                (void)lc_async_nap(LC_ASYNC_GRACE_NS, 0);
+                continue;
+            }
+            rung = lc_async_park();
             idle = 0;
             continue;
         }
+        rung = 0;
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
         pthread_mutex_unlock(&lc_async_mx);
 
@@ -136,7 +215,7 @@ static void *lc_async_main(void *arg)
             pthread_mutex_lock(&lc_async_mx);
             atomic_store(&lc_async_state, LC_ASYNC_PARKED);
             lc_thread_leave_progress();
-            lc_async_park();
+            rung = lc_async_park();
             idle = 0;
             nap = LC_ASYNC_NAP_MIN_NS;
             continue;
@@ -147,9 +226,13 @@ static void *lc_async_main(void *arg)
             idle = 0;
             nap = LC_ASYNC_NAP_MIN_NS;
         } else if (++idle > spins) {
+            /* An application call since the last nap left work pending:
+             * something moved, look again soon. */
+            if (atomic_exchange_explicit(&lc_async_activity, 0, memory_order_relaxed)) nap = LC_ASYNC_NAP_MIN_NS;
             pthread_mutex_lock(&lc_async_mx);
-            lc_async_nap(nap); /* releases the section */
-            if (nap < LC_ASYNC_NAP_MAX_NS) nap = nap * 2 < LC_ASYNC_NAP_MAX_NS ? nap * 2 : LC_ASYNC_NAP_MAX_NS;
+            rung = lc_async_nap(nap, 1); /* releases the section */
+            if (rung) nap = LC_ASYNC_NAP_MIN_NS;
+            else if (nap < LC_ASYNC_NAP_MAX_NS) nap = nap * 2 < LC_ASYNC_NAP_MAX_NS ? nap * 2 : LC_ASYNC_NAP_MAX_NS;
             continue;
         }
         /* Between passes the section is free for the application. */

@@ -6,6 +6,7 @@
 #include "coll/lc_sched.h"
 #include "coll/lc_coll_impl.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,25 +32,50 @@ lc_sched_t *lc_sched_new(lc_comm_t *comm)
     lc_sched_t *s;
     if (lc_sched_ncached) {
         s = lc_sched_cache[--lc_sched_ncached];
-        lc_sop_t *ops = s->ops;
-        void **bufs = s->bufs, *spare = s->spare;
-        size_t *buf_bytes = s->buf_bytes;
-        int cap = s->cap, bufcap = s->bufcap;
-        size_t spare_bytes = s->spare_bytes;
-        memset(s, 0, sizeof(*s));
-        s->ops = ops;
-        s->cap = cap;
-        s->bufs = bufs;
-        s->buf_bytes = buf_bytes;
-        s->bufcap = bufcap;
-        s->spare = spare;
-        s->spare_bytes = spare_bytes;
+        memset(s, 0, offsetof(lc_sched_t, ops)); /* the arrays, spare and memo stay */
     } else if (!(s = calloc(1, sizeof(*s)))) {
         return NULL;
     }
     lc_list_init(&s->link);
     s->comm = comm;
     return s;
+}
+
+bool lc_sched_recall(lc_sched_t *s, const lc_sched_key_t *k, bool *fresh_p)
+{
+    *fresh_p = s->nops == 0 && s->nbufs == 0 && !s->hooks && !s->peer_comm;
+    const lc_sched_memo_t *m = &s->memo;
+    if (!*fresh_p || !m->valid || m->comm != s->comm || m->size != s->comm->size || m->rank != s->comm->rank ||
+        m->key.builder != k->builder || m->key.alg != k->alg || m->key.sbuf != k->sbuf || m->key.rbuf != k->rbuf ||
+        m->key.count != k->count || m->key.dt != k->dt || m->key.op != k->op || m->key.root != k->root)
+        return false;
+    if (m->buf) {
+        /* The scratch the steps point into is the spare unless another
+         * build took it since (it then left valid == false) */
+        if (s->spare != m->buf || s->bufcap < 1) return false;
+        s->bufs[0] = s->spare;
+        s->buf_bytes[0] = s->spare_bytes;
+        s->nbufs = 1;
+        s->spare = NULL;
+        s->spare_bytes = 0;
+    }
+    s->nops = m->nops;
+    return true;
+}
+
+void lc_sched_remember(lc_sched_t *s, const lc_sched_key_t *k, bool fresh)
+{
+    lc_sched_memo_t *m = &s->memo;
+    /* One buffer at most, and no free hooks: what lc_sched_free keeps. */
+    if (!fresh || s->hooks || s->nbufs > 1 || s->peer_comm) return;
+    m->key = *k;
+    m->comm = s->comm;
+    m->size = s->comm->size;
+    m->rank = s->comm->rank;
+    m->nops = s->nops;
+    m->buf = s->nbufs ? s->bufs[0] : NULL;
+    m->buf_bytes = s->nbufs ? s->buf_bytes[0] : 0;
+    m->valid = true;
 }
 
 void lc_sched_take_tag(lc_sched_t *s)
@@ -74,6 +100,9 @@ void lc_sched_free(lc_sched_t *s)
         }
     }
     s->nbufs = 0;
+    /* The memo's steps point into its buffer: they stay usable only if
+     * that buffer is the spare now.  A failed run keeps none. */
+    if (s->memo.valid && (s->err || (s->memo.buf && s->spare != s->memo.buf))) s->memo.valid = false;
     if (lc_sched_ncached < LC_SCHED_CACHE) {
         lc_sched_cache[lc_sched_ncached++] = s;
         return;
@@ -111,6 +140,7 @@ void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc)
         s->bufcap = cap;
     }
     void *p;
+    s->memo.valid = false; /* the spare (maybe the memo's buffer) may go */
     if (s->spare && bytes <= s->spare_bytes) {
         p = s->spare;
         bytes = s->spare_bytes;
@@ -149,6 +179,7 @@ static lc_sop_t *lc_sched_add(lc_sched_t *s, lc_sop_kind_t kind, int *rc)
         s->ops = ops;
         s->cap = cap;
     }
+    s->memo.valid = false; /* ops[] is being rewritten */
     lc_sop_t *op = &s->ops[s->nops++];
     memset(op, 0, sizeof(*op));
     op->kind = (uint8_t)kind;
@@ -293,8 +324,11 @@ static void lc_sched_withdraw(lc_sched_t *s)
 
 static void lc_sched_finish(lc_sched_t *s)
 {
-    lc_list_remove(&s->link);
-    if (--lc_sched_nrunning == 0) lc_progress_hook_set(LC_PROGRESS_HOOK_SCHED, NULL);
+    if (s->listed) {
+        lc_list_remove(&s->link);
+        s->listed = false;
+        if (--lc_sched_nrunning == 0) lc_progress_hook_set(LC_PROGRESS_HOOK_SCHED, NULL);
+    }
     lc_request_t *req = s->req;
     s->req = NULL;
     req->st_source = MPI_ANY_SOURCE;
@@ -352,17 +386,22 @@ void lc_sched_start(lc_sched_t *s, lc_request_t *req)
     s->pos = s->round_begin = s->pending = 0;
     s->err = MPI_SUCCESS;
     s->req = req;
-    lc_list_push_back(&lc_sched_running, &s->link);
-    lc_sched_nrunning++;
-    lc_progress_hook_set(LC_PROGRESS_HOOK_SCHED, lc_sched_progress);
     /* Start the first round now (sends leave before the caller computes);
-     * unless we are inside the engine already (a call step starting a
-     * schedule), then the next pass does. */
+     * a schedule that finishes here (one rank, or every message already
+     * arrived) completes its request without ever joining the running
+     * list.  Inside the engine already (a call step starting a schedule)
+     * the next pass starts it. */
     if (!lc_sched_in_progress) {
         lc_sched_in_progress = 1;
         lc_sched_advance(s);
         lc_sched_in_progress = 0;
+        /* Finished: req is complete and still the caller's (nobody could
+         * free it yet), so s is alive too. */
+        if (!s->req) return;
     }
+    lc_list_push_back(&lc_sched_running, &s->link);
+    s->listed = true;
+    if (lc_sched_nrunning++ == 0) lc_progress_hook_set(LC_PROGRESS_HOOK_SCHED, lc_sched_progress);
 }
 
 int lc_sched_start_instance(lc_request_t *preq)

@@ -8,8 +8,6 @@
  * round; its reduction opens the next.  "ring" (the table's choice for
  * long vectors from 3 ranks): the ring reduce-scatter and allgather of
  * lc_coll_ring.c, one round per step, same blocks and operand order.
- * A build is remembered by the schedule that holds it (lc_sched_recall):
- * the next Iallreduce with the same arguments reuses its steps.
  */
 #include "coll/lc_icoll.h"
 
@@ -45,8 +43,8 @@ static int lc_icoll_allreduce_ring(lc_sched_t *s, void *rbuf, size_t count, MPI_
     return lc_icoll_ring_allgather(s, base, off, len, comm);
 }
 
-static int lc_icoll_allreduce_build(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count,
-                                    MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
+int lc_icoll_allreduce(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
+                       MPI_Op op, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     size_t bytes = count * lc_dtype_size(dt);
@@ -92,20 +90,4 @@ static int lc_icoll_allreduce_build(lc_sched_t *s, const char *alg, const void *
             LC_SCHED_TRY(lc_sched_recv(s, rbuf, bytes, r + 1));
     }
     return MPI_SUCCESS;
-}
-
-int lc_icoll_allreduce(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
-                       MPI_Op op, lc_comm_t *comm)
-{
-    /* A loop of Iallreduce calls with the same arguments gets its last
-     * build back from the schedule cache: the steps depend only on the key. */
-    static const char builder; /* its address names this builder's keys */
-    const lc_sched_key_t key = {
-        .builder = &builder, .alg = alg, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op
-    };
-    bool fresh;
-    if (lc_sched_recall(s, &key, &fresh)) return MPI_SUCCESS;
-    int rc = lc_icoll_allreduce_build(s, alg, sbuf, rbuf, count, dt, op, comm);
-    if (rc == MPI_SUCCESS) lc_sched_remember(s, &key, fresh);
-    return rc;
 }

@@ -32,50 +32,13 @@ lc_sched_t *lc_sched_new(lc_comm_t *comm)
     lc_sched_t *s;
     if (lc_sched_ncached) {
         s = lc_sched_cache[--lc_sched_ncached];
-        memset(s, 0, offsetof(lc_sched_t, ops)); /* the arrays, spare and memo stay */
+        memset(s, 0, offsetof(lc_sched_t, ops)); /* the arrays and the spare stay */
     } else if (!(s = calloc(1, sizeof(*s)))) {
         return NULL;
     }
     lc_list_init(&s->link);
     s->comm = comm;
     return s;
-}
-
-bool lc_sched_recall(lc_sched_t *s, const lc_sched_key_t *k, bool *fresh_p)
-{
-    *fresh_p = s->nops == 0 && s->nbufs == 0 && !s->hooks && !s->peer_comm;
-    const lc_sched_memo_t *m = &s->memo;
-    if (!*fresh_p || !m->valid || m->comm != s->comm || m->size != s->comm->size || m->rank != s->comm->rank ||
-        m->key.builder != k->builder || m->key.alg != k->alg || m->key.sbuf != k->sbuf || m->key.rbuf != k->rbuf ||
-        m->key.count != k->count || m->key.dt != k->dt || m->key.op != k->op || m->key.root != k->root)
-        return false;
-    if (m->buf) {
-        /* The scratch the steps point into is the spare unless another
-         * build took it since (it then left valid == false) */
-        if (s->spare != m->buf || s->bufcap < 1) return false;
-        s->bufs[0] = s->spare;
-        s->buf_bytes[0] = s->spare_bytes;
-        s->nbufs = 1;
-        s->spare = NULL;
-        s->spare_bytes = 0;
-    }
-    s->nops = m->nops;
-    return true;
-}
-
-void lc_sched_remember(lc_sched_t *s, const lc_sched_key_t *k, bool fresh)
-{
-    lc_sched_memo_t *m = &s->memo;
-    /* One buffer at most, and no free hooks: what lc_sched_free keeps. */
-    if (!fresh || s->hooks || s->nbufs > 1 || s->peer_comm) return;
-    m->key = *k;
-    m->comm = s->comm;
-    m->size = s->comm->size;
-    m->rank = s->comm->rank;
-    m->nops = s->nops;
-    m->buf = s->nbufs ? s->bufs[0] : NULL;
-    m->buf_bytes = s->nbufs ? s->buf_bytes[0] : 0;
-    m->valid = true;
 }
 
 void lc_sched_take_tag(lc_sched_t *s)
@@ -100,9 +63,6 @@ void lc_sched_free(lc_sched_t *s)
         }
     }
     s->nbufs = 0;
-    /* The memo's steps point into its buffer: they stay usable only if
-     * that buffer is the spare now.  A failed run keeps none. */
-    if (s->memo.valid && (s->err || (s->memo.buf && s->spare != s->memo.buf))) s->memo.valid = false;
     if (lc_sched_ncached < LC_SCHED_CACHE) {
         lc_sched_cache[lc_sched_ncached++] = s;
         return;
@@ -140,7 +100,6 @@ void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc)
         s->bufcap = cap;
     }
     void *p;
-    s->memo.valid = false; /* the spare (maybe the memo's buffer) may go */
     if (s->spare && bytes <= s->spare_bytes) {
         p = s->spare;
         bytes = s->spare_bytes;
@@ -179,7 +138,6 @@ static lc_sop_t *lc_sched_add(lc_sched_t *s, lc_sop_kind_t kind, int *rc)
         s->ops = ops;
         s->cap = cap;
     }
-    s->memo.valid = false; /* ops[] is being rewritten */
     lc_sop_t *op = &s->ops[s->nops++];
     memset(op, 0, sizeof(*op));
     op->kind = (uint8_t)kind;

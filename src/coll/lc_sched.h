@@ -85,34 +85,6 @@ typedef struct lc_sched_hook {
     void *arg;
 } lc_sched_hook_t;
 
-/* What a builder's steps depend on besides the communicator: two builds
- * with equal keys on the same communicator (pointer, size and rank) add
- * the same steps, so a schedule taken from the cache may keep the steps
- * its last life built (lc_sched_recall) instead of building them again. */
-typedef struct lc_sched_key {
-    const void *builder; /* names the builder (a static object of its own): one key space each */
-    const char *alg;     /* the rule's algorithm (a string of the static table) */
-    const void *sbuf;
-    void *rbuf;
-    size_t count;
-    MPI_Datatype dt;
-    MPI_Op op;
-    int root;
-} lc_sched_key_t;
-
-/* The steps a cached schedule remembers (valid only while `valid`): ops[0,
- * nops) as its last build left them, and at most one scratch buffer,
- * which lc_sched_free kept as the spare. */
-typedef struct lc_sched_memo {
-    lc_sched_key_t key;
-    lc_comm_t *comm;
-    int size, rank;
-    int nops;
-    bool valid;
-    void *buf; /* the build's scratch buffer (NULL: none) */
-    size_t buf_bytes;
-} lc_sched_memo_t;
-
 typedef struct lc_sched {
     lc_list_t link; /* on the running list while it runs (listed) */
     lc_comm_t *comm;
@@ -135,8 +107,7 @@ typedef struct lc_sched {
     lc_request_t *req; /* the request completed at the end */
     lc_sched_hook_t *hooks; /* run by lc_sched_free, before the buffers go */
     /* Everything from here on survives the schedule cache (lc_sched_new
-     * clears only the fields above): the arrays, the spare scratch and
-     * the memo of the last build. */
+     * clears only the fields above): the arrays and the spare scratch. */
     lc_sop_t *ops;
     int cap;
     /* buffers owned by the schedule: bufs[i] of buf_bytes[i] bytes */
@@ -145,7 +116,6 @@ typedef struct lc_sched {
     int bufcap;
     void *spare;            /* a cached schedule's kept scratch (lc_sched_free) */
     size_t spare_bytes;
-    lc_sched_memo_t memo;
 } lc_sched_t;
 
 /* An empty schedule for `comm`; it gets its tag (the next of the
@@ -159,16 +129,6 @@ void *lc_sched_alloc(lc_sched_t *s, size_t bytes, int *rc);
 /* Call fn(arg) when the schedule is freed (before its buffers are: arg
  * may live in one), to release what its steps hold. */
 int lc_sched_on_free(lc_sched_t *s, lc_sched_drop_fn *fn, void *arg);
-
-/* A builder that depends only on its key calls lc_sched_recall first:
- * true when `s` is fresh (nothing added: not staged, not an
- * intercommunicator's) and remembers a build with an equal key on the
- * same communicator; its steps (and scratch buffer) are then back and the
- * builder is done.  Otherwise it builds, then calls lc_sched_remember
- * (which records only a build that began on a fresh schedule: `fresh`
- * is lc_sched_recall's answer to "was it fresh", see lc_sched.c). */
-bool lc_sched_recall(lc_sched_t *s, const lc_sched_key_t *k, bool *fresh_p);
-void lc_sched_remember(lc_sched_t *s, const lc_sched_key_t *k, bool fresh);
 
 /* Steps (return MPI codes: only running out of memory fails). */
 int lc_sched_send(lc_sched_t *s, const void *buf, size_t bytes, int peer);

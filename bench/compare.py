@@ -15,6 +15,9 @@ Usage
     python3 bench/compare.py --list             # scenarios and what they measure
     python3 bench/compare.py --quick --scenario io4,io8   # MPI-IO (~5 min each
                                                 # quick; not in the default list)
+    python3 bench/compare.py --quick --scenario rma,rma-containers2,rma-hosts2
+                                                # one-sided, one host / two containers /
+                                                # two hosts (not in the default list)
 
 What it does
 ------------

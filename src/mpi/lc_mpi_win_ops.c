@@ -219,7 +219,8 @@ static inline bool lc_win_fast_copy(bool put, void *buf, int count, MPI_Datatype
 static inline bool lc_win_fast_atomic(lc_rma_kind_t kind, const void *origin, const void *compare, void *result,
                                       int count, MPI_Datatype dt, int target, MPI_Aint disp, MPI_Op op, MPI_Win win)
 {
-    if (!origin || count <= 0 || (kind != LC_RMA_ACC && !result) || (kind == LC_RMA_CAS ? !compare : !lc_op_kernel(op, dt)))
+    if (!origin || count <= 0 || (kind != LC_RMA_ACC && !result) ||
+        (kind == LC_RMA_CAS ? !compare : !lc_op_kernel(op, dt)))
         return false;
     lc_win_t *w = lc_win_find(win);
     if (!w || target < 0 || target >= w->comm->size) return false;
@@ -231,8 +232,8 @@ static inline bool lc_win_fast_atomic(lc_rma_kind_t kind, const void *origin, co
 LC_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    if (lc_win_fast_copy(true, (void *)(uintptr_t)origin_addr, origin_count, origin_datatype, target_rank,
-                         target_disp, target_count, target_datatype, win))
+    if (lc_win_fast_copy(true, (void *)(uintptr_t)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                         target_count, target_datatype, win))
         return MPI_SUCCESS;
     lc_win_args_t a = { .kind = LC_RMA_PUT,
                         .origin = origin_addr,

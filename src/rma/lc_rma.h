@@ -98,8 +98,8 @@ bool lc_rma_direct_copy(lc_rma_win_t *win, bool put, int target, MPI_Aint disp, 
  * (GACC, count 1) with `op` a reduction valid on `dt`, and
  * Compare_and_swap (CAS, count 1), elements of `esz` bytes, under the
  * target's accumulate lock as on the general path. */
-bool lc_rma_direct_atomic(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt,
-                          size_t esz, size_t count, MPI_Op op, const void *origin, const void *compare, void *result);
+bool lc_rma_direct_atomic(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t esz,
+                          size_t count, MPI_Op op, const void *origin, const void *compare, void *result);
 
 /* The same with derived datatypes (lc_rma_dtype.c): the target side is
  * tcount items of `tt` at `disp`, the origin side ocount items of `ot` at

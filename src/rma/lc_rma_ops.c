@@ -87,8 +87,7 @@ static inline char *lc_rma_direct_at(lc_rma_win_t *win, int target, MPI_Aint dis
 {
     if (!win->direct || disp < 0 || !(win->fence_open || win->lock_all || win->locked[target])) return NULL;
     size_t off, size = win->sizes[target];
-    if (__builtin_mul_overflow((size_t)disp, (size_t)win->disp_units[target], &off) || off > size ||
-        bytes > size - off)
+    if (__builtin_mul_overflow((size_t)disp, (size_t)win->disp_units[target], &off) || off > size || bytes > size - off)
         return NULL;
     return win->bases[target] + off;
 }
@@ -105,8 +104,8 @@ bool lc_rma_direct_copy(lc_rma_win_t *win, bool put, int target, MPI_Aint disp, 
     return true;
 }
 
-bool lc_rma_direct_atomic(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt,
-                          size_t esz, size_t count, MPI_Op op, const void *origin, const void *compare, void *result)
+bool lc_rma_direct_atomic(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t esz,
+                          size_t count, MPI_Op op, const void *origin, const void *compare, void *result)
 {
     char *at = lc_rma_direct_at(win, target, disp, esz * count);
     if (!at) return false;

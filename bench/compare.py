@@ -15,6 +15,9 @@ Usage
     python3 bench/compare.py --list             # scenarios and what they measure
     python3 bench/compare.py --quick --scenario io4,io8   # MPI-IO (~5 min each
                                                 # quick; not in the default list)
+    python3 bench/compare.py --quick --scenario rma,rma-containers2,rma-hosts2
+                                                # one-sided, one host / two containers /
+                                                # two hosts (not in the default list)
 
 What it does
 ------------
@@ -601,19 +604,28 @@ def bw_job(test, sizes, iters=None):
                 for s in sizes])
 
 
-def rma_job(flavor, quick):
-    """One-sided (bench/lc_osu_rma.c, the OSU method: lock, then put/get +
-    flush per iteration for latency, 32 per flush for bandwidth, and
-    Fetch_and_op + flush); rank 1 waits in a barrier.  flavor "allocate"
-    (MPI_Win_allocate) or "create" (MPI_Win_create on malloc'd memory)."""
-    args = ["500" if quick else "2000"] + (["create"] if flavor == "create" else [])
+def rma_jobs(flavor, quick):
+    """One-sided (bench/lc_osu_rma.c, the OSU method): put/get latency with
+    lock + flush per iteration, bandwidth with 32 per flush, 8 B put/get
+    latency with fence, and 8 B Accumulate, Fetch_and_op and
+    Compare_and_swap latency with lock + flush; rank 1 waits in a barrier.
+    flavor "allocate" (MPI_Win_allocate) or "create" (MPI_Win_create on
+    malloc'd memory).  Compare_and_swap runs as a job of its own: Open MPI
+    4.1.4 crashes in it on one host, and the other figures stay."""
+    args = ["500" if quick else "2000", flavor]
     tag = "" if flavor == "allocate" else " create"
     ms = [Metric(f"put{tag} {fmt_size(s)} (us)", "put_latency", s, "value", "us", True) for s in (8, 64 * KiB)]
     ms += [Metric(f"get{tag} {fmt_size(s)} (us)", "get_latency", s, "value", "us", True) for s in (8, 64 * KiB)]
+    ms += [Metric(f"put fence{tag} 8B (us)", "put_fence_latency", 8, "value", "us", True),
+           Metric(f"get fence{tag} 8B (us)", "get_fence_latency", 8, "value", "us", True)]
     ms += [Metric(f"put_bw{tag} {fmt_size(s)} (MB/s)", "put_bw", s, "value", "MB/s", False) for s in (MiB,)]
     ms += [Metric(f"get_bw{tag} {fmt_size(s)} (MB/s)", "get_bw", s, "value", "MB/s", False) for s in (MiB,)]
-    ms += [Metric(f"fetch_and_op{tag} 8B (us)", "fetch_and_op_latency", 8, "value", "us", True)]
-    return Job("rma" if flavor == "allocate" else "rmac", "rma", args, ms)
+    ms += [Metric(f"accumulate{tag} 8B (us)", "acc_latency", 8, "value", "us", True),
+           Metric(f"fetch_and_op{tag} 8B (us)", "fetch_and_op_latency", 8, "value", "us", True)]
+    name = "rma" if flavor == "allocate" else "rmac"
+    return [Job(name, "rma", args + ["nocas"], ms),
+            Job(name + "-cas", "rma", args + ["cas"],
+                [Metric(f"compare_and_swap{tag} 8B (us)", "cas_latency", 8, "value", "us", True)])]
 
 
 def mr_job(sizes):
@@ -756,13 +768,31 @@ def scenarios(quick):
             [lat_job([8, 4 * KiB], ["-i", "2000", "-x", "100"] if quick else None),
              bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
             3 if quick else 7, 60, hosts=2),
+        "rma": Scenario(
+            "rma", "2 ranks on one host, each bound to its own core (as pt2pt): "
+            "one-sided put/get latency and bandwidth with lock + flush, 8 B put/get "
+            "with fence, 8 B Accumulate, Fetch_and_op and Compare_and_swap latency, "
+            "on MPI_Win_allocate and MPI_Win_create windows (Locus: loads, stores "
+            "and a lock in a shared segment for Win_allocate; CMA for puts and "
+            "gets and active messages for the rest on Win_create)",
+            2, True, rma_jobs("allocate", quick) + rma_jobs("create", quick),
+            3 if quick else 5, 120),
         "rma-hosts2": Scenario(
             "rma-hosts2", "2 ranks on two emulated hosts placed as in hosts2: "
-            "one-sided put/get latency and bandwidth with lock + flush, and "
-            "Fetch_and_op latency, on MPI_Win_allocate and MPI_Win_create windows "
+            "one-sided metrics as in rma "
             "(Locus: libfabric RMA for puts and gets, active messages for the rest)",
-            2, False, [rma_job("allocate", quick), rma_job("create", quick)],
+            2, False, rma_jobs("allocate", quick) + rma_jobs("create", quick),
             3 if quick else 5, 120, hosts=2),
+        "rma-containers2": Scenario(
+            "rma-containers2", "2 ranks in two emulated Docker-like containers "
+            "placed as in containers2 (Locus with LOCUS_SHM_DIR on the shared "
+            "directory, and as reference with both ranks in c1): one-sided "
+            "metrics as in rma (Locus: Win_allocate in a segment of the shared "
+            "directory, loads and stores across the containers; Win_create by "
+            "active messages through the shared-memory rings, no CMA across PID "
+            "namespaces)",
+            2, False, rma_jobs("allocate", quick) + rma_jobs("create", quick),
+            3 if quick else 5, 120, hosts=1, containers=2),
         "containers2": Scenario(
             "containers2", "2 ranks in two emulated Docker-like containers on "
             "one host (scripts/lc-hosts: own UTS, PID, IPC, mount and network "

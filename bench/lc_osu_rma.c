@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_osu_rma.c: one-sided latency and bandwidth between ranks 0 and 1,
  * the OSU method (osu_put_latency / osu_get_latency / osu_put_bw /
- * osu_get_bw with MPI_Win_lock + MPI_Win_flush), plus Fetch_and_op
- * latency.  Window from MPI_Win_allocate; rank 1 waits in a barrier
- * (passive target).  Prints CSV for bench/compare.py: a header
+ * osu_get_bw with MPI_Win_lock + MPI_Win_flush; osu_acc_latency,
+ * osu_fop_latency, osu_cas_latency with lock + flush), plus 8 B put and
+ * get latency with MPI_Win_fence (OSU's fence mode: rank 0 operates on
+ * rank 1, both fence, rank 1 operates on rank 0, both fence; time per
+ * operation = loop time / 2 per iteration).  Window from MPI_Win_allocate;
+ * in the lock modes rank 1 waits in a barrier (passive target).  Prints CSV for bench/compare.py: a header
  * "test,size,value", then "op,size,us_or_MBps".  Any MPI builds it.
- * usage: lc_osu_rma [iterations] [create]   "create": MPI_Win_create on
- * malloc'd memory instead (Locus: the active-message path). */
+ * usage: lc_osu_rma [iterations] [create|allocate] [cas|nocas]
+ * "create": MPI_Win_create on malloc'd memory instead (Locus: CMA or
+ * libfabric RMA for puts and gets, active messages for the rest);
+ * "cas": only Compare_and_swap, "nocas": all but it (Open MPI 4.1.4
+ * crashes in Compare_and_swap on Win_allocate windows on one host, so
+ * compare.py runs it apart and keeps the other figures).  Every line is
+ * flushed at once: a later crash keeps the figures printed.  Latencies
+ * in microseconds with three decimals: on one host they are tens of ns. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +29,9 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int iters = argc > 1 ? atoi(argv[1]) : 2000;
+    const char *part = argc > 3 ? argv[3] : "all";
+    int cas_only = strcmp(part, "cas") == 0, with_cas = strcmp(part, "nocas") != 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     char *buf = malloc(MAXB), *mem;
     memset(buf, 1, MAXB);
     MPI_Win win;
@@ -31,7 +43,7 @@ int main(int argc, char **argv)
     }
     size_t lat[] = { 8, 1024, 65536 }, bw[] = { 65536, 1 << 20 };
     if (rank == 0) printf("test,size,value\n");
-    for (int op = 0; op < 2; op++) {
+    for (int op = 0; op < 2 && !cas_only; op++) {
         for (int k = 0; k < 3; k++) {
             size_t n = lat[k];
             int it = n > 4096 ? iters / 10 : iters;
@@ -49,7 +61,7 @@ int main(int argc, char **argv)
                 }
                 t = MPI_Wtime() - t;
                 MPI_Win_unlock(1, win);
-                printf("%s_latency,%zu,%.2f\n", op == 0 ? "put" : "get", n, t / it * 1e6);
+                printf("%s_latency,%zu,%.3f\n", op == 0 ? "put" : "get", n, t / it * 1e6);
             }
             MPI_Barrier(MPI_COMM_WORLD);
         }
@@ -76,19 +88,58 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        long one = 1, old;
-        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
-        double t = MPI_Wtime();
-        for (int i = 0; i < iters; i++) {
-            MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, 0, MPI_SUM, win);
-            MPI_Win_flush(1, win);
+    /* 8 B atomics with lock + flush: Accumulate (MPI_SUM), Fetch_and_op
+     * (MPI_SUM), Compare_and_swap, on one long at displacement 0. */
+    static const char *atom[] = { "acc_latency", "fetch_and_op_latency", "cas_latency" };
+    for (int op = cas_only ? 2 : 0; op < (with_cas ? 3 : 2); op++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            long one = 1, old, cmp = 0;
+            MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+            double t = 0;
+            for (int i = -iters / 10; i < iters; i++) {
+                if (i == 0) t = MPI_Wtime();
+                if (op == 0)
+                    MPI_Accumulate(&one, 1, MPI_LONG, 1, 0, 1, MPI_LONG, MPI_SUM, win);
+                else if (op == 1)
+                    MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, 0, MPI_SUM, win);
+                else
+                    MPI_Compare_and_swap(&one, &cmp, &old, MPI_LONG, 1, 0, win);
+                MPI_Win_flush(1, win);
+            }
+            t = MPI_Wtime() - t;
+            MPI_Win_unlock(1, win);
+            printf("%s,8,%.3f\n", atom[op], t / iters * 1e6);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    /* 8 B put and get with fence (active target, both ranks time). */
+    for (int op = 0; op < 2 && !cas_only; op++) {
+        int it = iters;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_fence(0, win);
+        double t = 0;
+        for (int i = -it / 10; i < it; i++) {
+            if (i == 0) t = MPI_Wtime();
+            if (rank == 0) {
+                if (op == 0)
+                    MPI_Put(buf, 8, MPI_CHAR, 1, 0, 8, MPI_CHAR, win);
+                else
+                    MPI_Get(buf, 8, MPI_CHAR, 1, 0, 8, MPI_CHAR, win);
+            }
+            MPI_Win_fence(0, win);
+            if (rank == 1) {
+                if (op == 0)
+                    MPI_Put(buf, 8, MPI_CHAR, 0, 0, 8, MPI_CHAR, win);
+                else
+                    MPI_Get(buf, 8, MPI_CHAR, 0, 0, 8, MPI_CHAR, win);
+            }
+            MPI_Win_fence(0, win);
         }
         t = MPI_Wtime() - t;
-        MPI_Win_unlock(1, win);
-        printf("fetch_and_op_latency,8,%.2f\n", t / iters * 1e6);
+        if (rank == 0) printf("%s_fence_latency,8,%.3f\n", op == 0 ? "put" : "get", t / (2.0 * it) * 1e6);
     }
+    if (!cas_only) MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);
     free(buf);

@@ -20,6 +20,11 @@
 
 static lc_handle_table_t lc_wins = LC_HANDLE_TABLE_INIT(0xa0000000u, 0x03ffffffu);
 
+lc_win_t *lc_win_find(MPI_Win handle)
+{
+    return lc_likely(lc_mpi_state == LC_MPI_STATE_INIT) ? lc_handle_get(&lc_wins, handle) : NULL;
+}
+
 int lc_check_win(MPI_Win handle, lc_win_t **win_p)
 {
     int rc = lc_check_initialized();

@@ -24,6 +24,9 @@ typedef struct lc_win {
 } lc_win_t;
 
 int lc_check_win(MPI_Win handle, lc_win_t **win_p);
+/* The window of a valid handle while MPI is initialized, else NULL (no
+ * error raised: for fast paths that fall back on the checked one). */
+lc_win_t *lc_win_find(MPI_Win handle);
 /* Run the window's error handler (lc_mpi_error for windows); NULL: the
  * handler of MPI_COMM_WORLD. */
 int lc_mpi_win_error(lc_win_t *win, const char *func, int code);

@@ -86,6 +86,21 @@ typedef enum lc_rma_kind {
 int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t count,
               MPI_Op op, const void *origin, const void *compare, void *result, lc_request_t *user);
 
+/* The fast path of MPI_Put and MPI_Get (8 B on one host is tens of ns, of
+ * which the general checks were a third): `bytes` contiguous bytes to
+ * (put) or from `buf` at displacement `disp` of `target`'s memory, done
+ * in place when the window is direct, an epoch to `target` is open by
+ * fence, lock or lock_all, and the bytes lie in its window.  False
+ * otherwise, nothing done: the caller takes the general path, which
+ * checks everything again and says what was wrong. */
+bool lc_rma_direct_copy(lc_rma_win_t *win, bool put, int target, MPI_Aint disp, void *buf, size_t bytes);
+/* The same for Accumulate (ACC) of `count` elements and Fetch_and_op
+ * (GACC, count 1) with `op` a reduction valid on `dt`, and
+ * Compare_and_swap (CAS, count 1), elements of `esz` bytes, under the
+ * target's accumulate lock as on the general path. */
+bool lc_rma_direct_atomic(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t esz,
+                          size_t count, MPI_Op op, const void *origin, const void *compare, void *result);
+
 /* The same with derived datatypes (lc_rma_dtype.c): the target side is
  * tcount items of `tt` at `disp`, the origin side ocount items of `ot` at
  * `origin` (PUT, ACC, GACC unless MPI_NO_OP), the result side rcount

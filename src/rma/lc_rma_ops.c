@@ -9,6 +9,8 @@
 #include "rma/lc_rma_impl.h"
 #include "util/lc_dtype.h"
 
+#include <string.h>
+
 /* MPI_SUCCESS when the operation is done (in place, by CMA), LC_AGAIN when
  * an answer from the target will complete it, else an error code. */
 static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt,
@@ -76,4 +78,39 @@ int lc_rma_op(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, 
     if (rc == LC_AGAIN) return MPI_SUCCESS; /* `user` completes with the answer */
     if (rc == MPI_SUCCESS && user) lc_request_complete(user);
     return rc;
+}
+
+/* Where `bytes` at `disp` of `target`'s memory are in our mapping, when
+ * the window is direct, an epoch to `target` is open by fence, lock or
+ * lock_all, and the bytes fit; else NULL (the general path decides). */
+static inline char *lc_rma_direct_at(lc_rma_win_t *win, int target, MPI_Aint disp, size_t bytes)
+{
+    if (!win->direct || disp < 0 || !(win->fence_open || win->lock_all || win->locked[target])) return NULL;
+    size_t off, size = win->sizes[target];
+    if (__builtin_mul_overflow((size_t)disp, (size_t)win->disp_units[target], &off) || off > size || bytes > size - off)
+        return NULL;
+    return win->bases[target] + off;
+}
+
+bool lc_rma_direct_copy(lc_rma_win_t *win, bool put, int target, MPI_Aint disp, void *buf, size_t bytes)
+{
+    char *at = lc_rma_direct_at(win, target, disp, bytes);
+    if (!at) return false;
+    /* Plain copies, as in lc_rma_op_now: the next synchronisation orders them. */
+    if (put)
+        memcpy(at, buf, bytes);
+    else
+        memcpy(buf, at, bytes);
+    return true;
+}
+
+bool lc_rma_direct_atomic(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype dt, size_t esz,
+                          size_t count, MPI_Op op, const void *origin, const void *compare, void *result)
+{
+    char *at = lc_rma_direct_at(win, target, disp, esz * count);
+    if (!at) return false;
+    lc_rma_acc_lock(&win->lines[target].acc);
+    lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
+    lc_rma_acc_unlock(&win->lines[target].acc);
+    return true;
 }

@@ -176,6 +176,7 @@ typedef int lc_coll_scan_fn(const void *sbuf, void *rbuf, size_t count, MPI_Data
                             lc_comm_t *comm);
 
 lc_coll_barrier_fn lc_coll_barrier_dissemination;
+lc_coll_barrier_fn lc_coll_barrier_linear;
 lc_coll_bcast_fn lc_coll_bcast_binomial;
 lc_coll_bcast_fn lc_coll_bcast_linear;
 lc_coll_bcast_fn lc_coll_bcast_scatter_allgather;

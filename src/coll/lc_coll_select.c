@@ -91,7 +91,11 @@ typedef struct lc_coll_rule {
  * scatter+allgather up to 2 MiB on 4 ranks, and at 2 ranks the ring
  * allreduce only adds a step.  Provisional: to be tuned with
  * bench/lc_osu_coll on machines that are not oversubscribed. */
+/* Barrier: on small communicators fan-in/fan-out through rank 0, which
+ * then leaves first, ahead of the rooted collective that usually follows
+ * (lc_coll_barrier_linear.c); beyond, dissemination's log2 p rounds. */
 static const lc_coll_rule_t lc_rules_barrier[] = {
+    { "linear", ANY_SIZE, SMALL_COMM, { .barrier = lc_coll_barrier_linear } },
     { "dissemination", ANY_SIZE, ANY_RANKS, { .barrier = lc_coll_barrier_dissemination } },
 };
 static const lc_coll_rule_t lc_rules_bcast[] = {

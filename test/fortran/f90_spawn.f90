@@ -104,6 +104,7 @@ program f90spawn
     call MPI_Comm_spawn_multiple(3, junk_cmds, junk_argvs, junk_maxprocs, junk_infos, 0, MPI_COMM_WORLD, ic, &
         MPI_ERRCODES_IGNORE, ierr)
   end if
+  deallocate(junk, junk_cmds, junk_argvs, junk_maxprocs, junk_infos)
   call check(ierr == MPI_SUCCESS, 'spawn_multiple: ierr')
   call MPI_Comm_remote_size(ic, n, ierr)
   call check(n == 3, 'spawn_multiple: remote size')

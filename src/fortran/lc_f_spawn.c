@@ -17,6 +17,17 @@
  * Every element loses its trailing blanks (as MPICH does; leading and
  * inner blanks stay: "a b" is one argument).  ARRAY_OF_ERRCODES may be
  * MPI_ERRCODES_IGNORE (LC_F_ERRCODES).
+ *
+ * COMMAND, ARGV, COUNT, ARRAY_OF_COMMANDS, ARRAY_OF_ARGV, MAXPROCS and
+ * INFO are significant at ROOT only: another rank may pass a short or
+ * unterminated ARGV, or any COUNT, so only the root converts them (the C
+ * function reads them at the root only, and gets NULLs elsewhere).  The
+ * root is found with MPI_Comm_rank on COMM: on an intercommunicator that
+ * is the local rank and the C call then refuses the communicator; a root
+ * out of range matches no rank and the C call reports MPI_ERR_ROOT.  An
+ * invalid COMM fails the rank query, which reports it (MPI_ERR_COMM,
+ * through MPI_COMM_WORLD's handler, the one the C call would use); the C
+ * call is then skipped so that the error is raised once, not twice.
  */
 #include "lc_f_glue.h"
 
@@ -56,12 +67,35 @@ static char **lc_f_argv_in(const char *a, size_t len, size_t stride)
     return v;
 }
 
+/* Whether this rank is ROOT of COMM; *rc is the rank query's error (then
+ * already reported by the error handler) or MPI_SUCCESS. */
+static bool lc_f_spawn_root(const MPI_Fint *root, const MPI_Fint *comm, int *rc)
+{
+    int rank = MPI_PROC_NULL;
+    *rc = PMPI_Comm_rank((MPI_Comm)*comm, &rank);
+    return *rc == MPI_SUCCESS && rank == *root;
+}
+
 typedef int lc_c_spawn_fn(const char *, char *[], int, MPI_Info, int, MPI_Comm, MPI_Comm *, int[]);
 
 static void lc_f_comm_spawn(lc_c_spawn_fn *spawn, const char *command, const char *argv, MPI_Fint *maxprocs,
                             MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
                             MPI_Fint *ierr, size_t command_len, size_t argv_len)
 {
+    int rc;
+    bool at_root = lc_f_spawn_root(root, comm, &rc);
+    if (rc != MPI_SUCCESS) {
+        *ierr = rc;
+        return;
+    }
+    if (!at_root) {
+        /* COMMAND and ARGV are not looked at here */
+        MPI_Comm ic = MPI_COMM_NULL;
+        rc = spawn(NULL, MPI_ARGV_NULL, *maxprocs, *info, *root, *comm, &ic, LC_F_ERRCODES(errcodes));
+        if (rc == MPI_SUCCESS) *intercomm = (MPI_Fint)ic;
+        *ierr = rc;
+        return;
+    }
     char *c_command = lc_f_str_in(command, command_len);
     char **c_argv = LC_F_IS_ARGV_NULL(argv) ? MPI_ARGV_NULL : lc_f_argv_in(argv, argv_len, argv_len);
     if (!c_command || (!c_argv && !LC_F_IS_ARGV_NULL(argv))) {
@@ -71,7 +105,7 @@ static void lc_f_comm_spawn(lc_c_spawn_fn *spawn, const char *command, const cha
         return;
     }
     MPI_Comm ic = MPI_COMM_NULL;
-    int rc = spawn(c_command, c_argv, *maxprocs, *info, *root, *comm, &ic, LC_F_ERRCODES(errcodes));
+    rc = spawn(c_command, c_argv, *maxprocs, *info, *root, *comm, &ic, LC_F_ERRCODES(errcodes));
     if (rc == MPI_SUCCESS) *intercomm = (MPI_Fint)ic;
     free(c_command);
     lc_f_argv_free(c_argv);
@@ -127,16 +161,23 @@ static void lc_f_comm_spawn_multiple(lc_c_spawn_multiple_fn *spawn, MPI_Fint *co
                                      MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,
                                      size_t commands_len, size_t argvs_len)
 {
-    /* COUNT is significant at the root only: elsewhere nothing is read
-     * unless it looks like a count (the C function checks it at the root) */
-    size_t n = *count > 0 ? (size_t)*count : 0;
+    /* COUNT and the arrays are significant at the root only: elsewhere
+     * nothing is read (the C function checks COUNT at the root) */
+    int rc;
+    bool at_root = lc_f_spawn_root(root, comm, &rc);
+    if (rc != MPI_SUCCESS) {
+        *ierr = rc;
+        return;
+    }
+    size_t n = at_root && *count > 0 ? (size_t)*count : 0;
     char **cmds = NULL, ***v = NULL;
-    if (!lc_f_spawn_multiple_in(n, commands, commands_len, argvs, argvs_len, &cmds, &v)) {
+    if (at_root && !lc_f_spawn_multiple_in(n, commands, commands_len, argvs, argvs_len, &cmds, &v)) {
         *ierr = lc_f_nomem("MPI_Comm_spawn_multiple");
         return;
     }
     MPI_Comm ic = MPI_COMM_NULL;
-    int rc = spawn(*count, cmds, v, maxprocs, infos, *root, *comm, &ic, LC_F_ERRCODES(errcodes));
+    rc = spawn(*count, cmds, v, at_root ? maxprocs : NULL, at_root ? infos : NULL, *root, *comm, &ic,
+               LC_F_ERRCODES(errcodes));
     if (rc == MPI_SUCCESS) *intercomm = (MPI_Fint)ic;
     lc_f_strings_free(cmds, n);
     lc_f_argvs_free(v, n);

@@ -6,9 +6,14 @@
 !      ' lead', then a blank element (elements are CHARACTER*24: the
 !      padding goes, inner and leading blanks stay, as with MPICH); ranks other than the root pass
 !      MPI_ARGV_NULL; ARRAY_OF_ERRCODES all MPI_SUCCESS;
+!   1b. the same, but the other ranks pass an unterminated ARGV of one
+!      element (no blank one after it), allocated so that ASan sees a
+!      read past its end: ARGV is significant at the root only;
 !   2. MPI_COMM_SPAWN_MULTIPLE, 1 + 2 children of two commands,
 !      ARRAY_OF_ARGV(2, 3) column major (argument J of command I is
 !      ARRAY_OF_ARGV(I, J)), MPI_ERRCODES_IGNORE; MPI_APPNUM 0 and 1;
+!      the other ranks pass COUNT 3 with arrays of one element (an
+!      unterminated ARRAY_OF_ARGV): only the root's arguments count;
 !   3. MPI_COMM_SPAWN on MPI_COMM_SELF with MPI_ARGV_NULL (no arguments).
 ! Each child checks its arguments with GET_COMMAND_ARGUMENT and its
 ! parent intercommunicator, and sends its error count and the parent
@@ -24,6 +29,8 @@ program f90spawn
   character(len=24) :: args(5), argvs(2, 3), cmds(2)*512
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
   logical :: inter
+  character(len=4), allocatable :: junk(:), junk_cmds(:), junk_argvs(:, :)
+  integer, allocatable :: junk_maxprocs(:), junk_infos(:)
 
   errs = 0
   call MPI_Init(ierr)
@@ -65,6 +72,23 @@ program f90spawn
   call check(n == 2, 'spawn: remote size')
   call collect(ic, n)
 
+  ! 1b. a non-root ARGV without its blank end
+  allocate(junk(1), junk_cmds(1), junk_argvs(1, 1), junk_maxprocs(1), junk_infos(1))
+  junk = 'junk'
+  junk_cmds = 'none'
+  junk_argvs = 'junk'
+  junk_maxprocs = 99
+  junk_infos = MPI_INFO_NULL
+  if (rank == 0) then
+    call MPI_Comm_spawn(me, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, ic, codes, ierr)
+  else
+    call MPI_Comm_spawn(junk_cmds(1), junk, 7, MPI_INFO_NULL, 0, MPI_COMM_WORLD, ic, codes, ierr)
+  end if
+  call check(ierr == MPI_SUCCESS, 'spawn, unterminated non-root argv: ierr')
+  call MPI_Comm_remote_size(ic, n, ierr)
+  call check(n == 2, 'spawn, unterminated non-root argv: remote size')
+  call collect(ic, n)
+
   ! 2. spawn_multiple: 1 + 2 processes, a 2 x 3 CHARACTER array of arguments
   cmds(1) = me
   cmds(2) = me
@@ -74,7 +98,13 @@ program f90spawn
   argvs(2, 1) = 'multi1'
   maxprocs = (/ 1, 2 /)
   infos = MPI_INFO_NULL
-  call MPI_Comm_spawn_multiple(2, cmds, argvs, maxprocs, infos, 0, MPI_COMM_WORLD, ic, MPI_ERRCODES_IGNORE, ierr)
+  if (rank == 0) then
+    call MPI_Comm_spawn_multiple(2, cmds, argvs, maxprocs, infos, 0, MPI_COMM_WORLD, ic, MPI_ERRCODES_IGNORE, ierr)
+  else
+    call MPI_Comm_spawn_multiple(3, junk_cmds, junk_argvs, junk_maxprocs, junk_infos, 0, MPI_COMM_WORLD, ic, &
+        MPI_ERRCODES_IGNORE, ierr)
+  end if
+  deallocate(junk, junk_cmds, junk_argvs, junk_maxprocs, junk_infos)
   call check(ierr == MPI_SUCCESS, 'spawn_multiple: ierr')
   call MPI_Comm_remote_size(ic, n, ierr)
   call check(n == 3, 'spawn_multiple: remote size')

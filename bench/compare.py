@@ -1072,24 +1072,47 @@ def vm_shell(argv):
     return shlex.join(argv).replace(VM_AGENT, '"$LC_AGENT"')
 
 
+# What may be left of a run in a guest: the launchers, their proxies and
+# daemons, the agent's relays, the benchmark (the brackets keep pkill from
+# matching the shell that runs it).
+VM_LEFTOVERS = "[l]c_osu_|[m]piexec|[h]ydra_pmi_proxy|[o]rted|[p]rted|[b]usybox nc"
+
+
 def vms_job_script(sc, runs, timeout, no_validate):
     """The script vm1 runs: per MPI a placement probe (host name of each
-    rank; Locus with LOCUS_SHOW_CHANNELS), then every run, each under
-    `timeout`, its output framed by VM_MARK lines for vms_parse."""
+    rank), for Locus a channel probe (a short run with
+    LOCUS_SHOW_CHANNELS), then every run, each under `timeout`, its output
+    framed by VM_MARK lines for vms_parse.  After each, whatever is left
+    of it in any guest is killed: a launcher's children outlive a
+    `timeout` that killed the launcher (Open MPI puts them in groups of
+    their own), and one holding the output file would write into the
+    next run's (each run has its own files, too)."""
+    others = " ".join(vm_names(sc.vms)[1:])
     lines = ["#!/bin/sh", "# compare.py scenario " + sc.name,
-             'o=$LC_JOB/run.out e=$LC_JOB/run.err']
+             "tidy() {",
+             f"    pkill -9 -f '{VM_LEFTOVERS}' 2>/dev/null",
+             f"    for h in {others}; do",
+             f"        timeout 20 \"$LC_AGENT\" $h \"pkill -9 -f '{VM_LEFTOVERS}'\" < /dev/null",
+             "    done",
+             "    sleep 1",
+             "}", "n=0"]
 
     def framed(tag, argv, limit):
+        lines.append(f"n=$((n + 1)); o=$LC_JOB/run-$n.out e=$LC_JOB/run-$n.err")
         lines.append(f"echo '{VM_MARK} begin {tag}'")
         lines.append("t0=$(date +%s.%N)")
-        lines.append(f"timeout -k 5 {int(limit)} {vm_shell(argv)} > $o 2> $e; rc=$?")
+        lines.append(f"timeout -k 5 {int(limit)} {vm_shell(argv)} > $o 2> $e < /dev/null; rc=$?")
         lines.append(f"echo \"{VM_MARK} status $rc $(awk \"BEGIN {{ print $(date +%s.%N) - $t0 }}\")\"")
+        lines.append("tidy")
         lines.append(f"cat $o; echo '{VM_MARK} stderr'; cat $e; echo '{VM_MARK} end'")
     for m in sc.mpis:
-        probe = sc.launch(m, 0)
+        framed(f"probe {m.key}", sc.launch(m, 0) + ["/bin/sh", "-c", 'echo "placement: $(hostname)"'],
+               60)
         if m.key == "locus" or m.ref_of:
-            probe = probe[:1] + ["-genv", "LOCUS_SHOW_CHANNELS", "1"] + probe[1:]
-        framed(f"probe {m.key}", probe + ["/bin/sh", "-c", 'echo "placement: $(hostname)"'], 60)
+            argv = sc.launch(m, 0)
+            argv = argv[:1] + ["-genv", "LOCUS_SHOW_CHANNELS", "1"] + argv[1:]
+            framed(f"channels {m.key}", argv + [sc.program(m, "pt2pt"), "-t", "lat", "-S", "8",
+                                                "-i", "10", "-x", "1"], 60)
     for rep, job, m in runs:
         argv = sc.launch(m, 0) + [sc.program(m, job.prog)] + job.args + ["-f", "csv"] + \
             ([] if no_validate else ["-c"])
@@ -1137,7 +1160,7 @@ def run_scenario_vms(sc, mpis, args, logdir, results, step, total_steps):
     why = None
     if not sc.accel.startswith("kvm"):
         if not args.vm_tcg:
-            why = f"needs KVM: guests run under TCG here ({sc.accel.partition(': ')[2]})"
+            why = f"needs KVM: guests run under TCG here (run-guests.sh --probe-accel: {sc.accel})"
         else:
             sc.desc += "; RUN UNDER TCG (--vm-tcg): the timings say nothing"
     if not why:
@@ -1149,7 +1172,9 @@ def run_scenario_vms(sc, mpis, args, logdir, results, step, total_steps):
                            f"build (and --out) outside them")
     if why:
         for m in mpis:
-            skip_runs(sc, m, why.partition(" (")[0], results, step, total_steps, why)
+            status, paren, detail = why.partition(" (")
+            skip_runs(sc, m, status if paren else "not in guests", results, step,
+                      total_steps, paren.strip() + detail if paren else why)
         return {m.key: why for m in mpis}
     timeout = args.timeout or sc.timeout * (1 if sc.accel.startswith("kvm") else 5)
     runs = [(rep, job, m) for rep in range(1, sc.reps + 1) for job in sc.jobs for m in mpis]
@@ -1174,10 +1199,13 @@ def run_scenario_vms(sc, mpis, args, logdir, results, step, total_steps):
         hosts = sorted(l.split(":", 1)[1].strip() for l in p[1].splitlines()
                        if l.startswith("placement:"))
         bindings[m.key] = " | ".join(hosts) or f"probe {p[0]}"
-        if m.key == "locus" and "ivshmem" not in p[1] + p[2]:
+        c = found.get(f"channels {m.key}", ("", "", "", 0))
+        if m.key == "locus" and "ivshmem" not in c[1] + c[2]:
             # Measuring Locus over another channel as "over IVSHMEM" would lie.
             sc.skip[m.key] = "its ranks did not pick channel ivshmem (probe output in the log)"
-    guest_fail = failure_reason(err) or (err.strip().splitlines() or [status])[-1][:120]
+    said = [l for l in err.splitlines() if l.startswith("run-guests.sh:")] or \
+        err.strip().splitlines() or [status]
+    guest_fail = said[-1].replace("run-guests.sh: ", "")[:120]
     for rep, job, m in runs:
         step[0] += 1
         got = found.get(f"run {m.key} {job.name} {rep}")
@@ -1222,7 +1250,8 @@ def placement_vms(sc):
             "every launcher runs in vm1 and starts the rank in vm2 through the guests' "
             "agent (Locus `-launcher-exec`, MPICH `-launcher ssh -launcher-exec`, Open MPI "
             "`plm_rsh_agent`; MPICH and Open MPI on eth0, Open MPI with the TCP BTL). "
-            "`Locus (1 guest)`: both Locus ranks in vm1, started by `mpiexec -n 2` there")
+            "`Locus (1 guest)`: both Locus ranks in vm1, started by `mpiexec -n 2` there; "
+            f"`{VM_AGENT}` below is the agent's path in vm1 ($LC_AGENT)")
     for key, why in sorted(sc.skip.items()):
         text += f". Not measured: {key}: {why}"
     return text

@@ -136,7 +136,7 @@ done
 # MPI's rsh agent may pass others): the options are skipped (those that
 # take a value, as OpenSSH's, with it), then the command line and stdin
 # (Locus' launch key) go to the worker's agent server (port 2222), whose
-# output comes back.
+# output comes back; the agent ends when the remote command has.
 {
     echo '#!/bin/sh'
     echo "bb=$jobdir/busybox"
@@ -157,7 +157,19 @@ while [ $# -gt 0 ]; do
 done
 h=${1#*@}
 shift
-{ printf '%s\n' "$*"; cat; } | "$bb" nc "$h" 2222
+# The command line, then stdin, through a fifo rather than a pipeline: a
+# pipeline would also wait for its cat, which waits for the end of stdin,
+# and Hydra keeps its ssh children's stdin open: the agent would never
+# end after the remote command did.
+f=$(mktemp -u "${TMPDIR:-/tmp}/lc-agent.XXXXXX")
+mkfifo "$f" || exit 255
+{ printf '%s\n' "$*"; exec cat; } > "$f" &
+w=$!
+"$bb" nc "$h" 2222 < "$f"
+rc=$?
+kill "$w" 2> /dev/null
+rm -f "$f"
+exit $rc
 EOA
 } > "$jobdir/agent"
 cat > "$jobdir/job.sh" <<EOJ

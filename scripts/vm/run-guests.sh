@@ -163,8 +163,11 @@ shift
 # end after the remote command did.
 f=$(mktemp -u "${TMPDIR:-/tmp}/lc-agent.XXXXXX")
 mkfifo "$f" || exit 255
-{ printf '%s\n' "$*"; exec cat; } > "$f" &
+# (A background list gets /dev/null as stdin: ours goes in as fd 3.)
+exec 3<&0
+{ printf '%s\n' "$*"; exec cat <&3 3<&-; } > "$f" &
 w=$!
+exec 3<&-
 "$bb" nc "$h" 2222 < "$f"
 rc=$?
 kill "$w" 2> /dev/null

@@ -1107,12 +1107,12 @@ def vms_job_script(sc, runs, timeout, no_validate):
         lines.append(f"cat $o; echo '{VM_MARK} stderr'; cat $e; echo '{VM_MARK} end'")
     for m in sc.mpis:
         framed(f"probe {m.key}", sc.launch(m, 0) + ["/bin/sh", "-c", 'echo "placement: $(hostname)"'],
-               60)
+               timeout)
         if m.key == "locus" or m.ref_of:
             argv = sc.launch(m, 0)
             argv = argv[:1] + ["-genv", "LOCUS_SHOW_CHANNELS", "1"] + argv[1:]
             framed(f"channels {m.key}", argv + [sc.program(m, "pt2pt"), "-t", "lat", "-S", "8",
-                                                "-i", "10", "-x", "1"], 60)
+                                                "-i", "10", "-x", "1"], timeout)
     for rep, job, m in runs:
         argv = sc.launch(m, 0) + [sc.program(m, job.prog)] + job.args + ["-f", "csv"] + \
             ([] if no_validate else ["-c"])
@@ -1182,7 +1182,7 @@ def run_scenario_vms(sc, mpis, args, logdir, results, step, total_steps):
     d = logdir / sc.name
     d.mkdir(parents=True, exist_ok=True)
     (d / "job.sh").write_text(script)
-    total = 300 + (len(runs) * (timeout + 5)) + len(mpis) * 65
+    total = 300 + (len(runs) + 2 * len(mpis)) * (timeout + 25)
     progress(f"vms    booting {sc.vms} guests; {len(runs)} runs inside (at most {total} s)")
     status, out, err, secs = run_cmd(["sh", str(RUN_GUESTS), "-n", str(sc.vms),
                                       "--timeout", str(total), str(d / "job.sh")],

@@ -244,6 +244,13 @@ class Mpi:
         ref.env, ref.bins, ref.linked, ref.ref_of = self.env, self.bins, self.linked, self.key
         return ref
 
+    def one_guest_reference(self):
+        """As one_container_reference, for the VM scenarios: all ranks in
+        the first guest (shared memory inside one kernel)."""
+        ref = self.one_container_reference()
+        ref.key, ref.label = f"{self.key}-1vm", f"{self.label} (1 guest)"
+        return ref
+
     def async_variant(self):
         """A pseudo-MPI: the same MPI (binaries, launcher) run with its
         asynchronous progress thread on (ASYNC_SWITCH in the environment).
@@ -404,7 +411,7 @@ class Job:
 
 class Scenario:
     def __init__(self, name, desc, np_, bind, jobs, reps, timeout, hosts=0, containers=0,
-                 async_variants=False):
+                 async_variants=False, vms=0):
         self.name, self.desc, self.np, self.bind = name, desc, np_, bind
         self.async_variants = async_variants  # also run each MPI with its progress thread
         self.jobs, self.reps, self.timeout = jobs, reps, timeout
@@ -413,6 +420,10 @@ class Scenario:
         # Locus also measured with all ranks in the first container
         # (pseudo-MPI "Locus (1 container)", the reference of its ratio).
         self.hosts, self.containers = hosts, containers
+        # vms > 0: that many QEMU guests (scripts/vm/run-guests.sh), one
+        # rank in each, and Locus also with all ranks in the first guest.
+        self.vms = vms
+        self.accel = None         # "kvm: why" / "tcg: why" (run_scenario_vms)
         self.hostset = None       # the HostSet while (and after) it runs
         self.mpis = []            # what it runs, in run order (set by main)
         self.bins = {}            # MPI key -> {program: path} staged for the containers
@@ -423,6 +434,7 @@ class Scenario:
         MPIs, then in container scenarios Locus' one-container reference."""
         refs = [m.one_container_reference() for m in usable
                 if self.containers and m.key == "locus"]
+        refs += [m.one_guest_reference() for m in usable if self.vms and m.key == "locus"]
         variants = [m.async_variant() for m in usable
                     if self.async_variants and m.key in ASYNC_SWITCH]
         # Each variant right after its MPI: runs alternate base, +async, ...
@@ -442,6 +454,8 @@ class Scenario:
 
     def launch(self, mpi, cores):
         """Full launcher argv up to the program, as the harness runs it."""
+        if self.vms:
+            return vms_launch(mpi, self.vms)
         if self.hosts:
             hs = self.hostset
             nodes = hs.containers or hs.hosts
@@ -804,6 +818,18 @@ def scenarios(quick):
             2, False,
             [lat_job([8, 4 * KiB]), bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
             3 if quick else 7, 60, hosts=1, containers=2),
+        "vms2": Scenario(
+            "vms2", "2 ranks in two co-resident QEMU/KVM guests (scripts/vm/run-guests.sh: "
+            "Debian kernel, the host root over 9p, virtio-net on a private segment, one "
+            "ivshmem-plain region), one rank each; every launcher runs in vm1 and starts "
+            "the rank in vm2 through the guests' agent: Locus over IVSHMEM, MPICH and "
+            "Open MPI over the virtio network, and Locus with both ranks in vm1 as "
+            "reference: 8 B latency and 1 MiB bandwidth (not in the default list; "
+            "refused where guests would run under TCG)",
+            2, False,
+            [lat_job([8], ["-i", "2000", "-x", "100"] if quick else None),
+             bw_job("bw", [1 * MiB])],
+            3 if quick else 7, 60, vms=2),
         "coll4": Scenario(
             "coll4", "4 ranks on one host, unbound (oversubscribed where "
             "the host has fewer cores): collective latency", 4, False,
@@ -949,6 +975,8 @@ def stage_programs(sc, mpis):
 
 
 def run_scenario(sc, mpis, args, logdir, results, step, total_steps):
+    if sc.vms:
+        return run_scenario_vms(sc, mpis, args, logdir, results, step, total_steps)
     if not sc.hosts:
         return run_scenario_here(sc, mpis, args, logdir, results, step, total_steps)
     # Long enough for every run to hit its timeout, so that the set outlives
@@ -1046,6 +1074,221 @@ def run_scenario_here(sc, mpis, args, logdir, results, step, total_steps):
                          f"{m.label:8s} {job.name:5s} {status:8s} {secs:5.1f}s  "
                          f"{', '.join(summary)}{more}")
     return bindings
+
+
+# ------------------------------------------------------------ QEMU guests
+
+RUN_GUESTS = ROOT / "scripts" / "vm" / "run-guests.sh"
+VM_AGENT = "@LC_AGENT@"   # stands for "$LC_AGENT" (known only inside vm1)
+VM_MARK = "@@vms@@"       # starts the job script's structure lines
+
+
+def vm_names(n):
+    return [f"vm{i}" for i in range(1, n + 1)]
+
+
+def vms_launch(mpi, n):
+    """Launcher argv up to the program, as run in vm1: one rank in each
+    guest, started through the guests' agent (each MPI with its own remote
+    launch, as in hosts2), or for the reference all ranks in vm1."""
+    if mpi.ref_of:
+        return mpi.launch_local(n, {})
+    hosts = vm_names(n)
+    if mpi.key == "locus":
+        return [mpi.mpiexec, "-iface", "eth0", "-launcher-exec", VM_AGENT] + \
+            mpi.locus_genv(mpi.env) + ["-hosts", ",".join(f"{h}:1" for h in hosts),
+                                       "-n", str(n)]
+    return mpi.launch_hosts(hosts, VM_AGENT)
+
+
+def vm_shell(argv):
+    """argv as one line of the guest's job script."""
+    return shlex.join(argv).replace(VM_AGENT, '"$LC_AGENT"')
+
+
+# What may be left of a run in a guest: the launchers, their proxies and
+# daemons, the agent's relays, the benchmark (the brackets keep pkill from
+# matching the shell that runs it).
+VM_LEFTOVERS = "[l]c_osu_|[m]piexec|[h]ydra_pmi_proxy|[o]rted|[p]rted|[b]usybox nc"
+
+
+def vms_job_script(sc, runs, timeout, no_validate):
+    """The script vm1 runs: per MPI a placement probe (host name of each
+    rank), for Locus a channel probe (a short run with
+    LOCUS_SHOW_CHANNELS), then every run, each under `timeout`, its output
+    framed by VM_MARK lines for vms_parse.  After each, whatever is left
+    of it in any guest is killed: a launcher's children outlive a
+    `timeout` that killed the launcher (Open MPI puts them in groups of
+    their own), and one holding the output file would write into the
+    next run's (each run has its own files, too)."""
+    others = " ".join(vm_names(sc.vms)[1:])
+    lines = ["#!/bin/sh", "# compare.py scenario " + sc.name,
+             "tidy() {",
+             f"    pkill -9 -f '{VM_LEFTOVERS}' 2>/dev/null",
+             f"    for h in {others}; do",
+             f"        timeout 20 \"$LC_AGENT\" $h \"pkill -9 -f '{VM_LEFTOVERS}'\" < /dev/null",
+             "    done",
+             "    sleep 1",
+             "}", "n=0"]
+
+    def framed(tag, argv, limit):
+        lines.append(f"n=$((n + 1)); o=$LC_JOB/run-$n.out e=$LC_JOB/run-$n.err")
+        lines.append(f"echo '{VM_MARK} begin {tag}'")
+        lines.append("t0=$(date +%s.%N)")
+        lines.append(f"timeout -k 5 {int(limit)} {vm_shell(argv)} > $o 2> $e < /dev/null; rc=$?")
+        lines.append(f"echo \"{VM_MARK} status $rc $(awk \"BEGIN {{ print $(date +%s.%N) - $t0 }}\")\"")
+        lines.append("tidy")
+        lines.append(f"cat $o; echo '{VM_MARK} stderr'; cat $e; echo '{VM_MARK} end'")
+    for m in sc.mpis:
+        framed(f"probe {m.key}", sc.launch(m, 0) + ["/bin/sh", "-c", 'echo "placement: $(hostname)"'],
+               timeout)
+        if m.key == "locus" or m.ref_of:
+            argv = sc.launch(m, 0)
+            argv = argv[:1] + ["-genv", "LOCUS_SHOW_CHANNELS", "1"] + argv[1:]
+            framed(f"channels {m.key}", argv + [sc.program(m, "pt2pt"), "-t", "lat", "-S", "8",
+                                                "-i", "10", "-x", "1"], timeout)
+    for rep, job, m in runs:
+        argv = sc.launch(m, 0) + [sc.program(m, job.prog)] + job.args + ["-f", "csv"] + \
+            ([] if no_validate else ["-c"])
+        framed(f"run {m.key} {job.name} {rep}", argv, timeout)
+    return "\n".join(lines) + "\n"
+
+
+def vms_parse(text):
+    """{tag: (status, out, err, secs)} from the job's output."""
+    found, tag, part, buf, status, secs = {}, None, None, {}, None, 0.0
+    for line in text.splitlines(keepends=True):
+        if line.startswith(VM_MARK + " "):
+            word = line[len(VM_MARK) + 1:].strip()
+            if word.startswith("begin "):
+                tag, part, buf, status, secs = word[6:], None, {"out": "", "err": ""}, None, 0.0
+            elif word.startswith("status ") and tag:
+                f = word.split()
+                rc = f[1] if len(f) > 1 else "?"
+                status = "ok" if rc == "0" else "timeout" if rc in ("124", "137") else f"exit {rc}"
+                try:
+                    secs = float(f[2])
+                except (IndexError, ValueError):
+                    secs = 0.0
+                part = "out"
+            elif word == "stderr" and tag:
+                part = "err"
+            elif word == "end" and tag:
+                found[tag] = (status or "?", buf["out"], buf["err"], secs)
+                tag = part = None
+            continue
+        if tag and part:
+            buf[part] += line
+    return found
+
+
+def run_scenario_vms(sc, mpis, args, logdir, results, step, total_steps):
+    """Boots the guests once, runs every repetition of every MPI inside
+    them (one job script in vm1), then records the runs as
+    run_scenario_here does.  Refuses (every cell says why) where the
+    guests would not get KVM: TCG timings would be fake figures."""
+    r = subprocess.run(["sh", str(RUN_GUESTS), "--probe-accel"], capture_output=True,
+                       text=True, timeout=30)
+    sc.accel = r.stdout.strip() or f"unknown (run-guests.sh exit {r.returncode})"
+    progress(f"vms    guests would run with {sc.accel}")
+    why = None
+    if not sc.accel.startswith("kvm"):
+        if not args.vm_tcg:
+            why = f"needs KVM: guests run under TCG here (run-guests.sh --probe-accel: {sc.accel})"
+        else:
+            sc.desc += "; RUN UNDER TCG (--vm-tcg): the timings say nothing"
+    if not why:
+        for m in mpis:
+            for p in [m.mpiexec] + list(m.bins.values()):
+                d = os.path.realpath(p) + "/"
+                if d.startswith(("/tmp/", "/run/", "/dev/")):
+                    why = (f"{p} is under /tmp, /run or /dev, which the guests mount afresh: "
+                           f"build (and --out) outside them")
+    if why:
+        for m in mpis:
+            status, paren, detail = why.partition(" (")
+            skip_runs(sc, m, status if paren else "not in guests", results, step,
+                      total_steps, paren.strip() + detail if paren else why)
+        return {m.key: why for m in mpis}
+    timeout = args.timeout or sc.timeout * (1 if sc.accel.startswith("kvm") else 5)
+    runs = [(rep, job, m) for rep in range(1, sc.reps + 1) for job in sc.jobs for m in mpis]
+    script = vms_job_script(sc, runs, timeout, args.no_validate)
+    d = logdir / sc.name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "job.sh").write_text(script)
+    total = 300 + (len(runs) + 2 * len(mpis)) * (timeout + 25)
+    progress(f"vms    booting {sc.vms} guests; {len(runs)} runs inside (at most {total} s)")
+    status, out, err, secs = run_cmd(["sh", str(RUN_GUESTS), "-n", str(sc.vms),
+                                      "--timeout", str(total), str(d / "job.sh")],
+                                     dict(os.environ), total + 60)
+    (d / "run-guests.log").write_text(f"# status {status}, {secs:.0f} s\n--- stdout\n{out}"
+                                      f"--- stderr\n{err}")
+    found = vms_parse(out)
+    bindings = {}
+    for m in mpis:
+        p = found.get(f"probe {m.key}")
+        if not p:
+            bindings[m.key] = f"no probe ({status})"
+            continue
+        hosts = sorted(l.split(":", 1)[1].strip() for l in p[1].splitlines()
+                       if l.startswith("placement:"))
+        bindings[m.key] = " | ".join(hosts) or f"probe {p[0]}"
+        c = found.get(f"channels {m.key}", ("", "", "", 0))
+        if m.key == "locus" and "ivshmem" not in c[1] + c[2]:
+            # Measuring Locus over another channel as "over IVSHMEM" would lie.
+            sc.skip[m.key] = "its ranks did not pick channel ivshmem (probe output in the log)"
+    said = [l for l in err.splitlines() if l.startswith("run-guests.sh:")] or \
+        err.strip().splitlines() or [status]
+    guest_fail = said[-1].replace("run-guests.sh: ", "")[:120]
+    for rep, job, m in runs:
+        step[0] += 1
+        got = found.get(f"run {m.key} {job.name} {rep}")
+        if got is None:
+            st, o, e, t = f"not run: {guest_fail}", "", "", 0.0
+        else:
+            st, o, e, t = got
+        if m.key in sc.skip:
+            st = "not over ivshmem"
+        log = d / f"{m.key}-{job.name}-rep{rep}.log"
+        log.write_text(f"$ (in vm1) {vm_shell(sc.launch(m, 0))} ...\n# status: {st}, "
+                       f"{t:.1f} s\n--- stdout\n{o}--- stderr\n{e}")
+        if st.startswith("exit 2") and "VALIDATION FAILED" in e:
+            st = "invalid data"
+        lib = library_line(o)
+        if lib and not m.library:
+            m.library = lib
+        rows = parse_csv_output(o) if st == "ok" else {}
+        shown = []
+        for met in job.metrics:
+            val, vst = None, st
+            if st == "ok":
+                try:
+                    val, vst = float(rows.get((met.test, met.size))[met.col]), "ok"
+                except (TypeError, KeyError, ValueError):
+                    vst = "missing"
+            results.append({"scenario": sc.name, "metric": met.label, "unit": met.unit,
+                            "mpi": m.key, "rep": rep, "value": val, "status": vst,
+                            "log": str(log.relative_to(logdir.parent))})
+            shown.append(f"{met.label}={val:g}" if val is not None else f"{met.label}={vst}")
+        progress(f"[{step[0]:3d}/{total_steps}] {sc.name} rep {rep}/{sc.reps} {m.label:8s} "
+                 f"{job.name:5s} {st:8s} {t:5.1f}s  {', '.join(shown)}")
+    return bindings
+
+
+def placement_vms(sc):
+    """The report's placement paragraph of a VM scenario."""
+    text = (f"none; one rank in each of {sc.vms} QEMU guests (vm1..vm{sc.vms}) booted "
+            f"by scripts/vm/run-guests.sh for the scenario and torn down after it "
+            f"(accelerator: {sc.accel or '?'}), 2 vCPUs and 768 MiB each, networked by "
+            "virtio-net on a private segment, sharing one 64 MiB ivshmem-plain region; "
+            "every launcher runs in vm1 and starts the rank in vm2 through the guests' "
+            "agent (Locus `-launcher-exec`, MPICH `-launcher ssh -launcher-exec`, Open MPI "
+            "`plm_rsh_agent`; MPICH and Open MPI on eth0, Open MPI with the TCP BTL). "
+            "`Locus (1 guest)`: both Locus ranks in vm1, started by `mpiexec -n 2` there; "
+            f"`{VM_AGENT}` below is the agent's path in vm1 ($LC_AGENT)")
+    for key, why in sorted(sc.skip.items()):
+        text += f". Not measured: {key}: {why}"
+    return text
 
 
 # ---------------------------------------------------------------- summary
@@ -1311,7 +1554,8 @@ def write_outputs(outdir, meta, mpis, scs, tables, bindings, results, subject_la
     for sc in scs:
         md += [f"## Scenario `{sc.name}`", "", f"{sc.desc}; {sc.np} ranks, "
                f"{sc.reps} repetitions per MPI.", "",
-               "Binding: " + (placement_containers(sc) if sc.containers else
+               "Binding: " + (placement_vms(sc) if sc.vms else
+                              placement_containers(sc) if sc.containers else
                               "one rank on each emulated host, each host pinned to a "
                               "core of its own by the harness (`taskset` around the "
                               "program: hK on core K-1) "
@@ -1373,6 +1617,9 @@ def main():
                     help="do not pass -c (data check outside the timed loop)")
     ap.add_argument("--no-werror", action="store_true", help="build without -Werror")
     ap.add_argument("--list", action="store_true", help="list scenarios and exit")
+    ap.add_argument("--vm-tcg", action="store_true",
+                    help="run the VM scenarios (vms2) even where the guests get TCG, not "
+                    "KVM: checks the machinery; its timings say nothing")
     args = ap.parse_args()
 
     all_sc = scenarios(args.quick)

@@ -14,6 +14,8 @@
 #   --guest DIR      kernel and initramfs (default: build them with
 #                    build-guest.sh into $LC_VM_CACHE or ~/.cache/locus-vm)
 #   --keep           keep the job directory (consoles, output) for debugging
+#   --probe-accel    only print "kvm: WHY" or "tcg: WHY" (the accelerator
+#                    guests would get) and exit 0; boots nothing
 #
 # JOB_SCRIPT runs as root in vm1 (in the chroot of this machine's root
 # directory, shared read-only over 9p: the same paths, the same Locus
@@ -30,7 +32,7 @@
 # cannot run here.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-n=2 region=64M mem=768 smp=2 timeout=240 guest="" keep=0
+n=2 region=64M mem=768 smp=2 timeout=240 guest="" keep=0 probe=0
 while [ $# -gt 0 ]; do
     case $1 in
     -n) n=$2; shift 2 ;;
@@ -40,10 +42,41 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift 2 ;;
     --guest) guest=$2; shift 2 ;;
     --keep) keep=1; shift ;;
+    --probe-accel) probe=1; shift ;;
     -*) echo "run-guests.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
     esac
 done
+# accel_choice: sets want (kvm|tcg), auto (1 = may fall back to TCG) and
+# why (one line).  LC_VM_ACCEL=kvm|tcg forces one.  Else KVM when /dev/kvm
+# is usable, except
+#  - under PVM (module kvm_pvm: "pagetable-based" KVM without VMX/SVM, as
+#    on this kind of nested cloud machine): PVM runs only guest kernels
+#    built for it (CONFIG_PVM_GUEST); firmware and a stock kernel are
+#    instruction-emulated, far slower than TCG (docs/vms.md);
+#  - when an earlier run found that KVM guests do not boot here: that
+#    verdict is kept in the guest directory (file accel).
+# -cpu host without arch-capabilities: QEMU 7.2 aborts ("failed to set MSR
+# 0x10a") where the host KVM refuses that MSR.
+accel_choice() {
+    want=${LC_VM_ACCEL:-auto} auto=0 why="LC_VM_ACCEL=$want"
+    [ "$want" = auto ] || return 0
+    auto=1 want=kvm why="/dev/kvm is usable"
+    if ! { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }; then
+        want=tcg why="no usable /dev/kvm"
+    elif [ -d /sys/module/kvm_pvm ] && ! grep -qwE 'vmx|svm' /proc/cpuinfo; then
+        want=tcg why="/dev/kvm is PVM (kvm_pvm, no VMX/SVM): it runs only PVM-enabled guest kernels; a stock kernel does not boot"
+    elif [ "$(cat "$guest/accel" 2>/dev/null)" = tcg ]; then
+        want=tcg why="KVM guests did not boot here before ($guest/accel)"
+    fi
+}
+if [ $probe -eq 1 ]; then
+    # --probe-accel: say which accelerator guests would get, and why; boot nothing.
+    guest=${guest:-${LC_VM_CACHE:-${HOME:-/root}/.cache/locus-vm}}
+    accel_choice
+    echo "$want: $why"
+    exit 0
+fi
 [ $# -eq 1 ] || { echo "usage: run-guests.sh [-n N] [--region SIZE|none] [--mem MB] [--timeout S] JOB_SCRIPT" >&2; exit 2; }
 job_script=$(realpath "$1")
 qemu=$(command -v qemu-system-x86_64 || true)
@@ -69,21 +102,10 @@ ip route add 224.0.0.0/4 dev lo 2>/dev/null
 
 [ -s "$guest/vmlinuz" ] && [ -s "$guest/initramfs.gz" ] || { echo "run-guests.sh: no guest image in $guest" >&2; exit 1; }
 
-# Acceleration: LC_VM_ACCEL=kvm|tcg, else KVM when /dev/kvm is there,
-# unless an earlier run found that KVM guests do not boot here (nested
-# KVM can hang in early boot): that verdict is kept in the guest
-# directory (file accel), and TCG used.  -cpu host without
-# arch-capabilities: some nested hosts refuse to set that MSR.
+# Acceleration: see accel_choice (before the namespace, since
+# --probe-accel asks only that).
 kvm="-accel kvm -cpu host,-arch-capabilities" tcg="-accel tcg -cpu max"
-want=${LC_VM_ACCEL:-auto}
-if [ "$want" = auto ]; then
-    want=kvm
-    { [ -r /dev/kvm ] && [ -w /dev/kvm ]; } || want=tcg
-    [ "$(cat "$guest/accel" 2>/dev/null)" = tcg ] && want=tcg
-    auto=1
-else
-    auto=0
-fi
+accel_choice
 jobdir=$(mktemp -d "${TMPDIR:-/tmp}/locus-vm.XXXXXX")
 chmod 755 "$jobdir"
 regfile=""
@@ -109,15 +131,50 @@ while [ $i -le "$n" ]; do
     hosts="$hosts${hosts:+,}vm$i:10.0.0.$i"
     i=$((i + 1))
 done
-# The launcher agent (called like ssh: AGENT HOST COMMAND-STRING; stdin
-# carries the launch key): the command line, then stdin, to the worker's
-# agent server (port 2222), whose output comes back.
-cat > "$jobdir/agent" <<EOA
-#!/bin/sh
-h=\$1
+# The launcher agent, called as ssh is: [OPTIONS] [USER@]HOST COMMAND...
+# (Locus' -launcher-exec passes none; Hydra's ssh launcher passes -x, Open
+# MPI's rsh agent may pass others): the options are skipped (those that
+# take a value, as OpenSSH's, with it), then the command line and stdin
+# (Locus' launch key) go to the worker's agent server (port 2222), whose
+# output comes back; the agent ends when the remote command has.
+{
+    echo '#!/bin/sh'
+    echo "bb=$jobdir/busybox"
+    cat <<'EOA'
+while [ $# -gt 0 ]; do
+    case $1 in
+    --) shift; break ;;
+    -?*)
+        o=${1#-}
+        shift
+        while [ -n "$o" ]; do
+            c=${o%"${o#?}"}
+            o=${o#?}
+            case $c in [BbcDEeFIiJLlmOoPpQRSWw]) [ -z "$o" ] && shift; break ;; esac
+        done ;;
+    *) break ;;
+    esac
+done
+h=${1#*@}
 shift
-{ printf '%s\n' "\$*"; cat; } | "$jobdir/busybox" nc "\$h" 2222
+# The command line, then stdin, through a fifo rather than a pipeline: a
+# pipeline would also wait for its cat, which waits for the end of stdin,
+# and Hydra keeps its ssh children's stdin open: the agent would never
+# end after the remote command did.
+f=$(mktemp -u "${TMPDIR:-/tmp}/lc-agent.XXXXXX")
+mkfifo "$f" || exit 255
+# (A background list gets /dev/null as stdin: ours goes in as fd 3.)
+exec 3<&0
+{ printf '%s\n' "$*"; exec cat <&3 3<&-; } > "$f" &
+w=$!
+exec 3<&-
+"$bb" nc "$h" 2222 < "$f"
+rc=$?
+kill "$w" 2> /dev/null
+rm -f "$f"
+exit $rc
 EOA
+} > "$jobdir/agent"
 cat > "$jobdir/job.sh" <<EOJ
 export LC_JOB=$jobdir LC_AGENT=$jobdir/agent LC_HOSTS_LAYOUT=$layout
 cd $jobdir
@@ -135,7 +192,10 @@ fi
 port=$((20000 + $$ % 20000))
 pdeath=""
 setpriv --pdeathsig KILL true 2>/dev/null && pdeath="setpriv --pdeathsig KILL --"
-# boot ACCEL: start every guest.
+# boot ACCEL: start every guest.  no_timer_check: the kernel's check
+# that the PIT reaches the IO-APIC measures ticks against a busy loop;
+# under TCG on a loaded host it fails and the kernel panics ("IO-APIC +
+# timer doesn't work", seen at load 60 on 2 cores).
 boot() {
     pids=""
     rm -f "$jobdir"/console-vm*.log "$jobdir"/ready-*
@@ -148,7 +208,7 @@ boot() {
         # outright (SIGKILL runs no trap).
         $pdeath "$qemu" $1 -machine q35 -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot \
             -kernel "$guest/vmlinuz" -initrd "$guest/initramfs.gz" \
-            -append "console=ttyS0 quiet panic=-1 lc.name=vm$i lc.ip=10.0.0.$i lc.role=$role lc.job=$jobdir lc.hosts=$hosts" \
+            -append "console=ttyS0 quiet panic=-1 no_timer_check lc.name=vm$i lc.ip=10.0.0.$i lc.role=$role lc.job=$jobdir lc.hosts=$hosts" \
             -serial "file:$jobdir/console-vm$i.log" \
             -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
             -virtfs "local,path=$jobdir,mount_tag=job,security_model=none" \
@@ -181,14 +241,14 @@ if [ "$want" = kvm ]; then
         [ $auto -eq 1 ] || { echo "run-guests.sh: KVM guests did not boot in 30 s (LC_VM_ACCEL=kvm)" >&2; exit 1; }
         echo "run-guests.sh: KVM guests do not boot here (hung in early boot); TCG from now on ($guest/accel)" >&2
         echo tcg > "$guest/accel"
-        want=tcg
+        want=tcg why="KVM guests did not boot in 30 s"
     fi
 fi
 if [ "$want" = tcg ]; then
     boot "$tcg"
     up 180 || { echo "run-guests.sh: guests did not boot (TCG); consoles:" >&2; tail -n 20 "$jobdir"/console-vm*.log "$jobdir"/qemu-vm*.log >&2; exit 1; }
 fi
-echo "run-guests.sh: $n guests up ($want) in $(($(date +%s) - t0)) s" >&2
+echo "run-guests.sh: $n guests up ($want) in $(($(date +%s) - t0)) s ($why)" >&2
 # vm1 powers off when its job is done; the others are killed then.
 while kill -0 "$pid_vm1" 2>/dev/null; do
     if [ $(($(date +%s) - t0)) -ge "$timeout" ]; then

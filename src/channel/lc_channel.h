@@ -174,8 +174,7 @@ typedef struct lc_peer_ofi {
 typedef struct lc_pick_class {
     uint8_t n_pull, n_pipe;   /* samples taken of each */
     uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
-    bool demoted;             /* CMA because the chosen pipeline slowed down: sample again later */
-    uint32_t pulls;           /* messages pulled since the demotion */
+    uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
     double pull_bw, pipe_bw;  /* best throughput of each seen, bytes per second */
 } lc_pick_class_t;
 typedef struct lc_peer_pick {

@@ -7,7 +7,8 @@
  * while another is pipelined; else CMA), messages that cannot be timed
  * are not, oversubscribed hosts pull at once; samples count from when the
  * receiver took the RTS (plus the fastest transit); a chosen pipeline that
- * crawls goes to CMA and is sampled again later; and the
+ * crawls goes to CMA; every decision is sampled again after 4096
+ * messages; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
@@ -144,15 +145,15 @@ int main(void)
         lc_pick_pipe_done(&p, &a);
         lc_pick_pipe_done(&p, &b);
     }
-    CHECK(p.pick.cls[3].choice == 1 && p.pick.cls[3].demoted);
+    CHECK(p.pick.cls[3].choice == 1 && p.pick.cls[3].uses == 0);
     CHECK(p.pick.cls[0].choice == 1); /* 40 GB/s sampled, CMA 10: 0.8 GB/s of late is too slow too */
-    CHECK(p.pick.cls[1].choice == 1 && !p.pick.cls[1].demoted); /* CMA already */
-    /* ...and after LC_PICK_RETRY pulls it is sampled again. */
+    CHECK(p.pick.cls[1].choice == 1); /* CMA already */
+    /* ...and every decision is sampled again after LC_PICK_RETRY messages. */
     int pulled = 0;
     for (int i = 0; i < 4095; i++) pulled += lc_pick_choose(&p, 8 * MiB, true) == LC_PICK_PULL;
     CHECK(pulled == 4095);
     CHECK(lc_pick_choose(&p, 8 * MiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE));
-    CHECK(p.pick.cls[3].choice == 0 && p.pick.cls[3].n_pull == 0 && !p.pick.cls[3].demoted);
+    CHECK(p.pick.cls[3].choice == 0 && p.pick.cls[3].n_pull == 0 && p.pick.cls[3].uses == 0);
     p.pick.sampling = false;
     /* Messages below LC_PICK_MIN always pipeline and are not watched. */
     lc_request_t small = { .msg_size = 32 * KiB };

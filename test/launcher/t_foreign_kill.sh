@@ -116,7 +116,10 @@ case_proxy() {
 
 case_mpiexec() {
     start_job bare
-    mpx=$(ps -o ppid= -p "$(ps -o ppid= -p "$RANK1")" | tr -d ' ')
+    # ps pads its columns: a pid with fewer digits than the column comes
+    # with leading blanks, which `ps -p` refuses ("improper list").
+    proxy=$(ps -o ppid= -p "$RANK1" | tr -d ' ')
+    mpx=$(ps -o ppid= -p "$proxy" | tr -d ' ')
     grep -q mpiexec "/proc/$mpx/cmdline" 2>/dev/null || fail "no mpiexec above rank 1's proxy (pid $mpx)"
     T0=$(now_ms)
     kill -9 "$mpx"

@@ -88,21 +88,17 @@ static void lc_f_comm_spawn(lc_c_spawn_fn *spawn, const char *command, const cha
         *ierr = rc;
         return;
     }
-    if (!at_root) {
-        /* COMMAND and ARGV are not looked at here */
-        MPI_Comm ic = MPI_COMM_NULL;
-        rc = spawn(NULL, MPI_ARGV_NULL, *maxprocs, *info, *root, *comm, &ic, LC_F_ERRCODES(errcodes));
-        if (rc == MPI_SUCCESS) *intercomm = (MPI_Fint)ic;
-        *ierr = rc;
-        return;
-    }
-    char *c_command = lc_f_str_in(command, command_len);
-    char **c_argv = LC_F_IS_ARGV_NULL(argv) ? MPI_ARGV_NULL : lc_f_argv_in(argv, argv_len, argv_len);
-    if (!c_command || (!c_argv && !LC_F_IS_ARGV_NULL(argv))) {
-        free(c_command);
-        lc_f_argv_free(c_argv);
-        *ierr = lc_f_nomem("MPI_Comm_spawn");
-        return;
+    /* COMMAND and ARGV are looked at on the root only */
+    char *c_command = NULL, **c_argv = MPI_ARGV_NULL;
+    if (at_root) {
+        c_command = lc_f_str_in(command, command_len);
+        c_argv = LC_F_IS_ARGV_NULL(argv) ? MPI_ARGV_NULL : lc_f_argv_in(argv, argv_len, argv_len);
+        if (!c_command || (!c_argv && !LC_F_IS_ARGV_NULL(argv))) {
+            free(c_command);
+            lc_f_argv_free(c_argv);
+            *ierr = lc_f_nomem("MPI_Comm_spawn");
+            return;
+        }
     }
     MPI_Comm ic = MPI_COMM_NULL;
     rc = spawn(c_command, c_argv, *maxprocs, *info, *root, *comm, &ic, LC_F_ERRCODES(errcodes));

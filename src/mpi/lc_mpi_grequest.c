@@ -119,7 +119,7 @@ int lc_mpi_request_finish(lc_request_t *t, MPI_Status *status)
         return err != MPI_SUCCESS ? err : e;
     }
     if (t->partner) lc_request_release(t->partner);
-    if (t->ext) free(t->ext); /* Isendrecv_replace's copy of the data it sent */
+    free(t->ext); /* Isendrecv_replace's copy of the data it sent */
     lc_request_release(t);
     return err;
 }

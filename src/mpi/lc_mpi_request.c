@@ -92,9 +92,7 @@ LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) {
-        /* Already complete (a schedule that finished in its start call, an
-         * eager receive that matched at post): no progress pass. */
-        if (lc_unlikely(!t->complete || t->partner)) lc_mpi_request_wait(t);
+        lc_mpi_request_wait(t);
         c = t->comm;
     }
     lc_request_try_finish(request, req, status, &rc);

@@ -198,35 +198,42 @@ err:
     return lc_mpi_win_error(w, func, rc);
 }
 
-/* Put and Get of count elements of one predefined type on both sides:
- * the engine's direct copy when it applies, with only the checks that
- * path needs (the general path repeats them all when it does not). */
+/* The fast paths' window and element size: count > 0 elements of one
+ * predefined type dt on both sides, a valid window and target rank; else
+ * NULL, and the general path checks everything and says what was wrong. */
+static inline lc_win_t *lc_win_fast(MPI_Win win, int target, int count, MPI_Datatype dt, int tcount,
+                                    MPI_Datatype tdt, size_t *esz)
+{
+    if (dt != tdt || count != tcount || count <= 0) return NULL;
+    lc_win_t *w = lc_win_find(win);
+    if (!w || target < 0 || target >= w->comm->size) return NULL;
+    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
+    if (!info || info->cls == LC_DT_MARKER || !info->size) return NULL;
+    *esz = info->size;
+    return w;
+}
+
+/* Put and Get: the engine's direct copy when it applies. */
 static inline bool lc_win_fast_copy(bool put, void *buf, int count, MPI_Datatype dt, int target, MPI_Aint disp,
                                     int tcount, MPI_Datatype tdt, MPI_Win win)
 {
-    if (dt != tdt || count != tcount || count <= 0 || !buf) return false;
-    lc_win_t *w = lc_win_find(win);
-    if (!w || target < 0 || target >= w->comm->size) return false;
-    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
-    if (!info || info->cls == LC_DT_MARKER || !info->size) return false;
-    return lc_rma_direct_copy(w->rma, put, target, disp, buf, (size_t)count * info->size);
+    size_t esz;
+    lc_win_t *w = buf ? lc_win_fast(win, target, count, dt, tcount, tdt, &esz) : NULL;
+    return w && lc_rma_direct_copy(w->rma, put, target, disp, buf, (size_t)count * esz);
 }
 
-/* Accumulate (count elements, the same predefined type on both sides),
- * Fetch_and_op with a reduction (MPI_SUM ...) and Compare_and_swap of one
- * predefined element: the engine's direct atomic when it applies
+/* Accumulate, Fetch_and_op with a reduction (MPI_SUM ...) and
+ * Compare_and_swap: the engine's direct atomic when it applies
  * (MPI_REPLACE, MPI_NO_OP and every error take the general path). */
 static inline bool lc_win_fast_atomic(lc_rma_kind_t kind, const void *origin, const void *compare, void *result,
-                                      int count, MPI_Datatype dt, int target, MPI_Aint disp, MPI_Op op, MPI_Win win)
+                                      int count, MPI_Datatype dt, int target, MPI_Aint disp, int tcount,
+                                      MPI_Datatype tdt, MPI_Op op, MPI_Win win)
 {
-    if (!origin || count <= 0 || (kind != LC_RMA_ACC && !result) ||
-        (kind == LC_RMA_CAS ? !compare : !lc_op_kernel(op, dt)))
+    if (!origin || (kind != LC_RMA_ACC && !result) || (kind == LC_RMA_CAS ? !compare : !lc_op_kernel(op, dt)))
         return false;
-    lc_win_t *w = lc_win_find(win);
-    if (!w || target < 0 || target >= w->comm->size) return false;
-    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
-    if (!info || info->cls == LC_DT_MARKER || !info->size) return false;
-    return lc_rma_direct_atomic(w->rma, kind, target, disp, dt, info->size, (size_t)count, op, origin, compare, result);
+    size_t esz;
+    lc_win_t *w = lc_win_fast(win, target, count, dt, tcount, tdt, &esz);
+    return w && lc_rma_direct_atomic(w->rma, kind, target, disp, dt, esz, (size_t)count, op, origin, compare, result);
 }
 
 LC_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -370,9 +377,8 @@ LC_MPI_ALIAS(Rget_c);
 LC_API int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    if (origin_datatype == target_datatype && origin_count == target_count &&
-        lc_win_fast_atomic(LC_RMA_ACC, origin_addr, NULL, NULL, origin_count, origin_datatype, target_rank, target_disp,
-                           op, win))
+    if (lc_win_fast_atomic(LC_RMA_ACC, origin_addr, NULL, NULL, origin_count, origin_datatype, target_rank, target_disp,
+                           target_count, target_datatype, op, win))
         return MPI_SUCCESS;
     lc_win_args_t a = { .kind = LC_RMA_ACC,
                         .origin = origin_addr,
@@ -525,7 +531,8 @@ LC_MPI_ALIAS(Rget_accumulate_c);
 LC_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                              MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    if (lc_win_fast_atomic(LC_RMA_GACC, origin_addr, NULL, result_addr, 1, datatype, target_rank, target_disp, op, win))
+    if (lc_win_fast_atomic(LC_RMA_GACC, origin_addr, NULL, result_addr, 1, datatype, target_rank, target_disp, 1,
+                           datatype, op, win))
         return MPI_SUCCESS;
     lc_win_args_t a = { .kind = LC_RMA_GACC,
                         .origin = origin_addr,
@@ -548,7 +555,7 @@ LC_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
                                  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     if (lc_win_fast_atomic(LC_RMA_CAS, origin_addr, compare_addr, result_addr, 1, datatype, target_rank, target_disp,
-                           MPI_REPLACE, win))
+                           1, datatype, MPI_REPLACE, win))
         return MPI_SUCCESS;
     lc_win_args_t a = { .kind = LC_RMA_CAS,
                         .origin = origin_addr,

@@ -865,6 +865,24 @@ DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8,icoll2,threads2"
 
 # ---------------------------------------------------------------- running
 
+def record_run(results, sc, job, m, rep, status, out, log):
+    """One run's metric values (or why there is none) appended to results;
+    returns their "label=value" texts for the progress line."""
+    rows = parse_csv_output(out) if status == "ok" else {}
+    shown = []
+    for met in job.metrics:
+        val, st = None, status
+        if status == "ok":
+            try:
+                val, st = float(rows.get((met.test, met.size))[met.col]), "ok"
+            except (TypeError, KeyError, ValueError):
+                st = "missing"
+        results.append({"scenario": sc.name, "metric": met.label, "unit": met.unit,
+                        "mpi": m.key, "rep": rep, "value": val, "status": st, "log": log})
+        shown.append(f"{met.label}={val:g}" if val is not None else f"{met.label}={st}")
+    return shown
+
+
 def parse_csv_output(text):
     """Benchmark CSV output -> {(test, size): row dict}.  Lines starting
     with '#' are comments; a line starting with 'test,' is a header."""
@@ -1051,24 +1069,8 @@ def run_scenario_here(sc, mpis, args, logdir, results, step, total_steps):
                 lib = library_line(out)
                 if lib and not m.library:
                     m.library = lib
-                rows = parse_csv_output(out) if status == "ok" else {}
-                summary = []
-                for met in job.metrics:
-                    row = rows.get((met.test, met.size))
-                    val, st = None, status
-                    if status == "ok":
-                        try:
-                            val = float(row[met.col])
-                            st = "ok"
-                        except (TypeError, KeyError, ValueError):
-                            st = "missing"
-                    results.append({"scenario": sc.name, "metric": met.label,
-                                    "unit": met.unit, "mpi": m.key, "rep": rep,
-                                    "value": val, "status": st,
-                                    "log": str(log.relative_to(logdir.parent))})
-                    if len(summary) < 3:
-                        summary.append(f"{met.label}={val:g}" if val is not None else
-                                       f"{met.label}={st}")
+                summary = record_run(results, sc, job, m, rep, status, out,
+                                     str(log.relative_to(logdir.parent)))[:3]
                 more = " ..." if len(job.metrics) > 3 else ""
                 progress(f"[{step[0]:3d}/{total_steps}] {sc.name} rep {rep}/{sc.reps} "
                          f"{m.label:8s} {job.name:5s} {status:8s} {secs:5.1f}s  "
@@ -1257,19 +1259,7 @@ def run_scenario_vms(sc, mpis, args, logdir, results, step, total_steps):
         lib = library_line(o)
         if lib and not m.library:
             m.library = lib
-        rows = parse_csv_output(o) if st == "ok" else {}
-        shown = []
-        for met in job.metrics:
-            val, vst = None, st
-            if st == "ok":
-                try:
-                    val, vst = float(rows.get((met.test, met.size))[met.col]), "ok"
-                except (TypeError, KeyError, ValueError):
-                    vst = "missing"
-            results.append({"scenario": sc.name, "metric": met.label, "unit": met.unit,
-                            "mpi": m.key, "rep": rep, "value": val, "status": vst,
-                            "log": str(log.relative_to(logdir.parent))})
-            shown.append(f"{met.label}={val:g}" if val is not None else f"{met.label}={vst}")
+        shown = record_run(results, sc, job, m, rep, st, o, str(log.relative_to(logdir.parent)))
         progress(f"[{step[0]:3d}/{total_steps}] {sc.name} rep {rep}/{sc.reps} {m.label:8s} "
                  f"{job.name:5s} {st:8s} {t:5.1f}s  {', '.join(shown)}")
     return bindings

@@ -121,20 +121,15 @@ int main(int argc, char **argv)
         double t = 0;
         for (int i = -it / 10; i < it; i++) {
             if (i == 0) t = MPI_Wtime();
-            if (rank == 0) {
-                if (op == 0)
-                    MPI_Put(buf, 8, MPI_CHAR, 1, 0, 8, MPI_CHAR, win);
-                else
-                    MPI_Get(buf, 8, MPI_CHAR, 1, 0, 8, MPI_CHAR, win);
+            for (int r = 0; r < 2; r++) { /* rank 0 accesses rank 1, then the other way */
+                if (rank == r) {
+                    if (op == 0)
+                        MPI_Put(buf, 8, MPI_CHAR, 1 - r, 0, 8, MPI_CHAR, win);
+                    else
+                        MPI_Get(buf, 8, MPI_CHAR, 1 - r, 0, 8, MPI_CHAR, win);
+                }
+                MPI_Win_fence(0, win);
             }
-            MPI_Win_fence(0, win);
-            if (rank == 1) {
-                if (op == 0)
-                    MPI_Put(buf, 8, MPI_CHAR, 0, 0, 8, MPI_CHAR, win);
-                else
-                    MPI_Get(buf, 8, MPI_CHAR, 0, 0, 8, MPI_CHAR, win);
-            }
-            MPI_Win_fence(0, win);
         }
         t = MPI_Wtime() - t;
         if (rank == 0) printf("%s_fence_latency,8,%.3f\n", op == 0 ? "put" : "get", t / (2.0 * it) * 1e6);

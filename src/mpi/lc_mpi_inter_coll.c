@@ -203,22 +203,24 @@ static MPI_Aint lc_ic_extent(MPI_Datatype dt)
 
 /* A buffer for count items of dt: *mem to free, the buffer is the return
  * value (it may point before *mem for a type with a positive true lb). */
-static void *lc_ic_tmp(lc_ic_t *ic, MPI_Count count, MPI_Datatype dt, void **mem, int *rc)
+static void *lc_ic_tmp_sized(lc_ic_t *ic, MPI_Count count, MPI_Datatype dt, void **mem, int *rc, bool zero)
 {
     lc_dt_t *t = lc_mpi_derived(dt);
     MPI_Aint ext = lc_ic_extent(dt), tlb = t ? t->true_lb : 0, tsz = t ? t->true_ub - t->true_lb : ext;
     size_t bytes = count > 0 ? (size_t)tsz + (size_t)(count - 1) * (size_t)(ext < 0 ? -ext : ext) : 0;
-    if (ic->s) { /* the schedule's: it lives as long as the schedule */
-        char *p = lc_sched_alloc(ic->s, bytes ? bytes : 1, rc);
-        *mem = NULL;
-        return p ? p - tlb : NULL;
-    }
-    *mem = malloc(bytes ? bytes : 1);
-    if (!*mem) {
+    char *p;
+    *mem = NULL;
+    if (ic->s) /* the schedule's: it lives as long as the schedule */
+        p = lc_sched_alloc(ic->s, bytes ? bytes : 1, rc);
+    else if (!(p = *mem = malloc(bytes ? bytes : 1)))
         *rc = lc_error(MPI_ERR_NO_MEM, "out of memory for %zu bytes of a collective's temporary buffer", bytes);
-        return NULL;
-    }
-    return (char *)*mem - tlb;
+    if (p && zero) memset(p, 0, bytes);
+    return p ? p - tlb : NULL;
+}
+
+static void *lc_ic_tmp(lc_ic_t *ic, MPI_Count count, MPI_Datatype dt, void **mem, int *rc)
+{
+    return lc_ic_tmp_sized(ic, count, dt, mem, rc, false);
 }
 
 static int lc_ic_root(const lc_comm_t *c, int root)
@@ -453,6 +455,7 @@ typedef struct lc_ic_rs {
     MPI_Aint *displs;
     MPI_Count mine;
     uint64_t total[2]; /* this group's, the remote group's */
+    int bad;           /* this rank's input was unusable (lc_ic_rs_steps) */
     bool built;
 } lc_ic_rs_t;
 
@@ -461,18 +464,25 @@ typedef struct lc_ic_rs {
 static int lc_ic_rs_steps(lc_ic_t *ic, lc_ic_rs_t *d)
 {
     lc_comm_t *c = d->c;
-    void *mem1 = NULL, *mem2 = NULL, *in = NULL, *out = NULL;
-    int p = c->size, rc = lc_check_buf(d->sbuf, (MPI_Count)d->total[1], d->dt);
+    void *mem0 = NULL, *mem1 = NULL, *mem2 = NULL, *in = NULL, *out = NULL;
+    const void *src = d->sbuf;
+    int rc = MPI_SUCCESS;
+    /* The input's length is known only now, after the leaders swapped
+     * counts: a NULL input found here cannot stop this rank without
+     * leaving the others waiting for its part.  It takes part with zeros
+     * and its error is reported when the operation ends (lc_ic_rs_apart). */
+    if ((d->bad = lc_check_buf(d->sbuf, (MPI_Count)d->total[1], d->dt)) != MPI_SUCCESS)
+        src = lc_ic_tmp_sized(ic, (MPI_Count)d->total[1], d->dt, &mem0, &rc, true);
     if (rc == MPI_SUCCESS && c->rank == 0 && (in = lc_ic_tmp(ic, (MPI_Count)d->total[1], d->dt, &mem1, &rc)))
         out = lc_ic_tmp(ic, (MPI_Count)d->total[0], d->dt, &mem2, &rc);
     if (rc == MPI_SUCCESS)
-        rc = LC_IC_LOCAL(ic, lc_stage_reduce(d->sbuf, in, (size_t)d->total[1], d->dt, d->op, 0, c->local));
+        rc = LC_IC_LOCAL(ic, lc_stage_reduce(src, in, (size_t)d->total[1], d->dt, d->op, 0, c->local));
     if (rc == MPI_SUCCESS && c->rank == 0)
         rc = lc_ic_sendrecv(ic, in, (MPI_Count)d->total[1], out, (MPI_Count)d->total[0], d->dt, 0);
     lc_vec_t sv = lc_vec_wide(d->counts, d->displs);
-    (void)p;
     if (rc == MPI_SUCCESS)
         rc = LC_IC_LOCAL(ic, lc_stage_scatterv(out, &sv, d->dt, d->rbuf, (size_t)d->mine, d->dt, 0, c->local));
+    free(mem0);
     free(mem1);
     free(mem2);
     return rc;
@@ -486,10 +496,12 @@ static int lc_ic_rs_steps(lc_ic_t *ic, lc_ic_rs_t *d)
  * first: every byte of the input is read (reduced into the leader's
  * temporary) in rounds that end before the scatter writes the result,
  * so the other ranks get the right values and only this rank is told.
+ * A NULL input found by the steps (d->bad) is reported here too.
  * Blocking: called after the steps; captured: the schedule's last step. */
 static int lc_ic_rs_apart(void *arg)
 {
     const lc_ic_rs_t *d = arg;
+    if (d->bad != MPI_SUCCESS) return d->bad;
     return lc_check_apart(d->sbuf, (MPI_Count)d->total[1], d->dt, d->rbuf, d->mine, d->dt);
 }
 

@@ -217,6 +217,20 @@ int main(int argc, char **argv)
                 ACCEPTED(MPI_Reduce_scatter(x, &out, ones, MPI_INT, MPI_SUM, inter));
                 LC_CHECK(out == want, "intercommunicator reduce_scatter beside an overlap: %d, not %d", out, want);
             }
+            /* A NULL input, found only once the counts are swapped: world
+             * rank 0 is told, the others finish (not wait for its part);
+             * the ones in its own group get the right sums. */
+            int *none = NULL;
+            if (rank == 0) {
+                REFUSED(MPI_Reduce_scatter_block(none, &out, 1, MPI_INT, MPI_SUM, inter));
+                REFUSED(MPI_Reduce_scatter(none, &out, ones, MPI_INT, MPI_SUM, inter));
+            } else {
+                out = -1;
+                ACCEPTED(MPI_Reduce_scatter_block(x, &out, 1, MPI_INT, MPI_SUM, inter));
+                LC_CHECK(!left || out == want, "reduce_scatter_block beside a NULL input: %d, not %d", out, want);
+                ACCEPTED(MPI_Reduce_scatter(x, &out, ones, MPI_INT, MPI_SUM, inter));
+                LC_CHECK(!left || out == want, "reduce_scatter beside a NULL input: %d, not %d", out, want);
+            }
             free(ones);
         }
         /* apart: accepted, and right */

@@ -126,6 +126,8 @@ nested_run() {
     grep -qw 'No Errors' "$T/out" || fail "$what: 'No Errors' not printed"
     grep -q '^\[rank [0-9]*\] \(FAIL\|FATAL\)' "$T/err" && fail "$what: a rank reported a failure"
     expect_ivs_channels "$layout" "$T/out" "$T/vm_of" "$samevm"
+    [ "$samevm" != shm ] || grep -q 'rank 0 -> rank [0-9]*: shm (.*no CMA: other PID namespace' "$T/out" ||
+        fail "$what: no shm pair of two containers says 'no CMA: other PID namespace'"
     expect_hosts_clean
     nested_clean "$dir"
     expect_slots_free

@@ -292,6 +292,11 @@ static void lc_connect_cma(lc_peer_t *p, const lc_identity_t *id, const lc_ident
     size_t pull_min = far ? lc_params.cma_threshold_xnuma : lc_params.cma_threshold;
     if (!lc_params.cma)
         snprintf(base, sizeof(base), "%s", "same kernel; shared-memory segment attached; CMA disabled by LOCUS_CMA=0");
+    else if (me->ns_pid && id->ns_pid && me->ns_pid != id->ns_pid)
+        /* Containers (or VMs' containers) sharing a shm directory: the pid
+         * it published is one of its own PID namespace and names another
+         * process here, or none; not worth a probe. */
+        snprintf(base, sizeof(base), "same kernel; shared memory; no CMA: other PID namespace");
     else if (lc_cma_connect(p, id->pid, id->cookie_addr, id->cookie, pull_min, why, sizeof(why)) == 0) {
         lc_peer_pick_reset(p, calibrate); /* auto: pull_min becomes where candidates start */
         snprintf(base, sizeof(base), "same kernel; shared-memory segment attached; CMA probe read the cookie");

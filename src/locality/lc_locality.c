@@ -26,17 +26,28 @@ const char *lc_identity_shm_dir(void)
 }
 
 /* LOCUS_BOOT_ID (testing only): the kernel identity to report, with %b
- * the real boot id and %h the host name.  An expansion too long for the
- * record's field is replaced by its 64-bit FNV-1a hash; a comma (the
- * record's separator) becomes '_'. */
+ * the real boot id, %h the host name and %d the (NIS) domain name.  An
+ * expansion too long for the record's field is replaced by its 64-bit
+ * FNV-1a hash; a comma (the record's separator) becomes '_'.
+ *
+ * Why %d: an emulated VM is a set of namespaces (lc-hosts), and %h tells
+ * them apart, but a container inside one has a host name of its own and
+ * would count as one more kernel.  Both names live in the UTS namespace;
+ * a container's copy of it (unshare --uts) keeps its VM's domain name
+ * unless it sets its own, so a domain name set per emulated VM before its
+ * containers are made is shared by exactly the VM and its containers, as
+ * a real guest's boot id is (test/vm/t_ivshmem_hosts.sh nested). */
 static void lc_identity_fake_boot_id(lc_identity_t *id)
 {
     char out[256];
+    char domain[65] = "";
+    if (getdomainname(domain, sizeof(domain) - 1) != 0) domain[0] = 0;
     size_t n = 0;
     for (const char *p = lc_params.boot_id; *p && n < sizeof(out) - 1; p++) {
         const char *ins = NULL;
         if (p[0] == '%' && p[1] == 'b') ins = id->boot_id;
         else if (p[0] == '%' && p[1] == 'h') ins = id->host;
+        else if (p[0] == '%' && p[1] == 'd') ins = domain;
         if (ins) {
             p++;
             for (; *ins && n < sizeof(out) - 1; ins++) out[n++] = *ins;

@@ -97,8 +97,10 @@ const lc_param_desc_t lc_param_table[] = {
         "whose owner is on this kernel and gone is reclaimed at once."),
     LC_PARAM_ROW_STRING("BOOT_ID", boot_id, "", LC_PARAM_RANKS,
         "Testing only: the kernel identity this rank reports instead of /proc/sys/kernel/random/boot_id "
-        "(%b = the real boot id, %h = the host name). LOCUS_BOOT_ID=%b-%h makes every emulated host "
-        "(network namespaces, lc-hosts) count as its own kernel, i.e. as a virtual machine."),
+        "(%b = the real boot id, %h = the host name, %d = the NIS domain name). LOCUS_BOOT_ID=%b-%h makes "
+        "every emulated host (network namespaces, lc-hosts) count as its own kernel, i.e. as a virtual "
+        "machine; %b-%d does the same for hosts given a domain name each, which containers made in them "
+        "inherit (containers inside VMs)."),
     LC_PARAM_ROW_STRING("OFI_PROVIDER", ofi_provider, "", LC_PARAM_RANKS,
         "libfabric provider of the network channel, as `fi_info -l` names it (e.g. net, tcp, "
         "\"tcp;ofi_rxm\", verbs, efa); empty = the first provider libfabric offers with reliable datagram "

@@ -108,6 +108,28 @@ int main(void)
     unsetenv("LOCUS_SHM_DIR");
     lc_params_load();
 
+    /* LOCUS_BOOT_ID (testing): %h the host name, %d the domain name (what
+     * an emulated VM's containers share, t_ivshmem_hosts.sh nested), a
+     * comma made '_', an expansion too long for the field hashed. */
+    char host[64] = "", domain[65] = "", want[128];
+    CHECK(gethostname(host, sizeof(host) - 1) == 0);
+    CHECK(getdomainname(domain, sizeof(domain) - 1) == 0);
+    setenv("LOCUS_BOOT_ID", "k,%d", 1);
+    lc_params_load();
+    lc_identity_self(&me);
+    snprintf(want, sizeof(want), "k_%s", domain);
+    if (strlen(want) < sizeof(me.boot_id)) CHECK(!strcmp(me.boot_id, want));
+    setenv("LOCUS_BOOT_ID", "%h", 1);
+    lc_params_load();
+    lc_identity_self(&me);
+    if (strlen(host) < sizeof(me.boot_id) && !strchr(host, ',')) CHECK(!strcmp(me.boot_id, host));
+    setenv("LOCUS_BOOT_ID", "%b/%b", 1);
+    lc_params_load();
+    lc_identity_self(&me);
+    CHECK(!strncmp(me.boot_id, "fake-", 5) && strlen(me.boot_id) == 21);
+    unsetenv("LOCUS_BOOT_ID");
+    lc_params_load();
+
     /* With this machine's topology: the node is the one our mask lies in. */
     unsetenv("HWLOC_XMLFILE");
     unsetenv("HWLOC_SYNTHETIC");

@@ -3,7 +3,10 @@
 # Two real QEMU guests on this machine (scripts/vm/run-guests.sh: Debian's
 # kernel, the host root over 9p, a private network in a network namespace,
 # one ivshmem-plain region): MPI test programs across them at 2-4 ranks
-# must pass with ivshmem between the guests and shm inside one; a rank
+# must pass with ivshmem between the guests and shm inside one, also with
+# every rank in a container of its own (unshare: PID and mount
+# namespaces, two containers in each guest: shm, never CMA, inside a
+# guest and ivshmem across); a rank
 # killed in one guest ends the job and its slots are reused; two
 # guests without a common region must use ofi.  KVM when guests boot with
 # it, else TCG (minutes).  Exit 77 with the reason where QEMU, root or the
@@ -40,6 +43,16 @@ fail() { echo "FAIL: $*" >&2; [ -s "$T/out" ] && tail -n 60 "$T/out" >&2; exit 1
         echo "timeout 150 \"$MPIEXEC\" -iface eth0 -launcher-exec \"\$LC_AGENT\" -hosts $1 \"$MPI_TEST_DIR/$2\""
         echo 'echo "=== rc $?"'
     done
+    # Containers inside the guests (nested): every rank in a container of
+    # its own (its own PID and mount namespaces and /proc, the guest's
+    # /dev/shm and sysfs, as with docker --ipc=host and the resource file
+    # bound in), two in each guest: shm between the two of one guest (no
+    # CMA: other PID namespaces), ivshmem across.
+    for p in pt2pt_order coll_allgather; do
+        echo "echo '=== nested $p on vm1:2,vm2:2'"
+        echo "timeout 150 \"$MPIEXEC\" -iface eth0 -launcher-exec \"\$LC_AGENT\" -hosts vm1:2,vm2:2 unshare --pid --mount --fork --mount-proc --kill-child \"$MPI_TEST_DIR/$p\""
+        echo 'echo "=== nested rc $?"'
+    done
     # A rank killed in vm2 ends the job; the region has 4 slots, all held
     # by the dead job until the next job's ranks, each on the kernel of a
     # dead owner, reclaim them (its pid is gone).
@@ -58,15 +71,20 @@ grep -q '^  IVSHMEM     region [0-9a-f]*: /sys/bus/pci/devices/' "$T/out" || fai
 n=$(grep -c '^=== rc' "$T/out")
 [ "$n" -eq 7 ] || fail "$n of 7 programs ran"
 [ "$(grep -c '^=== rc 0$' "$T/out")" -eq 7 ] || fail "a program failed: $(grep -B1 '^=== rc [1-9]' "$T/out" | tr '\n' ' ')"
-[ "$(grep -c 'No Errors' "$T/out")" -eq 8 ] || fail "not every program printed No Errors"
+[ "$(grep -c 'No Errors' "$T/out")" -eq 10 ] || fail "not every program printed No Errors"
 # Between the guests ivshmem, inside one shm (vm1:2 holds ranks 0 and 1).
 grep -q '^  rank 0: self     ivshmem *$' "$T/out" || fail "2 ranks in 2 guests: not ivshmem"
 grep -q '^  rank 0: self     shm[+a-z]*  ivshmem  ivshmem *$' "$T/out" || fail "4 ranks: not shm inside, ivshmem across"
 grep -q 'rank 0 -> rank 1: ivshmem (other kernel, same IVSHMEM region' "$T/out" || fail "no ivshmem reason"
+[ "$(grep -c '^=== nested rc 0$' "$T/out")" -eq 2 ] || fail "nested: a program failed: $(grep -B1 '^=== nested rc' "$T/out" | tr '\n' ' ')"
+sed -n '/^=== nested [a-z]/,/^=== nested rc/p' "$T/out" > "$T/nested"
+[ "$(grep -c '^  rank 0: self     shm  *ivshmem  ivshmem *$' "$T/nested")" -eq 2 ] ||
+    fail "nested: not shm (without CMA) between the containers of a guest, ivshmem across: $(grep '^  rank 0: ' "$T/nested" | tr '\n' ';')"
 grep -q '^=== kill rc [1-9]' "$T/out" || fail "kill_rank: the job did not fail"
 grep -q 'rank 2 (pid [0-9]* on vm2)\|rank 2 (host vm2)' "$T/out" || fail "kill_rank: rank 2 on vm2 not named"
 grep -q '^=== slots held 4$' "$T/out" || fail "the killed job should hold the 4 slots: $(grep '=== slots' "$T/out")"
 grep -q '^=== after kill rc 0$' "$T/out" || fail "the job after the kill could not reuse the slots"
+echo "ok: 2 programs with every rank in a container of its own, 2 per guest: shm inside a guest, ivshmem across"
 echo "ok: 7 programs across 2 guests over ivshmem ($(grep -o '[0-9]* guests up ([a-z]*) in [0-9]* s' "$T/out"))"
 
 # No common region: the network.

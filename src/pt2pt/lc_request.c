@@ -65,6 +65,7 @@ lc_request_t *lc_request_by_ref(uint32_t ref)
 }
 
 int lc_request_incomplete;
+unsigned lc_request_started;
 #define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
 
 static inline void lc_request_uncount(lc_request_t *req)
@@ -86,6 +87,7 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
     r->in_use = 1;
     r->counted = (uint8_t)((LC_REQ_COUNTED >> kind) & 1u);
     lc_request_incomplete += r->counted;
+    lc_request_started += r->counted;
     lc_list_init(&r->pend.link);
     return r;
 }

@@ -23,8 +23,10 @@
  *            timed sleep, 20 us doubling to 1 ms.
  *
  * The application drives progress itself when it is inside MPI (a wait
- * polls) or has called MPI since the thread last looked (a compute loop
- * calling MPI_Test): the thread then only naps, without a pass.  With
+ * polls) or has made a call since the thread last looked that ran a
+ * progress pass (a compute loop calling MPI_Test; lc_progress_passes
+ * moved — an MPI_Comm_rank does not count): the thread then only naps,
+ * without a pass.  With
  * ranks filling the cores, each pass of the thread is CPU taken from a
  * computing rank, and each pass under the section is a chance that the
  * application's next call blocks on the mutex behind it (or behind a
@@ -101,9 +103,11 @@ static pthread_mutex_t lc_async_mx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t lc_async_cv;
 static int lc_async_running;       /* the thread exists (the caller's side only) */
 static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere */
-static atomic_uint lc_async_calls; /* outermost leaves of application threads (wraps) */
+static atomic_uint lc_async_calls; /* application calls that made progress passes (wraps) */
 static atomic_long lc_async_nap_ns; /* length of the current nap */
-static unsigned lc_async_started_seen; /* lc_request_started at the last leave (section held) */
+/* Section held (a leave, or the thread after its pass): */
+static unsigned lc_async_started_seen; /* lc_request_started at the last leave */
+static unsigned lc_async_passes_seen;  /* lc_progress_passes after the last leave or thread pass */
 static int lc_async_quit;          /* under lc_async_mx */
 
 /* Statistics (LOCUS_DEBUG=1 prints them at MPI_Finalize): how
@@ -115,7 +119,12 @@ static unsigned long lc_async_naps, lc_async_passes, lc_async_busy_naps;
  * counted itself out of lc_thread_inside. */
 static void lc_async_on_leave(void)
 {
-    atomic_fetch_add_explicit(&lc_async_calls, 1, memory_order_relaxed);
+    /* A call that made progress passes itself (a Test, a wait; not an
+     * MPI_Comm_rank) counts as the application driving progress. */
+    if (lc_progress_passes != lc_async_passes_seen) {
+        lc_async_passes_seen = lc_progress_passes;
+        atomic_fetch_add_explicit(&lc_async_calls, 1, memory_order_relaxed);
+    }
     unsigned started = lc_request_started;
     int fresh = started != lc_async_started_seen;
     lc_async_started_seen = started;
@@ -238,18 +247,21 @@ static void *lc_async_main(void *arg)
             nap = LC_ASYNC_NAP_MIN_NS;
             continue;
         }
-        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0) {
-            /* Someone waits for the section: let it in, nap above. */
-        } else if (lc_async_passes++, lc_progress() > 0) {
-            idle = 0;
-            nap = LC_ASYNC_NAP_MIN_NS;
-        } else if (++idle > spins) {
-            pthread_mutex_lock(&lc_async_mx);
-            rung = lc_async_nap(nap, 1); /* releases the section */
-            nap = rung ? LC_ASYNC_NAP_MIN_NS : lc_async_longer(nap);
-            idle = 0;
-            continue;
-        }
+        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) == 0) {
+            lc_async_passes++;
+            int events = lc_progress();
+            lc_async_passes_seen = lc_progress_passes; /* this pass is not the application's */
+            if (events > 0) {
+                idle = 0;
+                nap = LC_ASYNC_NAP_MIN_NS;
+            } else if (++idle > spins) {
+                pthread_mutex_lock(&lc_async_mx);
+                rung = lc_async_nap(nap, 1); /* releases the section */
+                nap = rung ? LC_ASYNC_NAP_MIN_NS : lc_async_longer(nap);
+                idle = 0;
+                continue;
+            }
+        } /* else someone waits for the section: let it in, nap above */
         /* Between passes the section is free for the application. */
         lc_thread_leave_progress();
         if (idle) lc_cpu_relax();

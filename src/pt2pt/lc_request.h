@@ -150,6 +150,9 @@ extern int lc_request_incomplete;
  * operation or a schedule's next round (the progress thread's doorbell,
  * src/pt2pt/lc_async.c, rings only for such calls). */
 extern unsigned lc_request_started;
+/* Requests completed so far by lc_request_complete (wraps): the schedule
+ * engine looks at its running schedules only when it changed. */
+extern unsigned lc_request_completions;
 /* Keep req->comm alive while the request exists (requests the user can
  * hold across MPI_Comm_free). */
 static inline void lc_request_hold_comm(lc_request_t *req)

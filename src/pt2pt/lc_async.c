@@ -30,20 +30,25 @@
  * ranks filling the cores, each pass of the thread is CPU taken from a
  * computing rank, and each pass under the section is a chance that the
  * application's next call blocks on the mutex behind it (or behind a
- * thread preempted while holding it): measured on a quiet 2-core host,
- * 2 ranks, 1 MiB Iallreduce with 16 MPI_Test over the compute phase,
- * overlap fell from 85 % to 20 % while the thread made its passes, rang
- * by the leave of nearly every Test.  So the doorbell rings only
+ * thread preempted while holding it).  On a quiet 2-core host, 2 ranks,
+ * 1 MiB Iallreduce with 16 MPI_Test over the compute phase, overlap was
+ * 20 % with the thread against 85 % without (session 9) when the thread
+ * parked while the application was in MPI and was rung by the next leave
+ * that left work pending — by design nearly every Test of such a loop —
+ * and then made passes beside the computing ranks.  So the doorbell rings only
  *   - when the thread is PARKED (work appeared where there was none), or
  *   - during a long nap (>= 160 us) when the call started something (an
  *     operation, or a schedule's next round: lc_request_started grew):
  *     a started operation waits for no long nap.
- * A Test that found nothing new rings nothing; the thread notices the
- * application's calls at the end of its nap and naps again, longer.
+ * (During a short nap such a call only asks for a pass at the nap's end,
+ * lc_async_look, and restarts the back-off.)  A Test that found nothing
+ * new rings nothing; the thread notices the application's calls at the
+ * end of its nap and naps again, longer.
  * When the application stops calling MPI, the thread takes over within
  * one nap.  After a ring the thread makes a pass unless the caller is
- * back inside MPI already (Ibarrier + Wait in a loop): then it naps, and
- * since it is not PARKED the next leaves do not ring it.
+ * back inside MPI already (Ibarrier + Wait in a loop): then it naps, 20 us
+ * doubling, and only starts during a nap of 160 us or more ring it again
+ * (about one ring per 300 us in such a loop).
  *
  * The thread asks the scheduler for a 100 us slice (EEVDF custom slice,
  * Linux 6.12+): a waking thread with a shorter slice than the running
@@ -105,6 +110,7 @@ static int lc_async_running;       /* the thread exists (the caller's side only)
 static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere */
 static atomic_uint lc_async_calls; /* application calls that made progress passes (wraps) */
 static atomic_long lc_async_nap_ns; /* length of the current nap */
+static atomic_int lc_async_look;    /* a call started something during a short nap: pass at its end */
 /* Section held (a leave, or the thread after its pass): */
 static unsigned lc_async_started_seen; /* lc_request_started at the last leave */
 static unsigned lc_async_passes_seen;  /* lc_progress_passes after the last leave or thread pass */
@@ -130,9 +136,15 @@ static void lc_async_on_leave(void)
     lc_async_started_seen = started;
     int s = atomic_load(&lc_async_state);
     if (s == LC_ASYNC_RUNNING || !lc_progress_pending()) return;
-    if (s == LC_ASYNC_NAPPING &&
-        (!fresh || atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS))
-        return; /* the nap's end looks (see the header) */
+    if (s == LC_ASYNC_NAPPING) {
+        if (!fresh) return; /* the nap's end looks (see the header) */
+        if (atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS) {
+            /* Not woken: at the nap's end it makes a pass, even though
+             * this call (or the wait before it) made passes itself. */
+            atomic_store_explicit(&lc_async_look, 1, memory_order_relaxed);
+            return;
+        }
+    }
     pthread_mutex_lock(&lc_async_mx);
     s = atomic_load(&lc_async_state);
     if (s == LC_ASYNC_PARKED || s == LC_ASYNC_NAPPING) {
@@ -220,9 +232,11 @@ static void *lc_async_main(void *arg)
     while (!lc_async_quit) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
         unsigned calls = atomic_load_explicit(&lc_async_calls, memory_order_relaxed);
-        if (rung) {
-            /* The ringing leave is the call just made: look now. */
+        if (rung || atomic_exchange_explicit(&lc_async_look, 0, memory_order_relaxed)) {
+            /* The ringing leave, or one during a short nap, started
+             * something: look now, and again soon. */
             seen = calls;
+            if (!rung) nap = LC_ASYNC_NAP_MIN_NS;
             rung = 0;
         }
         if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || calls != seen) {

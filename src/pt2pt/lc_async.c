@@ -11,35 +11,54 @@
  * application asked for.
  *
  * Sleeping uses a mutex of its own (lc_async_mx) and a condition
- * variable, not the critical section, so that a woken thread that finds
- * an application thread inside MPI goes back to sleep without touching
- * the section (the application never waits for it, nor pays a futex wake
- * when it unlocks).  States (lc_async_state, written under lc_async_mx):
+ * variable, not the critical section, so that the application never
+ * waits for the thread's sleep bookkeeping.  States (lc_async_state,
+ * written under lc_async_mx):
  *   RUNNING  making passes;
- *   PARKED   nothing pending (lc_progress_pending() == 0) or an
- *            application thread is inside MPI (it drives progress
- *            itself): sleeps until an application thread's outermost
- *            leave finds work pending (lc_async_on_leave), or stop;
- *   NAPPING  work pending but passes find nothing (waiting for a peer):
- *            a timed sleep, 20 us doubling to 1 ms.  A leave that left
- *            work pending wakes it only when the nap is long (>= 160 us:
- *            a started operation waits for no long nap); during a short
- *            one it only sets lc_async_activity, which restarts the
- *            back-off at 20 us (an application calling MPI_Test in a
- *            loop would otherwise pay a wake-up per call).
- * The doorbell is rate-limited: a thread woken by a leave that finds an
- * application thread back inside MPI already (Ibarrier + Wait in a loop)
- * naps 50 us (GRACE) before it parks again, so such a loop rings about
- * once per 50 us instead of once per call (measured: 1 ring per ~100
- * Ibarriers instead of 1 per ~9, 2 ranks, loaded host), each ring being
- * a wake-up that takes a core from a polling rank.
+ *   PARKED   nothing pending (lc_progress_pending() == 0): sleeps until
+ *            an application thread's outermost leave finds work pending
+ *            (lc_async_on_leave rings), or stop;
+ *   NAPPING  work pending, but either the passes find nothing (waiting
+ *            for a peer) or the application drives progress itself: a
+ *            timed sleep, 20 us doubling to 1 ms.
+ *
+ * The application drives progress itself when it is inside MPI (a wait
+ * polls) or has made a call since the thread last looked that ran a
+ * progress pass (a compute loop calling MPI_Test; lc_progress_passes
+ * moved — an MPI_Comm_rank does not count): the thread then only naps,
+ * without a pass.  With
+ * ranks filling the cores, each pass of the thread is CPU taken from a
+ * computing rank, and each pass under the section is a chance that the
+ * application's next call blocks on the mutex behind it (or behind a
+ * thread preempted while holding it).  On a quiet 2-core host, 2 ranks,
+ * 1 MiB Iallreduce with 16 MPI_Test over the compute phase, overlap was
+ * 20 % with the thread against 85 % without (session 9) when the thread
+ * parked while the application was in MPI and was rung by the next leave
+ * that left work pending — by design nearly every Test of such a loop —
+ * and then made passes beside the computing ranks.  So the doorbell rings only
+ *   - when the thread is PARKED (work appeared where there was none), or
+ *   - during a long nap (>= 160 us) when the call started something (an
+ *     operation, or a schedule's next round: lc_request_started grew):
+ *     a started operation waits for no long nap.
+ * (During a short nap such a call only asks for a pass at the nap's end,
+ * lc_async_look, and restarts the back-off.)  A Test that found nothing
+ * new rings nothing; the thread notices the application's calls at the
+ * end of its nap and naps again, longer.
+ * When the application stops calling MPI, the thread takes over within
+ * one nap.  After a ring the thread makes a pass unless the caller is
+ * back inside MPI already (Ibarrier + Wait in a loop): then it naps, 20 us
+ * doubling, and only starts during a nap of 160 us or more ring it again
+ * (about one ring per 300 us in such a loop).
+ *
  * The thread asks the scheduler for a 100 us slice (EEVDF custom slice,
  * Linux 6.12+): a waking thread with a shorter slice than the running
  * one preempts it, so the end of a nap or a doorbell gets a core from a
  * computing application thread at once instead of at the end of its
  * slice (1.4 ms here).
- * Before napping, a few fruitless passes spin (none when ranks outnumber
- * cores).  No sched_yield phase: on a core shared with the computing
+ * Before napping, a few fruitless passes spin, but only when every rank
+ * and its progress thread have a core each (2 * ranks <= cores): with
+ * fewer cores a spin is CPU taken from a computing rank.  No
+ * sched_yield phase: on a core shared with the computing
  * application thread, the fair scheduler (EEVDF) answers a yield by
  * pushing the yielder's deadline a whole slice (~1.5 ms) behind the
  * application's, so a packet that arrived meanwhile waited for it — a
@@ -50,18 +69,12 @@
  * timer slack of 1 us, so a 20 us nap is 20 us, not the default 70.
  *
  * No wake-up is lost.  What makes work runnable for the thread — work
- * becoming pending, or the last application thread leaving MPI — happens
- * inside an MPI call, whose outermost leave first counts itself out of
- * lc_thread_inside and then, section held, runs the hook.  The thread
- * parks either (a) holding the section, having seen nothing pending, or
- * (b) having stored PARKED and then seen lc_thread_inside > 0.  In (a) a
- * later leave sees PARKED (the section orders them).  In (b) the thread's
- * store of the state and load of the count and the leaver's decrement of
- * the count and load of the state are all sequentially consistent: at
- * least one of the two sees the other's store — the thread then does not
- * park, or the leaver wakes it.  Naps (the grace nap included) are
- * timed: a leave they do not hear delays the thread by their length at
- * most.
+ * becoming pending — happens inside an MPI call, whose outermost leave
+ * runs the hook with the section held.  The thread parks only holding
+ * the section, having seen nothing pending, and stores PARKED before it
+ * releases the section: a later leave (the section orders them) sees
+ * PARKED and rings when it left work pending.  Naps are timed: a leave
+ * they do not hear delays the thread by their length at most.
  */
 #include "pt2pt/lc_async.h"
 #include "pt2pt/lc_pt2pt_impl.h"
@@ -80,15 +93,12 @@
 
 enum { LC_ASYNC_RUNNING, LC_ASYNC_PARKED, LC_ASYNC_NAPPING };
 
-/* Fruitless passes spun before napping. */
+/* Fruitless passes spun before napping (when threads and ranks fit the cores). */
 #define LC_ASYNC_SPINS 64
 #define LC_ASYNC_NAP_MIN_NS 20000L
 #define LC_ASYNC_NAP_MAX_NS 1000000L
-/* After a wake-up by a leave that finds an application thread back in
- * MPI: nap this long before parking again (rate limit of the doorbell). */
-#define LC_ASYNC_GRACE_NS 50000L
-/* A nap at least this long is cut short by a leave that left work
- * pending (shorter ones only restart the back-off, lc_async_activity). */
+/* A nap at least this long is cut short by a leave that started
+ * something and left work pending. */
 #define LC_ASYNC_RING_NAP_NS 160000L
 /* The slice asked of the scheduler (EEVDF custom slice, Linux 6.12+). */
 #define LC_ASYNC_SLICE_NS 100000ULL
@@ -98,25 +108,48 @@ static pthread_mutex_t lc_async_mx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t lc_async_cv;
 static int lc_async_running;       /* the thread exists (the caller's side only) */
 static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere */
-static atomic_int lc_async_activity; /* a leave left work pending while the thread napped */
-static atomic_long lc_async_nap_ns;  /* length of the current nap */
+static atomic_uint lc_async_calls; /* application calls that made progress passes (wraps) */
+static atomic_long lc_async_nap_ns; /* length of the current nap */
+static atomic_int lc_async_look;    /* a call started something during a short nap: pass at its end */
+/* Section held (a leave, or the thread after its pass): */
+static unsigned lc_async_started_seen; /* lc_request_started at the last leave */
+static unsigned lc_async_passes_seen;  /* lc_progress_passes after the last leave or thread pass */
 static int lc_async_quit;          /* under lc_async_mx */
+
+/* Statistics (LOCUS_DEBUG=1 prints them at MPI_Finalize): how
+ * often the doorbell rang, how many naps and passes the thread made. */
+static atomic_ulong lc_async_rings;
+static unsigned long lc_async_naps, lc_async_passes, lc_async_busy_naps;
 
 /* An application thread's outermost leave, section held, after it
  * counted itself out of lc_thread_inside. */
 static void lc_async_on_leave(void)
 {
+    /* A call that made progress passes itself (a Test, a wait; not an
+     * MPI_Comm_rank) counts as the application driving progress. */
+    if (lc_progress_passes != lc_async_passes_seen) {
+        lc_async_passes_seen = lc_progress_passes;
+        atomic_fetch_add_explicit(&lc_async_calls, 1, memory_order_relaxed);
+    }
+    unsigned started = lc_request_started;
+    int fresh = started != lc_async_started_seen;
+    lc_async_started_seen = started;
     int s = atomic_load(&lc_async_state);
     if (s == LC_ASYNC_RUNNING || !lc_progress_pending()) return;
-    if (s == LC_ASYNC_NAPPING && atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS) {
-        /* Not woken (see the header); its next nap starts short. */
-        atomic_store_explicit(&lc_async_activity, 1, memory_order_relaxed);
-        return;
+    if (s == LC_ASYNC_NAPPING) {
+        if (!fresh) return; /* the nap's end looks (see the header) */
+        if (atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS) {
+            /* Not woken: at the nap's end it makes a pass, even though
+             * this call (or the wait before it) made passes itself. */
+            atomic_store_explicit(&lc_async_look, 1, memory_order_relaxed);
+            return;
+        }
     }
     pthread_mutex_lock(&lc_async_mx);
     s = atomic_load(&lc_async_state);
     if (s == LC_ASYNC_PARKED || s == LC_ASYNC_NAPPING) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
+        atomic_fetch_add_explicit(&lc_async_rings, 1, memory_order_relaxed);
         pthread_cond_signal(&lc_async_cv);
     }
     pthread_mutex_unlock(&lc_async_mx);
@@ -144,6 +177,7 @@ static int lc_async_nap(long ns, int held)
         t.tv_sec++;
         t.tv_nsec -= 1000000000L;
     }
+    lc_async_naps++;
     atomic_store_explicit(&lc_async_nap_ns, ns, memory_order_relaxed);
     atomic_store(&lc_async_state, LC_ASYNC_NAPPING);
     if (held) lc_thread_leave_progress();
@@ -153,6 +187,11 @@ static int lc_async_nap(long ns, int held)
     int rung = atomic_load(&lc_async_state) != LC_ASYNC_NAPPING;
     atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
     return rung && !lc_async_quit;
+}
+
+static long lc_async_longer(long nap)
+{
+    return nap * 2 < LC_ASYNC_NAP_MAX_NS ? nap * 2 : LC_ASYNC_NAP_MAX_NS;
 }
 
 /* Ask for a short slice: EEVDF lets a waking thread with a shorter slice
@@ -181,37 +220,39 @@ static void *lc_async_main(void *arg)
     (void)arg;
     unsigned idle = 0; /* fruitless passes in a row */
     long nap = LC_ASYNC_NAP_MIN_NS;
-    int rung = 0; /* the last park ended by a leave's doorbell */
-    unsigned spins = lc_world.yield_when_idle ? 0 : LC_ASYNC_SPINS;
+    int rung = 0; /* the last sleep ended by a leave's doorbell */
+    unsigned spins =
+        lc_world.yield_when_idle || 2 * lc_world.local_size > lc_world.usable_cores ? 0 : LC_ASYNC_SPINS;
+    unsigned seen = atomic_load_explicit(&lc_async_calls, memory_order_relaxed);
     /* Exact naps (this thread only); a failure only makes them longer. */
     (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     lc_async_short_slice();
     (void)pthread_setname_np(pthread_self(), "locus-progress"); /* for top -H, perf */
     pthread_mutex_lock(&lc_async_mx);
     while (!lc_async_quit) {
-        /* (b): an application thread is inside MPI; park without the section. */
-        atomic_store(&lc_async_state, LC_ASYNC_PARKED);
-        if (atomic_load(&lc_thread_inside) > 0) {
-            if (rung) {
-                /* Rung by a leave, and the caller is back in MPI already
-                 * (Ibarrier + Wait in a loop): parking now would make its
-                 * next leave ring again, one wake-up per call, each of
-                 * which takes a core from a polling rank.  A nap first
-                 * bounds the doorbell's rate by 1/GRACE. */
-                rung = 0;
-                (void)lc_async_nap(LC_ASYNC_GRACE_NS, 0);
-                continue;
-            }
-            rung = lc_async_park();
+        atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
+        unsigned calls = atomic_load_explicit(&lc_async_calls, memory_order_relaxed);
+        if (rung || atomic_exchange_explicit(&lc_async_look, 0, memory_order_relaxed)) {
+            /* The ringing leave, or one during a short nap, started
+             * something: look now, and again soon. */
+            seen = calls;
+            if (!rung) nap = LC_ASYNC_NAP_MIN_NS;
+            rung = 0;
+        }
+        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || calls != seen) {
+            /* The application drives progress itself: stay out of its
+             * way (no pass, no section) and look again later. */
+            seen = calls;
+            lc_async_busy_naps++;
+            rung = lc_async_nap(nap, 0);
+            nap = rung ? LC_ASYNC_NAP_MIN_NS : lc_async_longer(nap);
             idle = 0;
             continue;
         }
-        rung = 0;
-        atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
         pthread_mutex_unlock(&lc_async_mx);
 
         lc_thread_enter_progress();
-        if (!lc_progress_pending()) { /* (a) */
+        if (!lc_progress_pending()) {
             pthread_mutex_lock(&lc_async_mx);
             atomic_store(&lc_async_state, LC_ASYNC_PARKED);
             lc_thread_leave_progress();
@@ -220,24 +261,24 @@ static void *lc_async_main(void *arg)
             nap = LC_ASYNC_NAP_MIN_NS;
             continue;
         }
-        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0) {
-            /* Someone waits for the section: let it in, park above. */
-        } else if (lc_progress() > 0) {
-            idle = 0;
-            nap = LC_ASYNC_NAP_MIN_NS;
-        } else if (++idle > spins) {
-            /* An application call since the last nap left work pending:
-             * something moved, look again soon. */
-            if (atomic_exchange_explicit(&lc_async_activity, 0, memory_order_relaxed)) nap = LC_ASYNC_NAP_MIN_NS;
-            pthread_mutex_lock(&lc_async_mx);
-            rung = lc_async_nap(nap, 1); /* releases the section */
-            if (rung) nap = LC_ASYNC_NAP_MIN_NS;
-            else if (nap < LC_ASYNC_NAP_MAX_NS) nap = nap * 2 < LC_ASYNC_NAP_MAX_NS ? nap * 2 : LC_ASYNC_NAP_MAX_NS;
-            continue;
-        }
+        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) == 0) {
+            lc_async_passes++;
+            int events = lc_progress();
+            lc_async_passes_seen = lc_progress_passes; /* this pass is not the application's */
+            if (events > 0) {
+                idle = 0;
+                nap = LC_ASYNC_NAP_MIN_NS;
+            } else if (++idle > spins) {
+                pthread_mutex_lock(&lc_async_mx);
+                rung = lc_async_nap(nap, 1); /* releases the section */
+                nap = rung ? LC_ASYNC_NAP_MIN_NS : lc_async_longer(nap);
+                idle = 0;
+                continue;
+            }
+        } /* else someone waits for the section: let it in, nap above */
         /* Between passes the section is free for the application. */
         lc_thread_leave_progress();
-        lc_cpu_relax();
+        if (idle) lc_cpu_relax();
         pthread_mutex_lock(&lc_async_mx);
     }
     pthread_mutex_unlock(&lc_async_mx);
@@ -283,4 +324,8 @@ void lc_async_stop(void)
     lc_thread_resume(depth);
     lc_async_running = 0;
     pthread_cond_destroy(&lc_async_cv);
+    if (lc_params.debug)
+        lc_log_warn("async progress: %lu rings, %lu naps (%lu while the application called MPI), %lu passes",
+                    (unsigned long)atomic_load(&lc_async_rings), lc_async_naps, lc_async_busy_naps,
+                    lc_async_passes);
 }

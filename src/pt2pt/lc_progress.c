@@ -59,8 +59,11 @@ static int lc_progress_run_hooks(void)
     return events;
 }
 
+unsigned lc_progress_passes;
+
 int lc_progress(void)
 {
+    lc_progress_passes++;
     int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_ivshmem_active) events += lc_ivshmem_poll();

@@ -112,6 +112,10 @@ int lc_pt2pt_start(lc_request_t *preq);
 
 /* One pass over the channels and pending sends: number of events. */
 int lc_progress(void);
+/* Passes made so far by any thread (wraps; the section's lock orders it
+ * under MPI_THREAD_MULTIPLE): the asynchronous progress thread keeps out
+ * while application calls make passes themselves (lc_async.c). */
+extern unsigned lc_progress_passes;
 /* Work upper layers do on every progress pass while they have any: the
  * schedules of nonblocking and persistent collectives (src/coll/lc_sched.c)
  * and the one-sided requests addressed to this process (src/rma).  Each

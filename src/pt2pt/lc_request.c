@@ -65,6 +65,8 @@ lc_request_t *lc_request_by_ref(uint32_t ref)
 }
 
 int lc_request_incomplete;
+unsigned lc_request_started;
+unsigned lc_request_completions;
 #define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
 
 static inline void lc_request_uncount(lc_request_t *req)
@@ -86,6 +88,7 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
     r->in_use = 1;
     r->counted = (uint8_t)((LC_REQ_COUNTED >> kind) & 1u);
     lc_request_incomplete += r->counted;
+    lc_request_started += r->counted;
     lc_list_init(&r->pend.link);
     return r;
 }
@@ -114,6 +117,7 @@ void lc_request_complete(lc_request_t *req)
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
     req->complete = 1;
+    lc_request_completions++;
     lc_request_uncount(req);
     if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
     if (req->user_freed) lc_request_release(req);

@@ -146,6 +146,13 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind);
  * and generalized requests are not counted: progress does nothing for
  * them).  The asynchronous progress thread sleeps while it is 0. */
 extern int lc_request_incomplete;
+/* Counted requests allocated so far (wraps): grows when a call started an
+ * operation or a schedule's next round (the progress thread's doorbell,
+ * src/pt2pt/lc_async.c, rings only for such calls). */
+extern unsigned lc_request_started;
+/* Requests completed so far by lc_request_complete (wraps): the schedule
+ * engine looks at its running schedules only when it changed. */
+extern unsigned lc_request_completions;
 /* Keep req->comm alive while the request exists (requests the user can
  * hold across MPI_Comm_free). */
 static inline void lc_request_hold_comm(lc_request_t *req)

@@ -24,8 +24,8 @@
  * user, and is removed.  A rank that opened a name checks, once it holds
  * its lock, that the name is still the file it locked (a sweep may have
  * removed it in between: then it opens again), so no two ranks of a job
- * ever count in two files.  Without OFD locks (Linux < 3.15) neither the
- * lock nor the sweep is done.
+ * ever count in two files.  Without OFD locks (Linux < 3.15, a file
+ * system that refuses them) neither the lock nor the sweep is done.
  */
 #include "io/lc_io.h"
 #include "util/lc_error.h"
@@ -139,7 +139,9 @@ static int lc_io_shfp_open(lc_io_shfp_t *s)
                             s->path, created ? "created" : "opened", strerror(errno));
         /* Alive while open; then the name must still be this file. */
         bool held = lc_io_shfp_lock_live(fd, false, true) == 0;
-        if (!held && errno != EINVAL) {
+        /* No OFD locks here (old kernel, a file system without them): no
+         * liveness, no sweep, as before. */
+        if (!held && errno != EINVAL && errno != EOPNOTSUPP && errno != ENOLCK) {
             int err = errno;
             close(fd);
             return lc_error(MPI_ERR_IO, "cannot lock the shared file pointer's side file %s (%s)", s->path,

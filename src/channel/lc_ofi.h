@@ -58,6 +58,14 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
  * Returns 0, or -1 with the reason in `why`. */
 int lc_ofi_connect(lc_peer_t *peer, const char *addr, const char *host, char *why, size_t whylen);
 
+/* Put world rank `rank`'s address (its lc_ofi_open text) in the address
+ * vector now, before it may send to us, without making it a peer: a
+ * packet from a process outside the vector is dropped (lc_ofi_arrived),
+ * so wire-up admits every rank that might fall back to the network after
+ * the last fence (the agree phase) before that fence.  lc_ofi_connect
+ * later uses the same entry.  0, or -1 with the reason in `why`. */
+int lc_ofi_admit(int rank, const char *addr, char *why, size_t whylen);
+
 /* ---- peers of other jobs (docs/dynamic.md) ----------------------------- */
 
 /* Open the endpoint now if wire-up did not (no world peer needed the

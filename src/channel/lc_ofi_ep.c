@@ -560,7 +560,18 @@ static void lc_ofi_retire_at(const unsigned char *raw, uint32_t len, uint64_t in
     }
 }
 
-int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *why, size_t whylen)
+/* The parts of a peer's address text (lc_ofi_addr_format): its grant,
+ * packet size, incarnation and raw endpoint address.  0, or -1 with the
+ * reason in `why`. */
+typedef struct lc_ofi_parsed {
+    unsigned long grant;
+    unsigned long long packet;
+    uint64_t incarnation;
+    unsigned char raw[256];
+    size_t n;
+} lc_ofi_parsed_t;
+
+static int lc_ofi_parse(const char *text, lc_ofi_parsed_t *a, char *why, size_t whylen)
 {
     char prov[64];
     lc_ofi_prov_token(prov, sizeof(prov), lc_ofi.info->fabric_attr->prov_name);
@@ -590,8 +601,7 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
     }
     const char *hex = end + 1;
     size_t n = strlen(hex) / 2;
-    unsigned char raw[256];
-    if (n == 0 || n > sizeof(raw) || strlen(hex) % 2) {
+    if (n == 0 || n > sizeof(a->raw) || strlen(hex) % 2) {
         snprintf(why, whylen, "its network address has a bad length");
         return -1;
     }
@@ -601,13 +611,57 @@ int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *wh
             snprintf(why, whylen, "its network address is not hexadecimal");
             return -1;
         }
-        raw[i] = (unsigned char)(hi << 4 | lo);
+        a->raw[i] = (unsigned char)(hi << 4 | lo);
     }
+    a->n = n;
+    a->grant = grant;
+    a->packet = packet;
+    a->incarnation = incarnation;
+    return 0;
+}
+
+int lc_ofi_admit(int rank, const char *text, char *why, size_t whylen)
+{
+    if (!lc_ofi_active || rank < 0 || rank >= lc_ofi.size) {
+        snprintf(why, whylen, "the network endpoint is not open");
+        return -1;
+    }
+    lc_ofi_parsed_t a;
+    if (lc_ofi_parse(text, &a, why, whylen) != 0) return -1;
+    lc_ofi_peer_t *st = &lc_ofi.state[rank];
+    if (st->admitted) return 0;
     fi_addr_t fa = FI_ADDR_NOTAVAIL;
-    int rc = fi_av_insert(lc_ofi.av, raw, 1, &fa, 0, NULL);
+    int rc = fi_av_insert(lc_ofi.av, a.raw, 1, &fa, 0, NULL);
     if (rc != 1) {
         snprintf(why, whylen, "fi_av_insert refused its address (%s)", rc < 0 ? fi_strerror(-rc) : "0 inserted");
         return -1;
+    }
+    st->admitted = 1;
+    st->admitted_addr = fa;
+    st->addrlen = (uint32_t)(a.n < sizeof(st->addr) ? a.n : sizeof(st->addr));
+    memcpy(st->addr, a.raw, st->addrlen);
+    return 0;
+}
+
+int lc_ofi_connect(lc_peer_t *peer, const char *text, const char *host, char *why, size_t whylen)
+{
+    lc_ofi_parsed_t a;
+    if (lc_ofi_parse(text, &a, why, whylen) != 0) return -1;
+    unsigned long grant = a.grant;
+    unsigned long long packet = a.packet;
+    uint64_t incarnation = a.incarnation;
+    const unsigned char *raw = a.raw;
+    size_t n = a.n;
+    fi_addr_t fa = FI_ADDR_NOTAVAIL;
+    lc_ofi_peer_t *admitted = peer->world_rank < lc_ofi.size ? &lc_ofi.state[peer->world_rank] : NULL;
+    if (admitted && admitted->admitted && admitted->addrlen == n && memcmp(admitted->addr, raw, n) == 0) {
+        fa = admitted->admitted_addr; /* in the address vector since lc_ofi_admit */
+    } else {
+        int rc = fi_av_insert(lc_ofi.av, raw, 1, &fa, 0, NULL);
+        if (rc != 1) {
+            snprintf(why, whylen, "fi_av_insert refused its address (%s)", rc < 0 ? fi_strerror(-rc) : "0 inserted");
+            return -1;
+        }
     }
     lc_ofi_peer_t *st;
     if (peer->world_rank < lc_ofi.size) {

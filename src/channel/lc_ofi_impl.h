@@ -117,6 +117,8 @@ typedef struct lc_ofi_peer {
     uint8_t welcomed;         /* a peer met after wire-up answered our hello */
     uint8_t retired;          /* a process that left: a new one took its address (lc_ofi_connect) */
     uint64_t incarnation;     /* the peer endpoint's random id (its address text) */
+    uint8_t admitted;         /* world peer: its address is in the AV (lc_ofi_admit), connected or not */
+    fi_addr_t admitted_addr;  /* ... under this fi_addr (lc_ofi_connect reuses it) */
     lc_peer_t *peer;          /* the table entry this state belongs to (set at connect) */
     struct lc_ofi_peer *next_added; /* peers met after wire-up (state allocated one by one) */
 } lc_ofi_peer_t;
@@ -187,6 +189,7 @@ typedef struct lc_ofi {
 
     double connect_timeout;   /* s: see lc_ofi_stalled */
     int closing;              /* teardown: engine packets are no longer delivered */
+    uint64_t strangers;       /* packets dropped: from outside the AV, or from no peer we can name */
     uint64_t dropped_at_close;
 } lc_ofi_t;
 

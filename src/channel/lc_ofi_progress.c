@@ -268,19 +268,72 @@ static LC_NOINLINE void lc_ofi_on_hello(lc_ofi_buf_t *b)
     }
 }
 
-/* The provider says the packet came from another peer than the one its
- * header names (FI_SOURCE): the real sender forged it. */
-static LC_NOINLINE void lc_ofi_impostor(const lc_ofi_buf_t *b, const lc_peer_t *claimed)
+/* A packet no peer of ours can be made to answer for: from a process
+ * outside the address vector (the provider, asked for FI_SOURCE, names
+ * no sender: another job's process, or any local user who reached our
+ * port), or one whose sender we cannot name.  It is never delivered:
+ * its buffer goes back without earning a credit, and the rank goes on —
+ * ending the job would hand whoever can reach the port a switch that
+ * stops it.  Said for the first few and then at every power of two, so
+ * that a flood cannot fill the log.  No rank of the job sends from
+ * outside the vector: wire-up and connect/accept insert every peer
+ * before it may send (lc_ofi_admit, docs/security.md). */
+static LC_NOINLINE void lc_ofi_stranger(lc_ofi_buf_t *b, const char *who)
+{
+    const lc_ofi_wire_t *w = (const lc_ofi_wire_t *)b->data;
+    uint64_t n = ++lc_ofi.strangers;
+    if (n <= 4 || (n & (n - 1)) == 0) {
+        if (b->len >= sizeof(*w))
+            lc_log_warn("network channel: dropped a packet of %u bytes (type %u, claiming to come from sender id %u) %s; "
+                        "%llu dropped so far",
+                        b->len, (unsigned)w->type, w->src, who, (unsigned long long)n);
+        else
+            lc_log_warn("network channel: dropped a packet of %u bytes %s; %llu dropped so far", b->len, who,
+                        (unsigned long long)n);
+    }
+    lc_ofi_consumed(b, -1);
+}
+
+/* The peer (world or met later) the provider names as the sender of `b`
+ * (FI_SOURCE), connected or only admitted; NULL if none. */
+static const lc_peer_t *lc_ofi_sender(const lc_ofi_buf_t *b)
 {
     for (uint32_t r = 0; r < lc_ofi.id_limit; r++) {
         const lc_peer_t *p = &lc_ofi.peers[r];
-        if (p->kind == LC_CHANNEL_OFI && p->ofi.addr == b->src)
-            lc_peer_fault(p, "its packet claims to come from rank %d (the provider says it came from rank %u)",
-                          claimed->world_rank, r);
+        if (p->kind == LC_CHANNEL_OFI && p->ofi.addr == b->src) return p;
     }
-    lc_fatal("network channel: a packet claiming to come from rank %d came from another address (fi_addr %llu, "
-             "no rank of this job): ending the job",
-             claimed->world_rank, (unsigned long long)b->src);
+    for (int r = 0; r < lc_ofi.size; r++)
+        if (lc_ofi.state[r].admitted && lc_ofi.state[r].admitted_addr == b->src) return &lc_ofi.peers[r];
+    return NULL;
+}
+
+/* The provider says the packet came from another peer than the one its
+ * header names (FI_SOURCE): the real sender forged it. */
+static LC_NOINLINE void lc_ofi_impostor(lc_ofi_buf_t *b, const lc_peer_t *claimed)
+{
+    const lc_peer_t *p = lc_ofi_sender(b);
+    if (p)
+        lc_peer_fault(p, "its packet claims to come from rank %d (the provider says it came from rank %d)",
+                      claimed->world_rank, p->world_rank);
+    lc_ofi_stranger(b, "from an address in the address vector that is no current peer's");
+}
+
+/* The wire header's sender id names no connected peer, or the packet is
+ * shorter than that header.  The provider tells who sent it (FI_SOURCE):
+ * that peer's fault — it ends the job, cleanly; otherwise nobody can be
+ * named and the packet is dropped. */
+static LC_NOINLINE void lc_ofi_bad_sender(lc_ofi_buf_t *b)
+{
+    const lc_ofi_wire_t *w = (const lc_ofi_wire_t *)b->data;
+    const lc_peer_t *p = lc_ofi.has_source ? lc_ofi_sender(b) : NULL;
+    if (p && b->len < sizeof(*w))
+        lc_peer_fault(p, "a network packet of %u bytes, shorter than its %zu-byte header", b->len, sizeof(*w));
+    if (p)
+        lc_peer_fault(p, "its network packet names sender id %u, which is no peer connected to rank %d", w->src,
+                      lc_ofi.rank);
+    lc_ofi_stranger(b, lc_ofi.has_source ? "from an address in the address vector that is no current peer's"
+                                         : "naming no connected peer as its sender (the provider does not say who "
+                                           "sent it: no FI_SOURCE)");
 }
 
 void lc_ofi_arrived(lc_ofi_buf_t *b)
@@ -290,12 +343,21 @@ void lc_ofi_arrived(lc_ofi_buf_t *b)
         lc_ofi_on_hello(b);
         return;
     }
+    if (lc_unlikely(lc_ofi.has_source && b->src == FI_ADDR_NOTAVAIL)) {
+        lc_ofi_stranger(b, "from a process outside the address vector (no peer of this rank: another process "
+                           "reached this rank's network endpoint)");
+        return;
+    }
     if (lc_unlikely(b->len < sizeof(*w) || w->src >= lc_ofi.id_limit ||
-                    lc_ofi.peers[w->src].kind != LC_CHANNEL_OFI))
-        lc_fatal("network channel: protocol error: a packet of %u bytes from unknown rank %u", b->len,
-                 b->len >= sizeof(*w) ? w->src : 0u);
+                    lc_ofi.peers[w->src].kind != LC_CHANNEL_OFI)) {
+        lc_ofi_bad_sender(b);
+        return;
+    }
     lc_peer_t *peer = &lc_ofi.peers[w->src];
-    if (lc_unlikely(b->src != FI_ADDR_NOTAVAIL && b->src != peer->ofi.addr)) lc_ofi_impostor(b, peer);
+    if (lc_unlikely(b->src != FI_ADDR_NOTAVAIL && b->src != peer->ofi.addr)) {
+        lc_ofi_impostor(b, peer);
+        return;
+    }
     lc_ofi_peer_t *st = peer->ofi.state;
     if (lc_likely(w->seq == peer->ofi.rx_seq)) {
         lc_ofi_deliver(peer, b);

@@ -279,6 +279,24 @@ static int lc_connect_network_peer(const lc_wireup_t *w, int r, const char *caus
     return 0;
 }
 
+/* An uncertain pair may fall back to the network after the third fence,
+ * when the peer may already send: its address goes into the address
+ * vector now, so that none of its packets comes from outside it (such
+ * packets are dropped: lc_ofi_arrived). */
+static int lc_admit_network_peer(const lc_wireup_t *w, int r)
+{
+    char key[64], val[1024], why[256];
+    snprintf(key, sizeof(key), "lc-ofi-%d", r);
+    int rc = lc_pmi_get(r, key, val, sizeof(val));
+    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
+    if (rc != 0) return 0;               /* lc_agree_pair says it if the network is needed */
+    if (lc_ofi_admit(r, val, why, sizeof(why)) != 0) {
+        lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, w->ids[r].host, why);
+        return LC_ERROR;
+    }
+    return 0;
+}
+
 /* Single copy for a connected shm peer: CMA where enabled and the probe
  * reads its cookie.  Across NUMA nodes the pipeline moves the data over
  * the interconnect twice, CMA once: such a pair pulls sooner. */
@@ -365,8 +383,11 @@ static int lc_wireup_connect(lc_wireup_t *w)
         char cause[96];
         switch (w->plan[r]) {
         case LC_PLAN_SELF: break; /* set up by lc_wireup_init */
-        case LC_PLAN_SHM:
-        case LC_PLAN_SHM_TRY: rc = lc_connect_shm_peer(w, r); break;
+        case LC_PLAN_SHM: rc = lc_connect_shm_peer(w, r); break;
+        case LC_PLAN_SHM_TRY:
+            rc = lc_connect_shm_peer(w, r);
+            if (rc == 0) rc = lc_admit_network_peer(w, r);
+            break;
         case LC_PLAN_IVSHMEM: rc = lc_connect_ivshmem_peer(w, r); break;
         case LC_PLAN_NET:
             lc_coord_reason_network(w->ids, w->rank, r, cause, sizeof(cause));

@@ -16,8 +16,23 @@
  * signal), never deliver the packet as B's.  Without the check in
  * lc_ofi_arrived, A delivers it as rank 1's and this test fails (exit 4).
  *
+ * Two more rounds, one process set each (issue 12, point 4, the last gap):
+ *
+ *  - stranger: A never connects C (C is outside A's address vector, like
+ *    another user's process that reached A's port); C connects A and
+ *    sends the same forgery.  A must drop it, warn ("outside the address
+ *    vector"), never deliver it, and go on: B's next genuine packet (the
+ *    sequence number the forgery took) still arrives as B's.  Before the
+ *    fix the forgery was delivered as B's (exit 4).
+ *  - badid: C, connected, sends a packet whose header names sender id 77
+ *    (no peer).  With FI_SOURCE, A reports a malformed packet from rank 2
+ *    and ends (exit code 1, "names sender id 77"); without it, nobody can
+ *    be named: A drops the packet and goes on (B's next packet arrives).
+ *    Before the fix A died on "protocol error ... unknown rank" (lc_fatal).
+ *
  * A provider asked without FI_SOURCE (tcp;ofi_rxm: docs/security.md) is
- * reported as not tested: there the header's id is what Locus has.
+ * reported as not tested for forge and stranger: there the header's id
+ * is what Locus has.
  * The orchestrating parent opens no endpoint (libfabric is not fork-safe
  * with one open); it relays the addresses and says when C may forge.
  */
@@ -34,6 +49,12 @@
 #define TAG_GENUINE 100 /* + the sender's rank */
 #define TAG_FORGED 666
 #define CHILD_S 150 /* s a child may live (libfabric start-up is slow on a loaded machine) */
+
+#define TAG_BAD_ID 77 /* the sender id of the badid round */
+
+enum { MODE_FORGE, MODE_STRANGER, MODE_BADID };
+static const char *const mode_name[] = { "forge", "stranger", "badid" };
+static int mode;
 
 static lc_peer_t peers[NR];
 static int got[NR]; /* A: genuine packets seen from each rank */
@@ -80,6 +101,9 @@ static void open_all(int me, int rfd, int wfd)
     lc_t_read_all(rfd, all, sizeof(all));
     for (int r = 0; r < NR; r++) {
         if (r == me) continue;
+        /* stranger: A never connects C, B never needs to. */
+        if (mode == MODE_STRANGER && (me == RANK_A || me == RANK_B) && r == RANK_C) continue;
+        if (mode == MODE_STRANGER && me == RANK_C && r == RANK_B) continue;
         char why[256];
         if (lc_ofi_connect(&peers[r], all[r], "localhost", why, sizeof(why)) != 0) {
             fprintf(stderr, "rank %d: connect to rank %d: %s\n", me, r, why);
@@ -121,14 +145,15 @@ static void child(int me, int rfd, int wfd)
     lc_log_rank = me;
     open_all(me, rfd, wfd);
     if (me == RANK_A) {
-        while (got[RANK_B] < 1 || got[RANK_C] < 1) {
+        int want_c = mode == MODE_STRANGER ? 0 : 1;
+        while (got[RANK_B] < 1 || got[RANK_C] < want_c) {
             if (lc_ofi_poll() == 0) nap_ms(1);
             if (lc_time_now() > deadline) {
                 fprintf(stderr, "rank 0: genuine packets: %d from rank 1, %d from rank 2\n", got[1], got[2]);
                 _exit(3);
             }
         }
-        if (!lc_ofi.has_source) {
+        if (!lc_ofi.has_source && mode != MODE_BADID) {
             printf("%s, not asked for FI_SOURCE: the header's sender id is trusted (docs/security.md): "
                    "not tested\n",
                    lc_ofi_describe());
@@ -136,23 +161,44 @@ static void child(int me, int rfd, int wfd)
             lc_t_write_all(wfd, "n", 1);
             _exit(0);
         }
-        lc_t_write_all(wfd, "g", 1);
-        /* Now the forged packet: lc_peer_fault ends this process. */
+        lc_t_write_all(wfd, lc_ofi.has_source ? "G" : "g", 1);
+        /* Now the forged packet: with a peer to blame, lc_peer_fault ends
+         * this process; else it must be dropped and B's next packet come. */
         double until = lc_time_now() + 60;
-        while (lc_time_now() < until)
+        int told = 0;
+        while (lc_time_now() < until) {
             if (lc_ofi_poll() == 0) nap_ms(1);
-        fprintf(stderr, "rank 0: nothing came from the forger in 60 s\n");
+            if (!told && lc_ofi.strangers >= 1) {
+                lc_t_write_all(wfd, "d", 1); /* dropped: B may send its next one */
+                told = 1;
+            }
+            if (told && got[RANK_B] >= 2) {
+                fprintf(stderr, "rank 0: the packet was dropped, rank 1's next packet arrived as its own\n");
+                _exit(0);
+            }
+        }
+        fprintf(stderr, "rank 0: nothing came from the forger in 60 s (dropped %llu, from rank 1: %d)\n",
+                (unsigned long long)lc_ofi.strangers, got[RANK_B]);
         _exit(5);
     }
     lc_peer_t *a = &peers[RANK_A];
-    send_eager(a, TAG_GENUINE + me, deadline);
+    if (mode != MODE_STRANGER || me == RANK_B) send_eager(a, TAG_GENUINE + me, deadline);
     char word = wait_word(rfd, deadline);
     if (me == RANK_C && word == 'f') {
-        /* B sent A one packet (sequence number 0): the forgery is B's
-         * next one, from C's own connection, header and all well formed. */
-        lc_ofi_set_remote_id(a, RANK_B);
-        a->ofi.tx_seq = 1;
+        if (mode == MODE_BADID) {
+            lc_ofi_set_remote_id(a, TAG_BAD_ID); /* no peer of A has that id */
+        } else {
+            /* B sent A one packet (sequence number 0): the forgery is B's
+             * next one, from C's own connection, header and all well formed. */
+            lc_ofi_set_remote_id(a, RANK_B);
+            a->ofi.tx_seq = 1;
+        }
         send_eager(a, TAG_FORGED, deadline);
+        word = wait_word(rfd, deadline);
+    }
+    if (me == RANK_B && word == 's') {
+        /* The forgery was dropped: B's next packet (number 1) must still be B's. */
+        send_eager(a, TAG_GENUINE + me, deadline);
         word = wait_word(rfd, deadline);
     }
     /* A is gone: no goodbye to wait for. */
@@ -201,9 +247,12 @@ static int one(const char *prov)
     char all[NR][LC_OFI_ADDR_TEXT_MAX];
     for (int r = 0; r < NR; r++) lc_t_read_all(up[r][0], all[r], sizeof(all[r]));
     for (int r = 0; r < NR; r++) lc_t_write_all(down[r][1], all, sizeof(all));
-    char word = 0;
+    char word = 0, next = 0;
     if (read(up[RANK_A][0], &word, 1) != 1) word = 0;
+    int lc_has_source_seen = word == 'G';
+    if (word == 'G') word = 'g';
     if (word == 'g') lc_t_write_all(down[RANK_C][1], "f", 1);
+    if (word == 'g' && read(up[RANK_A][0], &next, 1) == 1 && next == 'd') lc_t_write_all(down[RANK_B][1], "s", 1);
     int status = 0, failed = 0;
     waitpid(pid[RANK_A], &status, 0);
     for (int r = RANK_B; r < NR; r++) lc_t_write_all(down[r][1], "x", 1);
@@ -216,23 +265,35 @@ static int one(const char *prov)
     read_file(errpath, err, sizeof(err));
     unlink(errpath);
     if (word == 'n') return failed ? 1 : -1; /* not tested */
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != LC_PEER_FAULT_EXIT) {
-        fprintf(stderr, "rank 0 %s %d, expected exit code %d (a peer fault); its stderr:\n%s",
+    /* Who is to blame: with FI_SOURCE the forger (forge, badid); nobody
+     * (the packet is dropped, A goes on) for a stranger, or without
+     * FI_SOURCE. */
+    int blame = lc_has_source_seen && mode != MODE_STRANGER;
+    int want_exit = blame ? LC_PEER_FAULT_EXIT : 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != want_exit) {
+        fprintf(stderr, "%s: rank 0 %s %d, expected exit code %d (%s); its stderr:\n%s", mode_name[mode],
                 WIFEXITED(status) ? "exited with" : "was killed by signal",
-                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), LC_PEER_FAULT_EXIT, err);
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), want_exit,
+                blame ? "a peer fault" : "dropped, going on", err);
         return 1;
     }
-    if (!strstr(err, "malformed packet from rank 2") || !strstr(err, "claims to come from rank 1")) {
-        fprintf(stderr, "rank 0 ended, but does not name rank 2 as the sender of a packet claiming rank 1:\n%s", err);
+    const char *need1 = "malformed packet from rank 2", *need2 = "claims to come from rank 1";
+    if (mode == MODE_BADID) need2 = "names sender id 77";
+    if (!blame) {
+        need1 = "dropped a packet";
+        need2 = mode == MODE_STRANGER ? "outside the address vector" : "claiming to come from sender id 77";
+    }
+    if (!strstr(err, need1) || !strstr(err, need2) || strstr(err, "FORGED")) {
+        fprintf(stderr, "%s: rank 0's stderr lacks \"%s\" / \"%s\":\n%s", mode_name[mode], need1, need2, err);
         return 1;
     }
-    printf("rank 0 refused the forged packet: %s", err);
+    printf("%s: rank 0 %s: %s", mode_name[mode], blame ? "blamed the forger" : "dropped the packet", err);
     return failed;
 }
 
 int main(void)
 {
-    alarm(2 * CHILD_S + 30);
+    alarm(6 * CHILD_S + 30);
     const char *want = getenv("LC_OFI_TEST_PROVIDERS") ? getenv("LC_OFI_TEST_PROVIDERS") : "net,tcp";
     char list[256];
     snprintf(list, sizeof(list), "%s", want);
@@ -240,14 +301,16 @@ int main(void)
     for (char *save = NULL, *prov = strtok_r(list, ",", &save); prov; prov = strtok_r(NULL, ",", &save)) {
         lc_t_params(prov);
         if (!lc_t_available(prov)) continue;
-        printf("== provider %s\n", prov);
-        fflush(stdout);
-        int rc = one(prov);
-        if (rc > 0) {
-            fprintf(stderr, "FAILED with provider %s\n", prov);
-            failed++;
-        } else if (rc == 0) {
-            tested++;
+        for (mode = MODE_FORGE; mode <= MODE_BADID; mode++) {
+            printf("== provider %s, %s\n", prov, mode_name[mode]);
+            fflush(stdout);
+            int rc = one(prov);
+            if (rc > 0) {
+                fprintf(stderr, "FAILED with provider %s, %s\n", prov, mode_name[mode]);
+                failed++;
+            } else if (rc == 0) {
+                tested++;
+            }
         }
     }
     if (failed) return 1;

@@ -275,6 +275,10 @@ void   mpiexec_fix_std_fds(void);
  * mpiexec handles or ignores, nothing blocked (ignored signals and the
  * mask survive exec). */
 void   mpiexec_child_signals(void);
+/* In a forked child before exec: every descriptor from 3 up becomes
+ * close-on-exec (the caller then clears the flag on what it passes on
+ * purpose), so a program started gets only what mpiexec gives it. */
+void   mpiexec_child_cloexec_all(void);
 int    mpiexec_buf_reserve(mpiexec_buf_t *b, size_t more);
 int    mpiexec_buf_put(mpiexec_buf_t *b, const void *p, size_t n);
 void   mpiexec_buf_consume(mpiexec_buf_t *b, size_t n);

@@ -99,6 +99,7 @@ static int mpiexec_agent_start(mpiexec_job_t *job, mpiexec_proxy_t *px, char **w
         mpiexec_child_signals();
         if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
             _exit(127);
+        mpiexec_child_cloexec_all(); /* the agent (ssh) gets 0, 1, 2 only */
         for (int i = 0; i < nwords; i++)
             argv[i] = words[i];
         argv[nwords] = job->hosts[px->host].name;

@@ -5,7 +5,9 @@
  * parent, default signal handling, environment, optional core binding,
  * exec.
  *
- * Every descriptor the parent opens is close-on-exec; the child clears the
+ * Every descriptor the parent opens is close-on-exec, and the child marks
+ * whatever else is open from 3 up (what mpiexec or the proxy inherited:
+ * ctest's fd 3, a shell's redirections) close-on-exec too; it clears the
  * flag only on its own PMI socket, so a rank inherits exactly stdin,
  * stdout, stderr and PMI_FD.  Exec failures travel back through a
  * close-on-exec pipe: EOF means exec succeeded, 4 bytes mean errno.
@@ -73,6 +75,9 @@ static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, in
      * cannot clobber one we still need. */
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         goto fail;
+    /* Also what mpiexec itself inherited (issue 12): only 0, 1, 2 and
+     * PMI_FD survive the exec. */
+    mpiexec_child_cloexec_all();
     if (fcntl(pmi_fd, F_SETFD, 0) != 0)
         goto fail;
 

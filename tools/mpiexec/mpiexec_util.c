@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -272,4 +274,28 @@ void mpiexec_child_signals(void)
         signal(sigs[i], SIG_DFL);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Descriptors mpiexec inherited (ctest's fd 3, a shell's redirections, a
+ * batch system's sockets) are not close-on-exec: without this a rank would
+ * hold them too — a job-control pipe kept open by every rank, a file
+ * another user's program handed its launcher.  One system call where the
+ * kernel has close_range (5.11: CLOSE_RANGE_CLOEXEC marks instead of
+ * closing, so a failing exec can still report through its pipe); else
+ * one fcntl per possible descriptor, up to a bound. */
+void mpiexec_child_cloexec_all(void)
+{
+#if defined(SYS_close_range)
+    if (syscall(SYS_close_range, 3u, ~0u, 1u << 2 /* CLOSE_RANGE_CLOEXEC */) == 0)
+        return;
+#endif
+    struct rlimit rl;
+    long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur : 65536;
+    if (max > 65536)
+        max = 65536;
+    for (int fd = 3; fd < max; fd++) {
+        int fl = fcntl(fd, F_GETFD);
+        if (fl >= 0 && !(fl & FD_CLOEXEC))
+            (void)fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+    }
 }

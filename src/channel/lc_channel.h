@@ -117,8 +117,9 @@ typedef struct lc_channel_ops {
                      int nremote, size_t len);
 } lc_channel_ops_t;
 
-/* Segments per side of one pull_list call. */
-#define LC_CHANNEL_IOV_MAX 256
+/* Segments per side of one pull_list call: Linux's IOV_MAX (UIO_MAXIOV),
+ * the most one process_vm_readv takes. */
+#define LC_CHANNEL_IOV_MAX 1024
 
 /*
  * Per-peer state of each channel, embedded by value in lc_peer_t (no
@@ -174,6 +175,7 @@ typedef struct lc_peer_ofi {
 typedef struct lc_pick_class {
     uint8_t n_pull, n_pipe;   /* samples taken of each */
     uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
+    uint8_t demoted;          /* CMA because the chosen pipeline crawled (not because it sampled slower) */
     uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
     double pull_bw, pipe_bw;  /* best throughput of each seen, bytes per second */
 } lc_pick_class_t;

@@ -48,7 +48,7 @@ int lc_cma_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
 int lc_cma_push(lc_peer_t *peer, uint64_t remote, const void *local, size_t len);
 /* The ops-table pullv: one process_vm_readv into many local segments
  * (a derived datatype's layout), looping over partial reads. */
-#define LC_CMA_IOV_MAX 64
+#define LC_CMA_IOV_MAX LC_CHANNEL_IOV_MAX
 int lc_cma_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
 /* The ops-table pull_list: scattered on both sides (the remote segments
  * are a derived-datatype send's blocks, as its sender listed them);

@@ -26,6 +26,7 @@ const lc_channel_ops_t lc_channel_ofi_ops = {
     .name = "ofi",
     .try_send = lc_ofi_try_send,
     .pull = lc_ofi_pull, /* refused when the provider has no FI_RMA (can_pull is then false) */
+    .pullv = lc_ofi_pullv,
 };
 
 const char *lc_ofi_strerror(ssize_t rc)

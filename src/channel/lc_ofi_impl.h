@@ -213,6 +213,9 @@ int lc_ofi_post_rx(lc_ofi_buf_t *b);
 int lc_ofi_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                     const void *data, size_t datalen);
 int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len);
+/* The ops-table pullv: the same read scattered into local segments
+ * (fi_readv, up to the provider's iov_limit per read). */
+int lc_ofi_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len);
 
 /* The provider refused a packet to `peer` although it holds credits:
  * before the first packet got through this is connection set-up, which

@@ -2,7 +2,8 @@
 /*
  * lc_ofi_progress.c — the receive side of the ofi channel and its part of
  * the progress engine: completions, in-order delivery per peer, credit
- * returns, and `pull` (fi_read of a rendezvous buffer).
+ * returns, and `pull` (fi_read of a rendezvous buffer; `pullv`, fi_readv
+ * straight into a derived datatype's receive segments).
  *
  * Completions are read into a FIFO of arrived buffers before any is
  * delivered.  A delivery may call `pull`, which must read the completion
@@ -25,12 +26,19 @@
  * loopback, eight concurrent 128 KiB reads ~200 us (docs/ofi.md). */
 #define LC_OFI_READS 8
 #define LC_OFI_READ_CHUNK ((size_t)128 << 10)
+/* Local segments of one read (fi_readv into a derived datatype's receive
+ * buffer), capped further by the provider's tx iov_limit. */
+#define LC_OFI_READ_IOV 16
+/* Scatter reads only when each carries at least this much (not measured
+ * yet: half a LC_OFI_READ_CHUNK; below it a bounce and a scatter). */
+#define LC_OFI_READV_MIN ((size_t)64 << 10)
 
 typedef struct lc_ofi_read {
     lc_ofi_ctx_t ctx;
     int busy;
     int failed;      /* libfabric error code of a failed read */
     char why[160];
+    struct iovec iov[LC_OFI_READ_IOV]; /* its local segments, kept while it is in flight */
 } lc_ofi_read_t;
 
 int lc_ofi_post_rx(lc_ofi_buf_t *b)
@@ -412,24 +420,56 @@ int lc_ofi_poll(void)
 
 /* ---- pull ------------------------------------------------------------- */
 
-int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len)
+/* Where the next read starts: segment `i` of the local iovec, `off` bytes in. */
+typedef struct lc_ofi_iov_pos {
+    int i;
+    size_t off;
+} lc_ofi_iov_pos_t;
+
+/* The pieces of the next read: at most `max` segments and `chunk` bytes
+ * from *pos on, within `left` bytes; *pos moves past them. */
+static int lc_ofi_read_pieces(const struct iovec *local, int nlocal, lc_ofi_iov_pos_t *pos, size_t chunk, size_t left,
+                              int max, struct iovec *out, size_t *bytes_p)
 {
-    if (!lc_ofi.can_rma) return lc_channel_pull_unsupported(peer, local, remote, key, len);
-    struct fid_mr *mr = NULL;
-    void *desc = NULL;
-    if (lc_ofi.mr_local) {
-        int rc = lc_ofi_mr_reg(local, len, FI_READ, &mr);
-        if (rc) {
-            lc_log_error("network channel: cannot register the %zu-byte receive buffer for fi_read from "
-                         "rank %d (fi_mr_reg: %s)", len, peer->world_rank, lc_ofi_strerror(rc));
-            return LC_ERROR;
+    int k = 0;
+    size_t bytes = 0;
+    while (k < max && bytes < chunk && bytes < left && pos->i < nlocal) {
+        size_t n = local[pos->i].iov_len - pos->off;
+        if (n > chunk - bytes) n = chunk - bytes;
+        if (n > left - bytes) n = left - bytes;
+        if (n) {
+            out[k].iov_base = (char *)local[pos->i].iov_base + pos->off;
+            out[k].iov_len = n;
+            k++;
+            bytes += n;
         }
-        desc = fi_mr_desc(mr);
+        pos->off += n;
+        if (pos->off == local[pos->i].iov_len) {
+            pos->i++;
+            pos->off = 0;
+        }
     }
+    *bytes_p = bytes;
+    return k;
+}
+
+/* len bytes of the peer's registered memory at `remote` (key `key`) into
+ * the local segments, which `desc` covers (NULL unless FI_MR_LOCAL): reads
+ * of at most LC_OFI_READ_CHUNK bytes and the provider's iov_limit
+ * segments each (fi_readv), LC_OFI_READS of them in flight. */
+static int lc_ofi_read_iov(lc_peer_t *peer, const struct iovec *local, int nlocal, uint64_t remote, uint64_t key,
+                           size_t len, void *desc)
+{
     size_t chunk = lc_ofi.info->ep_attr->max_msg_size;
     if (chunk > LC_OFI_READ_CHUNK) chunk = LC_OFI_READ_CHUNK;
+    int max = lc_ofi.info->tx_attr->iov_limit < LC_OFI_READ_IOV ? (int)lc_ofi.info->tx_attr->iov_limit
+                                                                 : LC_OFI_READ_IOV;
+    if (max < 1) max = 1;
+    void *descs[LC_OFI_READ_IOV];
+    for (int i = 0; i < max; i++) descs[i] = desc;
     lc_ofi_read_t rd[LC_OFI_READS];
     memset(rd, 0, sizeof(rd));
+    lc_ofi_iov_pos_t pos = { 0, 0 };
     size_t off = 0;
     int failed = 0, busy;
     const char *why = NULL;
@@ -437,11 +477,23 @@ int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
         /* Keep up to LC_OFI_READS reads in flight. */
         for (int i = 0; i < LC_OFI_READS && off < len && !failed; i++) {
             if (rd[i].busy) continue;
-            size_t n = len - off < chunk ? len - off : chunk;
+            lc_ofi_iov_pos_t at = pos;
+            size_t n = 0;
+            int k = lc_ofi_read_pieces(local, nlocal, &pos, chunk, len - off, max, rd[i].iov, &n);
+            if (!k) { /* the caller's segments end before len */
+                why = "internal: the receive buffer's segments are shorter than the message";
+                failed = 1;
+                break;
+            }
             rd[i].ctx.type = LC_OFI_CTX_READ;
-            ssize_t rc = fi_read(lc_ofi.ep, (char *)local + off, n, desc, peer->ofi.addr, remote + off, key,
-                                 &rd[i].ctx.fi);
-            if (rc == -FI_EAGAIN) break;
+            ssize_t rc = k == 1 ? fi_read(lc_ofi.ep, rd[i].iov[0].iov_base, n, desc, peer->ofi.addr, remote + off,
+                                          key, &rd[i].ctx.fi)
+                                : fi_readv(lc_ofi.ep, rd[i].iov, descs, (size_t)k, peer->ofi.addr, remote + off, key,
+                                           &rd[i].ctx.fi);
+            if (rc == -FI_EAGAIN) {
+                pos = at;
+                break;
+            }
             if (rc) {
                 why = lc_ofi_strerror(rc);
                 failed = 1;
@@ -464,10 +516,57 @@ int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, siz
             else lc_cpu_relax();
         }
     } while (busy || (off < len && !failed));
-    if (mr) fi_close(&mr->fid);
     if (failed)
         lc_log_error("network channel: reading a %zu-byte message from rank %d (host %s) failed: %s. The rank "
                      "or its host may have died, or the connection was lost", len, peer->world_rank,
                      peer->ofi.state->host, why ? why : "?");
     return failed ? LC_ERROR : LC_OK;
+}
+
+int lc_ofi_pull(lc_peer_t *peer, void *local, uint64_t remote, uint64_t key, size_t len)
+{
+    if (!lc_ofi.can_rma) return lc_channel_pull_unsupported(peer, local, remote, key, len);
+    struct fid_mr *mr = NULL;
+    void *desc = NULL;
+    if (lc_ofi.mr_local) {
+        int rc = lc_ofi_mr_reg(local, len, FI_READ, &mr);
+        if (rc) {
+            lc_log_error("network channel: cannot register the %zu-byte receive buffer for fi_read from "
+                         "rank %d (fi_mr_reg: %s)", len, peer->world_rank, lc_ofi_strerror(rc));
+            return LC_ERROR;
+        }
+        desc = fi_mr_desc(mr);
+    }
+    struct iovec one = { .iov_base = local, .iov_len = len };
+    int rc = lc_ofi_read_iov(peer, &one, 1, remote, key, len, desc);
+    if (mr) fi_close(&mr->fid);
+    return rc;
+}
+
+int lc_ofi_pullv(lc_peer_t *peer, const struct iovec *local, int niov, uint64_t remote, uint64_t key, size_t len)
+{
+    if (!lc_ofi.can_rma) return LC_ERROR; /* can_pull is false then: never called */
+    /* Straight into the segments when each read still carries at least
+     * LC_OFI_READV_MIN bytes (iov_limit is 4 for tcp and net: a read per
+     * 4 segments, and on tcp a read is a request and a response).
+     * FI_MR_LOCAL: a registration per segment would cost more than it
+     * saves.  Else read into one bounce and scatter (a copy in memory
+     * costs little next to the network). */
+    size_t per_read = niov ? len / (size_t)niov * (lc_ofi.info->tx_attr->iov_limit < LC_OFI_READ_IOV
+                                                       ? lc_ofi.info->tx_attr->iov_limit
+                                                       : LC_OFI_READ_IOV)
+                           : len;
+    if (!lc_ofi.mr_local && per_read >= LC_OFI_READV_MIN)
+        return lc_ofi_read_iov(peer, local, niov, remote, key, len, NULL);
+    char *tmp = malloc(len ? len : 1);
+    if (!tmp) {
+        lc_log_error("network channel: out of memory for a %zu-byte bounce buffer of a read from rank %d", len,
+                     peer->world_rank);
+        return LC_ERROR;
+    }
+    int rc = lc_ofi_pull(peer, tmp, remote, key, len);
+    for (size_t i = 0, off = 0; rc == LC_OK && i < (size_t)niov && off < len; off += local[i].iov_len, i++)
+        memcpy(local[i].iov_base, tmp + off, local[i].iov_len < len - off ? local[i].iov_len : len - off);
+    free(tmp);
+    return rc;
 }

@@ -85,6 +85,11 @@ enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2 };
  * (no datatype on either side, not truncated), matched as its RTS
  * arrived, with the sender's stamp. */
 int lc_pick_choose(lc_peer_t *from, size_t size, bool timed);
+/* A message of `size` bytes offered as a block list of `nblocks` segments
+ * (a derived-datatype send, LC_PKT_FLAG_LIST) that lc_pick_choose would
+ * pull: is the pull still the faster way, given what the kernel charges
+ * per remote segment?  False: pipeline it. */
+bool lc_pick_list(lc_peer_t *from, size_t size, uint32_t nblocks);
 /* The RTS of a message that may be a sample reached the receiver `transit`
  * seconds after it left the sender. */
 void lc_pick_transit(lc_peer_t *from, double transit);

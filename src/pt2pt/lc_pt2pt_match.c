@@ -80,6 +80,12 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
                   ? LC_PICK_PULL
                   : lc_pick_choose(from, size,
                                    t_rts > 0 && !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
+    /* A block list costs the kernel a page pin per remote segment: with
+     * many small ones the pipeline (which the sender can still run from
+     * its cursor) is faster, as the receiver judges from its samples. */
+    if ((how & LC_PICK_PULL) && (flags & LC_PKT_FLAG_LIST) && from->pick.calibrate &&
+        !lc_pick_list(from, size, nblocks))
+        how = LC_PICK_PIPE;
     double t_go = 0;
     if (lc_unlikely(how & LC_PICK_SAMPLE)) {
         t_go = lc_time_now();

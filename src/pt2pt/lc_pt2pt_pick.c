@@ -79,6 +79,19 @@
 #define LC_PICK_DEMOTE 0.5
 /* Messages of a decided class before it is sampled again. */
 #define LC_PICK_RETRY 4096
+/* What one remote segment of a block-list pull costs the kernel on top of
+ * the copy (process_vm_readv pins the pages of each remote iovec with a
+ * call of its own).  Measured on this VM (2026-11-26, quiet, one
+ * process_vm_readv of 512 KiB, both sides scattered, blocks on their own
+ * pages): 0.45 us per segment at 64 B, 0.37 at 512 B, 0.31 at 1 KiB,
+ * 0.25 at 2 KiB, 0.15-0.2 from 4 KiB on, against 40 us for the whole
+ * 512 KiB contiguous (13 GB/s); scattering only the local side costs
+ * nearly nothing from 2 KiB.  So a 256^3 face's y rows (2 KiB) pulled
+ * with the list ran at 4-5 GB/s where the pipeline ran at 10-12. */
+#define LC_PICK_SEG_COST 0.25e-6
+/* Guesses for a class not sampled yet (GB/s seen on this VM, quiet). */
+#define LC_PICK_GUESS_PULL_BW 12e9
+#define LC_PICK_GUESS_PIPE_BW 10e9
 
 typedef enum lc_pick_choice {
     LC_PICK_UNDECIDED = 0,
@@ -125,6 +138,24 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
     return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
+}
+
+/* A block list is pulled in one copy, but every remote segment adds
+ * LC_PICK_SEG_COST to the time of the contiguous pull; the pipeline packs
+ * and unpacks at about its contiguous speed (both copies run at once), so
+ * the list is worth it only with few, large segments.  The rates are the
+ * class's samples (contiguous messages), else the guesses.  Where the
+ * pipeline is not an option (ranks outnumber cores, or it crawled and was
+ * demoted) the list is always pulled. */
+bool lc_pick_list(lc_peer_t *from, size_t size, uint32_t nblocks)
+{
+    if (lc_world.local_size > lc_world.usable_cores) return true;
+    lc_pick_class_t *c = lc_pick_class(from, size);
+    if (c->demoted) return true;
+    double pull_bw = c->pull_bw > 0 ? c->pull_bw : LC_PICK_GUESS_PULL_BW;
+    double pipe_bw = c->pipe_bw > 0 ? c->pipe_bw : LC_PICK_GUESS_PIPE_BW;
+    double t_list = (double)size / pull_bw + (double)nblocks * LC_PICK_SEG_COST;
+    return (double)size / t_list >= pipe_bw;
 }
 
 void lc_pick_transit(lc_peer_t *from, double transit)
@@ -179,6 +210,7 @@ static void lc_pick_watch(lc_peer_t *from)
             rate >= LC_PICK_DEMOTE * c->pull_bw)
             continue;
         c->choice = LC_PICK_CHOSE_PULL;
+        c->demoted = 1;
         c->uses = 0;
         if (lc_params.show_channels)
             fprintf(stderr, "locus[%d]: from rank %d, %s: the pipeline moved %.2f GB/s of late, CMA sampled %.1f: CMA\n",

@@ -38,8 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Segments per pullv call (a CMA pull takes at most LC_CMA_IOV_MAX). */
-#define LC_CMA_IOV_MAX_PT2PT 64
+/* Segments per pullv call and per batch of a block list: the most one
+ * channel call takes (IOV_MAX for CMA). */
+#define LC_CMA_IOV_MAX_PT2PT LC_CHANNEL_IOV_MAX
 
 /* The user's buffer at the type's first data byte (buf may be MPI_BOTTOM:
  * integer arithmetic, no offset applied to a null pointer). */
@@ -138,9 +139,10 @@ void lc_pt2pt_typed_done(lc_request_t *req)
  * 64 segments costs more than a bounce and an unpack. */
 #define LC_TYPED_PULLV_MIN_SEG 512
 
-/* The rest of a pull through a bounce buffer: the channel addresses the
- * sender's memory by virtual address (pullv implies CMA), so chunks at
- * addr + done are pulled one after the other. */
+/* The rest of a pull through a bounce buffer: chunks at addr + done are
+ * pulled one after the other (CMA addresses the sender's memory by
+ * virtual address, ofi by address or by offset in the registration:
+ * either way addr + done). */
 static int lc_pull_bounced(lc_peer_t *from, lc_dt_cursor_t *cur, uint64_t addr, uint64_t key, size_t done, size_t n,
                            const struct iovec *iov, int k, size_t got)
 {
@@ -204,10 +206,10 @@ int lc_pt2pt_pull_typed(lc_peer_t *from, lc_dt_cursor_t *cur, uint64_t addr, uin
  * NULL when it is not worth one (or no memory: the pipeline works). */
 static struct iovec *lc_typed_block_list(lc_dt_cursor_t *cur, size_t bytes, uint32_t *n_p)
 {
-    size_t cap = 64, n = 0, done = 0;
+    size_t cap = LC_CMA_IOV_MAX_PT2PT, n = 0, done = 0; /* invariant: room for one more batch */
     struct iovec *list = malloc(cap * sizeof(*list));
     while (list && done < bytes) {
-        if (n + LC_CMA_IOV_MAX_PT2PT > cap) {
+        if (n + LC_CMA_IOV_MAX_PT2PT > cap) { /* n grows by at most one batch: doubling keeps the room */
             struct iovec *more = cap * 2 <= LC_TYPED_LIST_MAX ? realloc(list, cap * 2 * sizeof(*list)) : NULL;
             if (!more) break;
             list = more;

@@ -8,6 +8,9 @@
  *  - a vector of large blocks with more blocks than one batch of the
  *    block list (600 x 1 KiB), into a contiguous receive, into a vector of
  *    another block size (768 B), and into the same vector;
+ *  - a vector of blocks large enough to be read straight into (24 x
+ *    40000 B: over the network fi_readv into the receive's segments, a
+ *    128 KiB read ending inside a block), to and from contiguous;
  *  - a vector of small blocks (64 B at 128 B) and a struct of mixed block
  *    sizes, at eager and rendezvous sizes;
  *  - an MPI_BOTTOM-based struct over two separate allocations;
@@ -192,7 +195,7 @@ int main(int argc, char **argv)
     if (size != 2) LC_FATAL("dt_sendpath needs 2 ranks, not %d", size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-    MPI_Datatype big, big768, small, mixed, empty, one, contig;
+    MPI_Datatype big, big768, small, mixed, empty, one, contig, wide;
     LC_MPI(MPI_Type_vector(600, 1024, 2048, MPI_BYTE, &big));        /* 600 blocks: > one list batch */
     LC_MPI(MPI_Type_vector(800, 768, 1000, MPI_BYTE, &big768));      /* same 614400 bytes, other blocks */
     LC_MPI(MPI_Type_vector(8192, 64, 128, MPI_BYTE, &small));        /* 512 KiB of 64 B blocks */
@@ -205,9 +208,11 @@ int main(int argc, char **argv)
     MPI_Aint od = 24;
     LC_MPI(MPI_Type_create_hindexed(1, &obl, &od, MPI_BYTE, &one));   /* one block, not at the origin */
     LC_MPI(MPI_Type_contiguous(614400, MPI_BYTE, &contig));
-    MPI_Datatype all[] = { big, big768, small, mixed, empty, one, contig };
+    LC_MPI(MPI_Type_vector(24, 40000, 50000, MPI_BYTE, &wide));      /* 960000 bytes in large blocks */
+    MPI_Datatype all[] = { big, big768, small, mixed, empty, one, contig, wide };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) LC_MPI(MPI_Type_commit(&all[i]));
     big = all[0], big768 = all[1], small = all[2], mixed = all[3], empty = all[4], one = all[5], contig = all[6];
+    wide = all[7];
 
     for (int mode = 0; mode < 3; mode++) {
         exchange("600 x 1 KiB -> contiguous", big, 1, MPI_BYTE, 614400, mode);
@@ -215,6 +220,9 @@ int main(int argc, char **argv)
         exchange("600 x 1 KiB -> same", big, 1, big, 1, mode);
         exchange("3 x 600 x 1 KiB -> same", big, 3, big, 3, mode);
         exchange("contiguous -> 600 x 1 KiB", contig, 1, big, 1, mode);
+        exchange("24 x 40000 B -> same", wide, 1, wide, 1, mode);
+        exchange("contiguous -> 24 x 40000 B", MPI_BYTE, 960000, wide, 1, mode);
+        exchange("24 x 40000 B -> contiguous", wide, 1, MPI_BYTE, 960000, mode);
         exchange("64 B / 128 B 512 KiB", small, 1, small, 1, mode);
         exchange("64 B / 128 B 512 KiB -> contiguous", small, 1, MPI_BYTE, 512 * 1024, mode);
         exchange("struct x 1 (eager)", mixed, 1, mixed, 1, mode);

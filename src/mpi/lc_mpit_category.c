@@ -21,8 +21,10 @@ typedef struct lc_mpit_cat {
 enum { LC_CAT_ROOT, LC_CAT_PT2PT, LC_CAT_MISC };
 static const lc_mpit_cat_t lc_mpit_cats[] = {
     [LC_CAT_ROOT] = { "locus", "Every variable of Locus, by layer (the categories below).", NULL },
-    [LC_CAT_PT2PT] = { "locus_pt2pt", "Point-to-point protocols: eager limit, rendezvous pipeline, waiting; the "
-                       "receive side's counters.", "EAGER_LIMIT|PIPELINE_CHUNK|POLL|ASYNC_PROGRESS" },
+    [LC_CAT_PT2PT] = { "locus_pt2pt",
+                       "Point-to-point protocols: eager limit, rendezvous pipeline, waiting; the "
+                       "receive side's counters.",
+                       "EAGER_LIMIT|PIPELINE_CHUNK|POLL|ASYNC_PROGRESS" },
     [LC_CAT_MISC] = { "locus_misc", "Diagnostics and anything not in another category.", NULL },
     { "locus_shm", "The shared-memory channel: rings, send pool, segment directory.", "SHM_" },
     { "locus_cma", "Single-copy rendezvous (CMA) and its thresholds; NUMA awareness.", "CMA|NUMA" },
@@ -81,8 +83,8 @@ LC_API int PMPI_T_category_get_num(int *num_cat)
 }
 LC_MPI_ALIAS(T_category_get_num);
 
-LC_API int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
-                                    int *num_cvars, int *num_pvars, int *num_categories)
+LC_API int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
+                                    int *num_pvars, int *num_categories)
 {
     int rc = lc_mpit_enter();
     if (rc != MPI_SUCCESS) return rc;

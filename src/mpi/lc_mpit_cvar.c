@@ -50,7 +50,8 @@ static void lc_mpit_enums_build(void)
         /* Named as the category names are: locus_poll. */
         static char names[LC_MPIT_ENUM_MAX][48];
         int k = snprintf(names[n], sizeof(names[n]), "locus_%s", d->name);
-        for (int j = 6; j < k && j < (int)sizeof(names[n]); j++) names[n][j] = (char)tolower((unsigned char)names[n][j]);
+        for (int j = 6; j < k && j < (int)sizeof(names[n]); j++)
+            names[n][j] = (char)tolower((unsigned char)names[n][j]);
         lc_mpit_enums[n] = (struct MPIR_T_enum_s){ .name = names[n], .items = d->choices, .count = count };
         lc_mpit_enum_rows[n++] = (int)i;
     }
@@ -83,9 +84,13 @@ static MPI_Datatype lc_mpit_cvar_type(const lc_param_desc_t *d, int *count)
 {
     *count = 1;
     switch (d->type) {
-    case LC_PARAM_SIZE: return MPI_UNSIGNED_LONG;
-    case LC_PARAM_STRING: *count = LC_PARAM_STRING_MAX; return MPI_CHAR;
-    default: return MPI_INT;
+    case LC_PARAM_SIZE:
+        return MPI_UNSIGNED_LONG;
+    case LC_PARAM_STRING:
+        *count = LC_PARAM_STRING_MAX;
+        return MPI_CHAR;
+    default:
+        return MPI_INT;
     }
 }
 
@@ -211,11 +216,19 @@ LC_API int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     }
     const char *field = (const char *)p + d->offset;
     switch (d->type) {
-    case LC_PARAM_SIZE: *(unsigned long *)buf = *(const size_t *)field; break;
-    case LC_PARAM_INT: *(int *)buf = (int)*(const long *)field; break; /* every INT row's range fits an int */
+    case LC_PARAM_SIZE:
+        *(unsigned long *)buf = *(const size_t *)field;
+        break;
+    case LC_PARAM_INT: /* every INT row's range fits an int */
+        *(int *)buf = (int)*(const long *)field;
+        break;
     case LC_PARAM_BOOL:
-    case LC_PARAM_ENUM: *(int *)buf = *(const int *)field; break;
-    case LC_PARAM_STRING: memcpy(buf, field, LC_PARAM_STRING_MAX); break;
+    case LC_PARAM_ENUM:
+        *(int *)buf = *(const int *)field;
+        break;
+    case LC_PARAM_STRING:
+        memcpy(buf, field, LC_PARAM_STRING_MAX);
+        break;
     }
     return lc_mpit_leave(MPI_SUCCESS);
 }

@@ -107,10 +107,12 @@ static void lc_mpit_peak_restart(void)
 static unsigned long lc_mpit_value(const struct MPIR_T_pvar_handle_s *h)
 {
     switch (lc_mpit_pvars[h->pvar].var_class) {
-    case MPI_T_PVAR_CLASS_COUNTER: return h->acc + (h->started ? lc_mpit_stat(h->pvar) - h->base : 0);
+    case MPI_T_PVAR_CLASS_COUNTER:
+        return h->acc + (h->started ? lc_mpit_stat(h->pvar) - h->base : 0);
     case MPI_T_PVAR_CLASS_HIGHWATERMARK:
         return h->started && lc_pt2pt_stats.unexp_peak > h->acc ? lc_pt2pt_stats.unexp_peak : h->acc;
-    default: return lc_mpit_stat(h->pvar);
+    default:
+        return lc_mpit_stat(h->pvar);
     }
 }
 
@@ -311,8 +313,10 @@ static int lc_mpit_startstop(MPI_T_pvar_session session, MPI_T_pvar_handle handl
     for (struct MPIR_T_pvar_handle_s *h = session->handles; h; h = h->next) {
         if (handle != MPI_T_PVAR_ALL_HANDLES && h != handle) continue;
         if (lc_mpit_pvar_continuous(h->pvar)) continue;
-        if (start) lc_mpit_start(h);
-        else lc_mpit_stop(h);
+        if (start)
+            lc_mpit_start(h);
+        else
+            lc_mpit_stop(h);
     }
     return lc_mpit_leave(MPI_SUCCESS);
 }

@@ -37,11 +37,12 @@ typedef struct lc_pt2pt_stats {
     unsigned long rndv_pipe;       /* ... through the two-copy pipeline (or streamed packets) */
     unsigned long rndv_pull_bytes; /* their bytes */
     unsigned long rndv_pipe_bytes;
-    unsigned long unexp_msgs;      /* messages that arrived before their receive */
-    unsigned long unexp_len;       /* messages in the unexpected queue now */
-    unsigned long unexp_peak;      /* the most since the MPI_T layer last set it (to unexp_len) */
+    unsigned long unexp_msgs; /* messages that arrived before their receive */
+    unsigned long unexp_len;  /* messages in the unexpected queue now */
+    unsigned long unexp_peak; /* the most since the MPI_T layer last set it (to unexp_len) */
 } lc_pt2pt_stats_t;
 extern lc_pt2pt_stats_t lc_pt2pt_stats;
+
 /* Free unexpected messages left at MPI_Finalize (and count them). */
 int lc_pt2pt_fini(void);
 

@@ -23,21 +23,21 @@
 #include <string.h>
 
 #define RNDV_BYTES (1 << 20) /* above every eager limit */
-#define RNDV_MSGS  5
+#define RNDV_MSGS 5
 #define EARLY_MSGS 3
 
 static int locus;
 
 /* Failures seen while MPI is not initialized (no rank to print). */
 static int early_errs;
-#define EARLY_CHECK(cond, ...)                                                    \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            early_errs++;                                                         \
-            fprintf(stderr, "FAIL %s:%d (MPI not initialized): ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, "\n");                                                \
-        }                                                                         \
+#define EARLY_CHECK(cond, ...)                                                                                         \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            early_errs++;                                                                                              \
+            fprintf(stderr, "FAIL %s:%d (MPI not initialized): ", __FILE__, __LINE__);                                 \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fprintf(stderr, "\n");                                                                                     \
+        }                                                                                                              \
     } while (0)
 
 static unsigned long expected_eager_limit(void)
@@ -108,8 +108,8 @@ static void check_enum(MPI_T_enum e, const char *var, int value)
     LC_CHECK(found, "%s: value %d is none of its %d enumeration items", var, value, num);
     int v;
     len = sizeof(name);
-    LC_CHECK(MPI_T_enum_get_item(e, num, &v, name, &len) == MPI_T_ERR_INVALID_INDEX, "%s: item %d past the end",
-             var, num);
+    LC_CHECK(MPI_T_enum_get_item(e, num, &v, name, &len) == MPI_T_ERR_INVALID_INDEX, "%s: item %d past the end", var,
+             num);
 }
 
 static void check_cvars(void)
@@ -222,8 +222,8 @@ static void check_pvars_generic(void)
                  "pvar_handle_alloc(num)");
     if (locus)
         LC_CHECK(MPI_T_pvar_get_info(num, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
-                 MPI_T_ERR_INVALID_INDEX,
-             "pvar_get_info(num)");
+                     MPI_T_ERR_INVALID_INDEX,
+                 "pvar_get_info(num)");
     LC_MPI(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
     LC_MPI(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
     LC_MPI(MPI_T_pvar_session_free(&s));
@@ -282,8 +282,7 @@ static void check_rndv_counters(void)
     LC_MPI(MPI_T_pvar_session_create(&s2));
     LC_CHECK(MPI_T_pvar_read(s2, pull, &v) == MPI_T_ERR_INVALID_HANDLE, "read of another session's handle");
     LC_MPI(MPI_T_pvar_session_free(&s2));
-    LC_CHECK(MPI_T_pvar_handle_alloc(MPI_T_PVAR_SESSION_NULL, ipull, NULL, &pull, &count) ==
-                 MPI_T_ERR_INVALID_SESSION,
+    LC_CHECK(MPI_T_pvar_handle_alloc(MPI_T_PVAR_SESSION_NULL, ipull, NULL, &pull, &count) == MPI_T_ERR_INVALID_SESSION,
              "handle_alloc in no session");
     free(buf);
     LC_MPI(MPI_T_pvar_session_free(&s)); /* frees its handles */
@@ -349,8 +348,8 @@ static void check_categories(void)
             LC_CHECK(rc == MPI_T_ERR_INVALID_INDEX && !locus, "category_get_info(%d): %d", c, rc);
             continue;
         }
-        LC_CHECK(MPI_T_category_get_index(name, &idx) == MPI_SUCCESS && idx == c, "category %s: index %d, not %d",
-                 name, idx, c);
+        LC_CHECK(MPI_T_category_get_index(name, &idx) == MPI_SUCCESS && idx == c, "category %s: index %d, not %d", name,
+                 idx, c);
         int *ix = lc_malloc(sizeof(int) * (size_t)(nc + np + nk + 1));
         LC_MPI(MPI_T_category_get_cvars(c, nc, ix));
         for (int i = 0; i < nc; i++) {
@@ -390,7 +389,7 @@ static void check_events(void)
     /* MPICH 4.0.2 (no sources) does not answer MPI_T_ERR_INVALID_INDEX. */
     if (locus)
         LC_CHECK(MPI_T_source_get_info(ns, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) == MPI_T_ERR_INVALID_INDEX,
-             "source_get_info(%d)", ns);
+                 "source_get_info(%d)", ns);
     if (ns > 0) {
         MPI_Count t0 = 0, t1 = 0, tps = 0;
         MPI_T_source_order order;

@@ -26,6 +26,23 @@
 
 /* Register the packet handler with the channels. */
 void lc_pt2pt_init(void);
+
+/* What the receive side counts, for MPI_T's performance variables
+ * (src/mpi/lc_mpit_pvar.c).  Bumped only off the eager path: where a
+ * rendezvous is delivered and where a message joins or leaves the
+ * unexpected queue (which allocates anyway).  Written and read inside
+ * the library's critical section (or by its one thread). */
+typedef struct lc_pt2pt_stats {
+    unsigned long rndv_pull;       /* rendezvous messages received by a single-copy pull (CMA, fi_read) */
+    unsigned long rndv_pipe;       /* ... through the two-copy pipeline (or streamed packets) */
+    unsigned long rndv_pull_bytes; /* their bytes */
+    unsigned long rndv_pipe_bytes;
+    unsigned long unexp_msgs; /* messages that arrived before their receive */
+    unsigned long unexp_len;  /* messages in the unexpected queue now */
+    unsigned long unexp_peak; /* the most since the MPI_T layer last set it (to unexp_len) */
+} lc_pt2pt_stats_t;
+extern lc_pt2pt_stats_t lc_pt2pt_stats;
+
 /* Free unexpected messages left at MPI_Finalize (and count them). */
 int lc_pt2pt_fini(void);
 

@@ -16,6 +16,14 @@
 
 static lc_list_t lc_posted = { &lc_posted, &lc_posted };
 static lc_list_t lc_unexpected = { &lc_unexpected, &lc_unexpected };
+lc_pt2pt_stats_t lc_pt2pt_stats;
+
+/* An unexpected message leaves the queue (matched, probed away, dropped). */
+static inline void lc_unexp_unlink(lc_unexp_t *u)
+{
+    lc_list_remove(&u->link);
+    lc_pt2pt_stats.unexp_len--;
+}
 
 static inline bool lc_matches(uint32_t want_ctx, int want_src, int want_tag, uint32_t ctx, int src, int tag)
 {
@@ -92,6 +100,8 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_pick_transit(from, t_go - t_rts);
     }
     if (how & LC_PICK_PULL) {
+        lc_pt2pt_stats.rndv_pull++;
+        lc_pt2pt_stats.rndv_pull_bytes += n;
         int rc = LC_OK;
         if (!n)
             rc = LC_OK;
@@ -108,6 +118,8 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_request_complete(req);
         return;
     }
+    lc_pt2pt_stats.rndv_pipe++;
+    lc_pt2pt_stats.rndv_pipe_bytes += n;
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
     if (lc_unlikely(from->pick.calibrate)) lc_pick_pipe_start(from, req, how, t_go);
@@ -167,6 +179,8 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->nblocks = rts.nblocks;
     }
     lc_list_push_back(&lc_unexpected, &u->link);
+    lc_pt2pt_stats.unexp_msgs++;
+    if (++lc_pt2pt_stats.unexp_len > lc_pt2pt_stats.unexp_peak) lc_pt2pt_stats.unexp_peak = lc_pt2pt_stats.unexp_len;
 }
 
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -232,7 +246,7 @@ void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm
     }
     lc_unexp_t *u = lc_find_unexpected(lc_req_ctx(req), source, tag);
     if (u) {
-        lc_list_remove(&u->link);
+        lc_unexp_unlink(u);
         lc_pt2pt_deliver_unexp(req, u);
         free(u);
         return;
@@ -267,7 +281,7 @@ void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MP
     if (msg_p) {
         lc_request_t *msg = lc_request_alloc(LC_REQ_MESSAGE);
         if (!msg) lc_fatal("out of memory allocating an MPI_Message");
-        lc_list_remove(&u->link);
+        lc_unexp_unlink(u);
         msg->msg = u;
         msg->comm = comm;
         *msg_p = msg;
@@ -312,8 +326,9 @@ int lc_pt2pt_fini(void)
     int n = 0;
     lc_pt2pt_typed_fini();
     lc_list_for_each(it, &lc_unexpected) {
-        lc_list_remove(it);
-        free(lc_container_of(it, lc_unexp_t, link));
+        lc_unexp_t *u = lc_container_of(it, lc_unexp_t, link);
+        lc_unexp_unlink(u);
+        free(u);
         n++;
     }
     return n;

@@ -105,7 +105,8 @@ static const char *const lc_error_class_text[] = {
     [75] = "Invalid session (MPI_ERR_SESSION)",
     [76] = "Peer process aborted (MPI_ERR_PROC_ABORTED)",
     [77] = "Value too large to store (MPI_ERR_VALUE_TOO_LARGE)",
-    /* 78 and 79 are not assigned in MPICH's ABI. */
+    [78] = "MPI_T: not supported (MPI_T_ERR_NOT_SUPPORTED)",
+    /* 79 is not assigned in MPICH's ABI. */
     [80] = "Invalid error handler (MPI_ERR_ERRHANDLER)",
 };
 

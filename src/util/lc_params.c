@@ -329,6 +329,19 @@ int lc_params_load_for(unsigned readers)
     return rc;
 }
 
+void lc_params_read_env(lc_params_t *p, unsigned readers)
+{
+    for (size_t i = 0; i < lc_param_count; i++) {
+        const lc_param_desc_t *d = &lc_param_table[i];
+        void *field = (char *)p + d->offset;
+        char env[96];
+        const char *text = (d->readers & readers) ? getenv(lc_param_env_name(d, env, sizeof(env))) : NULL;
+        /* As lc_params_load_for, without the report: a bad value is the default. */
+        if (!text || lc_param_parse(d, text, field) != 0 || !lc_param_in_range(d, field))
+            (void)lc_param_parse(d, d->default_value, field);
+    }
+}
+
 int lc_params_load(void)
 {
     return lc_params_load_for(LC_PARAM_RANKS);

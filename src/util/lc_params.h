@@ -149,6 +149,9 @@ extern const size_t lc_param_count;
  * or -1 after printing which variable has a bad value and what it
  * accepts (that parameter keeps its default). */
 int lc_params_load_for(unsigned readers);
+/* The values lc_params_load_for(readers) would give, into *p and without
+ * a word (MPI_T reads them before MPI_Init, src/mpi/lc_mpit_cvar.c). */
+void lc_params_read_env(lc_params_t *p, unsigned readers);
 /* lc_params_load_for(LC_PARAM_RANKS): what MPI_Init and the unit tests read. */
 int lc_params_load(void);
 /* The row of LOCUS_<name>, or NULL. */

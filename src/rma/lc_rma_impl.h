@@ -17,7 +17,7 @@ enum { LC_RMA_TAG_REQ = 1, LC_RMA_TAG_RESP = 2, LC_RMA_TAG_POST = 3, LC_RMA_TAG_
 /* Active-message requests up to this size (header + data) go out as one
  * eager packet from the caller's buffers and are served in the target's
  * packet handler (lc_rma_am.c); larger ones through a copy and the queue. */
-#define LC_RMA_AM_INLINE 512
+#define LC_RMA_AM_INLINE 1024
 
 /* One cache line per rank in the segment header of a direct window:
  * `lock` is the passive-target lock of that rank's memory (bit 31:

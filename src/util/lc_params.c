@@ -128,7 +128,7 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_SIZE("OFI_RMA_THRESHOLD", ofi_rma_threshold, "0", LC_PARAM_RANKS,
         "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
         "smaller ones are streamed in packets."),
-    LC_PARAM_ROW_SIZE_IN("RMA_AM_MAX", rma_am_max, "256", 0, 4096, 0, LC_PARAM_RANKS,
+    LC_PARAM_ROW_SIZE_IN("RMA_AM_MAX", rma_am_max, "512", 0, 4096, 0, LC_PARAM_RANKS,
         "MPI_Put and MPI_Get of at most this many bytes (0..4096) on a window over user memory "
         "(MPI_Win_create) to a rank CMA reaches travel as one active message through the shared-memory "
         "ring, which the target's progress engine answers at once (about 0.3 us while it is inside MPI; "

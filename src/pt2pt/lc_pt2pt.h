@@ -121,6 +121,24 @@ void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MP
 /* Receive a message dequeued by Mprobe; `msg` is consumed. */
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p);
 
+/* ---- active messages (lc_pt2pt_am.c) ------------------------------------------
+ * Packets on `comm`'s context `ctx_kind` with tag `tag` go to fn as they
+ * arrive (inside a progress pass, before matching): `eager` with the
+ * whole message (payload, len bytes: valid during the call only), else
+ * an RTS (the message stays with its sender).  fn returns true when it
+ * consumed the packet; false lets it be matched or queued as a message,
+ * in arrival order as always.  fn may send (lc_pt2pt_try_send,
+ * lc_pt2pt_isend) but must not make progress. */
+typedef bool lc_pt2pt_am_fn_t(void *arg, int src, bool eager, const void *payload, size_t len);
+int lc_pt2pt_am_register(lc_comm_t *comm, int ctx_kind, int tag, lc_pt2pt_am_fn_t *fn, void *arg);
+void lc_pt2pt_am_unregister(lc_comm_t *comm, int ctx_kind, int tag);
+/* A standard send of (pre, prelen) + (buf, bytes) as one eager packet,
+ * only when it goes out now: no allocation, no request; MPI_SUCCESS, or
+ * LC_AGAIN (too large for one packet, ring full, or earlier sends to
+ * `dest` still queued: then nothing was sent). */
+int lc_pt2pt_try_send(const void *pre, size_t prelen, const void *buf, size_t bytes, int dest, int tag,
+                      lc_comm_t *comm, int ctx_kind);
+
 /* Cancel a posted receive that has not matched yet; others complete normally. */
 void lc_pt2pt_cancel(lc_request_t *req);
 

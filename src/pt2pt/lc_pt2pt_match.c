@@ -134,6 +134,7 @@ void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
 
 void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
+    if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(hdr, payload)) return;
     lc_list_for_each(it, &lc_posted) {
         lc_request_t *req = lc_container_of(it, lc_request_t, pend.link);
         if (!lc_matches(lc_req_ctx(req), req->rank, req->tag, hdr->ctx, hdr->src, hdr->tag)) continue;

@@ -237,6 +237,20 @@ void lc_pt2pt_send_start(lc_request_t *req)
         lc_pt2pt_enqueue(req->peer, &req->pend);
 }
 
+int lc_pt2pt_try_send(const void *pre, size_t prelen, const void *buf, size_t bytes, int dest, int tag,
+                      lc_comm_t *comm, int ctx_kind)
+{
+    lc_peer_t *peer = comm->peers[dest];
+    if (prelen + bytes > peer->eager_limit || !lc_list_empty(&peer->pending)) return LC_AGAIN;
+    lc_pkt_hdr_t hdr = {
+        .kind = LC_PKT_EAGER,
+        .tag = tag,
+        .ctx = comm->ctx + (uint32_t)ctx_kind,
+        .src = comm->rank,
+    };
+    return lc_try_send(peer, &hdr, pre, prelen, buf, bytes) == LC_OK ? MPI_SUCCESS : LC_AGAIN;
+}
+
 int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
                   lc_send_mode_t mode)
 {

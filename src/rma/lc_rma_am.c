@@ -10,7 +10,14 @@
  * so each answer lands in the right buffer; an operation is complete at
  * the target when its answer arrived (flush waits for them).
  *
- * Target: the progress hook takes every arrived REQ message (Mprobe +
+ * A request that fits one eager packet goes out straight from the
+ * caller's buffers when the channel has room (no copy, no send request).
+ *
+ * Target: a request that arrives whole in one eager packet is applied in
+ * the packet handler (lc_rma_on_req, registered with the pt2pt engine for
+ * the window's REQ tag) and answered from the cell it arrived in, when
+ * nothing arrived before it waits in the queue below.  Otherwise
+ * the progress hook takes every arrived REQ message (Mprobe +
  * Imrecv into a buffer of its size) into a FIFO per window and applies
  * the head as soon as its data is in, one at a time: operations apply in
  * arrival order, so accumulates from one origin keep their order
@@ -30,16 +37,24 @@ static lc_list_t lc_rma_active = { &lc_rma_active, &lc_rma_active }; /* windows 
 static int lc_rma_in_hook;                                           /* re-entry guard */
 
 static int lc_rma_progress(void);
+static bool lc_rma_on_req(void *arg, int src, bool eager, const void *payload, size_t len);
+static int lc_rma_take_arrived(lc_rma_win_t *win);
 
 int lc_rma_am_enable(lc_rma_win_t *win)
 {
+    int rc = lc_pt2pt_am_register(win->comm, LC_CTX_PT2PT, LC_RMA_TAG_REQ, lc_rma_on_req, win);
+    if (rc != MPI_SUCCESS) return rc;
     lc_list_push_back(&lc_rma_active, &win->active_link);
     lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, lc_rma_progress);
+    /* A request that arrived before the handler did is queued: later ones
+     * must wait behind it (no progress ran between the two calls). */
+    win->am_queued += lc_rma_take_arrived(win);
     return MPI_SUCCESS;
 }
 
 void lc_rma_am_disable(lc_rma_win_t *win)
 {
+    lc_pt2pt_am_unregister(win->comm, LC_CTX_PT2PT, LC_RMA_TAG_REQ);
     lc_list_remove(&win->active_link);
     lc_list_init(&win->active_link);
     while (!lc_list_empty(&win->inq)) { /* nothing should be left: all were answered */
@@ -78,6 +93,32 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                    const lc_rma_unpack_t *unpack)
 {
     size_t len = sizeof *pkt + data_bytes + data2_bytes;
+    if (len <= LC_RMA_AM_INLINE) {
+        /* One eager packet straight from our buffers when the ring has
+         * room (a CAS's two values joined on the stack). */
+        char tmp[LC_RMA_AM_INLINE];
+        const void *d = data;
+        if (data2_bytes) { /* CAS: new value, then comparand */
+            memcpy(tmp, data, data_bytes);
+            memcpy(tmp + data_bytes, data2, data2_bytes);
+            d = tmp;
+        }
+        if (lc_pt2pt_try_send(pkt, sizeof *pkt, d, data_bytes + data2_bytes, target, LC_RMA_TAG_REQ, win->comm,
+                              LC_CTX_PT2PT) == MPI_SUCCESS) {
+            /* The answer arrives in a progress pass, none runs before the
+             * receive is posted: posting it now is as early as needed. */
+            lc_request_t *rreq = NULL;
+            int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
+            if (rc == MPI_SUCCESS) {
+                rc = lc_rma_track(win, rreq, unpack ? result : NULL, target, user, unpack);
+                if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
+            } else if (unpack) {
+                free(result);
+            }
+            return rc;
+        }
+        /* No room now: the general way below (queued behind the ring). */
+    }
     char *buf = malloc(len);
     if (!buf) {
         if (unpack) free(result);
@@ -157,6 +198,10 @@ static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_
         win->self_granted = true;
         return;
     }
+    /* Straight from `data` (the cell a request arrived in, or a stack
+     * buffer) when the ring has room: nothing to allocate or track. */
+    if (lc_pt2pt_try_send(NULL, 0, data, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) == MPI_SUCCESS)
+        return;
     void *copy = NULL;
     if (bytes) {
         copy = malloc(bytes);
@@ -247,7 +292,7 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
     if (result && result != stackbuf) free(result);
 }
 
-static void lc_rma_serve(lc_rma_win_t *win, int source, char *msg, size_t len)
+static void lc_rma_serve(lc_rma_win_t *win, int source, const char *msg, size_t len)
 {
     lc_rma_pkt_t pkt;
     if (len < sizeof pkt) {
@@ -276,10 +321,32 @@ static void lc_rma_serve(lc_rma_win_t *win, int source, char *msg, size_t len)
     lc_rma_serve_data(win, source, &pkt, msg + sizeof pkt, len - sizeof pkt);
 }
 
-static int lc_rma_serve_win(lc_rma_win_t *win)
+/* A request as it arrives (inside a progress pass): served here when it
+ * came whole and nothing waits before it; else counted and left to be
+ * matched, probed and queued (lc_rma_serve_win). */
+static bool lc_rma_on_req(void *arg, int src, bool eager, const void *payload, size_t len)
+{
+    lc_rma_win_t *win = arg;
+    /* The data is used in place, as its elements' type: 8-aligned in shm
+     * cells (64-byte cell, 32-byte headers); anything else is copied. */
+    _Alignas(16) char tmp[LC_RMA_AM_INLINE];
+    if (!eager || win->am_queued || (((uintptr_t)payload & 15) && len > sizeof tmp)) {
+        win->am_queued++;
+        return false;
+    }
+    if ((uintptr_t)payload & 15) {
+        memcpy(tmp, payload, len);
+        payload = tmp;
+    }
+    lc_rma_serve(win, src, payload, len);
+    return true;
+}
+
+/* Move every arrived request into the queue: how many. */
+static int lc_rma_take_arrived(lc_rma_win_t *win)
 {
     int events = 0;
-    for (;;) { /* take every arrived request */
+    for (;;) {
         int flag = 0;
         MPI_Status st;
         lc_request_t *msg = NULL;
@@ -297,6 +364,12 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
         lc_list_push_back(&win->inq, &in->link);
         events++;
     }
+    return events;
+}
+
+static int lc_rma_serve_win(lc_rma_win_t *win)
+{
+    int events = lc_rma_take_arrived(win);
     /* A target that never flushes still frees the answers it sent, and
      * request forms (MPI_Rput ...) complete without a flush. */
     if (win->nuser || win->nout >= 64) {
@@ -308,6 +381,7 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
         if (!in->req->complete) break;
         lc_list_remove(&in->link);
         lc_request_release(in->req);
+        if (win->am_queued > 0) win->am_queued--;
         lc_rma_serve(win, in->source, in->buf, in->len);
         free(in->buf);
         free(in);

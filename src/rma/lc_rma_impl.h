@@ -14,6 +14,11 @@
  * one-sided traffic, collective context for PSCW and freeing). */
 enum { LC_RMA_TAG_REQ = 1, LC_RMA_TAG_RESP = 2, LC_RMA_TAG_POST = 3, LC_RMA_TAG_DONE = 4 };
 
+/* Active-message requests up to this size (header + data) go out as one
+ * eager packet from the caller's buffers and are served in the target's
+ * packet handler (lc_rma_am.c); larger ones through a copy and the queue. */
+#define LC_RMA_AM_INLINE 1024
+
 /* One cache line per rank in the segment header of a direct window:
  * `lock` is the passive-target lock of that rank's memory (bit 31:
  * exclusive holder, low bits: shared holders), `acc` serialises the
@@ -125,6 +130,11 @@ struct lc_rma_win {
     /* active messages */
     lc_list_t active_link; /* in the list the progress hook serves */
     lc_list_t inq;         /* lc_rma_in_t, arrival order */
+    /* Requests that arrived and were not served in the packet handler
+     * (an RTS, or anything behind one): in inq or still to be probed.
+     * While > 0 the handler queues every request, so they all apply in
+     * arrival order. */
+    int am_queued;
     lc_rma_out_t *out;     /* requests in flight */
     int nout, capout;
     int nuser;                /* entries of `out` with a user request */

@@ -8,6 +8,7 @@
 #include "channel/lc_cma.h"
 #include "rma/lc_rma_impl.h"
 #include "util/lc_dtype.h"
+#include "util/lc_params.h"
 
 #include <string.h>
 
@@ -43,10 +44,13 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
         lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
         return MPI_SUCCESS;
     }
-    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target]) {
+    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target] && bytes > lc_params.rma_am_max) {
         /* One system call, complete at the target when it returns; puts
          * are not ordered with other operations (MPI 4.1 §12.7.2), so
-         * bypassing the target's request queue is allowed. */
+         * bypassing the target's request queue is allowed.  Small ones
+         * (RMA_AM_MAX) are one active message instead: the target's
+         * packet handler answers it from the ring cell in less time than
+         * the system call takes, when the target is inside MPI. */
         lc_peer_t *peer = win->comm->peers[target];
         uint64_t remote = win->remote_bases[target] + off;
         int st =

@@ -222,8 +222,11 @@ int lc_rma_check_access(const lc_rma_win_t *win, int target, MPI_Aint disp, size
     if (rc) return rc;
     if (win->flavor == LC_RMA_DYNAMIC) return MPI_SUCCESS; /* the target checks its regions */
     if (disp < 0) return lc_error(MPI_ERR_RMA_RANGE, "target displacement %ld is negative", (long)disp);
-    size_t off = (size_t)disp * (size_t)win->disp_units[target];
-    if (off > win->sizes[target] || bytes > win->sizes[target] - off)
+    /* disp x disp_unit can exceed MPI_Aint (disp 2^62 x unit 4 wraps to
+     * offset 0): an overflowing product lies outside every window. */
+    size_t off;
+    if (__builtin_mul_overflow((size_t)disp, (size_t)win->disp_units[target], &off) || off > win->sizes[target] ||
+        bytes > win->sizes[target] - off)
         return lc_error(MPI_ERR_RMA_RANGE,
                         "%zu bytes at displacement %ld (x unit %d) do not fit in rank %d's window of %zu bytes", bytes,
                         (long)disp, win->disp_units[target], target, win->sizes[target]);

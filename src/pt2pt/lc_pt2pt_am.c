@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_pt2pt_am.c — active-message handlers: an upper layer (the one-sided
+ * engine) takes packets of one (context, tag) as they arrive, in the
+ * channel's packet handler, before matching.  A small request is then
+ * answered from the ring cell it arrived in: no unexpected-queue copy, no
+ * probe, no receive request (issue 15).
+ *
+ * The table is tiny (one entry per window with active messages) and the
+ * engine looks at it only when it holds an entry: a message on any other
+ * context pays one load.
+ */
+#include "pt2pt/lc_pt2pt_impl.h"
+
+#include <stdlib.h>
+
+typedef struct lc_am_entry {
+    uint32_t ctx;
+    int tag;
+    lc_pt2pt_am_fn_t *fn;
+    void *arg;
+} lc_am_entry_t;
+
+static lc_am_entry_t *lc_am_table;
+static int lc_am_cap;
+int lc_pt2pt_am_count;
+
+int lc_pt2pt_am_register(lc_comm_t *comm, int ctx_kind, int tag, lc_pt2pt_am_fn_t *fn, void *arg)
+{
+    if (lc_pt2pt_am_count == lc_am_cap) {
+        int cap = lc_am_cap ? 2 * lc_am_cap : 8;
+        lc_am_entry_t *t = realloc(lc_am_table, (size_t)cap * sizeof *t);
+        if (!t) return lc_error(MPI_ERR_NO_MEM, "out of memory registering an active-message handler");
+        lc_am_table = t;
+        lc_am_cap = cap;
+    }
+    lc_am_table[lc_pt2pt_am_count++] = (lc_am_entry_t){ comm->ctx + (uint32_t)ctx_kind, tag, fn, arg };
+    return MPI_SUCCESS;
+}
+
+void lc_pt2pt_am_unregister(lc_comm_t *comm, int ctx_kind, int tag)
+{
+    uint32_t ctx = comm->ctx + (uint32_t)ctx_kind;
+    for (int i = 0; i < lc_pt2pt_am_count; i++) {
+        if (lc_am_table[i].ctx != ctx || lc_am_table[i].tag != tag) continue;
+        lc_am_table[i] = lc_am_table[--lc_pt2pt_am_count];
+        break;
+    }
+    if (!lc_pt2pt_am_count) {
+        free(lc_am_table);
+        lc_am_table = NULL;
+        lc_am_cap = 0;
+    }
+}
+
+bool lc_pt2pt_am_dispatch(const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    /* A synchronous send waits for its ACK, which matching sends: never
+     * taken here (the one-sided engine sends none). */
+    if (hdr->flags & LC_PKT_FLAG_SYNC) return false;
+    for (int i = 0; i < lc_pt2pt_am_count; i++) {
+        const lc_am_entry_t *e = &lc_am_table[i];
+        if (e->ctx == hdr->ctx && e->tag == hdr->tag)
+            return e->fn(e->arg, hdr->src, hdr->kind == LC_PKT_EAGER, payload, hdr->len);
+    }
+    return false;
+}

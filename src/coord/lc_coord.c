@@ -51,6 +51,7 @@
 #include "channel/lc_shm.h"
 #include "locality/lc_topo.h"
 #include "pmi/lc_pmi.h"
+#include "util/lc_init_times.h"
 #include "util/lc_params.h"
 
 #include <errno.h>
@@ -99,11 +100,13 @@ static int lc_exchange_identities(lc_identity_t *ids)
     me.cookie_addr = lc_cma_cookie_addr();
     me.cookie = lc_cma_cookie_value();
     snprintf(lc_world.hostname, sizeof(lc_world.hostname), "%s", me.host);
+    lc_init_times_mark("identity, IVSHMEM probe");
 
     char key[64], val[1024];
     snprintf(key, sizeof(key), "lc-id-%d", lc_world.rank);
     lc_identity_format(&me, val, sizeof(val));
     if (lc_pmi_put(key, val) != 0 || lc_pmi_fence() != 0) return LC_ERROR;
+    lc_init_times_mark("PMI put + fence 1");
     for (int r = 0; r < lc_world.size; r++) {
         if (r == lc_world.rank) {
             ids[r] = me;
@@ -145,7 +148,9 @@ static int lc_wireup_classify(lc_wireup_t *w)
     /* Before the identity: it carries our NUMA node.  A failed load was
      * reported; NUMA awareness is then off (node unknown). */
     if (lc_params.numa) lc_topo_load();
+    lc_init_times_mark("topology (NUMA)");
     if (lc_exchange_identities(w->ids) != 0) return LC_ERROR;
+    lc_init_times_mark("PMI get identities");
     /* Ranks on this kernel share its cores (waiting policy) whatever
      * channel reaches them. */
     int nkernel = 0;
@@ -216,6 +221,7 @@ static int lc_wireup_open(lc_wireup_t *w)
         lc_shm_sweep_dead();
         if (lc_shm_check_space(lc_world.kvsname, (uint32_t)nhere, (uint32_t)w->nlocal, first == w->rank) != LC_OK)
             return LC_ERROR;
+        lc_init_times_mark("plans, sweep, space check");
         lc_ring_place_t where = { .node = w->ids[w->rank].numa_node, .err = 0 };
         int placed = 0;
         char key[64], card[LC_SHM_CARD_LEN];
@@ -227,6 +233,7 @@ static int lc_wireup_open(lc_wireup_t *w)
          * learn them (issue 12, point 3). */
         snprintf(key, sizeof(key), "lc-shmseg-%d", w->rank);
         if (lc_pmi_put(key, card) != 0) return LC_ERROR;
+        lc_init_times_mark("shm segment creation");
     }
     /* Peers probe us with CMA after the fence below: let them read us only
      * if CMA is on and some peer may share memory with us. */
@@ -249,8 +256,11 @@ static int lc_wireup_open(lc_wireup_t *w)
         }
         snprintf(key, sizeof(key), "lc-ofi-%d", w->rank);
         if (lc_pmi_put(key, addr) != 0) return LC_ERROR;
+        lc_init_times_mark("ofi endpoint open");
     }
-    return lc_pmi_fence() != 0 ? LC_ERROR : LC_OK;
+    int rc = lc_pmi_fence() != 0 ? LC_ERROR : LC_OK;
+    lc_init_times_mark("PMI fence 2");
+    return rc;
 }
 
 /* Reach rank r through the network endpoint at the address it published
@@ -550,8 +560,11 @@ int lc_coord_wireup(void)
         rc = lc_wireup_classify(&w);
         if (rc == 0) rc = lc_wireup_open(&w);
         if (rc == 0) rc = lc_wireup_connect(&w);
+        lc_init_times_mark("connect: ring attach, CMA probe, ofi");
         if (rc == 0) rc = lc_wireup_agree(&w);
+        lc_init_times_mark("PMI fence 3, agree");
         if (rc == 0) rc = lc_wireup_finish(&w);
+        lc_init_times_mark("finish");
     } else if (rc == 0) {
         lc_wireup_alone();
     }
@@ -559,6 +572,7 @@ int lc_coord_wireup(void)
         lc_set_wait_policy();
         if (w.size > 1) lc_liveness_start(w.ids, w.size, w.rank);
         if (lc_params.show_channels && w.size > 1) lc_coord_show_channels(lc_ring_placement);
+        lc_init_times_mark("wait policy, liveness");
     } else {
         lc_ofi_close();
         lc_shm_close();

@@ -19,6 +19,7 @@
 #include "mpi/lc_mpi_xconnect.h"
 #include "pmi/lc_pmi.h"
 #include "pt2pt/lc_async.h"
+#include "util/lc_init_times.h"
 #include "util/lc_params.h"
 #include "util/lc_thread.h"
 
@@ -67,14 +68,17 @@ int lc_mpi_runtime_start(void)
         return lc_error(MPI_ERR_OTHER, "MPI cannot be initialized again once MPI_Finalize or the last "
                                        "MPI_Session_finalize has shut it down");
     lc_params_load();
+    lc_init_times_begin("MPI_Init");
     lc_pmi_info_t info;
     if (lc_pmi_init(&info) != 0) lc_fatal("cannot contact the launcher (PMI); start the program with mpiexec");
+    lc_init_times_mark("PMI connect");
     lc_log_rank = info.rank;
     lc_world.rank = info.rank;
     lc_world.size = info.size;
     snprintf(lc_world.kvsname, sizeof(lc_world.kvsname), "%s", info.kvsname);
 
     lc_pt2pt_init();
+    lc_init_times_mark("pt2pt init");
     if (lc_coord_wireup() != 0) {
         lc_pmi_abort(1, "wire-up failed");
         _exit(1);
@@ -84,6 +88,7 @@ int lc_mpi_runtime_start(void)
         _exit(1);
     }
     lc_coll_init();
+    lc_init_times_mark("MPI_COMM_WORLD, collectives");
     lc_mpi_state = LC_MPI_STATE_INIT;
     lc_runtime_users = 1;
     /* Hellos of other jobs are welcome from here on; a spawned child
@@ -98,12 +103,15 @@ int lc_mpi_runtime_start(void)
     /* Last: from here every MPI call takes the critical section
      * (docs/architecture.md "Asynchronous progress"). */
     lc_async_start();
+    lc_init_times_mark("spawn parent, async progress");
+    lc_init_times_report(lc_world.size);
     return MPI_SUCCESS;
 }
 
 int lc_mpi_runtime_release(void)
 {
     if (--lc_runtime_users > 0) return MPI_SUCCESS;
+    lc_init_times_begin("MPI_Finalize");
     int rc = lc_mpi_comm_finalize_begin(); /* MPI_COMM_SELF's attributes go first */
     if (rc != MPI_SUCCESS) {
         lc_runtime_users++;
@@ -115,17 +123,22 @@ int lc_mpi_runtime_release(void)
     /* The progress thread goes before the last barrier: after it nothing
      * may touch the rings, and the barrier drives progress itself. */
     lc_async_stop();
+    lc_init_times_mark("attributes, liveness, async");
     /* No peer may still be writing into our rings when we unmap them:
      * after this barrier every rank has finished communicating. */
     lc_coll_barrier(lc_comm_builtin[0]);
+    lc_init_times_mark("barrier");
     int leftover = lc_pt2pt_fini();
     if (leftover && lc_params.debug)
         lc_log_warn("%d unreceived messages discarded at MPI_Finalize", leftover);
     lc_pmi_finalize();
+    lc_init_times_mark("pt2pt, PMI finalize");
     lc_mpi_comm_fini();
     lc_coord_teardown();
     lc_x_fini();
     lc_request_pool_fini();
+    lc_init_times_mark("teardown (unmap, close)");
+    lc_init_times_report(lc_world.size);
     lc_mpi_state = LC_MPI_STATE_FINALIZED;
     return MPI_SUCCESS;
 }

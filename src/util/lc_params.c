@@ -64,6 +64,10 @@ const lc_param_desc_t lc_param_table[] = {
         "application thread is inside an MPI call. Costs latency (docs/performance.md); off by default."),
     LC_PARAM_ROW_BOOL("SHOW_CHANNELS", show_channels, "0", LC_PARAM_RANKS,
         "Rank 0 prints the peers x channel matrix and why each channel was chosen."),
+    LC_PARAM_ROW_BOOL("SHOW_INIT_TIMES", show_init_times, "0", LC_PARAM_RANKS,
+        "Rank 0 prints how long each phase of MPI_Init (PMI connect, identity exchange, segment creation, "
+        "ring attach and CMA probe, network endpoint, ...) and of MPI_Finalize took, in wall-clock ms on "
+        "rank 0: a phase that ends in a PMI fence includes the wait for the slowest rank."),
     LC_PARAM_ROW_BOOL("QUIET", quiet, "0", LC_PARAM_RANKS,
         "Print no warnings (errors are always printed)."),
     LC_PARAM_ROW_BOOL("DEBUG", debug, "0", LC_PARAM_RANKS,

@@ -62,6 +62,7 @@ typedef struct lc_params {
     int    poll_mode;         /* lc_poll_mode_t */
     int    async_progress;    /* a progress thread advances nonblocking operations (src/pt2pt/lc_async.c) */
     int    show_channels;     /* rank 0 prints the peer x channel matrix */
+    int    show_init_times;   /* rank 0 prints MPI_Init's and MPI_Finalize's phases (lc_init_times.c) */
     int    quiet;             /* lc_log_warn prints nothing */
     int    debug;             /* report suspicious but legal use (unreceived messages) */
     char   shm_dir[LC_PARAM_STRING_MAX];      /* "" = POSIX shm (/dev/shm); else segment files here */

@@ -277,8 +277,8 @@ static inline int lc_op_applies(int op, lc_kind k)
 }
 
 /* Input of rank r at position j for reduction op: chosen so that every
- * op's result is exact in every type it applies to (communicators of up
- * to 16 ranks) and depends on all contributors. */
+ * op's result is exact in every type it applies to, on communicators of
+ * any size, and depends on all contributors. */
 static inline lc_val lc_red_val(const lc_type *t, int op, int r, long j)
 {
     int is_signed = t->kind == LC_K_SINT || t->kind == LC_K_FLOAT || t->kind == LC_K_COMPLEX;
@@ -288,15 +288,23 @@ static inline lc_val lc_red_val(const lc_type *t, int op, int r, long j)
         v.re = (r * 7 + j * 3) % 11 - (is_signed ? 5 : 0);
         v.im = (r + 2 * j) % 5 - 2;
         break;
-    case LC_OP_PROD:
-        /* at most ceil(n/4) factors of 2 and some -1s: |product| <= 16 */
-        v.re = ((j + r) % 4 == 0) ? 2 : 1;
+    case LC_OP_PROD: {
+        /* Non-unit factors only on ranks 0-15 and on one more block of 16
+         * ranks that moves with j (ranks 16-1023 over j = 0..62): a factor
+         * per rank makes the product overflow at large counts (2^64 at 256
+         * ranks, which float holds but the test's integer accumulator does
+         * not).  At most 2 + 2 factors of 2 (|product| <= 16, exact in
+         * int8) or 3 + 3 factors 1+i (|z| <= 8); every rank contributes a
+         * sign on signed types. */
+        int carries = r < 16 || r / 16 == 1 + (int)(j % 63);
+        v.re = (carries && (j + r) % 8 == 0) ? 2 : 1;
         if (is_signed && (j + 2 * r) % 5 == 1)
             v.re = -v.re;
-        v.im = ((j + r) % 3 == 0) ? 1 : 0;
-        if (t->kind == LC_K_COMPLEX && (j + r) % 4 == 0)
-            v.re = 1; /* keep |z| small: (1+i)^k stays exact */
+        v.im = (carries && (j + r) % 6 == 0) ? 1 : 0;
+        if (t->kind == LC_K_COMPLEX && (v.re == 2 || v.re == -2))
+            v.re /= 2; /* keep |z| small: (1+i)^k stays exact */
         break;
+    }
     case LC_OP_LAND: case LC_OP_LOR: case LC_OP_LXOR:
         if (j % 4 == 0)
             v.re = r % 3 + 1; /* all true: nonzero values other than 1 */

@@ -787,8 +787,9 @@ def scenarios(quick):
             "one-sided put/get latency and bandwidth with lock + flush, 8 B put/get "
             "with fence, 8 B Accumulate, Fetch_and_op and Compare_and_swap latency, "
             "on MPI_Win_allocate and MPI_Win_create windows (Locus: loads, stores "
-            "and a lock in a shared segment for Win_allocate; CMA for puts and "
-            "gets and active messages for the rest on Win_create)",
+            "and a lock in a shared segment for Win_allocate; on Win_create active "
+            "messages answered in the target's packet handler, and CMA for puts "
+            "and gets above LOCUS_RMA_AM_MAX)",
             2, True, rma_jobs("allocate", quick) + rma_jobs("create", quick),
             3 if quick else 5, 120),
         "rma-hosts2": Scenario(

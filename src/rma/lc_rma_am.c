@@ -88,6 +88,22 @@ static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int tar
     return MPI_SUCCESS;
 }
 
+/* The receive of a request's answer, tracked until the request's flush
+ * (a result to unpack is the window's until then; freed on failure). */
+static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_bytes, int target, lc_request_t *user,
+                              const lc_rma_unpack_t *unpack)
+{
+    lc_request_t *rreq = NULL;
+    int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
+    if (rc == MPI_SUCCESS) {
+        rc = lc_rma_track(win, rreq, unpack ? result : NULL, target, user, unpack);
+        if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
+    } else if (unpack) {
+        free(result);
+    }
+    return rc;
+}
+
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
                    const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user,
                    const lc_rma_unpack_t *unpack)
@@ -107,15 +123,7 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                               LC_CTX_PT2PT) == MPI_SUCCESS) {
             /* The answer arrives in a progress pass, none runs before the
              * receive is posted: posting it now is as early as needed. */
-            lc_request_t *rreq = NULL;
-            int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
-            if (rc == MPI_SUCCESS) {
-                rc = lc_rma_track(win, rreq, unpack ? result : NULL, target, user, unpack);
-                if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
-            } else if (unpack) {
-                free(result);
-            }
-            return rc;
+            return lc_rma_post_answer(win, result, result_bytes, target, user, unpack);
         }
         /* No room now: the general way below (queued behind the ring). */
     }
@@ -127,14 +135,8 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
     memcpy(buf, pkt, sizeof *pkt);
     if (data_bytes) memcpy(buf + sizeof *pkt, data, data_bytes);
     if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
-    lc_request_t *rreq = NULL, *sreq = NULL;
-    int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
-    if (rc == MPI_SUCCESS) {
-        rc = lc_rma_track(win, rreq, unpack ? result : NULL, target, user, unpack);
-        if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
-    } else if (unpack) {
-        free(result);
-    }
+    lc_request_t *sreq = NULL;
+    int rc = lc_rma_post_answer(win, result, result_bytes, target, user, unpack);
     if (rc == MPI_SUCCESS)
         rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
     if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL, NULL);

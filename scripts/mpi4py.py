@@ -25,6 +25,7 @@
       exit status says only whether the harness worked).
 """
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -56,11 +57,26 @@ def api_stamp():
 
 
 def fetch_sdist(top):
+    """The sdist, downloaded and unpacked once per build directory.  Both
+    setups (source, wheel) need it and ctest starts them together: a lock
+    makes the second wait for the first's download instead of racing it
+    (two pip runs writing one file, and one cache, at once)."""
+    top.mkdir(parents=True, exist_ok=True)
+    with open(top / ".fetch.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return fetch_sdist_locked(top)
+
+
+def fetch_sdist_locked(top):
     dist = top / "dist"
     tarball = dist / f"mpi4py-{MPI4PY_VERSION}.tar.gz"
     if not tarball.exists():
         dist.mkdir(parents=True, exist_ok=True)
-        sh([PYTHON, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", dist,
+        # No cache, as for the installs below: pip reads and writes the
+        # user's wheel cache without a lock (a run that read another's
+        # half-written origin.json failed: JSONDecodeError), and a
+        # download should not depend on what other pip runs left there.
+        sh([PYTHON, "-m", "pip", "download", "--no-cache-dir", "--no-deps", "--no-binary", ":all:", "-d", dist,
             f"mpi4py=={MPI4PY_VERSION}"])
     src = top / f"mpi4py-{MPI4PY_VERSION}"
     if not (src / "test" / "main.py").exists():

@@ -38,9 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Segments per pullv call and per batch of a block list: the most one
- * channel call takes (IOV_MAX for CMA). */
-#define LC_CMA_IOV_MAX_PT2PT LC_CHANNEL_IOV_MAX
+/* Segments per pullv call and per batch of a block list: LC_CHANNEL_IOV_MAX,
+ * the most one channel call takes (IOV_MAX for CMA). */
 
 /* The user's buffer at the type's first data byte (buf may be MPI_BOTTOM:
  * integer arithmetic, no offset applied to a null pointer). */
@@ -169,10 +168,10 @@ static int lc_pull_bounced(lc_peer_t *from, lc_dt_cursor_t *cur, uint64_t addr, 
 int lc_pt2pt_pull_typed(lc_peer_t *from, lc_dt_cursor_t *cur, uint64_t addr, uint64_t key, size_t n)
 {
     if (from->ops->pullv) {
-        struct iovec iov[LC_CMA_IOV_MAX_PT2PT];
+        struct iovec iov[LC_CHANNEL_IOV_MAX];
         for (size_t done = 0; done < n;) {
             int k = 0;
-            size_t got = lc_dt_cursor_iov(cur, iov, LC_CMA_IOV_MAX_PT2PT, n - done, &k);
+            size_t got = lc_dt_cursor_iov(cur, iov, LC_CHANNEL_IOV_MAX, n - done, &k);
             if (!got) break;
             if (got / (size_t)k < LC_TYPED_PULLV_MIN_SEG)
                 return lc_pull_bounced(from, cur, addr, key, done, n, iov, k, got);
@@ -206,17 +205,17 @@ int lc_pt2pt_pull_typed(lc_peer_t *from, lc_dt_cursor_t *cur, uint64_t addr, uin
  * NULL when it is not worth one (or no memory: the pipeline works). */
 static struct iovec *lc_typed_block_list(lc_dt_cursor_t *cur, size_t bytes, uint32_t *n_p)
 {
-    size_t cap = LC_CMA_IOV_MAX_PT2PT, n = 0, done = 0; /* invariant: room for one more batch */
+    size_t cap = LC_CHANNEL_IOV_MAX, n = 0, done = 0; /* invariant: room for one more batch */
     struct iovec *list = malloc(cap * sizeof(*list));
     while (list && done < bytes) {
-        if (n + LC_CMA_IOV_MAX_PT2PT > cap) { /* n grows by at most one batch: doubling keeps the room */
+        if (n + LC_CHANNEL_IOV_MAX > cap) { /* n grows by at most one batch: doubling keeps the room */
             struct iovec *more = cap * 2 <= LC_TYPED_LIST_MAX ? realloc(list, cap * 2 * sizeof(*list)) : NULL;
             if (!more) break;
             list = more;
             cap *= 2;
         }
         int k = 0;
-        size_t got = lc_dt_cursor_iov(cur, list + n, LC_CMA_IOV_MAX_PT2PT, bytes - done, &k);
+        size_t got = lc_dt_cursor_iov(cur, list + n, LC_CHANNEL_IOV_MAX, bytes - done, &k);
         if (!got) break;
         /* cursor_iov merges only within one call: join across calls too */
         if (n && (uintptr_t)list[n - 1].iov_base + list[n - 1].iov_len == (uintptr_t)list[n].iov_base) {

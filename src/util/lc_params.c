@@ -294,11 +294,15 @@ static const char *lc_param_env_name(const lc_param_desc_t *d, char *buf, size_t
     return buf;
 }
 
+static void lc_param_default_into(const lc_param_desc_t *d, void *field)
+{
+    if (lc_param_parse(d, d->default_value, field) != 0 || !lc_param_in_range(d, field))
+        lc_fatal("internal: bad default for LOCUS_%s", d->name);
+}
+
 void lc_param_set_default(const lc_param_desc_t *d)
 {
-    if (lc_param_parse(d, d->default_value, (char *)&lc_params + d->offset) != 0 ||
-        !lc_param_in_range(d, (char *)&lc_params + d->offset))
-        lc_fatal("internal: bad default for LOCUS_%s", d->name);
+    lc_param_default_into(d, (char *)&lc_params + d->offset);
 }
 
 const lc_param_desc_t *lc_param_find(const char *name)
@@ -308,49 +312,49 @@ const lc_param_desc_t *lc_param_find(const char *name)
     return NULL;
 }
 
-int lc_params_load_for(unsigned readers)
+/* Every row into *p: the default, or what the environment says to one of
+ * `readers`.  Only the readers of a row parse it, so that a bad value is
+ * reported (when `report`) by those who use it and by nobody else; a bad
+ * value leaves the default. */
+static int lc_params_read_into(lc_params_t *p, unsigned readers, bool report)
 {
     int rc = 0;
     for (size_t i = 0; i < lc_param_count; i++) {
         const lc_param_desc_t *d = &lc_param_table[i];
-        lc_param_set_default(d);
-        /* Only the readers of a row parse it, so that a bad value is
-         * reported by those who use it and by nobody else. */
+        void *field = (char *)p + d->offset;
+        lc_param_default_into(d, field);
         if (!(d->readers & readers)) continue;
         char env[96];
         const char *text = getenv(lc_param_env_name(d, env, sizeof(env)));
         if (!text) continue;
-        void *field = (char *)&lc_params + d->offset;
-        char allowed[96];
-        lc_param_allowed(d, allowed, sizeof(allowed));
-        if (lc_param_parse(d, text, field) != 0) {
-            lc_log_error("%s=\"%s\" is not a valid %s%s%s%s%s%s%s; using the default %s", env, text,
-                         lc_param_type_name(d->type), d->choices ? " (one of " : "", d->choices ? d->choices : "",
-                         d->choices ? ")" : "", allowed[0] ? " (" : "", allowed, allowed[0] ? ")" : "",
-                         d->default_value);
-            lc_param_set_default(d);
-            rc = -1;
-        } else if (!lc_param_in_range(d, field)) {
-            lc_log_error("%s=\"%s\" is not allowed: it must be %s; using the default %s", env, text, allowed,
-                         d->default_value);
-            lc_param_set_default(d);
-            rc = -1;
+        int bad = lc_param_parse(d, text, field) != 0 ? 1 : !lc_param_in_range(d, field) ? 2 : 0;
+        if (!bad) continue;
+        if (report) {
+            char allowed[96];
+            lc_param_allowed(d, allowed, sizeof(allowed));
+            if (bad == 1)
+                lc_log_error("%s=\"%s\" is not a valid %s%s%s%s%s%s%s; using the default %s", env, text,
+                             lc_param_type_name(d->type), d->choices ? " (one of " : "", d->choices ? d->choices : "",
+                             d->choices ? ")" : "", allowed[0] ? " (" : "", allowed, allowed[0] ? ")" : "",
+                             d->default_value);
+            else
+                lc_log_error("%s=\"%s\" is not allowed: it must be %s; using the default %s", env, text, allowed,
+                             d->default_value);
         }
+        lc_param_default_into(d, field);
+        rc = -1;
     }
     return rc;
 }
 
+int lc_params_load_for(unsigned readers)
+{
+    return lc_params_read_into(&lc_params, readers, true);
+}
+
 void lc_params_read_env(lc_params_t *p, unsigned readers)
 {
-    for (size_t i = 0; i < lc_param_count; i++) {
-        const lc_param_desc_t *d = &lc_param_table[i];
-        void *field = (char *)p + d->offset;
-        char env[96];
-        const char *text = (d->readers & readers) ? getenv(lc_param_env_name(d, env, sizeof(env))) : NULL;
-        /* As lc_params_load_for, without the report: a bad value is the default. */
-        if (!text || lc_param_parse(d, text, field) != 0 || !lc_param_in_range(d, field))
-            (void)lc_param_parse(d, d->default_value, field);
-    }
+    (void)lc_params_read_into(p, readers, false); /* silent: a bad value is the default */
 }
 
 int lc_params_load(void)

@@ -22,12 +22,14 @@
 
 #include "lc_unit_check.h"
 
-static int exists(const char *shm_name)
+/* The segment's path, or (dir) its directory's. */
+static int exists(const char *path, int dir)
 {
-    char path[600];
+    char buf[600];
     struct stat st;
-    snprintf(path, sizeof(path), "/dev/shm%s", shm_name);
-    return stat(path, &st) == 0;
+    snprintf(buf, sizeof(buf), "%s", path);
+    if (dir) *strrchr(buf, '/') = 0;
+    return stat(buf, &st) == 0;
 }
 
 int main(void)
@@ -82,24 +84,20 @@ int main(void)
     }
     CHECKF(lc_shm_segment_owner_alive(&peer) == 1, "a live creator is not seen alive (%d)",
           lc_shm_segment_owner_alive(&peer));
-    lc_shm_sweep_dead();
-    CHECKF(exists(peer.name), "the sweep removed %s, whose creator lives", peer.name);
+    lc_shm_sweep_dead(NULL);
+    CHECKF(exists(peer.name, 0), "the sweep removed %s, whose creator lives", peer.name);
 
     kill(child, SIGKILL);
     waitpid(helper, NULL, 0); /* returns once the creator is gone */
     CHECKF(lc_shm_segment_owner_alive(&peer) == 0, "a killed creator is not seen dead (%d)",
           lc_shm_segment_owner_alive(&peer));
-    int removed = lc_shm_sweep_dead();
-    CHECKF(!exists(peer.name) && removed >= 1, "the sweep left %s, whose creator is dead (%d removed)", peer.name,
-          removed);
+    int removed = lc_shm_sweep_dead(NULL);
+    CHECKF(!exists(peer.name, 0) && !exists(peer.name, 1) && removed >= 1,
+           "the sweep left %s or its directory, whose creator is dead (%d removed)", peer.name, removed);
     /* The mapping outlives the name. */
     CHECKF(lc_shm_segment_ring(&peer, 0) != NULL, "no ring");
     lc_shm_segment_detach(&peer);
-    if (exists(peer.name)) {
-        char path[600];
-        snprintf(path, sizeof(path), "/dev/shm%s", peer.name);
-        unlink(path);
-    }
+    lc_shm_obj_remove(peer.name);
     if (failures) return 1;
     printf("PASS (creator %s)\n", newns ? "in another PID namespace" : "in our PID namespace");
     return 0;

@@ -229,7 +229,7 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
         lc_log_error("cannot draw the random key of the shared memory segment (getrandom: %m)");
         return -1;
     }
-    seg->key = key ? key : 1; /* 0 never matches a card */
+    seg->key = key ? key : 1;           /* 0 never matches a card */
     lc_shm_name(seg, kvsname, rank, 0); /* for messages until it is placed */
     seg->size = lc_shm_segment_bytes(g);
     int fd = lc_shm_object_create_unnamed(), named = fd < 0;

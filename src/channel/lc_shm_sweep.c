@@ -100,8 +100,7 @@ int lc_shm_sweep_dead(const char *own_kvsname)
         if (!n && e->d_type != DT_DIR) n = lc_shm_sweep_object(dirfd(d), e->d_name); /* the old flat form */
         removed += n;
         if (n && lc_params.debug)
-            lc_log_warn("removed %s/%s: a shared-memory segment whose creator died during MPI_Init", dir,
-                        e->d_name);
+            lc_log_warn("removed %s/%s: a shared-memory segment whose creator died during MPI_Init", dir, e->d_name);
     }
     closedir(d);
     return removed;

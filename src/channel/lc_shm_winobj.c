@@ -53,8 +53,9 @@ int lc_shm_win_create(const char *path, const lc_shm_win_geom_t *g, char *why, s
      * at the first store. */
     err = posix_fallocate(fd, 0, (off_t)g->len);
     if (err) goto bad;
-    lc_shm_win_hdr_t h = { .magic = LC_SHM_WIN_MAGIC, .key = g->key, .len = g->len, .nranks = g->nranks,
-                           .hdr_off = g->hdr_off };
+    lc_shm_win_hdr_t h = {
+        .magic = LC_SHM_WIN_MAGIC, .key = g->key, .len = g->len, .nranks = g->nranks, .hdr_off = g->hdr_off
+    };
     if (pwrite(fd, &h, sizeof(h), (off_t)g->hdr_off) != (ssize_t)sizeof(h)) {
         err = errno ? errno : EIO;
         goto bad;
@@ -77,8 +78,7 @@ static int lc_shm_win_check(const lc_shm_win_hdr_t *h, const lc_shm_win_geom_t *
         return -1;
     }
     if (h->key != g->key) {
-        snprintf(why, whylen, "%s does not carry the key the window's rank 0 sent: not this window's segment",
-                 path);
+        snprintf(why, whylen, "%s does not carry the key the window's rank 0 sent: not this window's segment", path);
         return -1;
     }
     if (h->len != g->len || h->nranks != g->nranks || h->hdr_off != g->hdr_off) {

@@ -45,8 +45,8 @@ static void lc_rma_seg_name(char *buf, size_t len, int owner, unsigned n, uint64
 }
 
 /* Rank 0: draw token and key, create the object.  0, or an errno value. */
-static int lc_rma_seg_make(char *name, size_t namelen, int owner, unsigned seq, lc_shm_win_geom_t *g,
-                           uint64_t *token_p, char *why, size_t whylen)
+static int lc_rma_seg_make(char *name, size_t namelen, int owner, unsigned seq, lc_shm_win_geom_t *g, uint64_t *token_p,
+                           char *why, size_t whylen)
 {
     int err = ENOENT;
     /* ENOENT: its new directory was swept before the object was in it
@@ -93,7 +93,7 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     }
     /* err, seq, the token's and the key's halves: name and key are known
      * only to the window's ranks. */
-    unsigned msg[6] = { (unsigned)err, seq, (unsigned)token, (unsigned)(token >> 32), (unsigned)g.key,
+    unsigned msg[6] = { (unsigned)err,          seq, (unsigned)token, (unsigned)(token >> 32), (unsigned)g.key,
                         (unsigned)(g.key >> 32) };
     int rc = lc_coll_bcast(msg, 6, MPI_UNSIGNED, 0, comm);
     if (rc != MPI_SUCCESS) goto out;

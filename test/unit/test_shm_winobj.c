@@ -46,8 +46,7 @@ int main(void)
     if (err) return 1;
     struct stat st;
     CHECK(lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700 && st.st_uid == geteuid());
-    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 &&
-          (size_t)st.st_size == g.len);
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 && (size_t)st.st_size == g.len);
     /* The name is taken: a second creation fails (O_EXCL on mkdir). */
     CHECK(lc_shm_win_create(path, &g, why, sizeof(why)) == EEXIST);
 

@@ -122,7 +122,8 @@ if [ -n "$left" ]; then
     for p in $left; do kill -KILL "$p" 2>/dev/null; done
 fi
 
-# /dev/shm files this run created and nobody holds any more.
+# /dev/shm objects (directories since issue 12, or files) this run created
+# and nobody holds any more.
 shm_held_by_other() { # name -> 0 if some live process has it open/mapped
     local f="/dev/shm/$1" p
     for p in /proc/[0-9]*; do
@@ -150,7 +151,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 done
 if [ ${#shm_leak[@]} -gt 0 ]; then
     failures+=("left behind in /dev/shm: ${shm_leak[*]}")
-    for f in "${shm_leak[@]}"; do rm -f "/dev/shm/$f"; done
+    for f in "${shm_leak[@]}"; do rm -rf "/dev/shm/$f"; done
 fi
 
 if [ ${#failures[@]} -eq 0 ]; then

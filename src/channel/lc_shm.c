@@ -34,41 +34,22 @@ typedef struct lc_shm_seg_hdr {
 
 #define LC_SHM_HELD 0x444c4548u /* "HELD" */
 
-/* Segment providers: a POSIX shared-memory object (/dev/shm), or, with
- * LOCUS_SHM_DIR, a file in a directory that co-resident containers share
- * (bind-mounted from the host).  The rings do not know which.
- *
- * Names: locus-<kvsname>-<rank>-<token>, the token 64 random bits drawn
- * by the owner and published only through the job's PMI key/value space
- * (the card, lc_shm_segment_card).  Another user (or another container's
- * root, in a shared LOCUS_SHM_DIR) who sees one segment of the job can no
- * longer create the others' names first (issue 12, point 3); the
+/* Segments live in a directory of their own (lc_shm_obj.c):
+ * <where>/locus-<kvsname>-<rank>-<token>/rings, the token 64 random bits
+ * drawn by the owner and published only through the job's PMI key/value
+ * space (the card, lc_shm_segment_card), the directory the owner's with
+ * mode 0700.  Another user (or another container's root, in a shared
+ * LOCUS_SHM_DIR) who sees one segment of the job can neither create the
+ * others' names first nor look into them (issue 12, point 3); the
  * "locus-<kvsname>-" prefix stays for mpiexec's clean-up. */
-static void lc_shm_name(char *buf, size_t len, const char *kvsname, int rank, uint64_t token)
-{
-    if (lc_params.shm_dir[0])
-        snprintf(buf, len, "%s/locus-%s-%d-%016llx", lc_params.shm_dir, kvsname, rank, (unsigned long long)token);
-    else
-        snprintf(buf, len, "/locus-%s-%d-%016llx", kvsname, rank, (unsigned long long)token);
-}
+#define LC_SHM_LEAF "rings"
 
-static const char *lc_shm_where(void)
+static int lc_shm_name(lc_shm_segment_t *seg, const char *kvsname, int rank, uint64_t token)
 {
-    return lc_params.shm_dir[0] ? lc_params.shm_dir : "/dev/shm";
-}
-
-/* O_NOFOLLOW: a symbolic link planted under the name is refused (glibc's
- * shm_open adds it too; said here for LOCUS_SHM_DIR's open). */
-static int lc_shm_object_open(const char *name, int flags, mode_t mode)
-{
-    flags |= O_NOFOLLOW;
-    return lc_params.shm_dir[0] ? open(name, flags | O_CLOEXEC, mode) : shm_open(name, flags, mode);
-}
-
-static void lc_shm_remove(const char *name)
-{
-    if (lc_params.shm_dir[0]) unlink(name);
-    else shm_unlink(name);
+    char stem[300];
+    snprintf(stem, sizeof(stem), "locus-%s-%d", kvsname, rank);
+    seg->token = token;
+    return lc_shm_obj_path(seg->name, sizeof(seg->name), stem, token, LC_SHM_LEAF);
 }
 
 /* 1 while unnamed creation works here; 0 once it failed (then segments
@@ -77,10 +58,10 @@ static void lc_shm_remove(const char *name)
 static int lc_shm_unnamed_ok = 1;
 
 /* An object without a name in the segment directory (O_TMPFILE), or -1:
- * it is built, locked and stamped before lc_shm_publish gives it its
+ * it is built, locked and stamped before lc_shm_place gives it its
  * name, so no process ever sees a half-made segment and a creator killed
- * at any instant leaves either nothing or a segment the sweep can judge
- * (lc_shm_sweep.c). */
+ * at any instant leaves either nothing, an empty directory, or a segment
+ * the sweep can judge (lc_shm_sweep.c). */
 static int lc_shm_object_create_unnamed(void)
 {
     if (!lc_shm_unnamed_ok) return -1;
@@ -89,17 +70,25 @@ static int lc_shm_object_create_unnamed(void)
     return fd;
 }
 
-/* Give the unnamed object `fd` its name, atomically and exclusively
- * (EEXIST like O_EXCL).  linkat through /proc/self/fd needs no
- * capability, unlike AT_EMPTY_PATH; without /proc it fails, and the
- * caller builds the segment again the named way. */
-static int lc_shm_publish(int fd, const char *name)
+/* Put a segment in its own new directory under a fresh token: the
+ * unnamed object `fd`, or (fd < 0) a new empty object.  A directory a
+ * sweep removed in the instant before the object was in it costs another
+ * token (lc_shm_obj_place's -2); bounded, as each try is one mkdir and
+ * one link.  The object's descriptor, or -1 with errno. */
+static int lc_shm_place(lc_shm_segment_t *seg, const char *kvsname, int rank, int fd)
 {
-    char proc[64], path[sizeof(((lc_shm_segment_t *)0)->name) + 16];
-    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-    if (lc_params.shm_dir[0]) snprintf(path, sizeof(path), "%s", name);
-    else snprintf(path, sizeof(path), "/dev/shm%s", name);
-    return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+    for (int tries = 0; tries < 16; tries++) {
+        uint64_t token;
+        if (lc_shm_random(&token, sizeof(token)) != 0) return -1;
+        if (lc_shm_name(seg, kvsname, rank, token) != 0) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int rc = lc_shm_obj_place(seg->name, fd);
+        if (rc != -2) return rc;
+    }
+    errno = EAGAIN;
+    return -1;
 }
 
 int lc_shm_random(void *buf, size_t n)
@@ -235,18 +224,17 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
 {
     uint32_t nsenders = g->nrings, cell_size = g->cell_size, ncells = g->ncells;
     memset(seg, 0, sizeof(*seg));
-    uint64_t rnd[2];
-    if (lc_shm_random(rnd, sizeof(rnd)) != 0) {
-        lc_log_error("cannot draw the random name of the shared memory segment (getrandom: %m)");
+    uint64_t key;
+    if (lc_shm_random(&key, sizeof(key)) != 0) {
+        lc_log_error("cannot draw the random key of the shared memory segment (getrandom: %m)");
         return -1;
     }
-    seg->token = rnd[0];
-    seg->key = rnd[1] ? rnd[1] : 1; /* 0 never matches a card */
-    lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank, seg->token);
+    seg->key = key ? key : 1;           /* 0 never matches a card */
+    lc_shm_name(seg, kvsname, rank, 0); /* for messages until it is placed */
     seg->size = lc_shm_segment_bytes(g);
     int fd = lc_shm_object_create_unnamed(), named = fd < 0;
     /* O_EXCL: a name that exists is someone else's, never reused. */
-    if (named) fd = lc_shm_object_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (named) fd = lc_shm_place(seg, kvsname, rank, -1);
     if (fd < 0) {
         lc_shm_create_error(seg->name, errno);
         return -1;
@@ -258,7 +246,7 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
         lc_log_error("shared memory object %s is not what this rank just created (%s); not used", seg->name,
                      why);
         close(fd);
-        if (named) lc_shm_remove(seg->name);
+        if (named) lc_shm_obj_remove(seg->name);
         return -1;
     }
     /* Map first (the object is still empty: no page exists yet), let the
@@ -268,7 +256,7 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
     if (seg->base == MAP_FAILED) {
         lc_log_error("cannot map shared memory object %s (%zu bytes): %m", seg->name, seg->size);
         close(fd);
-        if (named) lc_shm_remove(seg->name);
+        if (named) lc_shm_obj_remove(seg->name);
         seg->base = NULL;
         return -1;
     }
@@ -297,7 +285,7 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
                          seg->size);
         munmap(seg->base, seg->size);
         seg->base = NULL;
-        if (named) lc_shm_remove(seg->name);
+        if (named) lc_shm_obj_remove(seg->name);
         return -1;
     }
     seg->cell_size = cell_size;
@@ -323,7 +311,7 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
     /* Release: the rings are initialised before a peer sees the magic. */
     atomic_thread_fence(memory_order_release);
     h->magic = LC_SHM_MAGIC;
-    if (!named && lc_shm_publish(seg->hold - 1, seg->name) != 0) {
+    if (!named && lc_shm_place(seg, kvsname, rank, seg->hold - 1) < 0) {
         int err = errno;
         if (err == EEXIST) lc_shm_create_error(seg->name, err);
         else lc_shm_unnamed_ok = 0;
@@ -383,12 +371,13 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
         snprintf(why, whylen, "its segment card \"%.40s\" is malformed", card ? card : "(none)");
         return -1;
     }
-    lc_shm_name(seg->name, sizeof(seg->name), kvsname, rank, token);
-    int fd = lc_shm_object_open(seg->name, O_RDWR, 0);
-    if (fd < 0) {
-        snprintf(why, whylen, "cannot open %s: %s", seg->name, strerror(errno));
+    if (lc_shm_name(seg, kvsname, rank, token) != 0) {
+        snprintf(why, whylen, "the name of its segment is too long");
         return -1;
     }
+    /* Through its directory, checked first (ours, 0700); no links. */
+    int fd = lc_shm_obj_open(seg->name, O_RDWR, why, whylen);
+    if (fd < 0) return -1;
     struct stat st;
     if (lc_shm_check_fd(fd, seg->name, why, whylen) != 0) {
         close(fd);
@@ -441,7 +430,7 @@ bad:
 void lc_shm_segment_unlink(lc_shm_segment_t *seg)
 {
     if (seg->base && !seg->unlinked) {
-        lc_shm_remove(seg->name);
+        lc_shm_obj_remove(seg->name);
         seg->unlinked = 1;
     }
 }

@@ -103,10 +103,67 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
     return LC_OK;
 }
 
+/* ---- objects (lc_shm_obj.c): <where>/<stem>-<token>/<leaf> ------------
+ * Every shared-memory object (a rank's rings, a shared window) is alone
+ * in a directory of its creator's, mode 0700, named with 64 random bits
+ * that only the job's ranks learn (issue 12, point 3). */
+#define LC_SHM_PATH_MAX 512
+/* The directory of the objects: /dev/shm, or LOCUS_SHM_DIR. */
+const char *lc_shm_where(void);
+/* "<where>/<stem>-<token as 16 hex digits>/<leaf>" in buf: 0, or -1 when
+ * it does not fit. */
+int lc_shm_obj_path(char *buf, size_t len, const char *stem, uint64_t token, const char *leaf);
+/* A descriptor of a directory (fstat'ed) that may hold an object: a
+ * directory of ours with no group or other permission.  0, or -1 with the
+ * reason in `why`. */
+int lc_shm_obj_check_dir(int dfd, const char *dir, char *why, size_t whylen);
+/* Open the (checked) directory of the object at `path`: its descriptor,
+ * or -1 with the reason in `why`. */
+int lc_shm_obj_opendir(const char *path, char *why, size_t whylen);
+/* Open the object at `path` through its checked directory, without
+ * following links (flags: O_RDWR or O_RDONLY).  A descriptor, or -1 with
+ * errno and the reason in `why`.  The caller checks the object
+ * (lc_shm_check_fd). */
+int lc_shm_obj_open(const char *path, int flags, char *why, size_t whylen);
+/* Create the directory of `path` (exclusively, mode 0700) and put the
+ * object in it: the unnamed object `fd` (O_TMPFILE) is linked there, or
+ * with fd < 0 a new empty one is created (O_EXCL, mode 0600).  Returns
+ * the object's descriptor (fd itself when given); -1 with errno (EEXIST:
+ * the name is taken); -2 when the new directory was removed before the
+ * object was in it (a sweep took it for a dead job's: draw another
+ * token and call again). */
+int lc_shm_obj_place(const char *path, int fd);
+/* Remove the object at `path` and its directory.  Idempotent. */
+void lc_shm_obj_remove(const char *path);
+
+/* A shared window's segment (lc_shm_winobj.c; its layout is
+ * src/rma/lc_rma_seg.c's): what every rank of the window expects of it.
+ * A header of LC_SHM_WIN_HDR bytes at hdr_off holds a magic, the key and
+ * this geometry; len is the whole object. */
+#define LC_SHM_WIN_HDR 64
+typedef struct lc_shm_win_geom {
+    uint64_t key; /* random, drawn by the window's rank 0 and sent to its ranks only */
+    size_t len;
+    uint32_t nranks;
+    uint32_t hdr_off;
+} lc_shm_win_geom_t;
+/* Rank 0: create the object at `path` (lc_shm_obj_place: its own 0700
+ * directory), size it (posix_fallocate) and write the header.  0, or an
+ * errno value: ENOENT when its new directory vanished (draw another
+ * token), EPERM when it is not a file of ours with mode 0600 (`why` says
+ * what); nothing is left behind on failure. */
+int lc_shm_win_create(const char *path, const lc_shm_win_geom_t *g, char *why, size_t whylen);
+/* Every rank: open the object through its checked directory without
+ * following links, check it (a regular file of ours, mode 0600, at least
+ * len bytes) and its header (magic, key, len, nranks, hdr_off: all as
+ * expected), then map len bytes.  The mapping, or NULL with an errno
+ * value in *err_p and the reason, naming the object, in `why`. */
+void *lc_shm_win_map(const char *path, const lc_shm_win_geom_t *g, int *err_p, char *why, size_t whylen);
+
 /* Segment of this process: rings for `nsenders` local senders, then
  * (optional) this process's send pool. */
 typedef struct lc_shm_segment {
-    char name[512];     /* shm_open name, "/locus-<kvsname>-<rank>-<token>" (LOCUS_SHM_DIR/... there) */
+    char name[LC_SHM_PATH_MAX]; /* "<where>/locus-<kvsname>-<rank>-<token>/rings" (lc_shm_obj.c) */
     void *base;
     uint64_t token;     /* random part of the name */
     uint64_t key;       /* random key in the header, checked at attach */
@@ -193,9 +250,12 @@ int lc_shm_segment_owner_alive(const lc_shm_segment_t *seg);
  * every ring segment of ours whose creator died before it could remove
  * the name (every process of a job killed during MPI_Init, under a
  * launcher that does not clean up): a current segment (its magic), not
- * locked by any process, a regular file of ours.  Returns how many were
+ * locked by any process, a regular file of ours; with it its directory,
+ * and every empty object directory of ours (a creator killed between
+ * mkdir and link).  Objects of job `own_kvsname` (ours: NULL for none)
+ * are left alone.  Returns how many objects and empty directories were
  * removed (lc_shm_sweep.c). */
-int lc_shm_sweep_dead(void);
+int lc_shm_sweep_dead(const char *own_kvsname);
 /* An opened object (checked by the caller: a regular file of ours) is a
  * ring segment whose creator held its lock and has died: 1, else 0. */
 int lc_shm_object_orphaned(int fd);

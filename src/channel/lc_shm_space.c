@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 void lc_shm_geometry_default(uint32_t nlocal, lc_shm_geometry_t *g)
 {
@@ -29,8 +30,27 @@ uint64_t lc_shm_host_bytes(uint32_t nlocal)
     return (uint64_t)nlocal * lc_shm_segment_bytes(&g);
 }
 
+/* Bytes of the files directly in `dfd` (a segment's directory). */
+static uint64_t lc_shm_dir_usage(int dfd)
+{
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return 0;
+    }
+    uint64_t used = 0;
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d)) != NULL)
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+            used += (uint64_t)st.st_blocks * 512;
+    closedir(d);
+    return used;
+}
+
 /* Bytes that this job's segments already occupy in `dir` (ranks that got
- * here first may have created theirs): files named locus-<kvsname>-*. */
+ * here first may have created theirs): locus-<kvsname>-* directories
+ * (lc_shm_obj.c) and what they hold, or files of that name. */
 static uint64_t lc_shm_job_usage(const char *dir, const char *kvsname)
 {
     char prefix[300];
@@ -43,8 +63,12 @@ static uint64_t lc_shm_job_usage(const char *dir, const char *kvsname)
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, prefix, plen) != 0) continue;
         struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-            used += (uint64_t)st.st_blocks * 512;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (S_ISREG(st.st_mode)) used += (uint64_t)st.st_blocks * 512;
+        if (S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+            int dfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (dfd >= 0) used += lc_shm_dir_usage(dfd);
+        }
     }
     closedir(d);
     return used;

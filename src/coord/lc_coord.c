@@ -218,7 +218,7 @@ static int lc_wireup_open(lc_wireup_t *w)
             }
         /* Segments that jobs killed during their MPI_Init left behind
          * (lc_shm_sweep.c): their room counts too. */
-        lc_shm_sweep_dead();
+        lc_shm_sweep_dead(lc_world.kvsname);
         if (lc_shm_check_space(lc_world.kvsname, (uint32_t)nhere, (uint32_t)w->nlocal, first == w->rank) != LC_OK)
             return LC_ERROR;
         lc_init_times_mark("plans, sweep, space check");

@@ -8,15 +8,19 @@
  * part starts on its own page).
  *
  * The same providers as the rings' segments (/dev/shm, or LOCUS_SHM_DIR
- * shared by co-resident containers), named locus-<job>-w<world rank of
- * the window's rank 0>-<n>-<token>, so mpiexec's clean-up of locus-<job>-*
- * also removes a segment a crashed job left.  The token is 64 random bits
- * rank 0 draws and broadcasts to the window's ranks only: another user
- * cannot create the name first (issue 12, point 3).  Rank 0 creates it
- * with O_EXCL and checks it is a regular file of ours with mode 0600;
- * the others check the same on what they open, without following links.  Rank 0 creates it; everyone maps
- * it; after a barrier rank 0 removes the name, so a running job has
- * nothing in /dev/shm and the memory goes with the last mapping.
+ * shared by co-resident containers), and the same kind of object
+ * (src/channel/lc_shm_obj.c, lc_shm_winobj.c): alone in a directory of
+ * rank 0's with mode 0700,
+ * <where>/locus-<job>-w<world rank of the window's rank 0>-<n>-<token>/win,
+ * so mpiexec's clean-up of locus-<job>-* also removes what a crashed job
+ * left.  The token and a 64-bit header key are random, drawn by rank 0
+ * and broadcast to the window's ranks only: another user can neither
+ * create the name first nor look into the directory, and a file that is
+ * not the window's (wrong key, size, rank count) is refused before it is
+ * used (issue 12, point 3).  The header sits after the lock lines, in the
+ * padding before the ranks' memory.  Rank 0 creates it; everyone maps it;
+ * after a barrier rank 0 removes it and its directory, so a running job
+ * has nothing in /dev/shm and the memory goes with the last mapping.
  */
 #include "channel/lc_shm.h"
 #include "coll/lc_coll.h"
@@ -25,78 +29,38 @@
 #include "util/lc_params.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static unsigned lc_rma_seg_count; /* windows this process created segments for */
 
 static void lc_rma_seg_name(char *buf, size_t len, int owner, unsigned n, uint64_t token)
 {
-    if (lc_params.shm_dir[0])
-        snprintf(buf, len, "%s/locus-%s-w%d-%u-%016llx", lc_params.shm_dir, lc_world.kvsname, owner, n,
-                 (unsigned long long)token);
-    else
-        snprintf(buf, len, "/locus-%s-w%d-%u-%016llx", lc_world.kvsname, owner, n, (unsigned long long)token);
+    char stem[300];
+    snprintf(stem, sizeof(stem), "locus-%s-w%d-%u", lc_world.kvsname, owner, n);
+    if (lc_shm_obj_path(buf, len, stem, token, "win") != 0) buf[0] = 0;
 }
 
-static int lc_rma_seg_open(const char *name, int flags)
+/* Rank 0: draw token and key, create the object.  0, or an errno value. */
+static int lc_rma_seg_make(char *name, size_t namelen, int owner, unsigned seq, lc_shm_win_geom_t *g, uint64_t *token_p,
+                           char *why, size_t whylen)
 {
-    flags |= O_NOFOLLOW;
-    return lc_params.shm_dir[0] ? open(name, flags | O_CLOEXEC, 0600) : shm_open(name, flags, 0600);
-}
-
-static void lc_rma_seg_remove(const char *name)
-{
-    if (lc_params.shm_dir[0])
-        unlink(name);
-    else
-        shm_unlink(name);
-}
-
-/* Rank 0: create and size the object.  0, or an errno value (EPERM: not
- * a file of ours with mode 0600, `why` says what). */
-static int lc_rma_seg_make(const char *name, size_t len, char *why, size_t whylen)
-{
-    int fd = lc_rma_seg_open(name, O_RDWR | O_CREAT | O_EXCL);
-    if (fd < 0) return errno;
-    if (fchmod(fd, 0600) != 0 || lc_shm_check_fd(fd, name, why, whylen) != 0) {
-        close(fd);
-        lc_rma_seg_remove(name);
-        return EPERM;
+    int err = ENOENT;
+    /* ENOENT: its new directory was swept before the object was in it
+     * (lc_shm_obj.c): another token. */
+    for (int tries = 0; tries < 16 && err == ENOENT; tries++) {
+        uint64_t r[2];
+        if (lc_shm_random(r, sizeof(r)) != 0) return errno ? errno : EIO;
+        *token_p = r[0];
+        g->key = r[1] ? r[1] : 1;
+        lc_rma_seg_name(name, namelen, owner, seq, *token_p);
+        if (!name[0]) return ENAMETOOLONG;
+        err = lc_shm_win_create(name, g, why, whylen);
     }
-    /* posix_fallocate: a /dev/shm too small fails here, not with SIGBUS
-     * at the first store. */
-    int err = posix_fallocate(fd, 0, (off_t)len);
-    close(fd);
-    if (err) lc_rma_seg_remove(name);
     return err;
-}
-
-static void *lc_rma_seg_map(const char *name, size_t len, int *err_p, char *why, size_t whylen)
-{
-    int fd = lc_rma_seg_open(name, O_RDWR);
-    if (fd < 0) {
-        *err_p = errno;
-        snprintf(why, whylen, "%s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (lc_shm_check_fd(fd, name, why, whylen) != 0 || fstat(fd, &st) != 0 || (size_t)st.st_size < len) {
-        if (!why[0]) snprintf(why, whylen, "%s is smaller than the window's %zu bytes", name, len);
-        *err_p = EPERM;
-        close(fd);
-        return NULL;
-    }
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    *err_p = p == MAP_FAILED ? errno : 0;
-    if (p == MAP_FAILED) snprintf(why, whylen, "%s", strerror(errno));
-    close(fd);
-    return p == MAP_FAILED ? NULL : p;
 }
 
 int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
@@ -104,7 +68,9 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     lc_comm_t *comm = win->comm;
     int n = comm->size;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t hdr = ((size_t)n * sizeof(lc_rma_line_t) + page - 1) / page * page;
+    /* The lock lines, then the object's header (lc_shm_winobj.c). */
+    size_t hdr_off = (size_t)n * sizeof(lc_rma_line_t);
+    size_t hdr = (hdr_off + LC_SHM_WIN_HDR + page - 1) / page * page;
     size_t *offs = malloc((size_t)n * sizeof(size_t));
     if (!offs) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a shared window");
     size_t len = hdr;
@@ -115,23 +81,24 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     }
     if (len == hdr) len += page; /* every rank asked for 0 bytes: still a valid base */
 
-    char name[LC_PARAM_STRING_MAX + 340]; /* dir + kvsname (256) + suffix */
-    char why[LC_PARAM_STRING_MAX + 500] = "";
+    char name[LC_SHM_PATH_MAX];
+    char why[LC_SHM_PATH_MAX + 300] = "";
     unsigned seq = lc_rma_seg_count;
     int err = 0;
     uint64_t token = 0;
+    lc_shm_win_geom_t g = { .len = len, .nranks = (uint32_t)n, .hdr_off = (uint32_t)hdr_off };
     if (comm->rank == 0) {
-        if (lc_shm_random(&token, sizeof token) != 0) err = errno ? errno : EIO;
-        lc_rma_seg_name(name, sizeof name, comm->world_ranks[0], seq, token);
-        if (!err) err = lc_rma_seg_make(name, len, why, sizeof why);
+        err = lc_rma_seg_make(name, sizeof name, comm->world_ranks[0], seq, &g, &token, why, sizeof why);
         lc_rma_seg_count++;
     }
-    /* err, seq and the token's two halves: the name is known only to the
-     * window's ranks. */
-    unsigned msg[4] = { (unsigned)err, seq, (unsigned)token, (unsigned)(token >> 32) };
-    int rc = lc_coll_bcast(msg, 4, MPI_UNSIGNED, 0, comm);
+    /* err, seq, the token's and the key's halves: name and key are known
+     * only to the window's ranks. */
+    unsigned msg[6] = { (unsigned)err,          seq, (unsigned)token, (unsigned)(token >> 32), (unsigned)g.key,
+                        (unsigned)(g.key >> 32) };
+    int rc = lc_coll_bcast(msg, 6, MPI_UNSIGNED, 0, comm);
     if (rc != MPI_SUCCESS) goto out;
     token = (uint64_t)msg[2] | (uint64_t)msg[3] << 32;
+    g.key = (uint64_t)msg[4] | (uint64_t)msg[5] << 32;
     lc_rma_seg_name(name, sizeof name, comm->world_ranks[0], msg[1], token);
     if (msg[0]) {
         const char *where = lc_params.shm_dir[0] ? lc_params.shm_dir : "/dev/shm";
@@ -147,12 +114,12 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
                           : "");
         goto out;
     }
-    void *p = lc_rma_seg_map(name, len, &err, why, sizeof why);
+    void *p = lc_shm_win_map(name, &g, &err, why, sizeof why);
     /* Everyone must have mapped it before the name goes, and everyone must
      * know whether someone failed. */
     int fails = p == NULL, all = 0;
     rc = lc_coll_allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, comm);
-    if (comm->rank == 0) lc_rma_seg_remove(name);
+    if (comm->rank == 0) lc_shm_obj_remove(name);
     if (rc == MPI_SUCCESS && all) {
         rc = lc_error(MPI_ERR_NO_MEM, "%d rank(s) could not map the shared window segment %s (%s)", all, name,
                       p ? "see their error" : why);

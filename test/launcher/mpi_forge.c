@@ -7,7 +7,7 @@
  * read out of bounds or crash.
  *
  * No hook in the library: rank 1 finds rank 0's segment among its own
- * mappings (/proc/self/maps: "locus-<kvs>-0-<token>"; the name is unlinked
+ * mappings (/proc/self/maps: "locus-<kvs>-0-<token>/rings"; the name is unlinked
  * by then, the mapping stays) and knows the layout (lc_shm.c, lc_shm.h):
  * header {magic, cell_size, ncells, nrings, pool_cells, key,
  * pool_cell_size}, ring i at 4096 + i x ncells x cell_size, cells
@@ -49,8 +49,10 @@ static char *find_segment(char *kvs, size_t len)
         char *name = strstr(line, "/locus-");
         if (!name) continue;
         name += strlen("/locus-");
-        name[strcspn(name, " \n")] = 0;
-        /* <kvs>-<rank>-<16 hex digits> */
+        /* <kvs>-<rank>-<16 hex digits>/rings: the segment in its directory */
+        size_t end = strcspn(name, " \n/");
+        if (strncmp(name + end, "/rings", 6) != 0) continue;
+        name[end] = 0;
         char *tok = strrchr(name, '-');
         if (!tok || strlen(tok + 1) != 16) continue;
         *tok = 0;

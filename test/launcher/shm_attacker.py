@@ -9,9 +9,13 @@ Watches DIR for names starting with PREFIX (locus-lc<mpiexec pid>x): the
 first one gives the job's kvsname.  Then, at once, it takes the names the
 job would use if they were predictable (locus-<kvsname>-<rank>, and the
 window segments locus-<kvsname>-w0-<n>: files, and a symbolic link), and
-it tries to open, for reading and for writing, every segment of the job
-it sees.  Prints KVS <name>, PLANTED <path>, TRIED <path>, OPENED <path>.  Touches READY
-once it watches; ends when STOP exists (or after 60 s)."""
+it tries every object of the job it sees: a segment's directory
+(locus-<kvsname>-<rank>-<token>, mode 0700) it tries to list, to create a
+file in, and to open the segment in it ("rings", "win") for reading and
+for writing; a file (the form before the directories) it tries to open.
+Prints KVS <name>, PLANTED <path>, TRIED <path> <errors>, and for what
+worked LISTED / WROTE / OPENED <path>.  Touches READY once it watches;
+ends when STOP exists (or after 60 s)."""
 import errno
 import os
 import sys
@@ -57,12 +61,33 @@ while time.time() < deadline and not os.path.exists(stop):
             continue  # already unlinked by the job
         tried.add(n)
         why = []
-        for how in (os.O_RDONLY, os.O_RDWR):
+
+        def failed(e):
+            why.append(errno.errorcode.get(e.errno, str(e.errno)))
+
+        targets = [p]
+        try:
+            isdir = os.path.isdir(p) and not os.path.islink(p)
+        except OSError:
+            isdir = False
+        if isdir:
             try:
-                os.close(os.open(p, how | os.O_NOFOLLOW))
-                print("OPENED", p, flush=True)
+                print("LISTED", p, os.listdir(p), flush=True)
             except OSError as e:
-                why.append(errno.errorcode.get(e.errno, str(e.errno)))
-        print("TRIED", p, " ".join(why), flush=True)
+                failed(e)
+            try:
+                os.close(os.open(os.path.join(p, "planted"), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o666))
+                print("WROTE", os.path.join(p, "planted"), flush=True)
+            except OSError as e:
+                failed(e)
+            targets = [os.path.join(p, "rings"), os.path.join(p, "win")]
+        for t in targets:
+            for how in (os.O_RDONLY, os.O_RDWR):
+                try:
+                    os.close(os.open(t, how | os.O_NOFOLLOW))
+                    print("OPENED", t, flush=True)
+                except OSError as e:
+                    failed(e)
+        print("TRIED", "directory" if isdir else "file", p, " ".join(why), flush=True)
     time.sleep(0.0005)
 print("SEEN", len(tried), flush=True)

@@ -9,7 +9,11 @@
 #     (locus-<kvsname>-<rank> for the rings, locus-<kvsname>-w0-<n> for
 #     the shared windows, which rma_shared allocates after MPI_Init:
 #     before issue 12 its first MPI_Win_allocate_shared failed);
-#  2. tries to open every segment of the job it sees: each open must fail.
+#  2. tries every object of the job it sees: each segment is alone in a
+#     directory of the job's user with mode 0700 (locus-<kvsname>-<rank>-
+#     <token>/rings; the window's .../win), which it must not be able to
+#     list, create a file in, or open anything in (before: a 0600 file
+#     whose name anyone could list).
 # The job (rma_shared, 3 ranks: shared-memory rings and shared windows)
 # must still succeed and leave nothing of its own behind.
 # Needs setpriv and a writable /dev/shm, else skipped.
@@ -73,13 +77,17 @@ for where in devshm shared; do
     grep -q "PLANTED.*-w0-0" "$T/pub/attack.out" || fail "$where: the attacker could not plant a name (test broken)"
     grep -q "TRIED.*$kvs" "$T/pub/attack.out" || fail "$where: the attacker tried no segment of the job (test broken)"
     grep -q OPENED "$T/pub/attack.out" && fail "$where: the attacker opened a segment of the job"
+    grep -q LISTED "$T/pub/attack.out" && fail "$where: the attacker listed a directory of the job"
+    grep -q WROTE "$T/pub/attack.out" && fail "$where: the attacker created a file in a directory of the job"
+    grep -q "TRIED directory .*$kvs" "$T/pub/attack.out" ||
+        fail "$where: the job's segments are not in directories of their own"
     expect_rc 0
     # Whatever is left is the attacker's (mpiexec's sweep, as root, may
     # have removed that too), never the job's.
     for f in "$dir"/locus-"$kvs"-*; do
         [ -e "$f" ] || [ -L "$f" ] || continue
         [ "$(stat -c %U "$f")" = nobody ] || fail "$where: $f left behind by the job"
-        rm -f "$f"
+        rm -rf "$f"
     done
 done
 echo "PASS"

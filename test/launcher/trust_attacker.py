@@ -36,6 +36,16 @@ the launcher held, 1 when the attack worked, 2 on bad usage.
                                    control: it shows a well-formed job is
                                    obeyed).  The job runs `touch MARKER`
                                    (MARKER = $LC_MARKER).
+    rogue-proxy ADDR PORT INDEX RANK
+                                   a proxy that knows its host's key (the
+                                   agent's key line on stdin: a host whose
+                                   proxy is compromised) and passes the
+                                   handshake as host INDEX, then relays for
+                                   its own first rank (STARTED, a line of
+                                   output: the control) and, 0.5 s later, a
+                                   line of output and a PMI put for RANK, a
+                                   rank of another host; exit 1 if mpiexec
+                                   keeps the connection for 5 s after that
 """
 
 import hashlib
@@ -349,8 +359,52 @@ def serve_job(conn):
             conn.sendall(frame(END, b""))
 
 
+def cmd_rogue_proxy(args):
+    addr, port, index, victim = args[0], int(args[1]), int(args[2]), int(args[3])
+    words = sys.stdin.readline().split()
+    key = bytes.fromhex(words[1]) if len(words) == 2 else b""
+    sock = socket.create_connection((addr, port), timeout=3)
+    nonce_p = os.urandom(32)
+    sock.sendall(frame(HELLO, s(NEW_MAGIC) + u32(index) + blob(nonce_p)))
+    got = read_frame(sock, 5)
+    if got is None or got[0] != CHALLENGE or got[1] is None or len(got[1]) < 36:
+        print("rogue proxy: no challenge")
+        return 2
+    nonce_m = got[1][4:36]
+    mac = hmac.new(key, PROXY_LABEL + u32(index) + nonce_p + nonce_m, hashlib.sha256).digest()
+    sock.sendall(frame(PROOF, blob(mac) + s("rogue") + u32(os.getpid())))
+    got = read_frame(sock, 5)
+    if got is None or got[0] != JOB:
+        print("rogue proxy: no job (the key was not accepted)")
+        return 2
+    # JOB: str kvsname, u32 size, u32 flags, ..., the host's ranks at the end.
+    p = got[1]
+    klen = struct.unpack(">I", p[:4])[0]
+    kvsname = p[4:4 + klen - 1].decode()
+    own = struct.unpack(">I", p[-4:])[0]  # the last of its ranks
+    print("rogue proxy: in, job %s, own rank %d" % (kvsname, own), flush=True)
+    STARTED, PMI, OUT = 2, 4, 6
+    sock.sendall(frame(STARTED, u32(os.getpid()), own) + frame(OUT, b"GENUINE output of rank %d\n" % own, own))
+    time.sleep(0.5)
+    try:
+        sock.sendall(frame(OUT, b"FORGED output of rank %d\n" % victim, victim)
+                     + frame(PMI, ("cmd=put kvsname=%s key=lc-ofi-%d value=forged\n" % (kvsname, victim)).encode(),
+                             victim))
+    except OSError as e:
+        print("rogue proxy: connection closed before the forged frames (%s)" % e)
+        return 0
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5:
+        got = read_frame(sock, 5 - (time.monotonic() - t0))
+        if got is None:
+            print("rogue proxy: mpiexec hung up %.2f s after the forged frames" % (time.monotonic() - t0))
+            return 0
+    print("BROKEN: mpiexec kept the connection of a proxy that relayed for rank %d" % victim)
+    return 1
+
+
 COMMANDS = {"scrape": cmd_scrape, "scan": cmd_scan, "impersonate": cmd_impersonate, "bigframe": cmd_bigframe,
-            "flood": cmd_flood, "refused": cmd_refused, "fake-mpiexec": cmd_fake_mpiexec}
+            "flood": cmd_flood, "refused": cmd_refused, "fake-mpiexec": cmd_fake_mpiexec, "rogue-proxy": cmd_rogue_proxy}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:

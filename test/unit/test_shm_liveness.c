@@ -6,7 +6,9 @@
  * we attach it.  While the child lives, lc_shm_segment_owner_alive says 1
  * and lc_shm_sweep_dead leaves the segment alone; once it is killed
  * (SIGKILL: no clean-up of its own), owner_alive says 0 and the sweep
- * removes its name.
+ * removes its name and directory.  An empty object directory (a creator
+ * killed between mkdir and link) is removed too, unless it is the
+ * sweeping job's own.
  */
 #include "channel/lc_shm.h"
 #include "util/lc_params.h"
@@ -22,12 +24,32 @@
 
 #include "lc_unit_check.h"
 
-static int exists(const char *shm_name)
+/* The segment's path, or (dir) its directory's. */
+static int exists(const char *path, int dir)
 {
-    char path[600];
+    char buf[600];
     struct stat st;
-    snprintf(path, sizeof(path), "/dev/shm%s", shm_name);
-    return stat(path, &st) == 0;
+    snprintf(buf, sizeof(buf), "%s", path);
+    if (dir) *strrchr(buf, '/') = 0;
+    return stat(buf, &st) == 0;
+}
+
+/* A creator killed between its mkdir and its link leaves an empty
+ * directory: the sweep removes it, unless it is of the sweeping job. */
+static void check_empty_dirs(void)
+{
+    char path[LC_SHM_PATH_MAX], stem[64];
+    snprintf(stem, sizeof(stem), "locus-unitdead%d-0", (int)getpid());
+    CHECK(lc_shm_obj_path(path, sizeof(path), stem, 0xfeedfacecafebeefull, "rings") == 0);
+    *strrchr(path, '/') = 0;
+    CHECK(mkdir(path, 0700) == 0);
+    char own[64];
+    snprintf(own, sizeof(own), "unitdead%d", (int)getpid());
+    lc_shm_sweep_dead(own);
+    CHECKF(exists(path, 0), "the sweep removed %s, a directory of its own job", path);
+    int removed = lc_shm_sweep_dead(NULL);
+    CHECKF(!exists(path, 0) && removed >= 1, "the sweep left the empty directory %s (%d removed)", path, removed);
+    rmdir(path);
 }
 
 int main(void)
@@ -82,24 +104,21 @@ int main(void)
     }
     CHECKF(lc_shm_segment_owner_alive(&peer) == 1, "a live creator is not seen alive (%d)",
           lc_shm_segment_owner_alive(&peer));
-    lc_shm_sweep_dead();
-    CHECKF(exists(peer.name), "the sweep removed %s, whose creator lives", peer.name);
+    lc_shm_sweep_dead(NULL);
+    CHECKF(exists(peer.name, 0), "the sweep removed %s, whose creator lives", peer.name);
 
     kill(child, SIGKILL);
     waitpid(helper, NULL, 0); /* returns once the creator is gone */
     CHECKF(lc_shm_segment_owner_alive(&peer) == 0, "a killed creator is not seen dead (%d)",
           lc_shm_segment_owner_alive(&peer));
-    int removed = lc_shm_sweep_dead();
-    CHECKF(!exists(peer.name) && removed >= 1, "the sweep left %s, whose creator is dead (%d removed)", peer.name,
-          removed);
+    int removed = lc_shm_sweep_dead(NULL);
+    CHECKF(!exists(peer.name, 0) && !exists(peer.name, 1) && removed >= 1,
+           "the sweep left %s or its directory, whose creator is dead (%d removed)", peer.name, removed);
     /* The mapping outlives the name. */
     CHECKF(lc_shm_segment_ring(&peer, 0) != NULL, "no ring");
     lc_shm_segment_detach(&peer);
-    if (exists(peer.name)) {
-        char path[600];
-        snprintf(path, sizeof(path), "/dev/shm%s", peer.name);
-        unlink(path);
-    }
+    lc_shm_obj_remove(peer.name);
+    check_empty_dirs();
     if (failures) return 1;
     printf("PASS (creator %s)\n", newns ? "in another PID namespace" : "in our PID namespace");
     return 0;

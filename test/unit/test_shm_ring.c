@@ -4,14 +4,16 @@
  * varying sizes through one ring (forcing it to fill up again and again);
  * the receiver checks that every packet arrives once, in order, intact.
  * Before that, attach refuses segments it must not trust (issue 12,
- * point 3): a wrong key, a malformed card, a bad geometry in the header —
- * an error naming the segment, not a crash.
+ * point 3): a wrong key, a malformed card, a bad geometry in the header,
+ * a directory others may look into, links in place of the directory or
+ * the segment — an error naming the segment, not a crash.
  */
 #include "channel/lc_shm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +61,44 @@ static void expect_refused(const char *kvs, const char *card, const char *what, 
     }
 }
 
+/* The segment is alone in a directory of ours with mode 0700 (issue 12,
+ * point 3); attach refuses a directory others may look into, a link in
+ * place of the directory or of the segment, and restores nothing. */
+static void check_directory(const char *kvs, const char *card, const char *name)
+{
+    char dir[600], moved[620];
+    struct stat st;
+    snprintf(dir, sizeof(dir), "%s", name);
+    *strrchr(dir, '/') = 0;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != 0700 || st.st_uid != geteuid()) {
+        fprintf(stderr, "%s is not a directory of ours with mode 0700 (mode %04o)\n", dir,
+                (unsigned)(st.st_mode & 07777));
+        failures++;
+        return;
+    }
+    if (lstat(name, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != 0600) {
+        fprintf(stderr, "%s is not a regular file with mode 0600\n", name);
+        failures++;
+    }
+    chmod(dir, 0755);
+    expect_refused(kvs, card, "a directory of mode 0755", dir);
+    chmod(dir, 0700);
+    /* The directory moved away and a link to it in its place. */
+    snprintf(moved, sizeof(moved), "%s.moved", dir);
+    if (rename(dir, moved) == 0 && symlink(moved, dir) == 0) {
+        expect_refused(kvs, card, "a link in place of the directory", dir);
+        unlink(dir);
+    }
+    rename(moved, dir);
+    /* The segment moved away and a link to it in its place. */
+    snprintf(moved, sizeof(moved), "%s.moved", name);
+    if (rename(name, moved) == 0 && symlink(moved, name) == 0) {
+        expect_refused(kvs, card, "a link in place of the segment", name);
+        unlink(name);
+    }
+    rename(moved, name);
+}
+
 static void check_untrusted(const char *kvs)
 {
     lc_shm_segment_t seg;
@@ -88,6 +128,7 @@ static void check_untrusted(const char *kvs)
         expect_refused(kvs, card, geo[i].what, seg.name);
         *field = saved;
     }
+    check_directory(kvs, card, seg.name);
     lc_shm_segment_t ok;
     char why[600];
     if (lc_shm_segment_attach(&ok, kvs, 1, card, why, sizeof(why)) != 0) {

@@ -35,6 +35,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -259,9 +260,34 @@ void mpiexec_fate_reap(mpiexec_job_t *job)
     }
 }
 
+/* Empty the directory `name` of `parent` (one level: the library puts
+ * one object in each, src/channel/lc_shm_obj.c) and remove it.  Links
+ * are not followed: a link planted under the name is removed itself. */
+static int mpiexec_sweep_objdir(int parent, const char *name)
+{
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d;
+    struct dirent *e;
+
+    if (fd < 0)
+        return -1;
+    d = fdopendir(fd);
+    if (d == NULL) {
+        close(fd);
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+    return unlinkat(parent, name, AT_REMOVEDIR);
+}
+
 /* The library names every shared-memory object of a job
- * locus-<kvsname>-... in /dev/shm, or in LOCUS_SHM_DIR when that is set;
- * whatever a crashed job left is removed. */
+ * <dir>/locus-<kvsname>-...-<token>/<object> in /dev/shm, or in
+ * LOCUS_SHM_DIR when that is set (files locus-<kvsname>-... before issue
+ * 12's directories, and the PMI probes'); whatever a crashed job left is
+ * removed. */
 static void mpiexec_sweep_dir(const char *dir, const char *prefix, size_t plen)
 {
     DIR *d = opendir(dir);
@@ -270,8 +296,11 @@ static void mpiexec_sweep_dir(const char *dir, const char *prefix, size_t plen)
     if (d == NULL)
         return;
     while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, prefix, plen) == 0 && unlinkat(dirfd(d), e->d_name, 0) != 0 &&
-            errno != ENOENT)
+        if (strncmp(e->d_name, prefix, plen) != 0 || unlinkat(dirfd(d), e->d_name, 0) == 0 || errno == ENOENT)
+            continue;
+        if ((errno == EISDIR || errno == EPERM) && mpiexec_sweep_objdir(dirfd(d), e->d_name) == 0)
+            continue;
+        if (errno != ENOENT)
             mpiexec_say("cannot remove %s/%s: %m", dir, e->d_name);
     }
     closedir(d);

@@ -72,8 +72,16 @@ bool lc_sched_memo_find(lc_sched_t *s, const lc_sched_key_t *key, bool *hit)
     return true;
 }
 
+/* Scratch a memoized schedule may hold (until its communicator goes):
+ * building is only worth saving for short operations; a long one's
+ * scratch goes back to the allocator with its request, as before. */
+#define LC_SCHED_MEMO_SCRATCH_MAX (64 * 1024)
+
 void lc_sched_memo_keep(lc_sched_t *s, const lc_sched_key_t *key)
 {
+    size_t scratch = 0;
+    for (int i = 0; i < s->nbufs; i++) scratch += s->buf_bytes[i];
+    if (scratch > LC_SCHED_MEMO_SCRATCH_MAX) return;
     lc_comm_t *comm = s->comm;
     lc_sched_memo_t *m = comm->sched_memo;
     if (!m) {

@@ -332,10 +332,28 @@ static inline lc_sched_t *lc_coll_take_capture(void)
         }                                                \
     } while (0)
 
+/* LC_CAPTURE through the communicator's memo of schedules (lc_sched.h):
+ * a hit builds nothing (lc_icoll_end runs the memoized schedule). */
+#define LC_CAPTURE_MEMO(id, sb, rb, cnt, dt_, op_, root_, build)                                                   \
+    do {                                                                                                           \
+        if (lc_unlikely(lc_coll_capture != NULL)) {                                                                \
+            lc_sched_t *s_ = lc_coll_take_capture();                                                               \
+            lc_sched_key_t k_ = { .rule = rule, .sbuf = (sb), .rbuf = (rb), .count = (cnt), .dt = (dt_),           \
+                                  .op = (op_), .root = (root_), .coll = (id) };                                    \
+            bool hit_;                                                                                             \
+            bool memo_ = lc_sched_memo_find(s_, &k_, &hit_);                                                       \
+            if (hit_) return MPI_SUCCESS;                                                                          \
+            int rc_ = build;                                                                                       \
+            if (memo_ && rc_ == MPI_SUCCESS) lc_sched_memo_keep(s_, &k_);                                          \
+            return rc_;                                                                                            \
+        }                                                                                                          \
+    } while (0)
+
 int lc_coll_barrier(lc_comm_t *comm)
 {
     const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_BARRIER, 0, comm->size);
-    LC_CAPTURE(lc_icoll_barrier(s_, rule->algorithm, comm));
+    LC_CAPTURE_MEMO(LC_COLL_BARRIER, NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, 0,
+                    lc_icoll_barrier(s_, rule->algorithm, comm));
     return rule->fn.barrier(comm);
 }
 
@@ -344,7 +362,8 @@ int lc_coll_bcast(void *buf, size_t count, MPI_Datatype dt, int root, lc_comm_t 
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0 || comm->size == 1) return MPI_SUCCESS;
     const lc_coll_rule_t *rule = lc_coll_pick(LC_COLL_BCAST, bytes, comm->size);
-    LC_CAPTURE(lc_icoll_bcast(s_, rule->algorithm, buf, bytes, root, comm));
+    LC_CAPTURE_MEMO(LC_COLL_BCAST, NULL, buf, bytes, MPI_DATATYPE_NULL, MPI_OP_NULL, root,
+                    lc_icoll_bcast(s_, rule->algorithm, buf, bytes, root, comm));
     return rule->fn.bcast(buf, bytes, root, comm);
 }
 
@@ -354,7 +373,8 @@ int lc_coll_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, 
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
     const lc_coll_rule_t *rule = lc_coll_pick_op(LC_COLL_REDUCE, bytes, comm->size, op);
-    LC_CAPTURE(lc_icoll_reduce(s_, rule->algorithm, sbuf, rbuf, count, dt, op, root, comm));
+    LC_CAPTURE_MEMO(LC_COLL_REDUCE, sbuf, rbuf, count, dt, op, root,
+                    lc_icoll_reduce(s_, rule->algorithm, sbuf, rbuf, count, dt, op, root, comm));
     return rule->fn.reduce(sbuf, rbuf, count, dt, op, root, comm);
 }
 
@@ -363,7 +383,8 @@ int lc_coll_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype d
     size_t bytes = count * lc_dtype_size(dt);
     if (bytes == 0) return MPI_SUCCESS;
     const lc_coll_rule_t *rule = lc_coll_pick_op(LC_COLL_ALLREDUCE, bytes, comm->size, op);
-    LC_CAPTURE(lc_icoll_allreduce(s_, rule->algorithm, sbuf, rbuf, count, dt, op, comm));
+    LC_CAPTURE_MEMO(LC_COLL_ALLREDUCE, sbuf, rbuf, count, dt, op, 0,
+                    lc_icoll_allreduce(s_, rule->algorithm, sbuf, rbuf, count, dt, op, comm));
     return rule->fn.allreduce(sbuf, rbuf, count, dt, op, comm);
 }
 

@@ -106,6 +106,8 @@ typedef struct lc_sched {
     bool listed;       /* on the running list (not when the start call finished it) */
     lc_request_t *req; /* the request completed at the end */
     lc_sched_hook_t *hooks; /* run by lc_sched_free, before the buffers go */
+    bool memo_ok;           /* an MPI_I<coll> capture: its schedule may be memoized */
+    struct lc_sched *use;   /* set by a memo hit: lc_icoll_end runs this one instead */
     /* Everything from here on survives the schedule cache (lc_sched_new
      * clears only the fields above): the arrays and the spare scratch. */
     lc_sop_t *ops;
@@ -154,6 +156,36 @@ void lc_sched_start(lc_sched_t *s, lc_request_t *req);
  * instance (LC_REQ_COLL, holding the schedule and the communicator)
  * becomes preq->active and runs the schedule built at init. */
 int lc_sched_start_instance(lc_request_t *preq);
+
+/* The memo (lc_sched_memo.c): a communicator keeps the last few
+ * schedules of MPI_Ibarrier / Ibcast / Ireduce / Iallreduce built for it,
+ * keyed by every argument the builder read (buffers included) and by the
+ * selection table's rule, so a loop repeating one call builds its
+ * schedule once, as a persistent collective does.  Only calls whose
+ * schedule depends on nothing but the key qualify: predefined datatype
+ * and operation (a freed handle could name another object later), no
+ * staging steps, an intracommunicator. */
+typedef struct lc_sched_key {
+    const void *rule; /* the table's choice (a forced algorithm changes it) */
+    const void *sbuf;
+    const void *rbuf;
+    size_t count; /* elements (bcast: bytes) */
+    MPI_Datatype dt;
+    MPI_Op op;
+    int root;
+    int coll; /* lc_coll_id_t */
+} lc_sched_key_t;
+
+/* Under capture, before the builder runs: true when `s` (the capturing
+ * schedule, still empty) may be memoized for `key` (predefined types,
+ * no staging); then, when an idle schedule with this key is memoized on
+ * s->comm, s->use names it and nothing need be built. */
+bool lc_sched_memo_find(lc_sched_t *s, const lc_sched_key_t *key, bool *hit);
+/* After a successful build of a memo-able schedule: keep it on the
+ * communicator (the memo holds a reference), evicting an idle one. */
+void lc_sched_memo_keep(lc_sched_t *s, const lc_sched_key_t *key);
+/* The communicator goes: drop its memo's references. */
+void lc_sched_memo_drop(lc_comm_t *comm);
 
 /* Set while the MPI layer turns a collective into a schedule: the entry
  * points of lc_coll.h (lc_coll_select.c) then build the chosen

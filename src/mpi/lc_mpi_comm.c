@@ -13,6 +13,7 @@
 #include "mpi/lc_mpi_comm.h"
 #include "coll/lc_coll.h"
 #include "coll/lc_op.h"
+#include "coll/lc_sched.h"
 #include "mpi/lc_mpi.h"
 #include "mpi/lc_mpi_attr.h"
 #include "mpi/lc_mpi_errhandler.h"
@@ -28,6 +29,7 @@ int lc_mpi_appnum = -1;
 /* What the API layer hangs on a communicator goes with the object. */
 static void lc_mpi_comm_on_destroy(lc_comm_t *c)
 {
+    lc_sched_memo_drop(c);
     lc_attr_discard(&c->attrs);
     lc_info_free(c->info);
     c->info = NULL;

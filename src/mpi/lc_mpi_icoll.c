@@ -24,6 +24,7 @@ int lc_icoll_begin(lc_icoll_start_t *st, MPI_Comm comm, MPI_Info info, MPI_Reque
     if (persistent) LC_TRY(lc_check_info_or_null(info, &hints)); /* no hint is used yet */
     if (!(st->s = lc_sched_new(c)))
         LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for the schedule of a nonblocking collective"));
+    st->s->memo_ok = !persistent; /* a persistent schedule is built once anyway */
     st->c = c;
     st->request = request;
     st->persistent = persistent;
@@ -42,6 +43,11 @@ int lc_icoll_end(lc_icoll_start_t *st, int rc)
         lc_sched_free(s);
         return rc; /* the checks reported it */
     }
+    if (s->use) { /* a memo hit: the memoized schedule runs (its memo holds it) */
+        lc_sched_t *m = s->use;
+        lc_sched_free(s);
+        s = m;
+    }
     lc_request_t *req = lc_request_alloc(st->persistent ? LC_REQ_PCOLL : LC_REQ_COLL);
     if (!req) {
         lc_sched_free(s);
@@ -52,7 +58,7 @@ int lc_icoll_end(lc_icoll_start_t *st, int rc)
     lc_sched_take_tag(s);
     req->comm = st->c;
     req->sched = s;
-    s->refs = 1;
+    s->refs++; /* the request's (a memoized schedule also has the memo's) */
     lc_mpi_request_out(req, st->request);
     if (!st->persistent) lc_sched_start(s, req);
     return MPI_SUCCESS;

@@ -46,9 +46,10 @@
  * end of its nap and naps again, longer.
  * When the application stops calling MPI, the thread takes over within
  * one nap.  After a ring the thread makes a pass unless the caller is
- * back inside MPI already (Ibarrier + Wait in a loop): then it naps, 20 us
- * doubling, and only starts during a nap of 160 us or more ring it again
- * (about one ring per 300 us in such a loop).
+ * back inside MPI already (Ibarrier + Wait in a loop): then it naps, and
+ * a look that finds the application inside MPI keeps the nap just under
+ * the doorbell's 160 us (no reset to 20 us), so such a loop costs one
+ * timed wake-up per ~160 us and no ring.
  *
  * The thread asks the scheduler for a 100 us slice (EEVDF custom slice,
  * Linux 6.12+): a waking thread with a shorter slice than the running
@@ -232,23 +233,34 @@ static void *lc_async_main(void *arg)
     while (!lc_async_quit) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
         unsigned calls = atomic_load_explicit(&lc_async_calls, memory_order_relaxed);
-        if (rung || atomic_exchange_explicit(&lc_async_look, 0, memory_order_relaxed)) {
-            /* The ringing leave, or one during a short nap, started
-             * something: look now, and again soon. */
-            seen = calls;
-            if (!rung) nap = LC_ASYNC_NAP_MIN_NS;
-            rung = 0;
-        }
+        /* The ringing leave, or one during a short nap, started
+         * something: look now (its own call is not the application
+         * driving progress). */
+        int look = rung || atomic_exchange_explicit(&lc_async_look, 0, memory_order_relaxed);
+        rung = 0;
+        if (look) seen = calls;
         if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || calls != seen) {
             /* The application drives progress itself: stay out of its
-             * way (no pass, no section) and look again later. */
+             * way (no pass, no section) and look again later.  A look
+             * that finds it inside MPI again (Ibarrier + Wait in a loop:
+             * nearly every nap sees a start) is no reason to look sooner:
+             * the back-off goes on, but after a look it stays below the
+             * doorbell's threshold, so the loop's next start asks for a
+             * look at the nap's end rather than ringing (a futex wake in
+             * the application's call and a wake-up that preempts a rank).
+             * Before: every such look restarted the nap at 20 us — 50,000
+             * wake-ups a second per rank on cores the ranks fill. */
             seen = calls;
             lc_async_busy_naps++;
+            if (look && nap >= LC_ASYNC_RING_NAP_NS) nap = LC_ASYNC_RING_NAP_NS - 1000; /* a look, not a ring */
             rung = lc_async_nap(nap, 0);
-            nap = rung ? LC_ASYNC_NAP_MIN_NS : lc_async_longer(nap);
+            /* Longer only when no start asked for a look meanwhile: in a
+             * loop of starts the nap stays under the threshold. */
+            if (!atomic_load_explicit(&lc_async_look, memory_order_relaxed)) nap = lc_async_longer(nap);
             idle = 0;
             continue;
         }
+        if (look) nap = LC_ASYNC_NAP_MIN_NS; /* it computes: make a pass now, and look again soon */
         pthread_mutex_unlock(&lc_async_mx);
 
         lc_thread_enter_progress();

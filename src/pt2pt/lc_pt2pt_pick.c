@@ -161,6 +161,7 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
      * running at once, CMA only the receiver.  Nothing to measure. */
     if (lc_world.local_size > lc_world.usable_cores) {
         c->choice = LC_PICK_CHOSE_PULL;
+        c->demoted = 1; /* as a crawling pipeline: no pipeline probes, no second thoughts */
         return LC_PICK_PULL;
     }
     /* Undecided: a pipeline sample in flight keeps the rest on the

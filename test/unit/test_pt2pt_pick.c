@@ -233,6 +233,10 @@ int main(void)
     memset(&p.pick.cls[3], 0, sizeof(p.pick.cls[3]));
     lc_world.local_size = 4;
     CHECK(lc_pick_choose(&p, 64 * MiB, true) == LC_PICK_PULL);
+    int piped = 0; /* and never a pipeline probe there */
+    for (int i = 0; i < 200; i++) piped += !(lc_pick_choose(&p, 64 * MiB, true) & LC_PICK_PULL);
+    lc_pick_sample(&p, 64 * MiB, 0, 64 * MiB / 40e9); /* a stray pipeline figure changes nothing */
+    CHECK(piped == 0 && p.pick.cls[3].choice == 1);
 
     /* A reset (a peer wired up again) forgets everything. */
     lc_peer_pick_reset(&p, false);

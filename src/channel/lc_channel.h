@@ -173,11 +173,17 @@ typedef struct lc_peer_ofi {
  * engine's, src/pt2pt/lc_pt2pt_pick.c; the channel only holds it). */
 #define LC_PICK_CLASSES 4
 typedef struct lc_pick_class {
-    uint8_t n_pull, n_pipe;   /* samples taken of each */
+    uint8_t n_pull, n_pipe;   /* samples taken of each (counted up to LC_PICK_SAMPLES: the first decision) */
     uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
     uint8_t demoted;          /* CMA because the chosen pipeline crawled (not because it sampled slower) */
     uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
-    double pull_bw, pipe_bw;  /* best throughput of each seen, bytes per second */
+    uint32_t since_probe;     /* timed messages since the protocol not chosen was last tried */
+    uint32_t flips;           /* times a decided class changed its mind on newer samples */
+    double pull_bw, pipe_bw;  /* recent throughput of each, bytes per second: the best of the
+                               * current round of samples and the round before */
+    double round_best[2];     /* best of the current round: [0] pipeline, [1] pull */
+    double last_best[2];      /* best of the round before */
+    uint8_t round_n[2];       /* samples in the current round */
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */

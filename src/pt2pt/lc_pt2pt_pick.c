@@ -48,6 +48,24 @@
  * quiet host, 2026-11-26, against 9 GB/s once warm) do not decide for the
  * life of the job.
  *
+ * A decision is not final (session 11).  The first samples of a class can
+ * all be unlucky one way: first pulls into pages never touched, a peer
+ * descheduled while the pipeline samples ran.  A ping-pong of one message
+ * at a time then kept the slower protocol for all its 4,096 messages, and
+ * a whole run read "all slow" (the 1-4 MiB class flipped between runs on
+ * the quiet host: 1 MiB auto 10.6-12.8 GB/s against forced CMA's 12.1-13.2).
+ * So once decided, every message that can be timed still is (two clock
+ * reads; a pipeline one only when it is lone), every LC_PICK_PROBE-th such
+ * message goes the other way as a probe, and each protocol's figure is the
+ * best of its recent samples (this round of LC_PICK_SAMPLES and the one
+ * before), so old luck ages out.  After each sample the class is decided
+ * again by the same table, with LC_PICK_HYST of hysteresis around each
+ * boundary so that two protocols within noise of each other do not swap
+ * on every probe.  A probe costs at most 1/LC_PICK_PROBE of the messages
+ * going the slower way (0.6x: under 2 %).  A class demoted for a crawling
+ * pipeline takes no pipeline probes (lone probes looked fine while the
+ * windows crawled) until LC_PICK_RETRY samples it afresh.
+ *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
  * receiver.
@@ -79,6 +97,12 @@
 #define LC_PICK_DEMOTE 0.5
 /* Messages of a decided class before it is sampled again. */
 #define LC_PICK_RETRY 4096
+/* Every LC_PICK_PROBE-th timed message of a decided class tries the
+ * protocol not chosen. */
+#define LC_PICK_PROBE 32
+/* A decided class moves across a boundary of the table (pipeline/CMA =
+ * 1 or LC_PICK_PIPE_MARGIN) only when the ratio passes it by this factor. */
+#define LC_PICK_HYST 1.12
 /* What one remote segment of a block-list pull costs the kernel on top of
  * the copy (process_vm_readv pins the pages of each remote iovec with a
  * call of its own).  Measured on this VM (2026-11-26, quiet, one
@@ -113,28 +137,40 @@ static lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
 int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
-    bool busy = from->pick.pipelining != 0;
+    lc_peer_pick_t *k = &from->pick;
+    bool busy = k->pipelining != 0;
     if (c->choice != LC_PICK_UNDECIDED && lc_unlikely(++c->uses >= LC_PICK_RETRY))
         memset(c, 0, sizeof(*c)); /* sample both ways again */
-    switch (c->choice) {
-    case LC_PICK_CHOSE_PULL: return LC_PICK_PULL;
-    case LC_PICK_CHOSE_PIPE: return LC_PICK_PIPE;
-    case LC_PICK_CHOSE_PIPE_LONE: return busy ? LC_PICK_PULL : LC_PICK_PIPE;
-    default: break;
+    if (c->choice != LC_PICK_UNDECIDED) {
+        bool pipe = c->choice == LC_PICK_CHOSE_PIPE || (c->choice == LC_PICK_CHOSE_PIPE_LONE && !busy);
+        if (!timed) return pipe ? LC_PICK_PIPE : LC_PICK_PULL;
+        /* The protocol not chosen, now and then: a pipeline probe only for
+         * a lone message (as a first sample), none for a demoted class. */
+        if (++c->since_probe >= LC_PICK_PROBE && !busy && !k->sampling && !(pipe == false && c->demoted)) {
+            c->since_probe = 0;
+            if (pipe) return LC_PICK_PULL | LC_PICK_SAMPLE;
+            k->sampling = true;
+            return LC_PICK_PIPE | LC_PICK_SAMPLE;
+        }
+        if (!pipe) return LC_PICK_PULL | LC_PICK_SAMPLE;
+        if (busy || k->sampling) return LC_PICK_PIPE;
+        k->sampling = true;
+        return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
     /* Ranks outnumber cores: the pipeline needs sender and receiver
      * running at once, CMA only the receiver.  Nothing to measure. */
     if (lc_world.local_size > lc_world.usable_cores) {
         c->choice = LC_PICK_CHOSE_PULL;
+        c->demoted = 1; /* as a crawling pipeline: no pipeline probes, no second thoughts */
         return LC_PICK_PULL;
     }
     /* Undecided: a pipeline sample in flight keeps the rest on the
      * pipeline; a message that cannot be timed (derived datatype,
      * unexpected, truncated) goes as a PIPE_LONE class would. */
-    if (from->pick.sampling) return LC_PICK_PIPE;
+    if (k->sampling) return LC_PICK_PIPE;
     if (!timed) return busy ? LC_PICK_PULL : LC_PICK_PIPE;
     if (c->n_pipe <= c->n_pull && c->n_pipe < LC_PICK_SAMPLES && !busy) {
-        from->pick.sampling = true;
+        k->sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
     return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
@@ -164,29 +200,58 @@ void lc_pick_transit(lc_peer_t *from, double transit)
     if (from->pick.transit == 0 || transit < from->pick.transit) from->pick.transit = transit;
 }
 
+/* The table of the model, with hysteresis around the boundaries the
+ * class would cross when it is decided already. */
+static uint8_t lc_pick_rule(const lc_pick_class_t *c)
+{
+    double r = c->pipe_bw / (c->pull_bw > 0 ? c->pull_bw : 1e-9);
+    double lo = 1.0, hi = LC_PICK_PIPE_MARGIN;
+    switch (c->choice) {
+    case LC_PICK_CHOSE_PULL: lo *= LC_PICK_HYST, hi *= LC_PICK_HYST; break;
+    case LC_PICK_CHOSE_PIPE: lo /= LC_PICK_HYST, hi /= LC_PICK_HYST; break;
+    case LC_PICK_CHOSE_PIPE_LONE: lo /= LC_PICK_HYST, hi *= LC_PICK_HYST; break;
+    default: break;
+    }
+    return r > hi ? LC_PICK_CHOSE_PIPE : r > lo ? LC_PICK_CHOSE_PIPE_LONE : LC_PICK_CHOSE_PULL;
+}
+
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
-    if (c->choice != LC_PICK_UNDECIDED || !(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
+    if (!(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
     seconds += from->pick.transit;
     double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
+    int w = pulled ? 1 : 0;
+    /* Rounds of LC_PICK_SAMPLES: the figure is the best of this round and
+     * the last, so a sample older than two rounds no longer counts. */
+    if (bw > c->round_best[w]) c->round_best[w] = bw;
+    if (++c->round_n[w] >= LC_PICK_SAMPLES) {
+        c->last_best[w] = c->round_best[w];
+        c->round_best[w] = 0;
+        c->round_n[w] = 0;
+    }
+    double recent = c->round_best[w] > c->last_best[w] ? c->round_best[w] : c->last_best[w];
     if (pulled) {
-        if (bw > c->pull_bw) c->pull_bw = bw;
-        c->n_pull++;
+        c->pull_bw = recent;
+        if (c->n_pull < LC_PICK_SAMPLES) c->n_pull++;
     } else {
-        if (bw > c->pipe_bw) c->pipe_bw = bw;
-        c->n_pipe++;
+        c->pipe_bw = recent;
+        if (c->n_pipe < LC_PICK_SAMPLES) c->n_pipe++;
     }
     if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
-    c->choice = c->pipe_bw > LC_PICK_PIPE_MARGIN * c->pull_bw ? LC_PICK_CHOSE_PIPE
-                : c->pipe_bw > c->pull_bw                      ? LC_PICK_CHOSE_PIPE_LONE
-                                                               : LC_PICK_CHOSE_PULL;
+    uint8_t was = c->choice;
+    if (was != LC_PICK_UNDECIDED && c->demoted) return; /* CMA until LC_PICK_RETRY */
+    c->choice = lc_pick_rule(c);
+    if (c->choice == was) return;
+    if (was != LC_PICK_UNDECIDED) c->flips++;
     if (lc_params.show_channels)
-        fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s (best of %d): %s\n",
+        fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s (best of the last %d-%d): %s%s\n",
                 lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,
-                c->pipe_bw / 1e9, LC_PICK_SAMPLES, c->choice == LC_PICK_CHOSE_PULL   ? "CMA"
+                c->pipe_bw / 1e9, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES,
+                c->choice == LC_PICK_CHOSE_PULL   ? "CMA"
                 : c->choice == LC_PICK_CHOSE_PIPE ? "pipeline"
-                                                  : "pipeline alone, CMA in a window");
+                                                  : "pipeline alone, CMA in a window",
+                was == LC_PICK_UNDECIDED ? "" : " (changed on newer samples)");
 }
 
 void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go)

@@ -7,8 +7,10 @@
  * while another is pipelined; else CMA), messages that cannot be timed
  * are not, oversubscribed hosts pull at once; samples count from when the
  * receiver took the RTS (plus the fastest transit); a chosen pipeline that
- * crawls goes to CMA; every decision is sampled again after 4096
- * messages; and the
+ * crawls goes to CMA; a decided class keeps timing its messages, probes
+ * the other protocol every 32 and changes its mind when the recent best
+ * samples say so (and not on noise within the hysteresis); every decision
+ * is sampled afresh after 4096 messages; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
@@ -72,10 +74,13 @@ int main(void)
         pull_sample(&p, MiB, MiB / 8e9);
     }
     CHECK(p.pick.cls[2].choice == 3);
+    /* decided: a lone message is still timed (one sample at a time) */
+    CHECK(lc_pick_choose(&p, 2 * MiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE) && p.pick.sampling);
     CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PIPE);
+    p.pick.sampling = false;
     CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PIPE);
     p.pick.pipelining = 1;
-    CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PULL);
+    CHECK(lc_pick_choose(&p, 2 * MiB, true) == (LC_PICK_PULL | LC_PICK_SAMPLE));
     CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PULL);
     CHECK(lc_pick_choose(&p, 8 * MiB, false) == LC_PICK_PULL); /* undecided, untimed, busy: CMA */
     p.pick.pipelining = 0;
@@ -100,10 +105,10 @@ int main(void)
     pipe_sample(&p, 128 * KiB, 128 * KiB / 40e9);
     pipe_sample(&p, 128 * KiB, 128 * KiB / 35e9);
     CHECK(p.pick.cls[0].choice == 2);
-    CHECK(lc_pick_choose(&p, 255 * KiB, true) == LC_PICK_PIPE);
+    CHECK(lc_pick_choose(&p, 255 * KiB, false) == LC_PICK_PIPE);
     p.pick.pipelining = 1;
-    CHECK(lc_pick_choose(&p, 255 * KiB, true) == LC_PICK_PIPE); /* always */
-    CHECK(lc_pick_choose(&p, MiB, true) == LC_PICK_PULL);      /* the other class keeps its own */
+    CHECK(lc_pick_choose(&p, 255 * KiB, true) == LC_PICK_PIPE); /* always; busy: not timed */
+    CHECK(lc_pick_choose(&p, MiB, true) & LC_PICK_PULL);        /* the other class keeps its own */
     p.pick.pipelining = 0;
 
     /* 256 KiB-1 MiB: CMA as fast as the pipeline: CMA. */
@@ -111,7 +116,69 @@ int main(void)
         pipe_sample(&p, 300 * KiB, 300 * KiB / 9e9);
         pull_sample(&p, 300 * KiB, 300 * KiB / 9e9);
     }
-    CHECK(p.pick.cls[1].choice == 1 && lc_pick_choose(&p, 400 * KiB, true) == LC_PICK_PULL);
+    CHECK(p.pick.cls[1].choice == 1 && lc_pick_choose(&p, 400 * KiB, true) == (LC_PICK_PULL | LC_PICK_SAMPLE));
+
+    /* The first samples unlucky one way (a peer descheduled, pages never
+     * touched): CMA read 6 GB/s, so the pipeline (8) was chosen for lone
+     * messages.  The class keeps timing its pipelined messages and every
+     * 32nd timed one is a CMA probe: the first probe at 13 GB/s changes
+     * it to CMA; from then on pipeline probes at 8 GB/s leave it there,
+     * and so do CMA samples at 12.5 (within the hysteresis of 13 against
+     * the pipeline's 8: not a boundary).  When the CMA figures age out to
+     * 8.5 against a pipeline at 9 (1.06x: inside the 1.12 hysteresis) it
+     * stays CMA; at 10 against 8.5 it goes back to the pipeline. */
+    memset(&p.pick.cls[1], 0, sizeof(p.pick.cls[1]));
+    for (int i = 0; i < 3; i++) {
+        pipe_sample(&p, 512 * KiB, 512 * KiB / 8e9);
+        pull_sample(&p, 512 * KiB, 512 * KiB / 6e9);
+    }
+    lc_pick_class_t *c1 = &p.pick.cls[1];
+    CHECK(c1->choice == 3 && c1->flips == 0);
+    int probes = 0, n = 0;
+    while (c1->choice == 3 && n < 200) { /* lone ping-pong messages */
+        int how = lc_pick_choose(&p, 512 * KiB, true);
+        CHECK(how & LC_PICK_SAMPLE);
+        n++;
+        if (how & LC_PICK_PULL) {
+            probes++;
+            lc_pick_sample(&p, 512 * KiB, 1, 512 * KiB / 13e9);
+        } else {
+            lc_request_t r = { .msg_size = 512 * KiB };
+            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9);
+            lc_pick_pipe_done(&p, &r);
+        }
+    }
+    CHECK(c1->choice == 1 && probes == 1 && n == 32 && c1->flips == 1);
+    probes = 0;
+    for (n = 0; n < 200; n++) {
+        int how = lc_pick_choose(&p, 512 * KiB, true);
+        if (how & LC_PICK_PULL) {
+            lc_pick_sample(&p, 512 * KiB, 1, 512 * KiB / 12.5e9);
+        } else {
+            probes++;
+            lc_request_t r = { .msg_size = 512 * KiB };
+            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9);
+            lc_pick_pipe_done(&p, &r);
+        }
+    }
+    CHECK(c1->choice == 1 && probes == 6 && c1->flips == 1);
+    for (n = 0; n < 6; n++) lc_pick_sample(&p, 512 * KiB, 1, 512 * KiB / 8.5e9); /* two rounds: 13 ages out */
+    for (n = 0; n < 6; n++) lc_pick_sample(&p, 512 * KiB, 0, 512 * KiB / 9e9);
+    CHECK(c1->choice == 1 && c1->pull_bw < 8.6e9 && c1->pipe_bw > 8.9e9);
+    lc_pick_sample(&p, 512 * KiB, 0, 512 * KiB / 10e9);
+    CHECK(c1->choice == 3 && c1->flips == 2);
+    /* Both directions of a pair decide alike from alike samples: the
+     * choice is a function of the samples only (the sender follows the
+     * receiver's CTS or FIN, so each direction agrees by construction). */
+    static lc_peer_t q;
+    q.can_pull = true;
+    lc_peer_pick_reset(&q, true);
+    for (int i = 0; i < 3; i++) {
+        pipe_sample(&q, 512 * KiB, 512 * KiB / 8e9);
+        pull_sample(&q, 512 * KiB, 512 * KiB / 6e9);
+    }
+    CHECK(q.pick.cls[1].choice == 3);
+    CHECK(lc_pick_choose(&q, 512 * KiB, false) == lc_pick_choose(&p, 512 * KiB, false));
 
     /* A receiver late to take the RTS: the sample counts from when it did,
      * plus the fastest transit seen (1 us), not the 5 ms it was away. */
@@ -150,7 +217,7 @@ int main(void)
     CHECK(p.pick.cls[1].choice == 1); /* CMA already */
     /* ...and every decision is sampled again after LC_PICK_RETRY messages. */
     int pulled = 0;
-    for (int i = 0; i < 4095; i++) pulled += lc_pick_choose(&p, 8 * MiB, true) == LC_PICK_PULL;
+    for (int i = 0; i < 4095; i++) pulled += lc_pick_choose(&p, 8 * MiB, true) == (LC_PICK_PULL | LC_PICK_SAMPLE);
     CHECK(pulled == 4095);
     CHECK(lc_pick_choose(&p, 8 * MiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE));
     CHECK(p.pick.cls[3].choice == 0 && p.pick.cls[3].n_pull == 0 && p.pick.cls[3].uses == 0);
@@ -166,6 +233,10 @@ int main(void)
     memset(&p.pick.cls[3], 0, sizeof(p.pick.cls[3]));
     lc_world.local_size = 4;
     CHECK(lc_pick_choose(&p, 64 * MiB, true) == LC_PICK_PULL);
+    int piped = 0; /* and never a pipeline probe there */
+    for (int i = 0; i < 200; i++) piped += !(lc_pick_choose(&p, 64 * MiB, true) & LC_PICK_PULL);
+    lc_pick_sample(&p, 64 * MiB, 0, 64 * MiB / 40e9); /* a stray pipeline figure changes nothing */
+    CHECK(piped == 0 && p.pick.cls[3].choice == 1);
 
     /* A reset (a peer wired up again) forgets everything. */
     lc_peer_pick_reset(&p, false);

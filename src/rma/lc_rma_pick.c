@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LC_RMA_PICK_SAMPLES 3
+#define LC_RMA_PICK_SAMPLES 5
 #define LC_RMA_PICK_TRIES 32
 #define LC_RMA_PICK_RETRY 4096
 
@@ -56,6 +56,7 @@ typedef struct lc_rma_pick_cls {
     double am_best, cma_best; /* seconds, best sample; valid when *_n > 0 */
     uint8_t am_n, cma_n;      /* samples taken since the class was last reset */
     uint8_t choice;           /* LC_RMA_PICK_* */
+    uint8_t told;             /* the last choice LOCUS_SHOW_CHANNELS printed */
     uint8_t tries;            /* operations while undecided */
     uint32_t uses;            /* operations since decided */
 } lc_rma_pick_cls_t;
@@ -102,7 +103,9 @@ bool lc_rma_pick_am(lc_rma_win_t *win, int target, size_t bytes, int *sample_p)
     if (!k) return false;
     if (k->choice != LC_RMA_PICK_UNDECIDED) {
         if (lc_likely(++k->uses < LC_RMA_PICK_RETRY)) return k->choice == LC_RMA_PICK_AM;
+        uint8_t told = k->told;
         memset(k, 0, sizeof *k); /* sample both ways again */
+        k->told = told;
     }
     /* Alternate while sampling; an active message is timed only when
      * nothing else of this window is in flight. */
@@ -134,13 +137,14 @@ void lc_rma_pick_sample(lc_rma_win_t *win, int target, int sample, bool am, doub
     if (k->am_n >= LC_RMA_PICK_SAMPLES && k->cma_n >= LC_RMA_PICK_SAMPLES) {
         k->choice = k->am_best <= k->cma_best ? LC_RMA_PICK_AM : LC_RMA_PICK_CMA;
         k->uses = 0;
-        if (lc_params.show_channels)
+        if (lc_params.show_channels && k->told != k->choice)
             fprintf(stderr,
                     "locus[%d]: one-sided puts/gets of %s to rank %d: %s (active message %.2f us, CMA %.2f us, "
                     "best of %d)\n",
                     lc_log_rank, lc_rma_pick_class_name(sample - 1), target,
                     k->choice == LC_RMA_PICK_AM ? "active messages" : "CMA", k->am_best * 1e6, k->cma_best * 1e6,
                     LC_RMA_PICK_SAMPLES);
+        k->told = k->choice;
     }
 }
 

@@ -788,8 +788,9 @@ def scenarios(quick):
             "with fence, 8 B Accumulate, Fetch_and_op and Compare_and_swap latency, "
             "on MPI_Win_allocate and MPI_Win_create windows (Locus: loads, stores "
             "and a lock in a shared segment for Win_allocate; on Win_create active "
-            "messages answered in the target's packet handler, and CMA for puts "
-            "and gets above LOCUS_RMA_AM_MAX)",
+            "messages answered in the target's packet handler; puts and gets "
+            "by active message or CMA, measured per size class up to 64 KiB, "
+            "LOCUS_RMA_AM_MAX)",
             2, True, rma_jobs("allocate", quick) + rma_jobs("create", quick),
             3 if quick else 5, 120),
         "rma-hosts2": Scenario(
@@ -804,7 +805,8 @@ def scenarios(quick):
             "directory, and as reference with both ranks in c1): one-sided "
             "metrics as in rma (Locus: Win_allocate in a segment of the shared "
             "directory, loads and stores across the containers; Win_create by "
-            "active messages through the shared-memory rings, no CMA across PID "
+            "active messages through the shared-memory rings, large puts and gets "
+            "streamed through them like rendezvous messages, no CMA across PID "
             "namespaces)",
             2, False, rma_jobs("allocate", quick) + rma_jobs("create", quick),
             3 if quick else 5, 120, hosts=1, containers=2),

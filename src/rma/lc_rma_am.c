@@ -83,7 +83,7 @@ static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int tar
         win->out = o;
         win->capout = cap;
     }
-    win->out[win->nout++] = (lc_rma_out_t){ req, buf, user, target, unpack ? *unpack : (lc_rma_unpack_t){ 0 } };
+    win->out[win->nout++] = (lc_rma_out_t){ req, buf, user, target, 0, 0.0, unpack ? *unpack : (lc_rma_unpack_t){ 0 } };
     if (user) win->nuser++;
     return MPI_SUCCESS;
 }
@@ -98,6 +98,10 @@ static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_byt
     if (rc == MPI_SUCCESS) {
         rc = lc_rma_track(win, rreq, unpack ? result : NULL, target, user, unpack);
         if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
+        if (rc == MPI_SUCCESS && win->sample_next) { /* timed from here: the request leaves next */
+            win->out[win->nout - 1].sample = win->sample_next;
+            win->out[win->nout - 1].t0 = lc_time_now();
+        }
     } else if (unpack) {
         free(result);
     }
@@ -144,6 +148,23 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
     return rc;
 }
 
+int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *origin, size_t bytes,
+                         lc_request_t *user)
+{
+    lc_rma_pkt_t hdr = *pkt;
+    hdr.flags |= LC_RMA_F_STREAM;
+    int rc = lc_rma_am_send(win, &hdr, target, NULL, 0, NULL, 0, NULL, 0, user, NULL);
+    if (rc != MPI_SUCCESS) return rc;
+    /* Sent after its request on the same FIFO channel: the target, which
+     * posts the receive when it takes the request, matches the data of
+     * one origin's puts in the order of their requests.  The caller's
+     * buffer is read until the send completes (flush waits for it). */
+    lc_request_t *sreq = NULL;
+    rc = lc_pt2pt_isend(origin, bytes, target, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, NULL, target, NULL, NULL);
+    return rc;
+}
+
 /* Release the completed requests we track (answers of ours included);
  * the number still in flight for `target` (-1: any). */
 static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
@@ -153,6 +174,7 @@ static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
         lc_rma_out_t *o = &win->out[i];
         if (o->req->complete) {
             if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
+            if (o->sample) lc_rma_pick_sample(win, o->target, o->sample, true, lc_time_now() - o->t0);
             lc_request_release(o->req);
             if (o->unpack.t) { /* a derived result type: the answer came packed */
                 lc_dt_t *t = o->unpack.t;
@@ -216,6 +238,21 @@ static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_
     if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
+/* The answer of a GET, straight from window memory: into the ring when it
+ * fits and there is room, else a send of its own from there (no copy; for
+ * large data the channel's rendezvous, which the progress engine streams
+ * through ring cells).  The window is read until the send completes:
+ * only an erroneous program (a conflicting put or local store before its
+ * next synchronisation) could tell.  Tracked, so MPI_Win_free waits. */
+static void lc_rma_answer_at(lc_rma_win_t *win, int source, const char *at, size_t bytes)
+{
+    if (lc_pt2pt_try_send(NULL, 0, at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) == MPI_SUCCESS) return;
+    lc_request_t *req;
+    int rc = lc_pt2pt_isend(at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, NULL, -2, NULL, NULL);
+    if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
+}
+
 void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
 {
     if (win->lock_excl == source + 1)
@@ -276,6 +313,10 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
                      (unsigned long long)pkt->count, (unsigned long long)pkt->disp, why);
         bytes = 0; /* an empty answer: the origin's receive takes it, its buffer unchanged */
     }
+    if (!why && pkt->kind == LC_RMA_GET && !pkt->nblocks) {
+        lc_rma_answer_at(win, source, at, bytes);
+        return;
+    }
     char stackbuf[256];
     char *result = NULL;
     if (fetch) {
@@ -292,6 +333,33 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
     }
     lc_rma_answer(win, source, result, fetch ? bytes : 0);
     if (result && result != stackbuf) free(result);
+}
+
+/* The receive of a streamed PUT's data, straight into window memory.
+ * The header is checked as in lc_rma_serve_data; a bad one is logged and
+ * its data received into nothing (every fragment consumed, the origin's
+ * send completes), then answered as any other. */
+static lc_request_t *lc_rma_stream_recv(lc_rma_win_t *win, int source, const lc_rma_pkt_t *pkt)
+{
+    size_t esz = lc_dtype_valid(pkt->dt) ? lc_dtype_size(pkt->dt) : 0, bytes = 0;
+    char *at = NULL;
+    const char *why = NULL;
+    if (pkt->kind != LC_RMA_PUT || pkt->nblocks || esz == 0)
+        why = "only a contiguous put of a predefined type can stream its data";
+    else if (__builtin_mul_overflow((size_t)pkt->count, esz, &bytes))
+        why = "its length overflows";
+    else if (!(at = lc_rma_am_addr(win, pkt->disp, bytes)))
+        why = "its bytes are outside this rank's window memory";
+    if (why) {
+        lc_log_error("one-sided request from rank %d (%llu elements at %#llx): ignored, %s", source,
+                     (unsigned long long)pkt->count, (unsigned long long)pkt->disp, why);
+        at = NULL;
+        bytes = 0;
+    }
+    lc_request_t *req = NULL;
+    if (lc_pt2pt_irecv(at, bytes, source, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, &req) != MPI_SUCCESS)
+        lc_fatal("cannot receive a one-sided put from rank %d", source);
+    return req;
 }
 
 static void lc_rma_serve(lc_rma_win_t *win, int source, const char *msg, size_t len)
@@ -340,6 +408,19 @@ static bool lc_rma_on_req(void *arg, int src, bool eager, const void *payload, s
         memcpy(tmp, payload, len);
         payload = tmp;
     }
+    if (len >= sizeof(lc_rma_pkt_t) && (((const lc_rma_pkt_t *)payload)->flags & LC_RMA_F_STREAM)) {
+        /* Its data follows: received into the window from here (posting a
+         * receive is allowed in the handler: it only links it), answered
+         * when in.  Everything after it waits behind it (am_queued), so
+         * answers keep the order of requests. */
+        lc_rma_in_t *in = malloc(sizeof *in);
+        if (!in) lc_fatal("out of memory receiving a one-sided put from rank %d", src);
+        *in = (lc_rma_in_t){ .buf = NULL, .len = 0, .source = src, .streaming = true };
+        in->req = lc_rma_stream_recv(win, src, payload);
+        lc_list_push_back(&win->inq, &in->link);
+        win->am_queued++;
+        return true;
+    }
     lc_rma_serve(win, src, payload, len);
     return true;
 }
@@ -361,6 +442,7 @@ static int lc_rma_take_arrived(lc_rma_win_t *win)
         in->buf = buf;
         in->len = len;
         in->source = st.MPI_SOURCE;
+        in->streaming = false;
         if (lc_pt2pt_imrecv(buf, len, msg, &in->req) != MPI_SUCCESS)
             lc_fatal("cannot receive a one-sided request from rank %d", st.MPI_SOURCE);
         lc_list_push_back(&win->inq, &in->link);
@@ -381,10 +463,22 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
     while (!lc_list_empty(&win->inq)) { /* apply in arrival order */
         lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;
         if (!in->req->complete) break;
-        lc_list_remove(&in->link);
         lc_request_release(in->req);
+        lc_rma_pkt_t pkt;
+        if (!in->streaming && in->len >= sizeof pkt &&
+            (memcpy(&pkt, in->buf, sizeof pkt), pkt.flags & LC_RMA_F_STREAM)) {
+            /* A streamed put's request: now its data, in place. */
+            in->req = lc_rma_stream_recv(win, in->source, &pkt);
+            in->streaming = true;
+            events++;
+            continue;
+        }
+        lc_list_remove(&in->link);
         if (win->am_queued > 0) win->am_queued--;
-        lc_rma_serve(win, in->source, in->buf, in->len);
+        if (in->streaming)
+            lc_rma_answer(win, in->source, NULL, 0); /* its data is in */
+        else
+            lc_rma_serve(win, in->source, in->buf, in->len);
         free(in->buf);
         free(in);
         events++;

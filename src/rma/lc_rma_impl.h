@@ -12,7 +12,7 @@
 
 /* Tags on the window's private communicator (point-to-point context for
  * one-sided traffic, collective context for PSCW and freeing). */
-enum { LC_RMA_TAG_REQ = 1, LC_RMA_TAG_RESP = 2, LC_RMA_TAG_POST = 3, LC_RMA_TAG_DONE = 4 };
+enum { LC_RMA_TAG_REQ = 1, LC_RMA_TAG_RESP = 2, LC_RMA_TAG_POST = 3, LC_RMA_TAG_DONE = 4, LC_RMA_TAG_DATA = 5 };
 
 /* Active-message requests up to this size (header + data) go out as one
  * eager packet from the caller's buffers and are served in the target's
@@ -38,13 +38,18 @@ typedef struct lc_rma_line {
 typedef struct lc_rma_pkt {
     uint8_t kind;      /* lc_rma_kind_t */
     uint8_t lock_type; /* LOCK: MPI_LOCK_EXCLUSIVE - 234 or SHARED - 234 */
-    uint16_t reserved;
+    uint16_t flags;    /* LC_RMA_F_* */
     MPI_Datatype dt;
     MPI_Op op;
     uint32_t nblocks; /* 0: count contiguous elements at disp */
     uint64_t disp;  /* byte offset in the target's window (dynamic: address) */
     uint64_t count; /* elements */
 } lc_rma_pkt_t;
+
+/* A PUT whose data is not in the request but follows it as a message of
+ * its own (tag DATA), which the target receives straight into window
+ * memory (lc_rma_am_put_stream). */
+#define LC_RMA_F_STREAM 1u
 
 /* One block of a derived target type: `len` bytes at `off` from the
  * operation's displacement (off may be negative: a type's lb). */
@@ -65,10 +70,11 @@ typedef struct lc_rma_unpack {
  * operations apply in arrival order, which keeps each origin's order). */
 typedef struct lc_rma_in {
     lc_list_t link;
-    lc_request_t *req; /* the receive of the whole message */
+    lc_request_t *req; /* the receive of the whole message, then (streamed) of its data */
     char *buf;
     size_t len; /* of the message: a peer's header is checked against it */
     int source;
+    bool streaming; /* req receives a streamed PUT's data into window memory */
 } lc_rma_in_t;
 
 /* A lock request the target could not grant yet. */
@@ -85,6 +91,8 @@ typedef struct lc_rma_out {
     void *buf;          /* send buffer to free, or NULL */
     lc_request_t *user; /* MPI_Rput ...: completed with `req`, or NULL */
     int target;
+    int sample;             /* > 0: a timed answer, lc_rma_pick_sample's class + 1 */
+    double t0;              /* with sample: when the request left (lc_time_now) */
     lc_rma_unpack_t unpack; /* the answer is in `buf` and unpacks there */
 } lc_rma_out_t;
 
@@ -138,6 +146,7 @@ struct lc_rma_win {
     lc_rma_out_t *out;     /* requests in flight */
     int nout, capout;
     int nuser;                /* entries of `out` with a user request */
+    int sample_next;          /* > 0: the next answer posted is timed (lc_rma_pick.c) */
     int lock_shared;          /* target side: shared holders */
     int lock_excl;            /* target side: exclusive holder + 1, 0: none */
     lc_list_t waiters;        /* lc_rma_waiter_t */
@@ -164,12 +173,30 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                    const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user,
                    const lc_rma_unpack_t *unpack);
 int lc_rma_am_flush(lc_rma_win_t *win, int target);
+/* A contiguous PUT of `bytes` from `origin`: the request (header only),
+ * then the data as a message of its own from the caller's buffer, which
+ * the target's progress engine receives straight into window memory
+ * through the channel's rendezvous (the shm pipeline: ring cells, several
+ * in flight), instead of one message of header + data that both sides
+ * copy once more.  Complete when the target's acknowledgement arrived. */
+int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *origin, size_t bytes,
+                         lc_request_t *user);
 /* Target side, for our own lock requests on the AM path. */
 bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive);
 void lc_rma_am_unlock_local(lc_rma_win_t *win, int source);
 /* Where `bytes` at `disp` are in our memory, or NULL (a bad request: the
  * origin checked the range, except for dynamic windows). */
 char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes);
+
+/* Active message or CMA for a contiguous put/get of `bytes` to a CMA
+ * peer (lc_rma_pick.c): true for an active message.  *sample_p > 0 when
+ * the operation is to be timed: a CMA call by the caller, an active
+ * message by the engine (set win->sample_next before sending). */
+#define LC_RMA_PICK_CLASSES 6
+#define LC_RMA_PICK_MAX ((size_t)64 << 10)
+int lc_rma_pick_class(size_t bytes);
+bool lc_rma_pick_am(lc_rma_win_t *win, int target, size_t bytes, int *sample_p);
+void lc_rma_pick_sample(lc_rma_win_t *win, int target, int sample, bool am, double seconds);
 
 /* Derived target types (lc_rma_dtype.c).  Whether blocks relative to
  * `disp` all lie in our window memory (AM path: a peer's description is

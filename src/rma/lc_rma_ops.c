@@ -44,19 +44,26 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
         lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
         return MPI_SUCCESS;
     }
-    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target] && bytes > lc_params.rma_am_max) {
+    int sample = 0;
+    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target] &&
+        !lc_rma_pick_am(win, target, bytes, &sample)) {
         /* One system call, complete at the target when it returns; puts
          * are not ordered with other operations (MPI 4.1 §12.7.2), so
-         * bypassing the target's request queue is allowed.  Small ones
-         * (RMA_AM_MAX) are one active message instead: the target's
-         * packet handler answers it from the ring cell in less time than
-         * the system call takes, when the target is inside MPI. */
+         * bypassing the target's request queue is allowed.  Smaller ones
+         * may be active messages instead (lc_rma_pick.c): the target's
+         * packet handler answers them in less time than the system call
+         * takes, when the target is inside MPI. */
         lc_peer_t *peer = win->comm->peers[target];
         uint64_t remote = win->remote_bases[target] + off;
+        double t0 = sample ? lc_time_now() : 0;
         int st =
             kind == LC_RMA_PUT ? lc_cma_push(peer, remote, origin, bytes) : lc_cma_pull(peer, result, remote, 0, bytes);
-        if (st == LC_OK) return MPI_SUCCESS;
+        if (st == LC_OK) {
+            if (sample) lc_rma_pick_sample(win, target, sample, false, lc_time_now() - t0);
+            return MPI_SUCCESS;
+        }
         win->cma[target] = 0; /* logged; the request path still works */
+        sample = 0;
     }
     if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->ofi && win->ofi[target]) {
         /* fi_write / fi_read: served by the target's provider, complete at
@@ -68,10 +75,21 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
         return rc;
     }
     lc_rma_pkt_t pkt = { .kind = (uint8_t)kind, .dt = dt, .op = op, .disp = off, .count = count };
+    if (kind == LC_RMA_PUT && sizeof pkt + bytes > LC_RMA_AM_INLINE) {
+        /* Larger than one request packet: the data streams into the
+         * target's window (a GET's answer streams out of it likewise,
+         * lc_rma_am.c), as point-to-point's rendezvous would move it. */
+        win->sample_next = sample;
+        int rc = lc_rma_am_put_stream(win, &pkt, target, origin, bytes, user);
+        win->sample_next = 0;
+        return rc == MPI_SUCCESS ? LC_AGAIN : rc;
+    }
     bool sends = kind != LC_RMA_GET && !(kind == LC_RMA_GACC && op == MPI_NO_OP);
     bool fetch = kind == LC_RMA_GET || kind == LC_RMA_GACC || kind == LC_RMA_CAS;
+    win->sample_next = sample;
     int rc = lc_rma_am_send(win, &pkt, target, origin, sends ? bytes : 0, compare, kind == LC_RMA_CAS ? bytes : 0,
                             result, fetch ? bytes : 0, user, NULL);
+    win->sample_next = 0;
     return rc == MPI_SUCCESS ? LC_AGAIN : rc;
 }
 

@@ -134,13 +134,14 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_SIZE("OFI_RMA_THRESHOLD", ofi_rma_threshold, "0", LC_PARAM_RANKS,
         "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
         "smaller ones are streamed in packets."),
-    LC_PARAM_ROW_SIZE_IN("RMA_AM_MAX", rma_am_max, "512", 0, 4096, 0, LC_PARAM_RANKS,
-        "MPI_Put and MPI_Get of at most this many bytes (0..4096) on a window over user memory "
-        "(MPI_Win_create) to a rank CMA reaches travel as one active message through the shared-memory "
-        "ring, which the target's progress engine answers at once (about 0.3 us while it is inside MPI; "
-        "a target computing outside MPI serves it at its next call, or with ASYNC_PROGRESS); larger ones "
-        "are one CMA system call (about 1.5 us), complete without the target. 0 = always CMA "
-        "(docs/performance.md, \"One-sided\")."),
+    LC_PARAM_ROW_SIZE("RMA_AM_MAX", rma_am_max, "auto", LC_PARAM_RANKS,
+        "MPI_Put and MPI_Get on a window over user memory (MPI_Win_create) to a rank CMA reaches: up to "
+        "this many bytes they are active messages through the shared-memory rings, which the target's "
+        "progress engine serves (a few hundred ns while it is inside MPI; a target computing outside MPI "
+        "serves them at its next call, or with ASYNC_PROGRESS), larger ones one CMA system call (about "
+        "1.5 us plus the copy), complete without the target. auto = measured per pair and size class up "
+        "to 64 KiB: the origin times its first operations both ways and keeps the cheaper (larger ones "
+        "CMA); 0 = always CMA (docs/performance.md, \"One-sided\")."),
     LC_PARAM_ROW_INT_IN("OFI_CONNECT_TIMEOUT", ofi_connect_timeout, "10", 1, 86400, 0, LC_PARAM_RANKS,
         "Seconds (1..86400) the first packet to a network peer may wait for its connection before Locus checks that "
         "something answers at the peer's address: if nothing does, the job ends with a message naming "

@@ -189,6 +189,7 @@ typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */
     bool sampling;            /* a pipeline sample from this peer is in flight */
     uint32_t pipelining;      /* receives from this peer waiting for DATA */
+    uint32_t sending;         /* our rendezvous sends to this peer whose RTS left, not yet finished */
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only

@@ -138,7 +138,13 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
     lc_peer_pick_t *k = &from->pick;
-    bool busy = k->pipelining != 0;
+    /* A window: another message from the peer being pipelined, or a
+     * rendezvous send of ours to it in flight (an exchange: Sendrecv, a
+     * 2-rank Alltoall).  In an exchange both directions would pipeline
+     * at once, each core copying every fragment of both (in and out),
+     * where a pull is one copy each: 2 ranks, Ialltoall of 1 MiB, 91-95 us
+     * against 53 (h6, 2026-11-26). */
+    bool busy = k->pipelining != 0 || k->sending != 0;
     if (c->choice != LC_PICK_UNDECIDED && lc_unlikely(++c->uses >= LC_PICK_RETRY))
         memset(c, 0, sizeof(*c)); /* sample both ways again */
     if (c->choice != LC_PICK_UNDECIDED) {

@@ -91,6 +91,7 @@ static int lc_send_first_packet(lc_request_t *req)
         req->state = LC_ST_RTS_QUEUED;
         return LC_AGAIN;
     }
+    if (lc_unlikely(req->peer->pick.calibrate)) req->peer->pick.sending++; /* lc_pick_choose: an exchange */
     return LC_OK;
 }
 
@@ -105,6 +106,7 @@ static int lc_send_stream(lc_request_t *req)
         if (lc_send_data(req, &hdr, &d, sizeof(d), req->offset, n) != LC_OK) return LC_AGAIN;
         req->offset += n;
     }
+    if (lc_unlikely(req->peer->pick.calibrate) && req->peer->pick.sending) req->peer->pick.sending--;
     lc_request_complete(req);
     return LC_OK;
 }
@@ -189,6 +191,7 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
         lc_pt2pt_wire_request(from, ctl.sreq, LC_REQ_SEND, LC_REQ_STATE_BIT(ack ? LC_ST_WAIT_ACK : LC_ST_WAIT_RNDV),
                               ack ? "ACK" : hdr->kind == LC_PKT_CTS ? "CTS" : "FIN");
     if (hdr->kind != LC_PKT_CTS) { /* FIN or ACK: the receiver has the data */
+        if (!ack && lc_unlikely(from->pick.calibrate) && from->pick.sending) from->pick.sending--;
         lc_request_complete(req);
         return;
     }

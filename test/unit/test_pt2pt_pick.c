@@ -84,6 +84,14 @@ int main(void)
     CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PULL);
     CHECK(lc_pick_choose(&p, 8 * MiB, false) == LC_PICK_PULL); /* undecided, untimed, busy: CMA */
     p.pick.pipelining = 0;
+    /* An exchange: a rendezvous send of ours to the peer in flight makes
+     * its message to us part of a window (each direction pipelining at
+     * once would copy every fragment twice on each core): CMA. */
+    p.pick.sending = 1;
+    CHECK(lc_pick_choose(&p, 2 * MiB, true) == (LC_PICK_PULL | LC_PICK_SAMPLE));
+    CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PULL);
+    p.pick.sending = 0;
+    CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PIPE);
     lc_pick_sample(&p, 8 * MiB, 1, -1.0); /* a clock from elsewhere: ignored */
     lc_pick_sample(&p, 8 * MiB, 0, 20.0);
     CHECK(p.pick.cls[3].n_pull == 0 && p.pick.cls[3].n_pipe == 0);

@@ -86,7 +86,20 @@ typedef struct lc_wireup {
                          * each one's slot); -1 for the others */
     int nivs_rings;     /* ranks on our region, self included */
     int nivs;           /* LC_PLAN_IVSHMEM peers */
+    char (*cards)[LC_SHM_CARD_LEN]; /* [size]: each shm candidate's segment card, "" if it published none;
+                                     * fetched at once after fence 2 (lc_fetch_cards) */
 } lc_wireup_t;
+
+/* lc_pmi_get_ranks's callback: rank r's identity record into ids[r]. */
+static int lc_identity_take(int r, const char *val, void *arg)
+{
+    lc_identity_t *ids = arg;
+    if (val == NULL || lc_identity_parse(val, &ids[r]) != 0) {
+        lc_log_error("wire-up: no valid identity record from rank %d", r);
+        return LC_ERROR;
+    }
+    return 0;
+}
 
 static int lc_exchange_identities(lc_identity_t *ids)
 {
@@ -107,20 +120,19 @@ static int lc_exchange_identities(lc_identity_t *ids)
     lc_identity_format(&me, val, sizeof(val));
     if (lc_pmi_put(key, val) != 0 || lc_pmi_fence() != 0) return LC_ERROR;
     lc_init_times_mark("PMI put + fence 1");
-    for (int r = 0; r < lc_world.size; r++) {
-        if (r == lc_world.rank) {
-            ids[r] = me;
-            continue;
-        }
-        snprintf(key, sizeof(key), "lc-id-%d", r);
-        int rc = lc_pmi_get(r, key, val, sizeof(val));
-        if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
-        if (rc != 0 || lc_identity_parse(val, &ids[r]) != 0) {
-            lc_log_error("wire-up: no valid identity record from rank %d", r);
-            return LC_ERROR;
-        }
+    ids[lc_world.rank] = me;
+    /* Everyone else's, a few requests for all of them under our mpiexec
+     * (lc_pmi_get_ranks), not one round trip each. */
+    int *peers = malloc(sizeof(int) * (size_t)lc_world.size), n = 0;
+    if (!peers) {
+        lc_log_error("wire-up: out of memory for %d peers", lc_world.size);
+        return LC_ERROR;
     }
-    return 0;
+    for (int r = 0; r < lc_world.size; r++)
+        if (r != lc_world.rank) peers[n++] = r;
+    int rc = lc_pmi_get_ranks("lc-id-", peers, n, lc_identity_take, ids);
+    free(peers);
+    return rc == 0 ? 0 : LC_ERROR; /* said why */
 }
 
 /* Shared memory is tried for peers on this kernel, unless the network is
@@ -341,11 +353,9 @@ static int lc_connect_shm_peer(const lc_wireup_t *w, int r)
 {
     const lc_identity_t *id = &w->ids[r], *me = &w->ids[w->rank];
     lc_peer_t *p = &lc_world.peers[r];
-    char why[600], domains[96], key[64], card[64];
-    snprintf(key, sizeof(key), "lc-shmseg-%d", r);
-    int rc = lc_pmi_get(r, key, card, sizeof(card));
-    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
-    if (rc != 0) snprintf(why, sizeof(why), "it published no shared-memory segment");
+    char why[600], domains[96];
+    const char *card = w->cards[r];
+    if (!card[0]) snprintf(why, sizeof(why), "it published no shared-memory segment");
     else if (lc_shm_connect(p, card, (uint32_t)w->ring[w->rank], (uint32_t)w->ring[r], why, sizeof(why)) == 0) {
         lc_connect_cma(p, id, me);
         return 0;
@@ -386,8 +396,37 @@ static int lc_connect_ivshmem_peer(const lc_wireup_t *w, int r)
     return LC_ERROR;
 }
 
+/* lc_pmi_get_ranks's callback: rank r's segment card (NULL: none). */
+static int lc_card_take(int r, const char *card, void *arg)
+{
+    lc_wireup_t *w = arg;
+    if (card && strlen(card) >= sizeof(w->cards[r])) {
+        lc_log_error("wire-up: rank %d published a shared-memory card of %zu characters (at most %zu)", r,
+                     strlen(card), sizeof(w->cards[r]) - 1);
+        return LC_ERROR;
+    }
+    snprintf(w->cards[r], sizeof(w->cards[r]), "%s", card ? card : "");
+    return 0;
+}
+
+/* Every shm candidate's card, in a few requests (lc_pmi_get_ranks). */
+static int lc_fetch_cards(lc_wireup_t *w)
+{
+    int *want = malloc(sizeof(int) * (size_t)w->size), n = 0;
+    if (!want) {
+        lc_log_error("wire-up: out of memory for %d peers", w->size);
+        return LC_ERROR;
+    }
+    for (int r = 0; r < w->size; r++)
+        if (w->plan[r] == LC_PLAN_SHM || w->plan[r] == LC_PLAN_SHM_TRY) want[n++] = r;
+    int rc = lc_pmi_get_ranks("lc-shmseg-", want, n, lc_card_take, w);
+    free(want);
+    return rc == 0 ? 0 : LC_ERROR;
+}
+
 static int lc_wireup_connect(lc_wireup_t *w)
 {
+    if (lc_fetch_cards(w) != 0) return LC_ERROR;
     for (int r = 0; r < w->size; r++) {
         int rc = 0;
         char cause[96];
@@ -509,7 +548,8 @@ static int lc_wireup_init(lc_wireup_t *w)
     w->ring = calloc(n, sizeof(*w->ring));
     w->kernel = calloc(n, sizeof(*w->kernel));
     w->ivs_ring = calloc(n, sizeof(*w->ivs_ring));
-    if (!w->ids || !w->plan || !w->ring || !w->kernel || !w->ivs_ring) {
+    w->cards = calloc(n, sizeof(*w->cards));
+    if (!w->ids || !w->plan || !w->ring || !w->kernel || !w->ivs_ring || !w->cards) {
         lc_log_error("wire-up: out of memory for %d peers", w->size);
         return LC_ERROR;
     }
@@ -529,6 +569,7 @@ static void lc_wireup_free(lc_wireup_t *w)
     free(w->ring);
     free(w->kernel);
     free(w->ivs_ring);
+    free(w->cards);
 }
 
 /* A job of one: no exchange, no channel but self. */

@@ -34,6 +34,7 @@ static struct {
     char          kvsname[LC_PMI_KVSNAME_MAX];
     size_t        srv_keylen_max; /* the server's limits (cmd=maxes) */
     size_t        srv_vallen_max;
+    size_t        bulk_max;       /* Locus's mpiexec: longest lc_getranks reply; 0 elsewhere */
     char          rbuf[LC_PMI_WIRE_MAX + 2]; /* bytes received, not yet consumed */
     size_t        rlen;
     lc_pmi_kv_t  *local;                     /* singleton key/value table */
@@ -146,6 +147,78 @@ int lc_pmi_call_lines(const char *lines, size_t len, const char *expect, lc_pmi_
     rc = lc_pmi_write_all(lc_pmi.fd, lines, len) != 0 || lc_pmi_read_msg(reply_p) != 0 ? -1 : 0;
     pthread_mutex_unlock(&lc_pmi_wire_lock);
     return rc != 0 ? -1 : lc_pmi_check_reply(expect, reply_p, rc_p);
+}
+
+size_t lc_pmi_bulk_max(void)
+{
+    return lc_pmi.initialized && !lc_pmi.singleton ? lc_pmi.bulk_max : 0;
+}
+
+/* One reply line of up to cap bytes ('\n' included) into line[cap]: the
+ * bytes already buffered first, then straight from the socket.  Returns
+ * its length without the '\n' (replaced by a NUL), or -1. */
+static ssize_t lc_pmi_read_long(char *line, size_t cap)
+{
+    size_t len = 0;
+
+    for (;;) {
+        char *nl = memchr(line, '\n', len);
+        ssize_t n;
+
+        if (nl != NULL) {
+            size_t used = (size_t)(nl - line) + 1;
+
+            /* Bytes after the line (none from a well-behaved server) go
+             * back to the buffer the short replies are read from. */
+            if (len - used > sizeof(lc_pmi.rbuf) - lc_pmi.rlen) {
+                lc_pmi_error("the launcher sent more than one reply");
+                return -1;
+            }
+            memmove(lc_pmi.rbuf + (len - used), lc_pmi.rbuf, lc_pmi.rlen);
+            memcpy(lc_pmi.rbuf, nl + 1, len - used);
+            lc_pmi.rlen += len - used;
+            *nl = '\0';
+            return (ssize_t)(used - 1);
+        }
+        if (lc_pmi.rlen > 0) {
+            n = (ssize_t)(lc_pmi.rlen < cap - len ? lc_pmi.rlen : cap - len);
+            memcpy(line + len, lc_pmi.rbuf, (size_t)n);
+            memmove(lc_pmi.rbuf, lc_pmi.rbuf + n, lc_pmi.rlen - (size_t)n);
+            lc_pmi.rlen -= (size_t)n;
+            len += (size_t)n;
+            if (lc_pmi.rlen > 0 && len == cap) {
+                lc_pmi_error("reply from the launcher longer than %zu bytes", cap);
+                return -1;
+            }
+            continue;
+        }
+        if (len == cap) {
+            lc_pmi_error("reply from the launcher longer than %zu bytes", cap);
+            return -1;
+        }
+        n = read(lc_pmi.fd, line + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            lc_pmi_error("cannot read from the launcher (fd %d): %m", lc_pmi.fd);
+            return -1;
+        }
+        if (n == 0) {
+            lc_pmi_error("the launcher closed the PMI connection (did mpiexec die?)");
+            return -1;
+        }
+        len += (size_t)n;
+    }
+}
+
+ssize_t lc_pmi_call_long(const char *req, size_t len, char *line, size_t cap)
+{
+    ssize_t n;
+
+    pthread_mutex_lock(&lc_pmi_wire_lock);
+    n = lc_pmi_write_all(lc_pmi.fd, req, len) != 0 ? -1 : lc_pmi_read_long(line, cap);
+    pthread_mutex_unlock(&lc_pmi_wire_lock);
+    return n;
 }
 
 static int lc_pmi_check_reply(const char *expect, lc_pmi_msg_t *reply_p, long *rc_p)
@@ -347,6 +420,12 @@ int lc_pmi_init(lc_pmi_info_t *info_p)
         lc_pmi.srv_keylen_max = (size_t)v;
     if (lc_pmi_msg_get_int(&msg, "vallen_max", &v) == 0 && v > 0 && (size_t)v < lc_pmi.srv_vallen_max)
         lc_pmi.srv_vallen_max = (size_t)v;
+
+    /* Only Locus's mpiexec says lc_bulk_max: hydra would end the job on
+     * a command it does not know, so nothing else is ever asked it. */
+    lc_pmi.bulk_max = 0;
+    if (lc_pmi_msg_get_int(&msg, "lc_bulk_max", &v) == 0 && v >= LC_PMI_BULK_MIN)
+        lc_pmi.bulk_max = (size_t)v < LC_PMI_BULK_MAX ? (size_t)v : LC_PMI_BULK_MAX;
 
     lc_pmi_fmt_init(&fmt, 1, buf, sizeof(buf));
     lc_pmi_fmt_add(&fmt, "cmd", "get_appnum");

@@ -56,6 +56,19 @@ int lc_pmi_fence(void);
 #define LC_PMI_NO_KEY (-2)
 int lc_pmi_get(int src_rank, const char *key, char *value, size_t len);
 
+/* The value of key `<prefix><r>` for each rank r of ranks[0..n)
+ * (ascending), handed to fn(r, value, arg) in that order; value NULL: no
+ * rank put that key.  Under Locus's mpiexec a few requests carry them all
+ * (lc_getranks, docs/launcher.md "Bulk get": at 256 ranks, a handful
+ * instead of 255 round trips); elsewhere one get per rank.  fn returns 0,
+ * or -1 to stop (it says why).  Returns 0, or -1 (said why). */
+typedef int (*lc_pmi_rank_fn)(int rank, const char *value, void *arg);
+int lc_pmi_get_ranks(const char *prefix, const int *ranks, int n, lc_pmi_rank_fn fn, void *arg);
+
+/* Longest lc_getranks reply the launcher sends; 0: not Locus's mpiexec
+ * (or a singleton), lc_pmi_get_ranks gets key by key. */
+size_t lc_pmi_bulk_max(void);
+
 /* The same from the key space of job `kvsname` (NULL: ours) of the same
  * launch: a spawned process reads its parent job's keys, a parent its
  * children's (Locus's mpiexec serves it; read only).  Also callable after

@@ -360,3 +360,46 @@ ssize_t lc_pmi_decode(const char *s, char *out, size_t cap)
     out[len] = '\0';
     return (ssize_t)len;
 }
+
+int lc_pmi_bulk_put(char *buf, size_t *len_p, size_t cap, const char *value)
+{
+    char head[24];
+    size_t n = value != NULL ? strlen(value) : 0;
+    int h = value != NULL ? snprintf(head, sizeof(head), "%zu:", n) : snprintf(head, sizeof(head), "-");
+
+    if (h < 0 || *len_p + (size_t)h + n > cap)
+        return -1;
+    memcpy(buf + *len_p, head, (size_t)h);
+    if (n > 0)
+        memcpy(buf + *len_p + h, value, n);
+    *len_p += (size_t)h + n;
+    return 0;
+}
+
+int lc_pmi_bulk_next(const char **p_p, const char *end, const char **value_p, size_t *vlen_p)
+{
+    const char *p = *p_p;
+    size_t n = 0;
+
+    if (p >= end)
+        return 0;
+    if (*p == '-') {
+        *value_p = NULL;
+        *vlen_p = 0;
+        *p_p = p + 1;
+        return 1;
+    }
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        n = n * 10 + (size_t)(*p - '0');
+        if (n >= LC_PMI_VALUE_MAX)
+            return -1;
+    }
+    if (p >= end || *p != ':' || (size_t)(end - p - 1) < n)
+        return -1;
+    *value_p = p + 1;
+    *vlen_p = n;
+    *p_p = p + 1 + n;
+    return 1;
+}

@@ -134,4 +134,24 @@ ssize_t lc_pmi_encode(const char *in, size_t n, char *out, size_t cap);
  * the decoded length, or -1 on a malformed %-sequence or no room. */
 ssize_t lc_pmi_decode(const char *s, char *out, size_t cap);
 
+/* Locus's bulk get (docs/launcher.md "Bulk get"), PMI-1 framing only:
+ *   cmd=lc_getranks prefix=P first=F count=C maxlen=M
+ *   cmd=lc_getranks_result rc=0 first=F count=N values=E...
+ * The values of keys P<F> .. P<F+N-1> (N >= 1, N <= C: as many as fit a
+ * line of M bytes, '\n' included), each entry `<length>:<bytes>` or `-`
+ * for a key nobody put.  `values=` is the last attribute.  The server says
+ * it serves the command with `lc_bulk_max=M` in its `maxes` reply; other
+ * launchers never see it. */
+#define LC_PMI_BULK_MAX 32768 /* longest reply line either side accepts */
+#define LC_PMI_BULK_MIN 2048  /* a maxlen that always fits one entry */
+
+/* Append one entry (value NULL: absent) at buf[*len_p], within cap bytes
+ * (no NUL written).  0, or -1 if it does not fit (nothing appended). */
+int lc_pmi_bulk_put(char *buf, size_t *len_p, size_t cap, const char *value);
+
+/* Take the next entry of `values=` from *p_p (which ends at `end`): 1 and
+ * *value_p (NULL: absent) with *vlen_p bytes (not NUL-terminated); 0 at
+ * the end; -1 malformed. */
+int lc_pmi_bulk_next(const char **p_p, const char *end, const char **value_p, size_t *vlen_p);
+
 #endif /* LC_PMI_WIRE_H */

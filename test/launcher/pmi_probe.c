@@ -25,6 +25,12 @@
  *                                   local=L/S mapping=M": its host name, its
  *                                   LOCUS_LOCAL_RANK/SIZE, PMI_process_mapping;
  *                                   and checks it can read every rank's host
+ *   pmi_probe ranks                 lc_pmi_get_ranks (docs/launcher.md "Bulk get"):
+ *                                   every rank's 1000-character value (over 32 KiB
+ *                                   from 33 ranks: several replies), a subset, keys
+ *                                   nobody put; prints "RANKS ok bulk=B" (B: the
+ *                                   launcher's reply limit, 0 = key by key); the kvs
+ *                                   mode checks lc_pmi_get_ranks on its keys too
  *   pmi_probe shmall [crash R]      every rank creates /dev/shm/locus-<kvsname>-
  *                                   probe<rank> on its host, prints "SHM <path>
  *                                   <host>"; all wait in a fence (or rank R
@@ -69,6 +75,75 @@ static void probe_value(int rank, const char *kvsname, char *buf, size_t len)
     }
 }
 
+typedef struct probe_seen {
+    int next;    /* index into want of the next rank expected */
+    const int *want;
+    int len;     /* expected value length (0: probe_value's) */
+    int absent;  /* 1: no rank put these keys */
+} probe_seen_t;
+
+static void probe_big_value(int rank, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "big%d:", rank);
+    for (int i = n; i < 1000 && (size_t)i + 1 < len; i++) buf[i] = (char)('A' + (rank + i) % 26);
+    buf[1000 < len ? 1000 : len - 1] = '\0';
+}
+
+static int probe_rank_value(int rank, const char *value, void *arg)
+{
+    probe_seen_t *s = arg;
+    char want[LC_PMI_VALUE_MAX];
+
+    CHECK(rank == s->want[s->next], "got rank %d, expected %d", rank, s->want[s->next]);
+    s->next++;
+    if (s->absent) {
+        CHECK(value == NULL, "rank %d: a value for a key nobody put", rank);
+        return 0;
+    }
+    CHECK(value != NULL, "rank %d: no value", rank);
+    if (s->len) probe_big_value(rank, want, sizeof(want));
+    else probe_value(rank, info.kvsname, want, sizeof(want));
+    CHECK(strcmp(value, want) == 0, "rank %d: value '%.40s...'", rank, value);
+    return 0;
+}
+
+/* lc_pmi_get_ranks on keys <prefix><rank>: all ranks, every third one
+ * from 1, and a prefix nobody used. */
+static void probe_get_ranks(const char *prefix, int big)
+{
+    int *all = malloc(sizeof(int) * (size_t)info.size), nsub = 0;
+    probe_seen_t s = {.want = all, .len = big};
+
+    CHECK(all != NULL, "malloc");
+    for (int r = 0; r < info.size; r++) all[r] = r;
+    CHECK(lc_pmi_get_ranks(prefix, all, info.size, probe_rank_value, &s) == 0 && s.next == info.size,
+          "get_ranks %s: %d of %d", prefix, s.next, info.size);
+    for (int r = 1; r < info.size; r += 3) all[nsub++] = r;
+    s.next = 0;
+    CHECK(lc_pmi_get_ranks(prefix, all, nsub, probe_rank_value, &s) == 0 && s.next == nsub,
+          "get_ranks subset %s: %d of %d", prefix, s.next, nsub);
+    for (int r = 0; r < info.size; r++) all[r] = r;
+    s.next = 0;
+    s.absent = 1;
+    CHECK(lc_pmi_get_ranks("probe-nobody-", all, info.size, probe_rank_value, &s) == 0 && s.next == info.size,
+          "get_ranks of absent keys: %d of %d", s.next, info.size);
+    free(all);
+}
+
+static int probe_ranks(void)
+{
+    char key[LC_PMI_KEY_MAX], value[LC_PMI_VALUE_MAX];
+
+    snprintf(key, sizeof(key), "probe-big-%d", info.rank);
+    probe_big_value(info.rank, value, sizeof(value));
+    CHECK(lc_pmi_put(key, value) == 0, "put %s", key);
+    CHECK(lc_pmi_fence() == 0, "fence");
+    probe_get_ranks("probe-big-", 1);
+    CHECK(lc_pmi_fence() == 0, "second fence");
+    printf("RANKS ok bulk=%zu rank %d\n", lc_pmi_bulk_max(), info.rank);
+    return 0;
+}
+
 static int probe_kvs(void)
 {
     char key[LC_PMI_KEY_MAX], value[LC_PMI_VALUE_MAX], want[LC_PMI_VALUE_MAX];
@@ -91,6 +166,7 @@ static int probe_kvs(void)
     }
     /* A missing key is reported as such, not as garbage. */
     CHECK(lc_pmi_get(0, "probe-no-such-key", value, sizeof(value)) != 0, "missing key found");
+    probe_get_ranks("probe-key-", 0);
     if (info.rank == 0) { /* error cases print a line each: once is enough */
         /* A value too long for the caller's buffer is refused. */
         CHECK(lc_pmi_get(0, "probe-key-0", value, 16) != 0, "short buffer accepted");
@@ -163,6 +239,8 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "kvs") == 0) {
         rc = probe_kvs();
+    } else if (strcmp(mode, "ranks") == 0) {
+        rc = probe_ranks();
     } else if (strcmp(mode, "crash") == 0 || strcmp(mode, "exit") == 0 || strcmp(mode, "abort") == 0 ||
                strcmp(mode, "nofinalize") == 0) {
         CHECK(lc_pmi_fence() == 0, "fence");

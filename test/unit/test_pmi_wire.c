@@ -242,8 +242,41 @@ static void test_encode(void)
     CHECK(lc_pmi_decode("a%00b", dec, sizeof(dec)) == 3 && strlen(dec) == 1);
 }
 
+/* lc_getranks's values: `<len>:<bytes>` or `-`, bounded by cap. */
+static void test_bulk(void)
+{
+    char buf[64];
+    size_t len = 0;
+    const char *p, *v;
+    size_t vlen;
+
+    CHECK(lc_pmi_bulk_put(buf, &len, sizeof(buf), "a:b=c") == 0);
+    CHECK(lc_pmi_bulk_put(buf, &len, sizeof(buf), NULL) == 0);
+    CHECK(lc_pmi_bulk_put(buf, &len, sizeof(buf), "") == 0);
+    CHECK(lc_pmi_bulk_put(buf, &len, sizeof(buf), "12-") == 0);
+    CHECK(len == strlen("5:a:b=c-0:3:12-") && memcmp(buf, "5:a:b=c-0:3:12-", len) == 0);
+    size_t before = len;
+    char big[80];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = 0;
+    CHECK(lc_pmi_bulk_put(buf, &len, sizeof(buf), big) != 0 && len == before); /* no room: nothing */
+    p = buf;
+    CHECK(lc_pmi_bulk_next(&p, buf + len, &v, &vlen) == 1 && vlen == 5 && memcmp(v, "a:b=c", 5) == 0);
+    CHECK(lc_pmi_bulk_next(&p, buf + len, &v, &vlen) == 1 && v == NULL);
+    CHECK(lc_pmi_bulk_next(&p, buf + len, &v, &vlen) == 1 && v != NULL && vlen == 0);
+    CHECK(lc_pmi_bulk_next(&p, buf + len, &v, &vlen) == 1 && vlen == 3 && memcmp(v, "12-", 3) == 0);
+    CHECK(lc_pmi_bulk_next(&p, buf + len, &v, &vlen) == 0);
+    /* Malformed: a length past the end, no colon, not a number, too long. */
+    const char *bad[] = { "9:abc", "3abc", "x", "99999:", "1:" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        p = bad[i];
+        CHECK(lc_pmi_bulk_next(&p, bad[i] + strlen(bad[i]), &v, &vlen) == -1);
+    }
+}
+
 int main(void)
 {
+    test_bulk();
     test_encode();
     test_pmi1_parse();
     test_pmi1_parse_limits();

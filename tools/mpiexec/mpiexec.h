@@ -349,6 +349,10 @@ int            mpiexec_kvs_delete(mpiexec_kvs_t *kvs, const char *key, int owner
 void   mpiexec_pmi_readable(mpiexec_job_t *job, mpiexec_rank_t *r);  /* local rank */
 void   mpiexec_pmi_feed(mpiexec_job_t *job, mpiexec_rank_t *r, const char *data, size_t len);
 void   mpiexec_pmi_close(mpiexec_job_t *job, mpiexec_rank_t *r);
+/* A reply of len bytes to r (relayed through its proxy if remote). */
+void   mpiexec_pmi_send_bytes(mpiexec_job_t *job, mpiexec_rank_t *r, const char *buf, size_t len);
+/* mpiexec_pmi_bulk.c: Locus's lc_getranks (lc_pmi_wire.h), answered. */
+void   mpiexec_pmi_getranks(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_pmi_msg_t *msg);
 
 /* mpiexec_io.c */
 void   mpiexec_io_init_stream(mpiexec_stream_t *s, int fd, int target, int rank);

@@ -19,9 +19,11 @@
  * no rank (nor a proxy, which speaks only for its host's ranks:
  * mpiexec_remote.c) can publish, say, another rank's network address.
  *
- * Replies are a few hundred bytes at most and a well-behaved client reads
- * each before its next request, so a reply always fits the socket buffer;
- * one that does not is a protocol violation that ends the job.
+ * Replies are a few hundred bytes at most (Locus's lc_getranks: at most
+ * LC_PMI_BULK_MAX, 32 KiB, mpiexec_pmi_bulk.c) and a well-behaved client
+ * reads each before its next request, so a reply always fits the socket
+ * buffer (208 KiB by default); one that does not is a protocol violation
+ * that ends the job.
  *
  * A remote rank's bytes arrive through its proxy (mpiexec_pmi_feed) and
  * replies go back the same way; the proxy relays them unchanged, so the
@@ -39,7 +41,6 @@
 static void mpiexec_pmi_send(mpiexec_job_t *job, mpiexec_rank_t *r, lc_pmi_fmt_t *fmt)
 {
     ssize_t len = lc_pmi_fmt_finish(fmt);
-    size_t off = 0;
 
     if (!r->pmi_open)
         return;
@@ -50,12 +51,21 @@ static void mpiexec_pmi_send(mpiexec_job_t *job, mpiexec_rank_t *r, lc_pmi_fmt_t
         mpiexec_fate_end_job(job, 1);
         return;
     }
+    mpiexec_pmi_send_bytes(job, r, fmt->buf, (size_t)len);
+}
+
+void mpiexec_pmi_send_bytes(mpiexec_job_t *job, mpiexec_rank_t *r, const char *buf, size_t len)
+{
+    size_t off = 0;
+
+    if (!r->pmi_open)
+        return;
     if (r->proxy != NULL) {
-        mpiexec_remote_send(job, r->proxy, MPX_PMI_REPLY, r->rank, fmt->buf, (size_t)len);
+        mpiexec_remote_send(job, r->proxy, MPX_PMI_REPLY, r->rank, buf, len);
         return;
     }
-    while (off < (size_t)len) {
-        ssize_t n = send(r->pmi_fd, fmt->buf + off, (size_t)len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (off < len) {
+        ssize_t n = send(r->pmi_fd, buf + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -291,6 +301,8 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
         lc_pmi_fmt_add_int(&fmt, "kvsname_max", LC_PMI_KVSNAME_MAX);
         lc_pmi_fmt_add_int(&fmt, "keylen_max", LC_PMI_KEY_MAX);
         lc_pmi_fmt_add_int(&fmt, "vallen_max", LC_PMI_VALUE_MAX);
+        /* Locus's client may ask lc_getranks (others ignore this). */
+        lc_pmi_fmt_add_int(&fmt, "lc_bulk_max", LC_PMI_BULK_MAX);
     } else if (strcmp(cmd, "get_appnum") == 0) {
         mpiexec_pmi_reply(r, &fmt, buf, sizeof(buf), "appnum");
         lc_pmi_fmt_add(&fmt, "rc", "0");
@@ -339,6 +351,9 @@ static void mpiexec_pmi1_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
             lc_pmi_fmt_add(&fmt, "rc", "-1");
             lc_pmi_fmt_add(&fmt, "msg", "key_not_found");
         }
+    } else if (strcmp(cmd, "lc_getranks") == 0) {
+        mpiexec_pmi_getranks(job, r, msg);
+        return;
     } else if (strcmp(cmd, "barrier_in") == 0) {
         mpiexec_pmi_barrier_enter(job, r);
         return;

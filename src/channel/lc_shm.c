@@ -103,15 +103,15 @@ int lc_shm_random(void *buf, size_t n)
     return 0;
 }
 
-int lc_shm_check_fd(int fd, const char *name, char *why, size_t whylen)
+int lc_shm_check_owned(int fd, const char *name, bool dir, char *why, size_t whylen)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
         snprintf(why, whylen, "cannot stat %s: %s", name, strerror(errno));
         return -1;
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(why, whylen, "%s is not a regular file", name);
+    if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s is not a %s", name, dir ? "directory" : "regular file");
         return -1;
     }
     if (st.st_uid != geteuid()) {
@@ -121,8 +121,8 @@ int lc_shm_check_fd(int fd, const char *name, char *why, size_t whylen)
         return -1;
     }
     if (st.st_mode & 077) {
-        snprintf(why, whylen, "%s has mode %04o: others could open it (0600 expected)", name,
-                 (unsigned)(st.st_mode & 07777));
+        snprintf(why, whylen, "%s has mode %04o: others could %s (%s expected)", name,
+                 (unsigned)(st.st_mode & 07777), dir ? "look into it" : "open it", dir ? "0700" : "0600");
         return -1;
     }
     return 0;
@@ -242,7 +242,7 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
     char why[256];
     /* A umask cannot widen 0600, but may narrow it: make it exactly 0600,
      * then check what we really have before any byte goes in. */
-    if (fchmod(fd, 0600) != 0 || lc_shm_check_fd(fd, seg->name, why, sizeof(why)) != 0) {
+    if (fchmod(fd, 0600) != 0 || lc_shm_check_owned(fd, seg->name, false, why, sizeof(why)) != 0) {
         lc_log_error("shared memory object %s is not what this rank just created (%s); not used", seg->name,
                      why);
         close(fd);
@@ -379,7 +379,7 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
     int fd = lc_shm_obj_open(seg->name, O_RDWR, why, whylen);
     if (fd < 0) return -1;
     struct stat st;
-    if (lc_shm_check_fd(fd, seg->name, why, whylen) != 0) {
+    if (lc_shm_check_owned(fd, seg->name, false, why, whylen) != 0) {
         close(fd);
         return -1;
     }

@@ -113,17 +113,13 @@ const char *lc_shm_where(void);
 /* "<where>/<stem>-<token as 16 hex digits>/<leaf>" in buf: 0, or -1 when
  * it does not fit. */
 int lc_shm_obj_path(char *buf, size_t len, const char *stem, uint64_t token, const char *leaf);
-/* A descriptor of a directory (fstat'ed) that may hold an object: a
- * directory of ours with no group or other permission.  0, or -1 with the
- * reason in `why`. */
-int lc_shm_obj_check_dir(int dfd, const char *dir, char *why, size_t whylen);
 /* Open the (checked) directory of the object at `path`: its descriptor,
  * or -1 with the reason in `why`. */
 int lc_shm_obj_opendir(const char *path, char *why, size_t whylen);
 /* Open the object at `path` through its checked directory, without
  * following links (flags: O_RDWR or O_RDONLY).  A descriptor, or -1 with
  * errno and the reason in `why`.  The caller checks the object
- * (lc_shm_check_fd). */
+ * (lc_shm_check_owned). */
 int lc_shm_obj_open(const char *path, int flags, char *why, size_t whylen);
 /* Create the directory of `path` (exclusively, mode 0700) and put the
  * object in it: the unnamed object `fd` (O_TMPFILE) is linked there, or
@@ -234,10 +230,10 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
                           size_t whylen);
 /* n random bytes (getrandom).  0, or -1 with errno. */
 int lc_shm_random(void *buf, size_t n);
-/* An opened segment object is a regular file owned by us that nobody
- * else may open (no group/other permission bits).  0, or -1 with the
- * reason in `why`. */
-int lc_shm_check_fd(int fd, const char *name, char *why, size_t whylen);
+/* An opened segment object is a regular file (its directory: a
+ * directory, `dir`) owned by us that nobody else may open or look into
+ * (no group/other permission bits).  0, or -1 with the reason in `why`. */
+int lc_shm_check_owned(int fd, const char *name, bool dir, char *why, size_t whylen);
 /* Remove the name (mappings stay valid).  Idempotent. */
 void lc_shm_segment_unlink(lc_shm_segment_t *seg);
 void lc_shm_segment_detach(lc_shm_segment_t *seg);

@@ -70,29 +70,6 @@ static const char *lc_shm_obj_leaf(const char *path)
     return slash ? slash + 1 : path;
 }
 
-int lc_shm_obj_check_dir(int dfd, const char *dir, char *why, size_t whylen)
-{
-    struct stat st;
-    if (fstat(dfd, &st) != 0) {
-        snprintf(why, whylen, "cannot stat %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, whylen, "%s is not a directory", dir);
-        return -1;
-    }
-    if (st.st_uid != geteuid()) {
-        snprintf(why, whylen, "%s belongs to uid %u, not to us (uid %u)", dir, (unsigned)st.st_uid,
-                 (unsigned)geteuid());
-        return -1;
-    }
-    if (st.st_mode & 077) {
-        snprintf(why, whylen, "%s has mode %04o: others could look into it (0700 expected)", dir,
-                 (unsigned)(st.st_mode & 07777));
-        return -1;
-    }
-    return 0;
-}
 
 int lc_shm_obj_opendir(const char *path, char *why, size_t whylen)
 {
@@ -103,7 +80,7 @@ int lc_shm_obj_opendir(const char *path, char *why, size_t whylen)
         snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
-    if (lc_shm_obj_check_dir(dfd, dir, why, whylen) != 0) {
+    if (lc_shm_check_owned(dfd, dir, true, why, whylen) != 0) {
         close(dfd);
         return -1;
     }
@@ -130,7 +107,7 @@ static int lc_shm_obj_mkdir(const char *dir)
     char why[LC_SHM_PATH_MAX + 80];
     int dfd = -1;
     if (chmod(dir, 0700) == 0) dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd >= 0 && lc_shm_obj_check_dir(dfd, dir, why, sizeof(why)) == 0) return dfd;
+    if (dfd >= 0 && lc_shm_check_owned(dfd, dir, true, why, sizeof(why)) == 0) return dfd;
     /* Ours a moment ago and not what we made now: someone swapped it in a
      * directory without the sticky bit.  Refuse like a taken name. */
     int err = dfd >= 0 ? EEXIST : errno;

@@ -45,7 +45,7 @@ int lc_shm_win_create(const char *path, const lc_shm_win_geom_t *g, char *why, s
     if (fd == -2) return ENOENT; /* the caller draws another token */
     if (fd < 0) return errno;
     int err = 0;
-    if (fchmod(fd, 0600) != 0 || lc_shm_check_fd(fd, path, why, whylen) != 0) {
+    if (fchmod(fd, 0600) != 0 || lc_shm_check_owned(fd, path, false, why, whylen) != 0) {
         err = EPERM;
         goto bad;
     }
@@ -101,7 +101,7 @@ void *lc_shm_win_map(const char *path, const lc_shm_win_geom_t *g, int *err_p, c
     struct stat st;
     lc_shm_win_hdr_t h;
     *err_p = EPERM;
-    if (lc_shm_check_fd(fd, path, why, whylen) != 0) goto bad;
+    if (lc_shm_check_owned(fd, path, false, why, whylen) != 0) goto bad;
     if (fstat(fd, &st) != 0 || (size_t)st.st_size < g->len || g->hdr_off + LC_SHM_WIN_HDR > g->len) {
         snprintf(why, whylen, "%s is smaller than the window's %zu bytes", path, g->len);
         goto bad;

@@ -82,6 +82,22 @@ static int lc_pmi_write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+/* Some bytes from the launcher (EINTR retried): how many, or -1 after
+ * saying why (a read error, or the launcher gone). */
+static ssize_t lc_pmi_read_some(char *buf, size_t cap)
+{
+    for (;;) {
+        ssize_t n = read(lc_pmi.fd, buf, cap);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            lc_pmi_error("cannot read from the launcher (fd %d): %m", lc_pmi.fd);
+        else if (n == 0)
+            lc_pmi_error("the launcher closed the PMI connection (did mpiexec die?)");
+        return n > 0 ? n : -1;
+    }
+}
+
 /* Read one '\n'-terminated line into msg_p (parsed as PMI-1). */
 static int lc_pmi_read_msg(lc_pmi_msg_t *msg_p)
 {
@@ -104,17 +120,8 @@ static int lc_pmi_read_msg(lc_pmi_msg_t *msg_p)
             lc_pmi_error("reply from the launcher longer than %d bytes", LC_PMI_WIRE_MAX);
             return -1;
         }
-        n = read(lc_pmi.fd, lc_pmi.rbuf + lc_pmi.rlen, sizeof(lc_pmi.rbuf) - lc_pmi.rlen);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            lc_pmi_error("cannot read from the launcher (fd %d): %m", lc_pmi.fd);
+        if ((n = lc_pmi_read_some(lc_pmi.rbuf + lc_pmi.rlen, sizeof(lc_pmi.rbuf) - lc_pmi.rlen)) < 0)
             return -1;
-        }
-        if (n == 0) {
-            lc_pmi_error("the launcher closed the PMI connection (did mpiexec die?)");
-            return -1;
-        }
         lc_pmi.rlen += (size_t)n;
     }
 }
@@ -196,17 +203,8 @@ static ssize_t lc_pmi_read_long(char *line, size_t cap)
             lc_pmi_error("reply from the launcher longer than %zu bytes", cap);
             return -1;
         }
-        n = read(lc_pmi.fd, line + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            lc_pmi_error("cannot read from the launcher (fd %d): %m", lc_pmi.fd);
+        if ((n = lc_pmi_read_some(line + len, cap - len)) < 0)
             return -1;
-        }
-        if (n == 0) {
-            lc_pmi_error("the launcher closed the PMI connection (did mpiexec die?)");
-            return -1;
-        }
         len += (size_t)n;
     }
 }

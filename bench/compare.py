@@ -863,7 +863,7 @@ def scenarios(quick):
     }
 
 
-DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8,icoll2,threads2"
+DEFAULT_SCENARIOS = "pt2pt,dt2,hosts2,containers2,coll4,coll8,icoll2,threads2,rma,rma-containers2,rma-hosts2"
 
 
 # ---------------------------------------------------------------- running

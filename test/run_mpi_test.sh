@@ -9,8 +9,14 @@
 #                        as a word, not "kill_rank(+0x2")
 #   --stderr-regex RE    stderr must match the extended regex RE
 #   --max-seconds S      the job must end within S seconds (wall clock)
-#   --timeout S          kill the job after S seconds (default
+#   --timeout S          end the job after S seconds (default
 #                        $LC_TEST_TIMEOUT, else 55); a timeout is a failure
+#
+# At the time limit the job is not just killed: first the stacks of its
+# processes (gdb, when installed; else the kernel's wait channel) go to
+# stderr, then mpiexec gets SIGTERM and says which ranks had not exited and
+# what each was doing, then whatever is left gets SIGKILL 5 s later.  A
+# hang that happens once in hundreds of runs leaves its evidence.
 #
 # A normal test passes when the job exits 0 and prints "No Errors".
 # Either way the run fails if it leaves behind
@@ -61,25 +67,81 @@ run_id="lc$$x${RANDOM}x$(date +%s%N)"
 shm_list() { (cd /dev/shm 2>/dev/null && ls -1d locus-* 2>/dev/null) | sort; }
 shm_list >"$tmp/shm.before"
 
+# Processes of this job (the marker variable is in their environment).
+job_procs() {
+    local p
+    for p in /proc/[0-9]*; do
+        if grep -qzxF "LC_TEST_RUN_ID=$run_id" "$p/environ" 2>/dev/null; then
+            echo "${p#/proc/}"
+        fi
+    done
+}
+
+# Stacks of the job's processes (mpiexec and at most 7 ranks; `timeout`
+# itself is of no interest), each attach bounded so a 55 s limit stays
+# well inside ctest's 300 s.
+job_stacks() {
+    local p n=0 comm
+    for p in $(job_procs); do
+        comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+        [ "$comm" = timeout ] && continue
+        n=$((n + 1))
+        [ $n -le 8 ] || { echo "(more processes not shown)"; break; }
+        echo "--- pid $p ($comm): $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null) in $(cat "/proc/$p/wchan" 2>/dev/null)"
+        if command -v gdb >/dev/null; then
+            timeout -k 2 20 gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
+                grep -E '^(Thread|#)' | head -60
+        else
+            cat "/proc/$p/stack" 2>/dev/null | head -30
+        fi
+    done
+}
+
 echo "run: $mpiexec -n $nprocs $prog $* (timeout ${timeout_s}s)"
 start_ns=$(date +%s%N)
 # Only the job gets the marker variable, not this script's other children.
-LC_TEST_RUN_ID="$run_id" timeout -k 5 "$timeout_s" \
+# `timeout` is the backstop should the watchdog below itself hang.
+LC_TEST_RUN_ID="$run_id" timeout -k 5 "$((timeout_s + 200))" \
     "$mpiexec" -n "$nprocs" "$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
 job_pid=$!
+# The watchdog: at the limit, stacks, then SIGTERM (forwarded by timeout to
+# mpiexec, which reports its unexited ranks), then SIGKILL to what is left.
+(
+    limit_ns=$((start_ns + timeout_s * 1000000000))
+    while kill -0 "$job_pid" 2>/dev/null; do
+        if [ "$(date +%s%N)" -ge "$limit_ns" ]; then
+            : >"$tmp/timed_out"
+            job_stacks >"$tmp/stacks" 2>&1
+            kill -TERM "$job_pid" 2>/dev/null
+            for _ in $(seq 50); do kill -0 "$job_pid" 2>/dev/null || exit 0; sleep 0.1; done
+            for p in $(job_procs); do kill -KILL "$p" 2>/dev/null; done
+            exit 0
+        fi
+        sleep 0.2
+    done
+) &
+watchdog_pid=$!
 wait "$job_pid"
 rc=$?
 end_ns=$(date +%s%N)
 elapsed_ms=$(( (end_ns - start_ns) / 1000000 ))
+# Done with the job: the watchdog goes (it signals nothing once it is gone).
+kill "$watchdog_pid" 2>/dev/null
+wait "$watchdog_pid" 2>/dev/null
 
 cat "$tmp/out"
 cat "$tmp/err" >&2
+if [ -s "$tmp/stacks" ]; then
+    echo "--- stacks of the job's processes at the time limit (${timeout_s}s):" >&2
+    cat "$tmp/stacks" >&2
+fi
 
 failures=()
 
-# 124: timeout fired; 137 (SIGKILL) counts as a timeout only when the
-# time is up, since a job may end by 128+9 itself (a rank killed by 9).
-if [ "$rc" -eq 124 ] || { [ "$rc" -eq 137 ] && [ "$elapsed_ms" -ge $((timeout_s * 1000)) ]; }; then
+# The watchdog fired; or timeout's backstop (124, or 137 once the time is
+# up: a job may end by 128+9 itself, a rank killed by 9).
+if [ -e "$tmp/timed_out" ] || [ "$rc" -eq 124 ] ||
+    { [ "$rc" -eq 137 ] && [ "$elapsed_ms" -ge $((timeout_s * 1000)) ]; }; then
     failures+=("job timed out after ${timeout_s}s (exit $rc)")
 elif [ "$expect_failure" -eq 1 ]; then
     [ "$rc" -ne 0 ] || failures+=("job was expected to fail but exited 0")
@@ -99,14 +161,6 @@ fi
 
 # Processes of this job still alive.  Give a short grace period: a
 # launcher may return while its children are still being reaped.
-job_procs() {
-    local p
-    for p in /proc/[0-9]*; do
-        if grep -qzxF "LC_TEST_RUN_ID=$run_id" "$p/environ" 2>/dev/null; then
-            echo "${p#/proc/}"
-        fi
-    done
-}
 left=""
 for _ in 1 2 3 4 5 6 7 8 9 10; do
     left=$(job_procs)

@@ -15,7 +15,7 @@
 # At the time limit the job is not just killed: first the stacks of its
 # processes (gdb, when installed; else the kernel's wait channel) go to
 # stderr, then mpiexec gets SIGTERM and says which ranks had not exited and
-# what each was doing, then whatever is left gets SIGKILL 5 s later.  A
+# what each was doing, then whatever is left gets SIGKILL 3 s later.  A
 # hang that happens once in hundreds of runs leaves its evidence.
 #
 # A normal test passes when the job exits 0 and prints "No Errors".
@@ -78,23 +78,30 @@ job_procs() {
 }
 
 # Stacks of the job's processes (mpiexec and at most 7 ranks; `timeout`
-# itself is of no interest), each attach bounded so a 55 s limit stays
-# well inside ctest's 300 s.
+# itself is of no interest), all attached at once and bounded to 5 s: the
+# runner has only the margin testlist.py leaves between the job's limit
+# and ctest's (12 s for one-host runs) for stacks, SIGTERM and clean-up.
 job_stacks() {
-    local p n=0 comm
+    local p n=0 comm shown=""
     for p in $(job_procs); do
         comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
         [ "$comm" = timeout ] && continue
         n=$((n + 1))
-        [ $n -le 8 ] || { echo "(more processes not shown)"; break; }
-        echo "--- pid $p ($comm): $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null) in $(cat "/proc/$p/wchan" 2>/dev/null)"
-        if command -v gdb >/dev/null; then
-            timeout -k 2 20 gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
-                grep -E '^(Thread|#)' | head -60
-        else
-            cat "/proc/$p/stack" 2>/dev/null | head -30
-        fi
+        [ $n -le 8 ] || { echo "(more processes not shown)" >"$tmp/stack.more"; break; }
+        shown="$shown $p"
+        {
+            echo "--- pid $p ($comm): $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null) in $(cat "/proc/$p/wchan" 2>/dev/null)"
+            if command -v gdb >/dev/null; then
+                timeout -k 1 5 gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
+                    grep -E '^(Thread|#)' | head -60
+            else
+                head -30 "/proc/$p/stack" 2>/dev/null
+            fi
+        } >"$tmp/stack.$p" 2>&1 &
     done
+    wait
+    for p in $shown; do cat "$tmp/stack.$p"; done
+    cat "$tmp/stack.more" 2>/dev/null
 }
 
 echo "run: $mpiexec -n $nprocs $prog $* (timeout ${timeout_s}s)"
@@ -113,7 +120,7 @@ job_pid=$!
             : >"$tmp/timed_out"
             job_stacks >"$tmp/stacks" 2>&1
             kill -TERM "$job_pid" 2>/dev/null
-            for _ in $(seq 50); do kill -0 "$job_pid" 2>/dev/null || exit 0; sleep 0.1; done
+            for _ in $(seq 30); do kill -0 "$job_pid" 2>/dev/null || exit 0; sleep 0.1; done
             for p in $(job_procs); do kill -KILL "$p" 2>/dev/null; done
             exit 0
         fi

@@ -108,7 +108,7 @@ echo "run: $mpiexec -n $nprocs $prog $* (timeout ${timeout_s}s)"
 start_ns=$(date +%s%N)
 # Only the job gets the marker variable, not this script's other children.
 # `timeout` is the backstop should the watchdog below itself hang.
-LC_TEST_RUN_ID="$run_id" timeout -k 5 "$((timeout_s + 200))" \
+LC_TEST_RUN_ID="$run_id" timeout -k 5 "$((timeout_s + 30))" \
     "$mpiexec" -n "$nprocs" "$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
 job_pid=$!
 # The watchdog: at the limit, stacks, then SIGTERM (forwarded by timeout to

@@ -77,22 +77,31 @@ job_procs() {
     done
 }
 
-# Stacks of the job's processes (mpiexec and at most 7 ranks; `timeout`
-# itself is of no interest), all attached at once and bounded to 5 s: the
-# runner has only the margin testlist.py leaves between the job's limit
-# and ctest's (12 s for one-host runs) for stacks, SIGTERM and clean-up.
+# The job's process tree under `timeout` (pid $1): /proc's children
+# lists, not a scan of every process (1-2 s on a loaded machine).
+job_tree() {
+    local c
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        echo "$c"
+        job_tree "$c"
+    done
+}
+
+# Stacks of the job's processes (mpiexec and at most 7 ranks), all
+# attached at once and bounded to 4 s: the runner has only the margin
+# testlist.py leaves between the job's limit and ctest's (12 s for
+# one-host runs) for stacks, SIGTERM and clean-up.
 job_stacks() {
     local p n=0 comm shown=""
-    for p in $(job_procs); do
+    for p in $(job_tree "$job_pid"); do
         comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
-        [ "$comm" = timeout ] && continue
         n=$((n + 1))
         [ $n -le 8 ] || { echo "(more processes not shown)" >"$tmp/stack.more"; break; }
         shown="$shown $p"
         {
             echo "--- pid $p ($comm): $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null) in $(cat "/proc/$p/wchan" 2>/dev/null)"
             if command -v gdb >/dev/null; then
-                timeout -k 1 5 gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
+                timeout -k 1 4 gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
                     grep -E '^(Thread|#)' | head -60
             else
                 head -30 "/proc/$p/stack" 2>/dev/null

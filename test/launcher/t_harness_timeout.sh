@@ -20,7 +20,7 @@ expect_err "^mpiexec:   rank 0 (pid [0-9]*): finalized PMI"
 expect_err "^--- stacks of the job's processes at the time limit"
 expect_err "^--- pid [0-9]* (mpiexec): "
 expect_lines "^--- pid [0-9]* (pmi_probe): " 3 "$T/err"
-# gdb's attaches are bounded (5 s, all at once); on a loaded machine not
+# gdb's attaches are bounded (4 s, all at once); on a loaded machine not
 # every one finishes, so at least one stack, not all of them.
 if command -v gdb >/dev/null; then
     grep -Eq "^#[0-9]+ .*(sleep_while_launcher_lives|lc_pmi_fence|mpiexec_run|main) " "$T/err" ||

@@ -64,17 +64,17 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/lc_mpitest.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 run_id="lc$$x${RANDOM}x$(date +%s%N)"
 
-shm_list() { (cd /dev/shm 2>/dev/null && ls -1d locus-* 2>/dev/null) | sort; }
+# The directory watched for leaks: /dev/shm (LC_TEST_SHM_DIR: another, for
+# test/launcher/t_harness_shm.sh only).
+shm_dir="${LC_TEST_SHM_DIR:-/dev/shm}"
+shm_list() { (cd "$shm_dir" 2>/dev/null && ls -1d locus-* 2>/dev/null) | sort; }
 shm_list >"$tmp/shm.before"
 
-# Processes of this job (the marker variable is in their environment).
+# Processes of this job (the marker variable is in their environment):
+# one grep over every environ, not one per process (a fork per process
+# costs seconds on a loaded machine).
 job_procs() {
-    local p
-    for p in /proc/[0-9]*; do
-        if grep -qzxF "LC_TEST_RUN_ID=$run_id" "$p/environ" 2>/dev/null; then
-            echo "${p#/proc/}"
-        fi
-    done
+    grep -lzxF "LC_TEST_RUN_ID=$run_id" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
 }
 
 # The job's process tree under `timeout` (pid $1): /proc's children
@@ -193,26 +193,40 @@ if [ -n "$left" ]; then
 fi
 
 # /dev/shm objects (directories since issue 12, or files) this run created
-# and nobody holds any more.
-shm_held_by_other() { # name -> 0 if some live process has it open/mapped
-    local f="/dev/shm/$1" p
-    for p in /proc/[0-9]*; do
-        if ls -l "$p/fd" 2>/dev/null | grep -qF -- " -> $f"; then return 0; fi
-        if grep -qF -- "$f" "$p/maps" 2>/dev/null; then return 0; fi
-    done
-    return 1
+# and nobody holds any more.  What is held is read in one pass over /proc
+# (every descriptor and mapping into /dev/shm), not one pass per object:
+# the objects new during the run include those of concurrent jobs (a
+# 64-rank job starting meanwhile makes 64), and at load 55 the old scan
+# (two forks per process per object) took 134 s for 64 of them — past
+# ctest's limit, after the job had printed "No Errors" and ended (session
+# 11's CI timeout of abi.mpich_binary.persistent.2).
+shm_unheld() { # names on stdin -> those no live process holds open or mapped
+    {
+        find /proc/[0-9]*/fd -maxdepth 1 -lname "$shm_dir/*" -printf '%l\n' 2>/dev/null
+        grep -ho "$shm_dir/[^ ]*" /proc/[0-9]*/maps 2>/dev/null
+    } >"$tmp/shm.held"
+    # An object counts as held when it or anything under it is.
+    awk -v d="$shm_dir/" -v heldf="$tmp/shm.held" '
+        BEGIN {
+            while ((getline l < heldf) > 0)
+                if (index(l, d) == 1) { r = substr(l, length(d) + 1); sub("[/ ].*", "", r); held[r] = 1 }
+        }
+        $0 != "" && !($0 in held)'
 }
 shm_leak=()
 for _ in 1 2 3 4 5 6 7 8 9 10; do
     shm_list >"$tmp/shm.after"
-    mapfile -t new < <(comm -13 "$tmp/shm.before" "$tmp/shm.after")
+    comm -13 "$tmp/shm.before" "$tmp/shm.after" >"$tmp/shm.new"
     shm_leak=()
+    [ -s "$tmp/shm.new" ] || break
+    mapfile -t unheld < <(shm_unheld <"$tmp/shm.new")
+    mapfile -t new <"$tmp/shm.new"
     for f in "${new[@]}"; do
         [ -n "$f" ] || continue
         # A name carrying the launcher's pid is ours whoever holds it;
         # otherwise it may belong to a test running concurrently, and is
         # ours only if no live process still uses it.
-        if [[ "$f" =~ (^|[^0-9])$job_pid([^0-9]|$) ]] || ! shm_held_by_other "$f"; then
+        if [[ "$f" =~ (^|[^0-9])$job_pid([^0-9]|$) ]] || [[ " ${unheld[*]} " == *" $f "* ]]; then
             shm_leak+=("$f")
         fi
     done
@@ -220,8 +234,8 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
     sleep 0.2
 done
 if [ ${#shm_leak[@]} -gt 0 ]; then
-    failures+=("left behind in /dev/shm: ${shm_leak[*]}")
-    for f in "${shm_leak[@]}"; do rm -rf "/dev/shm/$f"; done
+    failures+=("left behind in $shm_dir: ${shm_leak[*]}")
+    for f in "${shm_leak[@]}"; do rm -rf "${shm_dir:?}/$f"; done
 fi
 
 if [ ${#failures[@]} -eq 0 ]; then

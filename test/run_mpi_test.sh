@@ -88,7 +88,8 @@ job_tree() {
 }
 
 # Stacks of the job's processes (mpiexec and at most 7 ranks), all
-# attached at once and bounded to 4 s: the runner has only the margin
+# attached at once and bounded to 4 s (LC_TEST_STACK_SECONDS: another
+# bound, for t_harness_timeout.sh under a sanitizer): the runner has only the margin
 # testlist.py leaves between the job's limit and ctest's (12 s for
 # one-host runs) for stacks, SIGTERM and clean-up.
 job_stacks() {
@@ -101,7 +102,7 @@ job_stacks() {
         {
             echo "--- pid $p ($comm): $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null) in $(cat "/proc/$p/wchan" 2>/dev/null)"
             if command -v gdb >/dev/null; then
-                timeout -k 1 4 gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
+                timeout -k 1 "${LC_TEST_STACK_SECONDS:-4}" gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
                     grep -E '^(Thread|#)' | head -60
             else
                 head -30 "/proc/$p/stack" 2>/dev/null

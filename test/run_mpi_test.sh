@@ -9,8 +9,14 @@
 #                        as a word, not "kill_rank(+0x2")
 #   --stderr-regex RE    stderr must match the extended regex RE
 #   --max-seconds S      the job must end within S seconds (wall clock)
-#   --timeout S          kill the job after S seconds (default
+#   --timeout S          end the job after S seconds (default
 #                        $LC_TEST_TIMEOUT, else 55); a timeout is a failure
+#
+# At the time limit the job is not just killed: first the stacks of its
+# processes (gdb, when installed; else the kernel's wait channel) go to
+# stderr, then mpiexec gets SIGTERM and says which ranks had not exited and
+# what each was doing, then whatever is left gets SIGKILL 3 s later.  A
+# hang that happens once in hundreds of runs leaves its evidence.
 #
 # A normal test passes when the job exits 0 and prints "No Errors".
 # Either way the run fails if it leaves behind
@@ -58,28 +64,101 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/lc_mpitest.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 run_id="lc$$x${RANDOM}x$(date +%s%N)"
 
-shm_list() { (cd /dev/shm 2>/dev/null && ls -1d locus-* 2>/dev/null) | sort; }
+# The directory watched for leaks: /dev/shm (LC_TEST_SHM_DIR: another, for
+# test/launcher/t_harness_shm.sh only).
+shm_dir="${LC_TEST_SHM_DIR:-/dev/shm}"
+shm_list() { (cd "$shm_dir" 2>/dev/null && ls -1d locus-* 2>/dev/null) | sort; }
 shm_list >"$tmp/shm.before"
+
+# Processes of this job (the marker variable is in their environment):
+# one grep over every environ, not one per process (a fork per process
+# costs seconds on a loaded machine).
+job_procs() {
+    grep -lzxF "LC_TEST_RUN_ID=$run_id" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
+}
+
+# The job's process tree under `timeout` (pid $1): /proc's children
+# lists, not a scan of every process (1-2 s on a loaded machine).
+job_tree() {
+    local c
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        echo "$c"
+        job_tree "$c"
+    done
+}
+
+# Stacks of the job's processes (mpiexec and at most 7 ranks), all
+# attached at once and bounded to 4 s (LC_TEST_STACK_SECONDS: another
+# bound, for t_harness_timeout.sh under a sanitizer): the runner has only the margin
+# testlist.py leaves between the job's limit and ctest's (12 s for
+# one-host runs) for stacks, SIGTERM and clean-up.
+job_stacks() {
+    local p n=0 comm shown=""
+    for p in $(job_tree "$job_pid"); do
+        comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+        n=$((n + 1))
+        [ $n -le 8 ] || { echo "(more processes not shown)" >"$tmp/stack.more"; break; }
+        shown="$shown $p"
+        {
+            echo "--- pid $p ($comm): $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null) in $(cat "/proc/$p/wchan" 2>/dev/null)"
+            if command -v gdb >/dev/null; then
+                timeout -k 1 "${LC_TEST_STACK_SECONDS:-4}" gdb -nx -batch -ex 'thread apply all bt' -p "$p" 2>&1 |
+                    grep -E '^(Thread|#)' | head -60
+            else
+                head -30 "/proc/$p/stack" 2>/dev/null
+            fi
+        } >"$tmp/stack.$p" 2>&1 &
+    done
+    wait
+    for p in $shown; do cat "$tmp/stack.$p"; done
+    cat "$tmp/stack.more" 2>/dev/null
+}
 
 echo "run: $mpiexec -n $nprocs $prog $* (timeout ${timeout_s}s)"
 start_ns=$(date +%s%N)
 # Only the job gets the marker variable, not this script's other children.
-LC_TEST_RUN_ID="$run_id" timeout -k 5 "$timeout_s" \
+# `timeout` is the backstop should the watchdog below itself hang.
+LC_TEST_RUN_ID="$run_id" timeout -k 5 "$((timeout_s + 30))" \
     "$mpiexec" -n "$nprocs" "$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
 job_pid=$!
+# The watchdog: at the limit, stacks, then SIGTERM (forwarded by timeout to
+# mpiexec, which reports its unexited ranks), then SIGKILL to what is left.
+(
+    limit_ns=$((start_ns + timeout_s * 1000000000))
+    while kill -0 "$job_pid" 2>/dev/null; do
+        if [ "$(date +%s%N)" -ge "$limit_ns" ]; then
+            : >"$tmp/timed_out"
+            job_stacks >"$tmp/stacks" 2>&1
+            kill -TERM "$job_pid" 2>/dev/null
+            for _ in $(seq 30); do kill -0 "$job_pid" 2>/dev/null || exit 0; sleep 0.1; done
+            for p in $(job_procs); do kill -KILL "$p" 2>/dev/null; done
+            exit 0
+        fi
+        sleep 0.2
+    done
+) &
+watchdog_pid=$!
 wait "$job_pid"
 rc=$?
 end_ns=$(date +%s%N)
 elapsed_ms=$(( (end_ns - start_ns) / 1000000 ))
+# Done with the job: the watchdog goes (it signals nothing once it is gone).
+kill "$watchdog_pid" 2>/dev/null
+wait "$watchdog_pid" 2>/dev/null
 
 cat "$tmp/out"
 cat "$tmp/err" >&2
+if [ -s "$tmp/stacks" ]; then
+    echo "--- stacks of the job's processes at the time limit (${timeout_s}s):" >&2
+    cat "$tmp/stacks" >&2
+fi
 
 failures=()
 
-# 124: timeout fired; 137 (SIGKILL) counts as a timeout only when the
-# time is up, since a job may end by 128+9 itself (a rank killed by 9).
-if [ "$rc" -eq 124 ] || { [ "$rc" -eq 137 ] && [ "$elapsed_ms" -ge $((timeout_s * 1000)) ]; }; then
+# The watchdog fired; or timeout's backstop (124, or 137 once the time is
+# up: a job may end by 128+9 itself, a rank killed by 9).
+if [ -e "$tmp/timed_out" ] || [ "$rc" -eq 124 ] ||
+    { [ "$rc" -eq 137 ] && [ "$elapsed_ms" -ge $((timeout_s * 1000)) ]; }; then
     failures+=("job timed out after ${timeout_s}s (exit $rc)")
 elif [ "$expect_failure" -eq 1 ]; then
     [ "$rc" -ne 0 ] || failures+=("job was expected to fail but exited 0")
@@ -99,14 +178,6 @@ fi
 
 # Processes of this job still alive.  Give a short grace period: a
 # launcher may return while its children are still being reaped.
-job_procs() {
-    local p
-    for p in /proc/[0-9]*; do
-        if grep -qzxF "LC_TEST_RUN_ID=$run_id" "$p/environ" 2>/dev/null; then
-            echo "${p#/proc/}"
-        fi
-    done
-}
 left=""
 for _ in 1 2 3 4 5 6 7 8 9 10; do
     left=$(job_procs)
@@ -123,26 +194,40 @@ if [ -n "$left" ]; then
 fi
 
 # /dev/shm objects (directories since issue 12, or files) this run created
-# and nobody holds any more.
-shm_held_by_other() { # name -> 0 if some live process has it open/mapped
-    local f="/dev/shm/$1" p
-    for p in /proc/[0-9]*; do
-        if ls -l "$p/fd" 2>/dev/null | grep -qF -- " -> $f"; then return 0; fi
-        if grep -qF -- "$f" "$p/maps" 2>/dev/null; then return 0; fi
-    done
-    return 1
+# and nobody holds any more.  What is held is read in one pass over /proc
+# (every descriptor and mapping into /dev/shm), not one pass per object:
+# the objects new during the run include those of concurrent jobs (a
+# 64-rank job starting meanwhile makes 64), and at load 55 the old scan
+# (two forks per process per object) took 134 s for 64 of them — past
+# ctest's limit, after the job had printed "No Errors" and ended (session
+# 11's CI timeout of abi.mpich_binary.persistent.2).
+shm_unheld() { # names on stdin -> those no live process holds open or mapped
+    {
+        find /proc/[0-9]*/fd -maxdepth 1 -lname "$shm_dir/*" -printf '%l\n' 2>/dev/null
+        grep -ho "$shm_dir/[^ ]*" /proc/[0-9]*/maps 2>/dev/null
+    } >"$tmp/shm.held"
+    # An object counts as held when it or anything under it is.
+    awk -v d="$shm_dir/" -v heldf="$tmp/shm.held" '
+        BEGIN {
+            while ((getline l < heldf) > 0)
+                if (index(l, d) == 1) { r = substr(l, length(d) + 1); sub("[/ ].*", "", r); held[r] = 1 }
+        }
+        $0 != "" && !($0 in held)'
 }
 shm_leak=()
 for _ in 1 2 3 4 5 6 7 8 9 10; do
     shm_list >"$tmp/shm.after"
-    mapfile -t new < <(comm -13 "$tmp/shm.before" "$tmp/shm.after")
+    comm -13 "$tmp/shm.before" "$tmp/shm.after" >"$tmp/shm.new"
     shm_leak=()
+    [ -s "$tmp/shm.new" ] || break
+    mapfile -t unheld < <(shm_unheld <"$tmp/shm.new")
+    mapfile -t new <"$tmp/shm.new"
     for f in "${new[@]}"; do
         [ -n "$f" ] || continue
         # A name carrying the launcher's pid is ours whoever holds it;
         # otherwise it may belong to a test running concurrently, and is
         # ours only if no live process still uses it.
-        if [[ "$f" =~ (^|[^0-9])$job_pid([^0-9]|$) ]] || ! shm_held_by_other "$f"; then
+        if [[ "$f" =~ (^|[^0-9])$job_pid([^0-9]|$) ]] || [[ " ${unheld[*]} " == *" $f "* ]]; then
             shm_leak+=("$f")
         fi
     done
@@ -150,8 +235,8 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
     sleep 0.2
 done
 if [ ${#shm_leak[@]} -gt 0 ]; then
-    failures+=("left behind in /dev/shm: ${shm_leak[*]}")
-    for f in "${shm_leak[@]}"; do rm -rf "/dev/shm/$f"; done
+    failures+=("left behind in $shm_dir: ${shm_leak[*]}")
+    for f in "${shm_leak[@]}"; do rm -rf "${shm_dir:?}/$f"; done
 fi
 
 if [ ${#failures[@]} -eq 0 ]; then

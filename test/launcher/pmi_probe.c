@@ -14,6 +14,11 @@
  *                                   crashes with SIGKILL)
  *   pmi_probe wait                  init, fence, print "READY", sleep until killed
  *   pmi_probe hold MS               init, fence, print "READY", sleep MS ms, fence, end
+ *   pmi_probe stuck                 a job that hangs three ways (t_sigterm.sh reads
+ *                                   mpiexec's report of it): rank 0 finalizes PMI
+ *                                   and then sleeps (a hang after MPI_Finalize),
+ *                                   rank 1 spins, the others wait in a fence that
+ *                                   never completes; each prints "READY" first
  *   pmi_probe owner                 keys are their writer's: rank 0 may not put
  *                                   Locus's key of rank 1 (lc-ofi-1) nor replace a
  *                                   key rank 1 put first; each rank may replace its
@@ -331,6 +336,23 @@ int main(int argc, char **argv)
         CHECK(lc_pmi_fence() == 0, "fence");
         printf("READY %d\n", info.rank);
         sleep_while_launcher_lives();
+    } else if (strcmp(mode, "stuck") == 0) {
+        CHECK(lc_pmi_fence() == 0, "fence");
+        if (info.rank == 0) {
+            CHECK(lc_pmi_finalize() == 0, "finalize");
+            printf("READY %d\n", info.rank);
+            fflush(stdout);
+            sleep_while_launcher_lives();
+        }
+        printf("READY %d\n", info.rank);
+        fflush(stdout);
+        if (info.rank == 1) {
+            pid_t parent = getppid();
+            while (getppid() == parent) /* spin, but never outlive the launcher */
+                ;
+            exit(6);
+        }
+        wait_forever();
     } else if (strcmp(mode, "hold") == 0) {
         struct timespec ts = {arg1 / 1000, (arg1 % 1000) * 1000000L};
 

@@ -118,6 +118,7 @@ typedef struct mpiexec_rank {
     int   pmi_finalized;
     int   aborted;        /* called PMI abort: its exit is no further news */
     int   in_barrier;
+    char  pmi_last[24];  /* its last PMI command (mpiexec_stuck.c says it) */
     struct mpiexec_spawn_in *spawn_in; /* a spawn request being received (mpiexec_spawn_job.c) */
     size_t pmi_len;
     char  pmi_in[LC_PMI2_PREFIX_LEN + LC_PMI_WIRE_MAX + 2];
@@ -439,5 +440,8 @@ void   mpiexec_fate_tick(mpiexec_job_t *job);
 /* Remove what the job left in /dev/shm and in shm_dir (NULL: our
  * LOCUS_SHM_DIR), the ranks' LOCUS_SHM_DIR. */
 void   mpiexec_fate_cleanup_shm(const char *kvsname, const char *shm_dir);
+/* mpiexec_stuck.c: told to end the job by signal sig, say which processes
+ * have not exited and what each is doing (PMI progress, /proc state). */
+void   mpiexec_stuck_report(const mpiexec_job_t *job, int sig);
 
 #endif /* MPIEXEC_H */

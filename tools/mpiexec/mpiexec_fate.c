@@ -156,6 +156,7 @@ void mpiexec_fate_signal(mpiexec_job_t *job, int sig)
     }
     mpiexec_say("received signal %d (%s); forwarding it to all ranks and ending the job", sig,
                 strsignal(sig));
+    mpiexec_stuck_report(job, sig);
     if (job->abort_held) {
         mpiexec_fate_say_abort(job, " (before the signal)");
         job->abort_held = 0;

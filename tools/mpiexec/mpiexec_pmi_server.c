@@ -510,6 +510,7 @@ static int mpiexec_pmi_dispatch(mpiexec_job_t *job, mpiexec_rank_t *r)
             }
             mpiexec_pmi2_handle(job, r, &msg);
         }
+        snprintf(r->pmi_last, sizeof(r->pmi_last), "%s", lc_pmi_msg_cmd(&msg));
         /* Handlers may have closed the connection (and reset pmi_len). */
         if (!r->pmi_open)
             return -1;

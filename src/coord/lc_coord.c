@@ -568,7 +568,7 @@ int lc_coord_wireup(void)
         rc = lc_wireup_classify(&w);
         if (rc == 0) rc = lc_wireup_open(&w);
         if (rc == 0) rc = lc_wireup_connect(&w);
-        lc_init_times_mark("connect: ring attach, CMA probe, ofi connect");
+        lc_init_times_mark("connect: rings, CMA probe, ofi");
         if (rc == 0) rc = lc_wireup_agree(&w);
         lc_init_times_mark("PMI fence 3, agree");
         if (rc == 0) rc = lc_wireup_finish(&w);

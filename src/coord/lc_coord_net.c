@@ -84,6 +84,10 @@ int lc_coord_connect_net(const lc_coord_addrs_t *a, const lc_identity_t *ids, in
     return 0;
 }
 
+/* An uncertain pair may fall back to the network after the third fence,
+ * when the peer may already send: its address goes into the address
+ * vector now, so that none of its packets comes from outside it (such
+ * packets are dropped: lc_ofi_arrived). */
 int lc_coord_admit_net(const lc_coord_addrs_t *a, const lc_identity_t *ids, int r)
 {
     char why[256];

@@ -94,9 +94,9 @@ typedef struct lc_wireup {
     int nivs;           /* LC_PLAN_IVSHMEM peers */
     char (*cards)[LC_COORD_CARD_LEN]; /* [size]: each shm candidate's segment card, each IVSHMEM peer's slot
                                        * card, "" if it published none; fetched at once after fence 2
-                                       * (lc_fetch_cards) */
+                                       * (lc_fetch_cards_addrs) */
     lc_coord_addrs_t addrs;           /* network addresses of the LC_PLAN_NET and LC_PLAN_SHM_TRY peers,
-                                       * fetched at once after fence 2 (lc_fetch_addrs), kept for the
+                                       * fetched at once after fence 2 (lc_fetch_cards_addrs), kept for the
                                        * agree phase's fallbacks */
 } lc_wireup_t;
 
@@ -372,11 +372,13 @@ static int lc_card_take(int r, const char *card, void *arg)
     return 0;
 }
 
-/* Every shm candidate's segment card and every IVSHMEM peer's slot card,
- * in a few requests (lc_pmi_get_ranks). */
-static int lc_fetch_cards(lc_wireup_t *w)
+/* What connect needs of the peers, read after fence 2 in a few requests
+ * each (lc_pmi_get_ranks): every shm candidate's segment card, every
+ * IVSHMEM peer's slot card, and the network address of every peer that
+ * is or may become a network peer (kept for the agree phase). */
+static int lc_fetch_cards_addrs(lc_wireup_t *w)
 {
-    int *want = malloc(sizeof(int) * (size_t)w->size), n = 0, nivs = 0;
+    int *want = malloc(sizeof(int) * (size_t)w->size), n = 0, nivs = 0, nnet = 0;
     if (!want) {
         lc_log_error("wire-up: out of memory for %d peers", w->size);
         return LC_ERROR;
@@ -387,30 +389,16 @@ static int lc_fetch_cards(lc_wireup_t *w)
     for (int r = 0; r < w->size; r++)
         if (w->plan[r] == LC_PLAN_IVSHMEM) want[nivs++] = r;
     if (rc == 0) rc = lc_pmi_get_ranks("lc-ivs-", want, nivs, lc_card_take, w);
-    free(want);
-    return rc == 0 ? 0 : LC_ERROR;
-}
-
-/* The network address of every peer that may need it, in a few requests
- * (lc_coord_net.c). */
-static int lc_fetch_addrs(lc_wireup_t *w)
-{
-    if (w->nnet == 0) return 0;
-    int *want = malloc(sizeof(int) * (size_t)w->nnet), n = 0;
-    if (!want) {
-        lc_log_error("wire-up: out of memory for %d peers", w->nnet);
-        return LC_ERROR;
-    }
     for (int r = 0; r < w->size; r++)
-        if (w->plan[r] == LC_PLAN_NET || w->plan[r] == LC_PLAN_SHM_TRY) want[n++] = r;
-    int rc = lc_coord_addrs_fetch(&w->addrs, w->size, want, n);
+        if (w->plan[r] == LC_PLAN_NET || w->plan[r] == LC_PLAN_SHM_TRY) want[nnet++] = r;
+    if (rc == 0 && nnet > 0) rc = lc_coord_addrs_fetch(&w->addrs, w->size, want, nnet);
     free(want);
-    return rc;
+    return rc == 0 ? 0 : LC_ERROR; /* said why */
 }
 
 static int lc_wireup_connect(lc_wireup_t *w)
 {
-    if (lc_fetch_cards(w) != 0 || lc_fetch_addrs(w) != 0) return LC_ERROR;
+    if (lc_fetch_cards_addrs(w) != 0) return LC_ERROR;
     lc_init_times_mark("PMI get cards, network addresses");
     for (int r = 0; r < w->size; r++) {
         int rc = 0;

@@ -21,7 +21,8 @@
  *             its own per-peer struct; this file never writes a channel's
  *             fields.
  *   agree     an uncertain pair uses shared memory only if both ends
- *             mapped: each publishes its result; fence 3; our segment's
+ *             mapped: each publishes its results in one record
+ *             (lc_coord_agree.c); fence 3; our segment's
  *             name is unlinked (from here on nothing of the job is left
  *             in /dev/shm, whatever happens; mpiexec also sweeps on
  *             abnormal ends); a pair where either end failed is
@@ -72,6 +73,10 @@ typedef enum lc_plan {
     LC_PLAN_IVSHMEM, /* another kernel (a VM) that reaches our IVSHMEM region: its rings (lc_ivshmem.h) */
 } lc_plan_t;
 
+/* A card of either kind (a peer is a shm candidate or an IVSHMEM peer,
+ * never both). */
+#define LC_COORD_CARD_LEN (LC_SHM_CARD_LEN > LC_IVS_CARD_LEN ? LC_SHM_CARD_LEN : LC_IVS_CARD_LEN)
+
 /* What wire-up knows while it runs. */
 typedef struct lc_wireup {
     int rank, size;
@@ -79,15 +84,20 @@ typedef struct lc_wireup {
     lc_plan_t *plan;    /* [size] */
     int *ring;          /* [size]: shm candidate's (self's too) local index, the ring it writes in each
                          * candidate's segment; -1 for the others */
-    int *kernel;        /* [size], scratch: the ranks on this kernel */
+    int *kernel;        /* [size]: the ranks on this kernel, ascending (the agree phase's records) */
+    int nkernel;        /* how many */
     int nlocal;         /* shm candidates, self included */
     int nnet;           /* peers that may need the network (LC_PLAN_NET, LC_PLAN_SHM_TRY) */
     int *ivs_ring;      /* [size]: index among the ranks on our IVSHMEM region (the ring it writes in
                          * each one's slot); -1 for the others */
     int nivs_rings;     /* ranks on our region, self included */
     int nivs;           /* LC_PLAN_IVSHMEM peers */
-    char (*cards)[LC_SHM_CARD_LEN]; /* [size]: each shm candidate's segment card, "" if it published none;
-                                     * fetched at once after fence 2 (lc_fetch_cards) */
+    char (*cards)[LC_COORD_CARD_LEN]; /* [size]: each shm candidate's segment card, each IVSHMEM peer's slot
+                                       * card, "" if it published none; fetched at once after fence 2
+                                       * (lc_fetch_cards_addrs) */
+    lc_coord_addrs_t addrs;           /* network addresses of the LC_PLAN_NET and LC_PLAN_SHM_TRY peers,
+                                       * fetched at once after fence 2 (lc_fetch_cards_addrs), kept for the
+                                       * agree phase's fallbacks */
 } lc_wireup_t;
 
 /* lc_pmi_get_ranks's callback: rank r's identity record into ids[r]. */
@@ -165,11 +175,10 @@ static int lc_wireup_classify(lc_wireup_t *w)
     lc_init_times_mark("PMI get identities");
     /* Ranks on this kernel share its cores (waiting policy) whatever
      * channel reaches them. */
-    int nkernel = 0;
     for (int r = 0; r < w->size; r++)
-        if (lc_identity_same_kernel(&w->ids[r], &w->ids[w->rank])) w->kernel[nkernel++] = r;
-    lc_world.local_size = nkernel;
-    lc_world.usable_cores = lc_locality_union_cores(w->ids, w->kernel, nkernel);
+        if (lc_identity_same_kernel(&w->ids[r], &w->ids[w->rank])) w->kernel[w->nkernel++] = r;
+    lc_world.local_size = w->nkernel;
+    lc_world.usable_cores = lc_locality_union_cores(w->ids, w->kernel, w->nkernel);
     for (int r = 0; r < w->size; r++) {
         w->plan[r] = lc_plan_of(w, r);
         w->ring[r] = w->plan[r] == LC_PLAN_NET || w->plan[r] == LC_PLAN_IVSHMEM ? -1 : w->nlocal++;
@@ -275,50 +284,6 @@ static int lc_wireup_open(lc_wireup_t *w)
     return rc;
 }
 
-/* Reach rank r through the network endpoint at the address it published
- * (before the second fence); `cause` says why it is not shared memory. */
-static int lc_connect_network_peer(const lc_wireup_t *w, int r, const char *cause)
-{
-    char key[64], val[1024], why[256];
-    const lc_identity_t *id = &w->ids[r];
-    snprintf(key, sizeof(key), "lc-ofi-%d", r);
-    int rc = lc_pmi_get(r, key, val, sizeof(val));
-    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
-    if (rc != 0) {
-        lc_log_error("rank %d (host %s) published no network address, so this rank cannot reach it; "
-                     "were the ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?",
-                     r, id->host);
-        return LC_ERROR;
-    }
-    lc_peer_t *p = &lc_world.peers[r];
-    if (lc_ofi_connect(p, val, id->host, why, sizeof(why)) != 0) {
-        lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, id->host, why);
-        return LC_ERROR;
-    }
-    char via[sizeof(p->reason)];
-    snprintf(via, sizeof(via), "%s", p->reason);
-    snprintf(p->reason, sizeof(p->reason), "%.180s; %.70s", cause, via);
-    return 0;
-}
-
-/* An uncertain pair may fall back to the network after the third fence,
- * when the peer may already send: its address goes into the address
- * vector now, so that none of its packets comes from outside it (such
- * packets are dropped: lc_ofi_arrived). */
-static int lc_admit_network_peer(const lc_wireup_t *w, int r)
-{
-    char key[64], val[1024], why[256];
-    snprintf(key, sizeof(key), "lc-ofi-%d", r);
-    int rc = lc_pmi_get(r, key, val, sizeof(val));
-    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
-    if (rc != 0) return 0;               /* lc_agree_pair says it if the network is needed */
-    if (lc_ofi_admit(r, val, why, sizeof(why)) != 0) {
-        lc_log_error("cannot reach rank %d (host %s) through the network channel: %s", r, w->ids[r].host, why);
-        return LC_ERROR;
-    }
-    return 0;
-}
-
 /* Single copy for a connected shm peer: CMA where enabled and the probe
  * reads its cookie.  Across NUMA nodes the pipeline moves the data over
  * the interconnect twice, CMA once: such a pair pulls sooner. */
@@ -383,11 +348,9 @@ static int lc_connect_shm_peer(const lc_wireup_t *w, int r)
  * (the region id proved that we map the same memory). */
 static int lc_connect_ivshmem_peer(const lc_wireup_t *w, int r)
 {
-    char key[64], card[64], why[300];
-    snprintf(key, sizeof(key), "lc-ivs-%d", r);
-    int rc = lc_pmi_get(r, key, card, sizeof(card));
-    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
-    if (rc != 0) snprintf(why, sizeof(why), "it published no IVSHMEM slot");
+    char why[300];
+    const char *card = w->cards[r];
+    if (!card[0]) snprintf(why, sizeof(why), "it published no IVSHMEM slot");
     else if (lc_ivshmem_connect(&lc_world.peers[r], card, (uint32_t)w->ivs_ring[w->rank], (uint32_t)w->ivs_ring[r],
                                 why, sizeof(why)) == 0)
         return 0;
@@ -396,23 +359,26 @@ static int lc_connect_ivshmem_peer(const lc_wireup_t *w, int r)
     return LC_ERROR;
 }
 
-/* lc_pmi_get_ranks's callback: rank r's segment card (NULL: none). */
+/* lc_pmi_get_ranks's callback: rank r's segment or slot card (NULL: none). */
 static int lc_card_take(int r, const char *card, void *arg)
 {
     lc_wireup_t *w = arg;
     if (card && strlen(card) >= sizeof(w->cards[r])) {
-        lc_log_error("wire-up: rank %d published a shared-memory card of %zu characters (at most %zu)", r,
-                     strlen(card), sizeof(w->cards[r]) - 1);
+        lc_log_error("wire-up: rank %d published a shared-memory or IVSHMEM card of %zu characters (at most %zu)",
+                     r, strlen(card), sizeof(w->cards[r]) - 1);
         return LC_ERROR;
     }
     snprintf(w->cards[r], sizeof(w->cards[r]), "%s", card ? card : "");
     return 0;
 }
 
-/* Every shm candidate's card, in a few requests (lc_pmi_get_ranks). */
-static int lc_fetch_cards(lc_wireup_t *w)
+/* What connect needs of the peers, read after fence 2 in a few requests
+ * each (lc_pmi_get_ranks): every shm candidate's segment card, every
+ * IVSHMEM peer's slot card, and the network address of every peer that
+ * is or may become a network peer (kept for the agree phase). */
+static int lc_fetch_cards_addrs(lc_wireup_t *w)
 {
-    int *want = malloc(sizeof(int) * (size_t)w->size), n = 0;
+    int *want = malloc(sizeof(int) * (size_t)w->size), n = 0, nivs = 0, nnet = 0;
     if (!want) {
         lc_log_error("wire-up: out of memory for %d peers", w->size);
         return LC_ERROR;
@@ -420,13 +386,20 @@ static int lc_fetch_cards(lc_wireup_t *w)
     for (int r = 0; r < w->size; r++)
         if (w->plan[r] == LC_PLAN_SHM || w->plan[r] == LC_PLAN_SHM_TRY) want[n++] = r;
     int rc = lc_pmi_get_ranks("lc-shmseg-", want, n, lc_card_take, w);
+    for (int r = 0; r < w->size; r++)
+        if (w->plan[r] == LC_PLAN_IVSHMEM) want[nivs++] = r;
+    if (rc == 0) rc = lc_pmi_get_ranks("lc-ivs-", want, nivs, lc_card_take, w);
+    for (int r = 0; r < w->size; r++)
+        if (w->plan[r] == LC_PLAN_NET || w->plan[r] == LC_PLAN_SHM_TRY) want[nnet++] = r;
+    if (rc == 0 && nnet > 0) rc = lc_coord_addrs_fetch(&w->addrs, w->size, want, nnet);
     free(want);
-    return rc == 0 ? 0 : LC_ERROR;
+    return rc == 0 ? 0 : LC_ERROR; /* said why */
 }
 
 static int lc_wireup_connect(lc_wireup_t *w)
 {
-    if (lc_fetch_cards(w) != 0) return LC_ERROR;
+    if (lc_fetch_cards_addrs(w) != 0) return LC_ERROR;
+    lc_init_times_mark("PMI get cards, network addresses");
     for (int r = 0; r < w->size; r++) {
         int rc = 0;
         char cause[96];
@@ -435,12 +408,12 @@ static int lc_wireup_connect(lc_wireup_t *w)
         case LC_PLAN_SHM: rc = lc_connect_shm_peer(w, r); break;
         case LC_PLAN_SHM_TRY:
             rc = lc_connect_shm_peer(w, r);
-            if (rc == 0) rc = lc_admit_network_peer(w, r);
+            if (rc == 0) rc = lc_coord_admit_net(&w->addrs, w->ids, r);
             break;
         case LC_PLAN_IVSHMEM: rc = lc_connect_ivshmem_peer(w, r); break;
         case LC_PLAN_NET:
             lc_coord_reason_network(w->ids, w->rank, r, cause, sizeof(cause));
-            rc = lc_connect_network_peer(w, r, cause);
+            rc = lc_coord_connect_net(&w->addrs, w->ids, r, cause);
             break;
         }
         if (rc != 0) return LC_ERROR;
@@ -448,45 +421,26 @@ static int lc_wireup_connect(lc_wireup_t *w)
     return 0;
 }
 
-/* After the third fence: the uncertain pair with rank r keeps shared
- * memory if both ends mapped, else goes to the network. */
-static int lc_agree_pair(const lc_wireup_t *w, int r)
-{
-    lc_peer_t *p = &lc_world.peers[r];
-    char key[64], theirs[16];
-    snprintf(key, sizeof(key), "lc-shm-%d-%d", r, w->rank);
-    int rc = lc_pmi_get(r, key, theirs, sizeof(theirs));
-    if (rc == LC_ERROR) return LC_ERROR; /* lc_pmi_get said why */
-    if (rc != 0) {
-        lc_log_error("wire-up: rank %d did not say whether it could map our shared-memory segment; were the "
-                     "ranks started with different LOCUS_NET_FORCE / LOCUS_NET_BLOCK settings?", r);
-        return LC_ERROR;
-    }
-    if (p->kind == LC_CHANNEL_SHM && theirs[0] == '1') return 0;
-    char cause[200], domains[96];
-    lc_coord_reason_domains(&w->ids[r], &w->ids[w->rank], domains, sizeof(domains));
-    if (p->kind == LC_CHANNEL_SHM)
-        snprintf(cause, sizeof(cause), "same kernel, but it cannot see our segment (%.90s)", domains);
-    else
-        snprintf(cause, sizeof(cause), "%.190s", p->reason);
-    lc_shm_disconnect(p);
-    return lc_connect_network_peer(w, r, cause);
-}
-
+/* Uncertain pairs keep shared memory only if both ends mapped
+ * (lc_coord_agree.c). */
 static int lc_wireup_agree(lc_wireup_t *w)
 {
-    char key[64];
-    for (int r = 0; r < w->size; r++) {
-        if (w->plan[r] != LC_PLAN_SHM_TRY) continue;
-        snprintf(key, sizeof(key), "lc-shm-%d-%d", w->rank, r);
-        if (lc_pmi_put(key, lc_world.peers[r].kind == LC_CHANNEL_SHM ? "1" : "0") != 0) return LC_ERROR;
+    bool *uncertain = calloc((size_t)w->size, sizeof(bool));
+    if (!uncertain) {
+        lc_log_error("wire-up: out of memory for %d peers", w->size);
+        return LC_ERROR;
     }
-    if (lc_pmi_fence() != 0) return LC_ERROR;
-    /* Every peer has mapped our segment or given up. */
-    lc_shm_unlink();
-    for (int r = 0; r < w->size; r++)
-        if (w->plan[r] == LC_PLAN_SHM_TRY && lc_agree_pair(w, r) != 0) return LC_ERROR;
-    return 0;
+    lc_agree_in_t in = { .rank = w->rank, .size = w->size, .uncertain = uncertain, .kernel = w->kernel,
+                         .nkernel = w->nkernel, .ids = w->ids, .addrs = &w->addrs };
+    for (int r = 0; r < w->size; r++) {
+        uncertain[r] = w->plan[r] == LC_PLAN_SHM_TRY;
+        in.nuncertain += uncertain[r];
+    }
+    for (int k = 0; k < w->nkernel; k++)
+        if (w->kernel[k] == w->rank) in.kernel_index = k;
+    int rc = lc_coord_agree(&in);
+    free(uncertain);
+    return rc;
 }
 
 static int lc_wireup_finish(lc_wireup_t *w)
@@ -570,6 +524,7 @@ static void lc_wireup_free(lc_wireup_t *w)
     free(w->kernel);
     free(w->ivs_ring);
     free(w->cards);
+    lc_coord_addrs_free(&w->addrs);
 }
 
 /* A job of one: no exchange, no channel but self. */
@@ -601,7 +556,7 @@ int lc_coord_wireup(void)
         rc = lc_wireup_classify(&w);
         if (rc == 0) rc = lc_wireup_open(&w);
         if (rc == 0) rc = lc_wireup_connect(&w);
-        lc_init_times_mark("connect: ring attach, CMA probe, ofi");
+        lc_init_times_mark("connect: rings, CMA probe, ofi");
         if (rc == 0) rc = lc_wireup_agree(&w);
         lc_init_times_mark("PMI fence 3, agree");
         if (rc == 0) rc = lc_wireup_finish(&w);

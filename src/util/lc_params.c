@@ -155,6 +155,10 @@ const lc_param_desc_t lc_param_table[] = {
         "Seconds (1..86400) mpiexec waits for the proxy on each other host to connect back after it started the "
         "launcher agent (ssh, -launcher-exec); a host whose proxy does not connect in time ends the job "
         "with a message naming it (docs/launcher.md)."),
+    LC_PARAM_ROW_BOOL("PMI_STATS", pmi_stats, "0", LC_PARAM_LAUNCHER,
+        "mpiexec prints, when the job ends, how many PMI requests it answered, by command (get, lc_getranks, "
+        "put, fence, other; every job of the run, remote ranks' too) and its own CPU time: the start-up "
+        "traffic a job of N ranks costs the launcher (docs/launcher.md, \"Bulk get\")."),
 };
 const size_t lc_param_count = LC_ARRAY_SIZE(lc_param_table);
 

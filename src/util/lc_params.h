@@ -84,6 +84,7 @@ typedef struct lc_params {
     long   ofi_connect_timeout; /* s before a peer that accepts no packet is probed */
     long   net_timeout;       /* s of silence on a network connection before the job ends (0: never) */
     long   launch_timeout;    /* mpiexec: s for a remote proxy to connect back */
+    int    pmi_stats;         /* mpiexec: print the PMI requests it answered, by command, at the end */
 } lc_params_t;
 
 extern lc_params_t lc_params;

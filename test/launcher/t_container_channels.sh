@@ -44,5 +44,16 @@ pair c3 c4 shm
 pair c5 c6 shm+cma "$dir"
 pair c1 c7 ofi+rma "$dir"
 pair c1 c8 ofi+rma "$dir"
+# Issue 13: the agree phase's answers and the fallback's network address
+# come in bulk (lc_getranks).  c1, c2 without LOCUS_SHM_DIR: an uncertain
+# pair that falls back to the network.  Key by key each rank would also
+# get its peer's answer (lc-shm-<r>-<me>) and address (twice): 8 gets in
+# all instead of 2.
+on c1 env LOCUS_PMI_STATS=1 "$MPIEXEC" -launcher-exec "$AGENT" -hosts "c1:1,c2:1" -n 2 "$prog"
+expect_rc 0
+expect_out "No Errors"
+get=$(sed -n 's/.*PMI requests answered: [0-9]* (get \([0-9]*\),.*/\1/p' "$T/err" | head -1)
+[ -n "$get" ] && [ "$get" -le 2 ] || fail "c1 <-> c2 fallback: ${get:-no} PMI gets for 2 ranks, at most 2 expected"
+echo "ok: c1 <-> c2 fallback: $get PMI gets"
 expect_hosts_clean 3000
 echo "PASS"

@@ -203,6 +203,16 @@ typedef struct mpiexec_pjob {
     int             cancelled;      /* a spawn that failed: its processes' exits are no news */
 } mpiexec_pjob_t;
 
+/* Kinds of PMI request counted for LOCUS_PMI_STATS. */
+enum {
+    MPIEXEC_PMI_GET,
+    MPIEXEC_PMI_GETRANKS,
+    MPIEXEC_PMI_PUT,
+    MPIEXEC_PMI_FENCE,
+    MPIEXEC_PMI_OTHER,
+    MPIEXEC_PMI_KINDS
+};
+
 typedef struct mpiexec_job {
     mpiexec_options_t opt;
     int             size;
@@ -254,6 +264,8 @@ typedef struct mpiexec_job {
     char            abort_text[1024];
     struct timespec abort_at;
     int             signal_pipe[2];
+    /* PMI requests answered, by kind (LOCUS_PMI_STATS; mpiexec_pmi_server.c) */
+    unsigned long pmi_count[MPIEXEC_PMI_KINDS];
 } mpiexec_job_t;
 
 /* mpiexec_util.c */
@@ -350,6 +362,8 @@ int            mpiexec_kvs_delete(mpiexec_kvs_t *kvs, const char *key, int owner
 void   mpiexec_pmi_readable(mpiexec_job_t *job, mpiexec_rank_t *r);  /* local rank */
 void   mpiexec_pmi_feed(mpiexec_job_t *job, mpiexec_rank_t *r, const char *data, size_t len);
 void   mpiexec_pmi_close(mpiexec_job_t *job, mpiexec_rank_t *r);
+/* LOCUS_PMI_STATS: the requests answered, by kind, on stderr. */
+void mpiexec_pmi_report(const mpiexec_job_t *job);
 /* A reply of len bytes to r (relayed through its proxy if remote). */
 void   mpiexec_pmi_send_bytes(mpiexec_job_t *job, mpiexec_rank_t *r, const char *buf, size_t len);
 /* mpiexec_pmi_bulk.c: Locus's lc_getranks (lc_pmi_wire.h), answered. */

@@ -393,6 +393,7 @@ int main(int argc, char **argv)
         job->stdin_fd = -1;
 
     mpiexec_run(job);
+    if (lc_params.pmi_stats) mpiexec_pmi_report(job);
 
     for (int j = 0; j < job->npjobs; j++) {
         for (int i = 0; i < job->pjobs[j]->size; i++) {

@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -466,6 +467,32 @@ static void mpiexec_pmi2_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const lc_
     mpiexec_pmi_send(job, r, &fmt);
 }
 
+/* LOCUS_PMI_STATS: the kind of request cmd (a PMI-1 or PMI-2 command). */
+static int mpiexec_pmi_kind(const char *cmd)
+{
+    if (strcmp(cmd, "get") == 0 || strcmp(cmd, "kvs-get") == 0) return MPIEXEC_PMI_GET;
+    if (strcmp(cmd, "lc_getranks") == 0) return MPIEXEC_PMI_GETRANKS;
+    if (strcmp(cmd, "put") == 0 || strcmp(cmd, "kvs-put") == 0) return MPIEXEC_PMI_PUT;
+    if (strcmp(cmd, "barrier_in") == 0 || strcmp(cmd, "kvs-fence") == 0) return MPIEXEC_PMI_FENCE;
+    return MPIEXEC_PMI_OTHER;
+}
+
+void mpiexec_pmi_report(const mpiexec_job_t *job)
+{
+    const unsigned long *c = job->pmi_count;
+    struct rusage ru;
+    double cpu = -1;
+
+    /* mpiexec's own CPU time (not its children's): what serving them cost. */
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+              (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    mpiexec_say("PMI requests answered: %lu (get %lu, lc_getranks %lu, put %lu, fence %lu, other %lu); "
+                "mpiexec CPU %.2f s",
+                c[0] + c[1] + c[2] + c[3] + c[4], c[MPIEXEC_PMI_GET], c[MPIEXEC_PMI_GETRANKS], c[MPIEXEC_PMI_PUT],
+                c[MPIEXEC_PMI_FENCE], c[MPIEXEC_PMI_OTHER], cpu);
+}
+
 /* Take every complete message out of r->pmi_in.  Returns -1 after a
  * protocol error (connection closed). */
 static int mpiexec_pmi_dispatch(mpiexec_job_t *job, mpiexec_rank_t *r)
@@ -485,6 +512,7 @@ static int mpiexec_pmi_dispatch(mpiexec_job_t *job, mpiexec_rank_t *r)
                 mpiexec_fate_protocol_error(job, r, "sent a malformed PMI-1 message");
                 return -1;
             }
+            job->pmi_count[mpiexec_pmi_kind(lc_pmi_msg_cmd(&msg))]++;
             /* Commands before init are answered in PMI-1, as a PMI-1 client
              * that skipped init (hydra tolerates it) expects. */
             if (strcmp(lc_pmi_msg_cmd(&msg), "init") == 0)
@@ -508,6 +536,7 @@ static int mpiexec_pmi_dispatch(mpiexec_job_t *job, mpiexec_rank_t *r)
                 mpiexec_fate_protocol_error(job, r, "sent a malformed PMI-2 message");
                 return -1;
             }
+            job->pmi_count[mpiexec_pmi_kind(lc_pmi_msg_cmd(&msg))]++;
             mpiexec_pmi2_handle(job, r, &msg);
         }
         snprintf(r->pmi_last, sizeof(r->pmi_last), "%s", lc_pmi_msg_cmd(&msg));

@@ -6,8 +6,9 @@
  * when every big cell is in flight a fragment waits (LC_AGAIN) and goes
  * once the receiver polled; the count follows the job size; and what a
  * peer writes is checked: a segment header whose big cells do not fit is
- * refused at attach, a forged big-cell index ends the receiver with a
- * protocol error (not a read outside the segment).
+ * refused at attach, a forged big-cell index, length or kind ends the
+ * receiver with a protocol error (exit LC_PEER_FAULT_EXIT, not a crash
+ * or a read outside the segment).
  */
 #include "channel/lc_shm.h"
 #include "util/lc_params.h"
@@ -137,8 +138,11 @@ static void expect_fault(uint8_t kind, uint32_t len, uint32_t index)
     }
     int status = 0;
     waitpid(child, &status, 0);
-    CHECKF(!(WIFEXITED(status) && WEXITSTATUS(status) == 0), "forged big cell (kind %u, len %u, index %u) was accepted",
-           kind, len, index);
+    /* A protocol error (lc_peer_fault's exit code), not a crash. */
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == LC_PEER_FAULT_EXIT,
+           "forged big cell (kind %u, len %u, index %u): %s %d, not the protocol error's exit %d", kind, len, index,
+           WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+           LC_PEER_FAULT_EXIT);
 }
 
 int main(void)

@@ -90,7 +90,7 @@ const char *lc_shm_decode_slow(const void *cell, const lc_shm_rx_ctx_t *ctx, lc_
         return lc_pkt_decode_slow(&out->hdr, (const char *)cell + LC_PKT_SHM_CELL_HDR,
                                   ctx->cell_size - LC_PKT_SHM_CELL_HDR, "ring cell", out, why, whylen);
     bool big = out->hdr.flags & LC_PKT_SHM_FLAG_BIG;
-    out->hdr.flags &= (uint8_t)~(LC_PKT_SHM_FLAG_POOL | LC_PKT_SHM_FLAG_BIG);
+    out->hdr.flags &= (uint8_t) ~(LC_PKT_SHM_FLAG_POOL | LC_PKT_SHM_FLAG_BIG);
     uint32_t index;
     memcpy(&index, (const char *)cell + LC_PKT_SHM_CELL_HDR, sizeof(index));
     if (big) {

@@ -20,7 +20,7 @@
 #define LC_SHM_MAX_CELL (64u << 20) /* far above any sane LOCUS_SHM_CELL_SIZE */
 #define LC_SHM_MAX_CELLS (1u << 20) /* lc_shm_ring_cells' cap */
 #define LC_SHM_MAX_POOL_CELLS (1u << 16) /* lc_shm_pool_cells' cap */
-#define LC_SHM_MAX_BIG_CELLS 4096u /* LOCUS_SHM_BIG_CELLS' cap */
+#define LC_SHM_MAX_BIG_CELLS 4096u       /* LOCUS_SHM_BIG_CELLS' cap */
 
 typedef struct lc_shm_seg_hdr {
     uint64_t magic;

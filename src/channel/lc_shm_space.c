@@ -137,8 +137,8 @@ int lc_shm_check_space(const char *kvsname, uint32_t nseg, uint32_t nrings, int 
                      "%s; or make the segments smaller (LOCUS_SHM_BIG_CELLS, LOCUS_SHM_POOL_CELLS, "
                      "LOCUS_SHM_CELL_SIZE, LOCUS_SHM_RING_CELLS).",
                      nseg, lc_mib(need), lc_params.shm_dir[0] ? "LOCUS_SHM_DIR=" : "", dir, nseg,
-                     lc_mib(lc_shm_segment_bytes(&g)), g.nrings, g.ncells, g.cell_size, g.pool_cells,
-                     g.pool_cell_size, g.big_cells, g.big_cell_size, nrings, lc_mib(have), lc_mib(size), how);
+                     lc_mib(lc_shm_segment_bytes(&g)), g.nrings, g.ncells, g.cell_size, g.pool_cells, g.pool_cell_size,
+                     g.big_cells, g.big_cell_size, nrings, lc_mib(have), lc_mib(size), how);
     }
     return LC_ERROR;
 }

@@ -69,8 +69,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(big, 0xa5, BIG_CELLS * BIG_CELL);
     size_t n = size - 2 < cell_size ? size - 2 : cell_size;
     memcpy(cell, data + 2, n);
-    lc_shm_rx_ctx_t ctx = { .cell_size = cell_size, .pool_cells = POOL_CELLS, .pool_cell_size = POOL_CELL,
-                            .pool = pool, .big_cells = BIG_CELLS, .big_cell_size = BIG_CELL, .big = big };
+    lc_shm_rx_ctx_t ctx = { .cell_size = cell_size,
+                            .pool_cells = POOL_CELLS,
+                            .pool_cell_size = POOL_CELL,
+                            .pool = pool,
+                            .big_cells = BIG_CELLS,
+                            .big_cell_size = BIG_CELL,
+                            .big = big };
     if (data[0] & 2) ctx.pool_cells = 0; /* a peer without a pool (IVSHMEM) */
     if (data[0] & 4) ctx.big_cells = 0;  /* a peer without big cells */
     if (!lc_shm_decode(cell, &ctx, &in, why, sizeof(why))) {

@@ -35,8 +35,12 @@
 
 static _Alignas(64) char pool[POOL_CELLS * POOL_CELL];
 static _Alignas(64) char big[BIG_CELLS * BIG_CELL];
-static const lc_shm_rx_ctx_t shm_ctx = { .cell_size = CELL, .pool_cells = POOL_CELLS, .pool_cell_size = POOL_CELL,
-                                         .pool = pool, .big_cells = BIG_CELLS, .big_cell_size = BIG_CELL,
+static const lc_shm_rx_ctx_t shm_ctx = { .cell_size = CELL,
+                                         .pool_cells = POOL_CELLS,
+                                         .pool_cell_size = POOL_CELL,
+                                         .pool = pool,
+                                         .big_cells = BIG_CELLS,
+                                         .big_cell_size = BIG_CELL,
                                          .big = big };
 
 /* A ring cell holding hdr (+ payload bytes). */
@@ -156,8 +160,8 @@ static void test_shm_decoder(void)
              "unknown flags");
     /* A length a pool cell could not hold is fine in a big cell, and
      * refused in a pool cell. */
-    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 2000, .flags = LC_SHM_FLAG_POOL }), &index,
-             sizeof(index), "of its pool cell");
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 2000, .flags = LC_SHM_FLAG_POOL }), &index, sizeof(index),
+             "of its pool cell");
 
     /* Where the payload is, and what the engine sees. */
     _Alignas(64) char cell[CELL];

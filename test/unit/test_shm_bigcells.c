@@ -65,8 +65,13 @@ static lc_peer_t peer;
 
 static void setup(const char *kvs)
 {
-    lc_shm_geometry_t g = { .nrings = 1, .cell_size = 64, .ncells = 8, .pool_cell_size = POOL_CELL,
-                            .pool_cells = 4, .big_cell_size = BIG_CELL, .big_cells = NBIG };
+    lc_shm_geometry_t g = { .nrings = 1,
+                            .cell_size = 64,
+                            .ncells = 8,
+                            .pool_cell_size = POOL_CELL,
+                            .pool_cells = 4,
+                            .big_cell_size = BIG_CELL,
+                            .big_cells = NBIG };
     char card[LC_SHM_CARD_LEN], why[256];
     CHECK(lc_shm_segment_create_geom(&seg, kvs, 0, &g, NULL, NULL, NULL) == 0);
     lc_shm_segment_card(&seg, card, sizeof(card));
@@ -212,10 +217,10 @@ int main(void)
            (unsigned long long)next_off, (unsigned long long)total);
 
     /* Forged packets in big cells. */
-    expect_fault(LC_PKT_DATA, 100, NBIG);             /* index beyond the big cells */
-    expect_fault(LC_PKT_DATA, 100, 0xffffffffu);      /* far beyond */
-    expect_fault(LC_PKT_DATA, BIG_CELL - 63, 0);      /* longer than a big cell */
-    expect_fault(LC_PKT_EAGER, 100, 0);               /* not a pipeline fragment */
+    expect_fault(LC_PKT_DATA, 100, NBIG);        /* index beyond the big cells */
+    expect_fault(LC_PKT_DATA, 100, 0xffffffffu); /* far beyond */
+    expect_fault(LC_PKT_DATA, BIG_CELL - 63, 0); /* longer than a big cell */
+    expect_fault(LC_PKT_EAGER, 100, 0);          /* not a pipeline fragment */
     teardown();
 
     /* A header that claims big cells its segment does not hold. */

@@ -115,8 +115,13 @@ int main(void)
     CHECK(g.big_cells == 4 && g.big_cell_size == 65536);
     CHECK(lc_shm_segment_bytes(&g) == 4096 + 64 * 32 * 128 + 32 * 8192 + 4 * 65536);
     /* Big cells follow the pool. */
-    lc_shm_geometry_t withbig = { .nrings = 3, .cell_size = 64, .ncells = 2, .pool_cell_size = 256, .pool_cells = 1,
-                                  .big_cell_size = 1024, .big_cells = 3 };
+    lc_shm_geometry_t withbig = { .nrings = 3,
+                                  .cell_size = 64,
+                                  .ncells = 2,
+                                  .pool_cell_size = 256,
+                                  .pool_cells = 1,
+                                  .big_cell_size = 1024,
+                                  .big_cells = 3 };
     CHECK(lc_shm_segment_bytes(&withbig) == 4096 + 4096 + 256 + 3 * 1024);
     /* Ring bytes round up to a page before the pool. */
     lc_shm_geometry_t odd = { .nrings = 3, .cell_size = 64, .ncells = 2, .pool_cell_size = 256, .pool_cells = 1 };

@@ -146,6 +146,10 @@ typedef struct lc_peer_shm {
     char *rx_pool;
     uint32_t rx_pool_cells;
     uint32_t rx_pool_cell_size;
+    /* Its big cells (pipeline fragments), checked likewise. */
+    char *rx_big;
+    uint32_t rx_big_cells;
+    uint32_t rx_big_cell_size;
 } lc_peer_shm_t;
 
 /* cma (lc_cma.h): the single copy needs nothing but the peer's pid, valid

@@ -85,12 +85,29 @@ const char *lc_shm_decode_slow(const void *cell, const lc_shm_rx_ctx_t *ctx, lc_
 {
     /* out->hdr is lc_shm_decode's copy: never the cell's header again. */
     out->pool_index = UINT32_MAX;
+    out->pool_big = false;
     if (!(out->hdr.flags & LC_PKT_SHM_FLAG_POOL))
         return lc_pkt_decode_slow(&out->hdr, (const char *)cell + LC_PKT_SHM_CELL_HDR,
                                   ctx->cell_size - LC_PKT_SHM_CELL_HDR, "ring cell", out, why, whylen);
-    out->hdr.flags &= (uint8_t)~LC_PKT_SHM_FLAG_POOL;
+    bool big = out->hdr.flags & LC_PKT_SHM_FLAG_BIG;
+    out->hdr.flags &= (uint8_t) ~(LC_PKT_SHM_FLAG_POOL | LC_PKT_SHM_FLAG_BIG);
     uint32_t index;
     memcpy(&index, (const char *)cell + LC_PKT_SHM_CELL_HDR, sizeof(index));
+    if (big) {
+        /* Only pipeline fragments use big cells: anything else in one is
+         * not what a Locus sender writes. */
+        if (out->hdr.kind != LC_PKT_DATA)
+            return lc_pkt_bad(why, whylen, "%s packet in a big cell (only DATA goes there)",
+                              lc_pkt_kind_name(out->hdr.kind));
+        if (!ctx->big_cells) return lc_pkt_bad(why, whylen, "a packet in a big cell from a sender without big cells");
+        if (index >= ctx->big_cells)
+            return lc_pkt_bad(why, whylen, "big cell index %u beyond its %u big cells", index, ctx->big_cells);
+        out->pool_index = index;
+        out->pool_big = true;
+        const char *bc = ctx->big + (size_t)index * ctx->big_cell_size;
+        return lc_pkt_decode_slow(&out->hdr, bc + LC_PKT_SHM_POOL_HDR, ctx->big_cell_size - LC_PKT_SHM_POOL_HDR,
+                                  "big cell", out, why, whylen);
+    }
     if (!ctx->pool_cells) return lc_pkt_bad(why, whylen, "a pooled packet from a sender without a pool");
     if (index >= ctx->pool_cells)
         return lc_pkt_bad(why, whylen, "pool cell index %u beyond its pool of %u cells", index, ctx->pool_cells);
@@ -115,6 +132,7 @@ const char *lc_ofi_decode(const void *bytes, size_t len, uint8_t *type, lc_pkt_i
         return lc_pkt_bad(why, whylen, "a packet of %zu bytes, shorter than its header", len);
     memcpy(&out->hdr, b + LC_PKT_OFI_WIRE, sizeof(out->hdr));
     out->pool_index = UINT32_MAX;
+    out->pool_big = false;
     size_t room = len - LC_PKT_OFI_WIRE - sizeof(lc_pkt_hdr_t);
     /* The packet's length is what the provider delivered: the header must
      * say exactly that (neither past the bytes received nor short). */

@@ -16,7 +16,8 @@
  *     < 2^31), the sender's rank is not negative;
  *   - an RTS's block-list count agrees with its flags and its size;
  *   - shm: a pool cell's index and length lie in the sender's pool as
- *     validated at attach.
+ *     validated at attach; a big cell's in its big cells, and only a DATA
+ *     packet comes in one.
  *
  * What needs the engine's state (the request a control packet names, a
  * DATA fragment's offset against its receive, the sender's rank against
@@ -46,7 +47,8 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "lc_shm_decode_fast re
 typedef struct lc_pkt_in {
     lc_pkt_hdr_t hdr;        /* the copy the engine sees (channel flags cleared) */
     const char *payload;     /* EAGER, DATA: in the cell / buffer it came in; else `ctl` */
-    uint32_t pool_index;     /* shm: the sender's pool cell holding the payload, or UINT32_MAX */
+    uint32_t pool_index;     /* shm: the sender's pool (or big) cell holding the payload, or UINT32_MAX */
+    bool pool_big;           /* shm: pool_index is of a big cell */
     _Alignas(8) char ctl[48]; /* RTS, CTS, FIN, ACK: the fixed payload, copied once */
 } lc_pkt_in_t;
 
@@ -60,6 +62,9 @@ typedef struct lc_shm_rx_ctx {
     uint32_t pool_cells;
     uint32_t pool_cell_size; /* pool cell, its LC_SHM_POOL_HDR included */
     const char *pool;        /* first pool cell */
+    uint32_t big_cells;      /* its big cells (0: none), the same way */
+    uint32_t big_cell_size;
+    const char *big;
 } lc_shm_rx_ctx_t;
 
 /* Layout constants shared with lc_shm.h (which includes datatype headers
@@ -67,6 +72,7 @@ typedef struct lc_shm_rx_ctx {
 #define LC_PKT_SHM_CELL_HDR 32
 #define LC_PKT_SHM_POOL_HDR 64
 #define LC_PKT_SHM_FLAG_POOL 0x80
+#define LC_PKT_SHM_FLAG_BIG 0x40
 
 /* Flags each kind may carry. */
 #define LC_PKT_EAGER_FLAGS LC_PKT_FLAG_SYNC
@@ -111,6 +117,7 @@ static inline const char *lc_shm_decode(const void *cell, const lc_shm_rx_ctx_t 
     if (lc_shm_decode_fast(cell, ctx->cell_size, out)) {
         out->payload = (const char *)cell + LC_PKT_SHM_CELL_HDR;
         out->pool_index = UINT32_MAX;
+        out->pool_big = false;
         return NULL;
     }
     return lc_shm_decode_slow(cell, ctx, out, why, whylen);

@@ -20,6 +20,7 @@
 #define LC_SHM_MAX_CELL (64u << 20) /* far above any sane LOCUS_SHM_CELL_SIZE */
 #define LC_SHM_MAX_CELLS (1u << 20) /* lc_shm_ring_cells' cap */
 #define LC_SHM_MAX_POOL_CELLS (1u << 16) /* lc_shm_pool_cells' cap */
+#define LC_SHM_MAX_BIG_CELLS 4096u       /* LOCUS_SHM_BIG_CELLS' cap */
 
 typedef struct lc_shm_seg_hdr {
     uint64_t magic;
@@ -30,6 +31,10 @@ typedef struct lc_shm_seg_hdr {
     uint64_t key; /* the owner's random key, published through PMI only */
     uint32_t pool_cell_size;
     uint32_t held; /* LC_SHM_HELD: its creator holds a lock on the object while it lives (lc_shm_hold) */
+    /* The big cells, after the pool.  Appended: a segment without them
+     * reads 0 here (the header page is zero past the header). */
+    uint32_t big_cells;
+    uint32_t big_cell_size;
 } lc_shm_seg_hdr_t;
 
 #define LC_SHM_HELD 0x444c4548u /* "HELD" */
@@ -192,9 +197,18 @@ static size_t lc_shm_pool_offset(uint32_t nrings, uint32_t cell_size, uint32_t n
     return LC_SHM_RINGS_OFFSET + ((rings + 4095) & ~(size_t)4095);
 }
 
+/* The big cells follow the pool (a multiple of 64 bytes: cells stay
+ * 64-byte aligned). */
+static size_t lc_shm_big_offset(uint32_t nrings, uint32_t cell_size, uint32_t ncells, uint32_t pool_cells,
+                                uint32_t pool_cell_size)
+{
+    return lc_shm_pool_offset(nrings, cell_size, ncells) + (size_t)pool_cells * pool_cell_size;
+}
+
 size_t lc_shm_segment_bytes(const lc_shm_geometry_t *g)
 {
-    return lc_shm_pool_offset(g->nrings, g->cell_size, g->ncells) + (size_t)g->pool_cells * g->pool_cell_size;
+    return lc_shm_big_offset(g->nrings, g->cell_size, g->ncells, g->pool_cells, g->pool_cell_size) +
+           (size_t)g->big_cells * g->big_cell_size;
 }
 
 int lc_shm_segment_create_placed(lc_shm_segment_t *seg, const char *kvsname, int rank, uint32_t nsenders,
@@ -293,7 +307,11 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
     seg->nrings = nsenders;
     seg->pool_cells = g->pool_cells;
     seg->pool_cell_size = g->pool_cells ? g->pool_cell_size : 0;
-    /* Pool cells: fallocate's zero pages are free (busy == 0). */
+    /* Big cells only beside a pool (the packets that need them are larger
+     * than a pool cell; lc_shm_big_cells says when they are). */
+    seg->big_cells = g->pool_cells ? g->big_cells : 0;
+    seg->big_cell_size = seg->big_cells ? g->big_cell_size : 0;
+    /* Pool and big cells: fallocate's zero pages are free (busy == 0). */
     for (uint32_t r = 0; r < nsenders; r++) {
         char *cells = lc_shm_segment_ring(seg, r);
         for (uint32_t i = 0; i < ncells; i++)
@@ -306,6 +324,8 @@ static int lc_shm_segment_build(lc_shm_segment_t *seg, const char *kvsname, int 
     h->nrings = nsenders;
     h->pool_cells = seg->pool_cells;
     h->pool_cell_size = seg->pool_cell_size;
+    h->big_cells = seg->big_cells;
+    h->big_cell_size = seg->big_cell_size;
     h->key = seg->key;
     h->held = held ? LC_SHM_HELD : 0;
     /* Release: the rings are initialised before a peer sees the magic. */
@@ -357,6 +377,21 @@ static int lc_shm_check_geometry(const lc_shm_seg_hdr_t *h, size_t size, const c
     if (end > size) {
         snprintf(why, whylen, "%s: its pool of %u cells of %u bytes does not fit its %zu bytes", name,
                  h->pool_cells, h->pool_cell_size, size);
+        return -1;
+    }
+    if (!h->big_cells) return 0;
+    /* The big cells, read at index x big cell size from the pool's end:
+     * the same checks (64 MiB x 4096 < 2^38: no overflow). */
+    if (h->big_cells > LC_SHM_MAX_BIG_CELLS || h->big_cell_size < 256 || h->big_cell_size % 64 ||
+        h->big_cell_size > LC_SHM_MAX_CELL) {
+        snprintf(why, whylen, "%s: invalid set of %u big cells of %u bytes in its header", name, h->big_cells,
+                 h->big_cell_size);
+        return -1;
+    }
+    end += (uint64_t)h->big_cells * h->big_cell_size;
+    if (end > size) {
+        snprintf(why, whylen, "%s: its %u big cells of %u bytes do not fit its %zu bytes", name, h->big_cells,
+                 h->big_cell_size, size);
         return -1;
     }
     return 0;
@@ -417,6 +452,8 @@ int lc_shm_segment_attach(lc_shm_segment_t *seg, const char *kvsname, int rank, 
     seg->nrings = h.nrings;
     seg->pool_cells = h.pool_cells;
     seg->pool_cell_size = h.pool_cells ? h.pool_cell_size : 0;
+    seg->big_cells = h.pool_cells ? h.big_cells : 0;
+    seg->big_cell_size = seg->big_cells ? h.big_cell_size : 0;
     seg->unlinked = 1; /* the owner unlinks it */
     return 0;
 bad:
@@ -498,6 +535,13 @@ char *lc_shm_segment_pool(const lc_shm_segment_t *seg)
     return (char *)seg->base + lc_shm_pool_offset(seg->nrings, seg->cell_size, seg->ncells);
 }
 
+char *lc_shm_segment_big(const lc_shm_segment_t *seg)
+{
+    if (!seg->base || !seg->big_cells) return NULL;
+    return (char *)seg->base +
+           lc_shm_big_offset(seg->nrings, seg->cell_size, seg->ncells, seg->pool_cells, seg->pool_cell_size);
+}
+
 /* ---- receive side ---------------------------------------------------- */
 
 static lc_peer_t **lc_shm_rx_peers;
@@ -530,14 +574,18 @@ static __attribute__((noinline)) void lc_shm_poll_slow(lc_peer_t *peer, lc_shm_c
     const lc_shm_rx_ctx_t ctx = { .cell_size = lc_shm_rx_cell_size,
                                   .pool_cells = peer->shm.rx_pool_cells,
                                   .pool_cell_size = peer->shm.rx_pool_cell_size,
-                                  .pool = peer->shm.rx_pool };
+                                  .pool = peer->shm.rx_pool,
+                                  .big_cells = peer->shm.rx_big_cells,
+                                  .big_cell_size = peer->shm.rx_big_cell_size,
+                                  .big = peer->shm.rx_big };
     char why[160];
     if (lc_shm_decode_slow(cell, &ctx, in, why, sizeof(why)) != NULL) lc_peer_fault(peer, "%s", why);
     lc_channel_recv_handler(peer, &in->hdr, in->payload);
     if (in->pool_index != UINT32_MAX) {
         /* Release: our reads of the payload are done before the sender
          * reuses the pool cell (its acquire in lc_shm_pool_take). */
-        char *pc = peer->shm.rx_pool + (size_t)in->pool_index * peer->shm.rx_pool_cell_size;
+        char *pc = in->pool_big ? peer->shm.rx_big + (size_t)in->pool_index * peer->shm.rx_big_cell_size
+                                : peer->shm.rx_pool + (size_t)in->pool_index * peer->shm.rx_pool_cell_size;
         atomic_store_explicit(&((lc_shm_pool_cell_t *)pc)->busy, 0, memory_order_release);
     }
 }

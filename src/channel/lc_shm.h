@@ -25,7 +25,11 @@
  * index (lc_shm_pool.c).  The receiver reads the payload in place from
  * the sender's segment, checks index and length against the geometry it
  * validated at attach, and hands the pool cell back by clearing its
- * `busy` word.  Memory of a host: N x (N x ring + pool), formula in
+ * `busy` word.  Pipeline fragments larger than a pool cell go the same
+ * way through the sender's few *big cells* (LOCUS_SHM_BIG_CELLS x
+ * LOCUS_SHM_BIG_CELL_SIZE, issue 13: more data in flight, fewer
+ * fragments), marked LC_SHM_FLAG_POOL | LC_SHM_FLAG_BIG.  Memory of a
+ * host: N x (N x ring + pool + big cells), formula in
  * lc_shm_segment_bytes.
  */
 #ifndef LC_SHM_H
@@ -52,6 +56,11 @@ _Static_assert(sizeof(lc_shm_cell_t) == LC_SHM_CELL_HDR, "cell header must be 32
  * clears it before the engine sees the header. */
 #define LC_SHM_FLAG_POOL 0x80
 _Static_assert((LC_SHM_FLAG_POOL & LC_PKT_FLAG_SYNC) == 0, "pool flag collides with a pt2pt flag");
+/* With LC_SHM_FLAG_POOL: the index is of one of the sender's big cells
+ * (a DATA packet only); same layout and ownership as a pool cell. */
+#define LC_SHM_FLAG_BIG 0x40
+_Static_assert((LC_SHM_FLAG_BIG & (LC_PKT_FLAG_SYNC | LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL | LC_SHM_FLAG_POOL)) == 0,
+               "big-cell flag collides with another flag");
 
 /* A pool cell: the `busy` word in its own line (sender sets it, receiver
  * clears it with release once it has read the payload), the payload from
@@ -62,7 +71,8 @@ typedef struct lc_shm_pool_cell {
 } lc_shm_pool_cell_t;
 
 /* Out of line (lc_shm_pool.c): a packet larger than the peer's ring
- * cells, through our pool.  LC_AGAIN when the ring or the pool is full. */
+ * cells, through our pool, or a DATA packet larger than a pool cell
+ * through our big cells.  LC_AGAIN when the ring or the cells are full. */
 int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                            const void *data, size_t datalen);
 
@@ -166,6 +176,7 @@ typedef struct lc_shm_segment {
     size_t size;
     uint32_t cell_size, ncells, nrings;
     uint32_t pool_cell_size, pool_cells; /* 0 cells: no pool */
+    uint32_t big_cell_size, big_cells;   /* 0 cells: no big cells */
     int unlinked;
     int hold;           /* the object's descriptor + 1 (0: none), kept open: the owner's lock is on it */
 } lc_shm_segment_t;
@@ -174,11 +185,12 @@ typedef struct lc_shm_segment {
 typedef struct lc_shm_geometry {
     uint32_t nrings, cell_size, ncells;  /* rings: one per local sender */
     uint32_t pool_cell_size, pool_cells; /* the owner's send pool */
+    uint32_t big_cell_size, big_cells;   /* the owner's big cells (pipeline fragments), after the pool */
 } lc_shm_geometry_t;
 
 /* Bytes of a segment of geometry g (what posix_fallocate reserves):
  *   4096 + nrings x ncells x cell_size, rounded up to 4096,
- *   + pool_cells x pool_cell_size.
+ *   + pool_cells x pool_cell_size + big_cells x big_cell_size.
  * The one formula: segment creation, MPI_Init's space check and
  * locus-info --shm-footprint all use it. */
 size_t lc_shm_segment_bytes(const lc_shm_geometry_t *g);
@@ -262,8 +274,10 @@ int lc_shm_peer_alive(int world_rank);
 char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index);
 /* Start of the segment's pool (NULL without one). */
 char *lc_shm_segment_pool(const lc_shm_segment_t *seg);
-/* Send through the pool of `seg` (ours; NULL: no pool, packets are at
- * most one ring cell).  All pool cells must be free. */
+/* Start of the segment's big cells (NULL without them). */
+char *lc_shm_segment_big(const lc_shm_segment_t *seg);
+/* Send through the pool and big cells of `seg` (ours; NULL: no pool,
+ * packets are at most one ring cell).  All their cells must be free. */
 void lc_shm_pool_init(const lc_shm_segment_t *seg);
 
 /* ---- wire-up (lc_shm_wireup.c), driven by the coordinator ------------
@@ -283,6 +297,12 @@ uint32_t lc_shm_ring_cells(void);
  * and pool cells (LOCUS_SHM_POOL_CELLS, 1 to 65536). */
 uint32_t lc_shm_pool_cell_size(void);
 uint32_t lc_shm_pool_cells(void);
+/* Big cells (lc_shm_space.c): LOCUS_SHM_BIG_CELL_SIZE rounded up to 64
+ * (at least 256), and their count on a host of `nlocal` ranks
+ * (LOCUS_SHM_BIG_CELLS; auto: 16 up to 16 ranks, 8 up to 32, 4 beyond;
+ * 0 when a big cell would not be larger than a pool cell). */
+uint32_t lc_shm_big_cell_size(void);
+uint32_t lc_shm_big_cells(uint32_t nlocal);
 /* The largest packet payload a shm peer (and the self peer) carries: one
  * pool cell's payload. */
 size_t lc_shm_packet_max(void);

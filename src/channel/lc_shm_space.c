@@ -21,6 +21,28 @@ void lc_shm_geometry_default(uint32_t nlocal, lc_shm_geometry_t *g)
     g->ncells = lc_shm_ring_cells();
     g->pool_cell_size = lc_shm_pool_cell_size();
     g->pool_cells = lc_shm_pool_cells();
+    g->big_cell_size = lc_shm_big_cell_size();
+    g->big_cells = lc_shm_big_cells(nlocal);
+}
+
+uint32_t lc_shm_big_cell_size(void)
+{
+    size_t p = lc_params.shm_big_cell_size > (64u << 20) ? (64u << 20) : lc_params.shm_big_cell_size;
+    size_t cell = p < 256 ? 256 : (p + 63) & ~(size_t)63;
+    return (uint32_t)cell;
+}
+
+/* Every rank holds its own big cells, so their count shrinks as the host
+ * fills: 16 x 64 KiB (1 MiB in flight per sender) costs 16 MiB on a host
+ * of 16 ranks, 4 x 64 KiB at 256 ranks 64 MiB, inside issue 13's budget
+ * (<= 64 MiB of segments at 64 ranks, <= 512 MiB at 256); on a full host
+ * the ranks also share the cores, and CMA or the pool carries most. */
+uint32_t lc_shm_big_cells(uint32_t nlocal)
+{
+    if (lc_shm_big_cell_size() <= lc_shm_pool_cell_size()) return 0; /* would carry nothing the pool cannot */
+    long n = lc_params.shm_big_cells;
+    if (n == LC_PARAM_INT_AUTO) return nlocal <= 16 ? 16 : nlocal <= 32 ? 8 : 4;
+    return n < 0 ? 0 : n > 4096 ? 4096 : (uint32_t)n;
 }
 
 uint64_t lc_shm_host_bytes(uint32_t nlocal)
@@ -110,12 +132,13 @@ int lc_shm_check_space(const char *kvsname, uint32_t nseg, uint32_t nrings, int 
                      "with more room>",
                      (unsigned long long)(want >> 20), (unsigned long long)(want >> 20));
         lc_log_error("not enough shared memory for the %u ranks on this host: they need %.1f MiB in %s%s (%u "
-                     "segments of %.2f MiB: %u rings of %u x %u B + a send pool of %u x %u B; see locus-info "
-                     "--shm-footprint %u), but only %.1f MiB are free there (of %.1f MiB). %s; or make the "
-                     "segments smaller (LOCUS_SHM_POOL_CELLS, LOCUS_SHM_CELL_SIZE, LOCUS_SHM_RING_CELLS).",
+                     "segments of %.2f MiB: %u rings of %u x %u B + a send pool of %u x %u B + %u big cells of "
+                     "%u B; see locus-info --shm-footprint %u), but only %.1f MiB are free there (of %.1f MiB). "
+                     "%s; or make the segments smaller (LOCUS_SHM_BIG_CELLS, LOCUS_SHM_POOL_CELLS, "
+                     "LOCUS_SHM_CELL_SIZE, LOCUS_SHM_RING_CELLS).",
                      nseg, lc_mib(need), lc_params.shm_dir[0] ? "LOCUS_SHM_DIR=" : "", dir, nseg,
-                     lc_mib(lc_shm_segment_bytes(&g)), g.nrings, g.ncells, g.cell_size, g.pool_cells,
-                     g.pool_cell_size, nrings, lc_mib(have), lc_mib(size), how);
+                     lc_mib(lc_shm_segment_bytes(&g)), g.nrings, g.ncells, g.cell_size, g.pool_cells, g.pool_cell_size,
+                     g.big_cells, g.big_cell_size, nrings, lc_mib(have), lc_mib(size), how);
     }
     return LC_ERROR;
 }

@@ -104,14 +104,20 @@ int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t
     peer->shm.rx_pool = lc_shm_segment_pool(seg);
     peer->shm.rx_pool_cells = seg->pool_cells;
     peer->shm.rx_pool_cell_size = seg->pool_cell_size;
+    peer->shm.rx_big = lc_shm_segment_big(seg);
+    peer->shm.rx_big_cells = seg->big_cells;
+    peer->shm.rx_big_cell_size = seg->big_cell_size;
     /* A packet fills at most one of the peer's ring cells (its
      * LOCUS_SHM_RING_CELL_SIZE may differ from ours) or one cell of our
-     * pool, whichever is larger; a pipeline fragment is also capped by
-     * LOCUS_PIPELINE_CHUNK: the sizes the self peer uses too. */
+     * pool, whichever is larger; a pipeline fragment one of our big cells
+     * when we have them (lc_shm_pool.c), and it is also capped by
+     * LOCUS_PIPELINE_CHUNK. */
     size_t payload = peer->shm.tx_cell_size - LC_SHM_CELL_HDR;
     if (lc_shm_wire.mine.pool_cells && lc_shm_wire.mine.pool_cell_size - LC_SHM_POOL_HDR > payload)
         payload = lc_shm_wire.mine.pool_cell_size - LC_SHM_POOL_HDR;
     peer->eager_limit = lc_params.eager_limit < payload ? lc_params.eager_limit : payload;
+    if (lc_shm_wire.mine.big_cells && lc_shm_wire.mine.big_cell_size - LC_SHM_POOL_HDR > payload)
+        payload = lc_shm_wire.mine.big_cell_size - LC_SHM_POOL_HDR;
     peer->chunk = payload - sizeof(lc_pkt_data_t);
     if (lc_params.pipeline_chunk && lc_params.pipeline_chunk < peer->chunk) peer->chunk = lc_params.pipeline_chunk;
     return 0;

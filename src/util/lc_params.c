@@ -23,10 +23,19 @@ const lc_param_desc_t lc_param_table[] = {
         "that do not fit a ring cell (eager messages, pipeline fragments) go through it."),
     LC_PARAM_ROW_INT_IN("SHM_POOL_CELLS", shm_pool_cells, "32", 1, 65536, 0, LC_PARAM_RANKS,
         "Cells of each rank's send pool, shared by all its shared-memory receivers (1..65536)."),
+    LC_PARAM_ROW_INT_IN("SHM_BIG_CELLS", shm_big_cells, "auto", 0, 4096, 0, LC_PARAM_RANKS,
+        "Big cells of each rank, used only by two-copy pipeline fragments (issue 13): larger fragments "
+        "and more data in flight where CMA is impossible or not chosen. auto = 16 on a host of up to "
+        "16 ranks, 8 up to 32, 4 beyond; 0 = none (fragments go through the send pool, SHM_CELL_SIZE). "
+        "Shared by all the rank's receivers; a fragment waits while all are in flight. 0..4096."),
+    LC_PARAM_ROW_SIZE_IN("SHM_BIG_CELL_SIZE", shm_big_cell_size, "64k", 256, 64 << 20, LC_PARAM_MUL64, LC_PARAM_RANKS,
+        "Size of one big cell (a multiple of 64, 256 to 64m; its 64-byte header included). Not larger "
+        "than SHM_CELL_SIZE = no big cells. Memory per rank: BIG_CELLS x BIG_CELL_SIZE on top of the "
+        "rings and the pool (locus-info --shm-footprint N)."),
     LC_PARAM_ROW_SIZE_IN("SHM_RING_CELL_SIZE", shm_ring_cell_size, "128", 64, 64 << 20, LC_PARAM_MUL64, LC_PARAM_RANKS,
         "Size of one cell of a (sender, receiver) ring (a multiple of 64, 64 to 64m): packets up to it "
         "minus the 32-byte header go inline (the latency path). Memory per rank: ranks x RING_CELLS x "
-        "RING_CELL_SIZE + POOL_CELLS x CELL_SIZE (locus-info --shm-footprint N)."),
+        "RING_CELL_SIZE + POOL_CELLS x CELL_SIZE + BIG_CELLS x BIG_CELL_SIZE (locus-info --shm-footprint N)."),
     LC_PARAM_ROW_INT_IN("SHM_RING_CELLS", shm_ring_cells, "32", 2, 1 << 20, LC_PARAM_POW2, LC_PARAM_RANKS,
         "Cells per (sender, receiver) ring; a power of two from 2 to 1048576. It also bounds the packets in flight per pair."),
     LC_PARAM_ROW_BOOL("CMA", cma, "1", LC_PARAM_RANKS,
@@ -51,7 +60,8 @@ const lc_param_desc_t lc_param_table[] = {
         "and each rank's ring segment is placed on its node. 0 = every pair gets the same-node settings "
         "and rings are placed by first touch. hwloc's HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured."),
     LC_PARAM_ROW_SIZE_IN("PIPELINE_CHUNK", pipeline_chunk, "0", 64, 64 << 20, LC_PARAM_OR_0, LC_PARAM_RANKS,
-        "Fragment size of the two-copy rendezvous pipeline (64 to 64m); 0 = one full cell."),
+        "Fragment size of the two-copy rendezvous pipeline (64 to 64m); 0 = one full cell (a big cell, "
+        "SHM_BIG_CELL_SIZE, where the sender has them; else a pool cell)."),
     LC_PARAM_ROW_ENUM("POLL", poll_mode, "auto", "auto|spin|yield", LC_PARAM_RANKS,
         "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
         "host outnumber the cores they may run on."),
@@ -203,6 +213,10 @@ static int lc_param_parse(const lc_param_desc_t *d, const char *text, void *fiel
         return 0;
     }
     case LC_PARAM_INT: {
+        if (!strcasecmp(text, "auto") && d->default_value && !strcasecmp(d->default_value, "auto")) {
+            *(long *)field = LC_PARAM_INT_AUTO;
+            return 0;
+        }
         errno = 0;
         long v = strtol(text, &end, 0);
         if (errno || end == text || *end) return -1;
@@ -285,6 +299,7 @@ static bool lc_param_in_range(const lc_param_desc_t *d, const void *field)
         v = (long long)z;
     } else {
         v = *(const long *)field;
+        if (v == LC_PARAM_INT_AUTO && d->default_value && !strcasecmp(d->default_value, "auto")) return true;
     }
     if (v == 0 && (d->in & LC_PARAM_OR_0)) return true;
     if (v < d->min || v > d->max) return false;

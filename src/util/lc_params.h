@@ -41,6 +41,9 @@ enum {
  * so (or set to "auto"): the library decides (e.g. CMA_THRESHOLD: measured
  * per pair, src/pt2pt/lc_pt2pt_pick.c). */
 #define LC_PARAM_SIZE_AUTO ((size_t)-1)
+/* The same for an INT parameter whose default is "auto" (e.g.
+ * SHM_BIG_CELLS: chosen by the job's size, src/channel/lc_shm_space.c). */
+#define LC_PARAM_INT_AUTO (-1L)
 
 typedef enum lc_poll_mode {
     LC_POLL_AUTO = 0, /* spin while ranks <= usable cores, else yield */
@@ -54,6 +57,8 @@ typedef struct lc_params {
     long   shm_ring_cells;    /* cells per (sender, receiver) ring */
     size_t shm_ring_cell_size; /* bytes per ring cell (the latency path) */
     long   shm_pool_cells;    /* cells of each rank's send pool (cells of shm_cell_size bytes) */
+    long   shm_big_cells;     /* big cells of each rank (pipeline fragments); LC_PARAM_INT_AUTO: by job size */
+    size_t shm_big_cell_size; /* bytes per big cell */
     size_t cma_threshold;     /* rendezvous messages at least this big use CMA; LC_PARAM_SIZE_AUTO: calibrated */
     size_t cma_threshold_xnuma; /* the same for a pair on two NUMA nodes */
     int    numa;              /* load the topology: NUMA node per rank, per-pair decisions */

@@ -17,7 +17,12 @@ static void lc_param_format(const lc_param_desc_t *d, char *buf, size_t len)
         else
             snprintf(buf, len, "%zu", *(const size_t *)field);
         break;
-    case LC_PARAM_INT: snprintf(buf, len, "%ld", *(const long *)field); break;
+    case LC_PARAM_INT:
+        if (*(const long *)field == LC_PARAM_INT_AUTO && d->default_value && !strcmp(d->default_value, "auto"))
+            snprintf(buf, len, "auto");
+        else
+            snprintf(buf, len, "%ld", *(const long *)field);
+        break;
     case LC_PARAM_BOOL: snprintf(buf, len, "%s", *(const int *)field ? "1" : "0"); break;
     case LC_PARAM_ENUM: {
         int idx = *(const int *)field;

@@ -23,6 +23,8 @@
 
 #define POOL_CELLS 3
 #define POOL_CELL 256
+#define BIG_CELLS 2
+#define BIG_CELL 512
 
 static volatile unsigned sink;
 
@@ -61,15 +63,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 2) return 0;
     uint32_t cell_size = 64u * (1u + data[1] % 4u);
     char *cell = malloc(cell_size);
-    char *pool = malloc(POOL_CELLS * POOL_CELL);
+    char *pool = malloc(POOL_CELLS * POOL_CELL), *big = malloc(BIG_CELLS * BIG_CELL);
     memset(cell, 0, cell_size);
     memset(pool, 0x5a, POOL_CELLS * POOL_CELL);
+    memset(big, 0xa5, BIG_CELLS * BIG_CELL);
     size_t n = size - 2 < cell_size ? size - 2 : cell_size;
     memcpy(cell, data + 2, n);
-    lc_shm_rx_ctx_t ctx = { .cell_size = cell_size, .pool_cells = POOL_CELLS, .pool_cell_size = POOL_CELL,
-                            .pool = pool };
+    lc_shm_rx_ctx_t ctx = { .cell_size = cell_size,
+                            .pool_cells = POOL_CELLS,
+                            .pool_cell_size = POOL_CELL,
+                            .pool = pool,
+                            .big_cells = BIG_CELLS,
+                            .big_cell_size = BIG_CELL,
+                            .big = big };
     if (data[0] & 2) ctx.pool_cells = 0; /* a peer without a pool (IVSHMEM) */
-    if (!lc_shm_decode(cell, &ctx, &in, why, sizeof(why))) check(&in);
+    if (data[0] & 4) ctx.big_cells = 0;  /* a peer without big cells */
+    if (!lc_shm_decode(cell, &ctx, &in, why, sizeof(why))) {
+        check(&in);
+        if (in.pool_big && in.hdr.kind != LC_PKT_DATA) abort();
+    }
+    free(big);
     free(pool);
     free(cell);
     return 0;

@@ -30,9 +30,18 @@
 #define POOL_CELLS 4
 #define POOL_CELL 1024
 
+#define BIG_CELLS 2
+#define BIG_CELL 4096
+
 static _Alignas(64) char pool[POOL_CELLS * POOL_CELL];
-static const lc_shm_rx_ctx_t shm_ctx = { .cell_size = CELL, .pool_cells = POOL_CELLS, .pool_cell_size = POOL_CELL,
-                                         .pool = pool };
+static _Alignas(64) char big[BIG_CELLS * BIG_CELL];
+static const lc_shm_rx_ctx_t shm_ctx = { .cell_size = CELL,
+                                         .pool_cells = POOL_CELLS,
+                                         .pool_cell_size = POOL_CELL,
+                                         .pool = pool,
+                                         .big_cells = BIG_CELLS,
+                                         .big_cell_size = BIG_CELL,
+                                         .big = big };
 
 /* A ring cell holding hdr (+ payload bytes). */
 static void make_cell(char *cell, const lc_pkt_hdr_t *hdr, const void *payload, size_t n)
@@ -126,6 +135,34 @@ static void test_shm_decoder(void)
     CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_EAGER, .len = 1, .flags = LC_SHM_FLAG_POOL }), &index, sizeof(index),
              "pool cell index");
 
+    /* Big cells (issue 13): DATA only, index and length against the
+     * sender's big cells, never its pool's geometry. */
+    const uint8_t bigf = LC_SHM_FLAG_POOL | LC_SHM_FLAG_BIG;
+    index = 1;
+    CELL_OK(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = BIG_CELL - 64, .flags = bigf }), &index, sizeof(index));
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = BIG_CELL - 63, .flags = bigf }), &index, sizeof(index),
+             "exceeds the 4032 B of its big cell");
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 0xffffffffu, .flags = bigf }), &index, sizeof(index),
+             "of its big cell");
+    index = BIG_CELLS;
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 100, .flags = bigf }), &index, sizeof(index),
+             "big cell index 2 beyond its 2 big cells");
+    index = 0x80000000u;
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 100, .flags = bigf }), &index, sizeof(index),
+             "big cell index");
+    index = 0;
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_EAGER, .len = 100, .flags = bigf }), &index, sizeof(index),
+             "EAGER packet in a big cell");
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = sizeof(rts), .flags = bigf }), &index, sizeof(index),
+             "RTS packet in a big cell");
+    /* The big flag alone (no pool flag) is no channel flag a DATA may carry. */
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 50, .flags = LC_SHM_FLAG_BIG }), &index, sizeof(index),
+             "unknown flags");
+    /* A length a pool cell could not hold is fine in a big cell, and
+     * refused in a pool cell. */
+    CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 2000, .flags = LC_SHM_FLAG_POOL }), &index, sizeof(index),
+             "of its pool cell");
+
     /* Where the payload is, and what the engine sees. */
     _Alignas(64) char cell[CELL];
     lc_pkt_in_t in;
@@ -134,7 +171,10 @@ static void test_shm_decoder(void)
     make_cell(cell, &((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 100, .flags = LC_SHM_FLAG_POOL }), &index,
               sizeof(index));
     CHECK(lc_shm_decode(cell, &shm_ctx, &in, why, sizeof(why)) == NULL);
-    CHECK(in.pool_index == 1 && in.payload == pool + POOL_CELL + 64 && in.hdr.flags == 0);
+    CHECK(in.pool_index == 1 && !in.pool_big && in.payload == pool + POOL_CELL + 64 && in.hdr.flags == 0);
+    make_cell(cell, &((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 3000, .flags = bigf }), &index, sizeof(index));
+    CHECK(lc_shm_decode(cell, &shm_ctx, &in, why, sizeof(why)) == NULL);
+    CHECK(in.pool_index == 1 && in.pool_big && in.payload == big + BIG_CELL + 64 && in.hdr.flags == 0);
     make_cell(cell, &((lc_pkt_hdr_t){ .kind = LC_PKT_EAGER, .len = 3 }), bytes, 3);
     CHECK(lc_shm_decode(cell, &shm_ctx, &in, why, sizeof(why)) == NULL);
     CHECK(in.pool_index == UINT32_MAX && in.payload == cell + 32);
@@ -148,6 +188,9 @@ static void test_shm_decoder(void)
     make_cell(cell, &((lc_pkt_hdr_t){ .kind = LC_PKT_EAGER, .len = 1, .flags = LC_SHM_FLAG_POOL }), &index,
               sizeof(index));
     CHECK(lc_shm_decode(cell, &nopool, &in, why, sizeof(why)) != NULL && strstr(why, "without a pool"));
+    /* Nor big ones: a sender whose segment has no big cells. */
+    make_cell(cell, &((lc_pkt_hdr_t){ .kind = LC_PKT_DATA, .len = 100, .flags = bigf }), &index, sizeof(index));
+    CHECK(lc_shm_decode(cell, &nopool, &in, why, sizeof(why)) != NULL && strstr(why, "without big cells"));
 }
 
 /* A network packet: wire header (src, seq, credits, type) + hdr + payload. */

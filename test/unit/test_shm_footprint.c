@@ -107,11 +107,22 @@ int main(void)
     char kvs[64];
     snprintf(kvs, sizeof(kvs), "unitfoot%d", (int)getpid());
 
-    /* Defaults: 32 ring cells of 128 B, a pool of 32 cells of 8 KiB. */
+    /* Defaults: 32 ring cells of 128 B, a pool of 32 cells of 8 KiB, and
+     * 4 big cells of 64 KiB beyond 32 ranks. */
     lc_shm_geometry_t g;
     lc_shm_geometry_default(64, &g);
     CHECK(g.nrings == 64 && g.ncells == 32 && g.cell_size == 128 && g.pool_cells == 32 && g.pool_cell_size == 8192);
-    CHECK(lc_shm_segment_bytes(&g) == 4096 + 64 * 32 * 128 + 32 * 8192);
+    CHECK(g.big_cells == 4 && g.big_cell_size == 65536);
+    CHECK(lc_shm_segment_bytes(&g) == 4096 + 64 * 32 * 128 + 32 * 8192 + 4 * 65536);
+    /* Big cells follow the pool. */
+    lc_shm_geometry_t withbig = { .nrings = 3,
+                                  .cell_size = 64,
+                                  .ncells = 2,
+                                  .pool_cell_size = 256,
+                                  .pool_cells = 1,
+                                  .big_cell_size = 1024,
+                                  .big_cells = 3 };
+    CHECK(lc_shm_segment_bytes(&withbig) == 4096 + 4096 + 256 + 3 * 1024);
     /* Ring bytes round up to a page before the pool. */
     lc_shm_geometry_t odd = { .nrings = 3, .cell_size = 64, .ncells = 2, .pool_cell_size = 256, .pool_cells = 1 };
     CHECK(lc_shm_segment_bytes(&odd) == 4096 + 4096 + 256);
@@ -122,7 +133,11 @@ int main(void)
     printf("default footprint: 16 ranks %.1f MiB, 64 ranks %.1f MiB, 256 ranks %.1f MiB\n", at16, at64, at256);
     CHECK(at64 <= 64.0);
     CHECK(at256 <= 512.0);
-    CHECK(lc_shm_host_bytes(2) < 2 * MIB);
+    /* docs/architecture.md's figures: 21 / 48 / 385 MiB. */
+    CHECK(lc_shm_host_bytes(16) == 16ull * (4096 + 16 * 4096 + 32 * 8192 + 16 * 65536));
+    CHECK(lc_shm_host_bytes(64) == 64ull * (4096 + 64 * 4096 + 32 * 8192 + 4 * 65536));
+    CHECK(lc_shm_host_bytes(256) == 256ull * (4096 + 256 * 4096 + 32 * 8192 + 4 * 65536));
+    CHECK(lc_shm_host_bytes(2) < 3 * MIB);
 
     /* What the formula says is what a segment takes. */
     lc_shm_segment_t seg;
@@ -137,6 +152,7 @@ int main(void)
         CHECK((uint64_t)st.st_blocks * 512 >= lc_shm_segment_bytes(&g)); /* fallocate: all of it, at once */
     }
     CHECK(seg.pool_cells == 32 && lc_shm_segment_pool(&seg) != NULL);
+    CHECK(seg.big_cells == 16 && lc_shm_segment_big(&seg) == lc_shm_segment_pool(&seg) + 32 * 8192);
     lc_shm_segment_detach(&seg);
 
     /* Parameters move it. */
@@ -145,7 +161,7 @@ int main(void)
     lc_params_load_for(LC_PARAM_RANKS);
     lc_shm_geometry_default(4, &g);
     CHECK(g.pool_cells == 8 && g.cell_size == 128);
-    CHECK(lc_shm_host_bytes(4) == 4 * (uint64_t)(4096 + 4096 * 4 + 8 * 8192));
+    CHECK(lc_shm_host_bytes(4) == 4 * (uint64_t)(4096 + 4096 * 4 + 8 * 8192 + 16 * 65536));
     unsetenv("LOCUS_SHM_POOL_CELLS");
     unsetenv("LOCUS_SHM_RING_CELL_SIZE");
     lc_params_load_for(LC_PARAM_RANKS);

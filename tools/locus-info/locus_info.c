@@ -243,8 +243,9 @@ static int print_shm_footprint(const char *arg)
         return 0;
     }
     printf("  per rank: %zu bytes (%.2f MiB) = 4096 header + %u rings x %u cells x %u B (rounded up to 4 KiB)"
-           " + pool of %u cells x %u B\n",
-           seg, seg / 1048576.0, g.nrings, g.ncells, g.cell_size, g.pool_cells, g.pool_cell_size);
+           " + pool of %u cells x %u B + %u big cells x %u B\n",
+           seg, seg / 1048576.0, g.nrings, g.ncells, g.cell_size, g.pool_cells, g.pool_cell_size, g.big_cells,
+           g.big_cell_size);
     printf("  job:      %llu bytes (%.1f MiB) = %ld x per rank\n", (unsigned long long)all, all / 1048576.0, n);
     struct statvfs vfs;
     if (statvfs(dir, &vfs) == 0) {

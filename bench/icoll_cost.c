@@ -19,7 +19,16 @@
  * rank 0 sleeps -d microseconds instead, which on a loaded machine may
  * not be enough; the script reports idle polls per operation to show it.
  *
- * Usage: icoll_cost -o OP [-n count] [-i iters] [-w warmup] [-d usec] [-m msgs]
+ * -r (in the ring): the peers' messages must have arrived but not been
+ * seen yet — what a rank finds when it enters MPI after computing, the
+ * peer having been quicker — so the operation's first progress pass
+ * takes them from the ring.  No MPI call may look first, so rank 0 waits
+ * for each peer to store the iteration's number in a shared-memory
+ * window (MPI_Win_allocate_shared) just before its call, then sleeps -d
+ * microseconds for the peer's first send to leave.  Only a peer
+ * descheduled in between spoils it: the idle polls column shows it.
+ *
+ * Usage: icoll_cost -o OP [-n count] [-i iters] [-w warmup] [-d usec] [-m msgs] [-r]
  *   OP: allreduce iallreduce allreduce_init barrier ibarrier bcast ibcast
  *       reduce ireduce   (the "i" forms are start + MPI_Wait; allreduce_init
  *       is one MPI_Allreduce_init, then MPI_Start + MPI_Wait per iteration)
@@ -144,10 +153,45 @@ static void one(int op, int n, MPI_Request *preq)
     MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
+/* -r: each rank's iteration counter in shared memory (peers write
+ * theirs, rank 0 reads them). */
+#define MAX_PEERS 64
+static MPI_Win flag_win = MPI_WIN_NULL;
+static int *my_flag, *peer_flag[MAX_PEERS];
+
+static int flags_init(int rank, int p)
+{
+    MPI_Comm node;
+    int ns;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &ns);
+    if (ns != p || p > MAX_PEERS) { /* the same answer on every rank */
+        MPI_Comm_free(&node);
+        return 0;
+    }
+    MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &my_flag, &flag_win);
+    __atomic_store_n(my_flag, 0, __ATOMIC_RELAXED);
+    for (int r = 1; r < p && rank == 0; r++) {
+        MPI_Aint size;
+        int unit;
+        MPI_Win_shared_query(flag_win, r, &size, &unit, &peer_flag[r]);
+    }
+    MPI_Barrier(node); /* every flag is 0 before anyone reads it */
+    MPI_Comm_free(&node);
+    return 1;
+}
+
+static void flags_wait(int p, int iter, int delay)
+{
+    for (int r = 1; r < p; r++)
+        while (__atomic_load_n(peer_flag[r], __ATOMIC_ACQUIRE) < iter) {}
+    if (delay) usleep((useconds_t)delay);
+}
+
 int main(int argc, char **argv)
 {
-    int op = -1, n = 2, iters = 2000, warm = 200, delay = 300, msgs = -2, c;
-    while ((c = getopt(argc, argv, "o:n:i:w:d:m:")) != -1) {
+    int op = -1, n = 2, iters = 2000, warm = 200, delay = 300, msgs = -2, ring = 0, c;
+    while ((c = getopt(argc, argv, "o:n:i:w:d:m:r")) != -1) {
         if (c == 'o') {
             for (int k = 0; k < NOPS; k++)
                 if (strcmp(optarg, op_names[k]) == 0) op = k;
@@ -161,10 +205,12 @@ int main(int argc, char **argv)
             delay = atoi(optarg);
         else if (c == 'm')
             msgs = atoi(optarg);
+        else if (c == 'r')
+            ring = 1;
     }
     if (msgs == -2) msgs = op == OP_BCAST || op == OP_IBCAST ? 0 : 1;
     if (op < 0 || n < 0 || n > (int)(sizeof(sb) / sizeof(sb[0])) || iters < 1 || warm < 0 || delay < 0) {
-        fprintf(stderr, "usage: icoll_cost -o OP [-n count] [-i iters] [-w warmup] [-d usec] [-m msgs]\nOP:");
+        fprintf(stderr, "usage: icoll_cost -o OP [-n count] [-i iters] [-w warmup] [-d usec] [-m msgs] [-r]\nOP:");
         for (int k = 0; k < NOPS; k++) fprintf(stderr, " %s", op_names[k]);
         fprintf(stderr, "\n");
         return 1;
@@ -173,7 +219,12 @@ int main(int argc, char **argv)
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (rank == 0) pv_init();
+    if (ring && !flags_init(rank, p)) {
+        if (rank == 0) fprintf(stderr, "icoll_cost: -r needs every rank on one host\n");
+        MPI_Finalize();
+        return 1;
+    }
+    if (rank == 0 && !ring) pv_init();
     for (int i = 0; i < n; i++) sb[i] = 1.0f + (float)rank;
     MPI_Request preq = MPI_REQUEST_NULL;
     if (op == OP_ALLREDUCE_INIT)
@@ -184,11 +235,15 @@ int main(int argc, char **argv)
     long bad = 0;
     for (int i = 0; i < iters; i++) {
         if (rank == 0) {
-            wait_for_peers(msgs, delay); /* the peers' messages arrive first */
+            if (ring) /* the peers' messages arrive first */
+                flags_wait(p, i + 1, delay);
+            else
+                wait_for_peers(msgs, delay);
             CALLGRIND_TOGGLE_COLLECT;
             one(op, n, &preq);
             CALLGRIND_TOGGLE_COLLECT;
         } else {
+            if (ring) __atomic_store_n(my_flag, i + 1, __ATOMIC_RELEASE);
             one(op, n, &preq);
         }
         /* Every rank contributes 1 + rank: the sum is exact. */
@@ -203,7 +258,10 @@ int main(int argc, char **argv)
     MPI_Reduce(&bad, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("op %s count %d bytes %zu ranks %d iters %d warmup %d wait %s valgrind %d\n", op_names[op], n,
-               (size_t)n * sizeof(float), p, iters, warm, pv_ok && msgs >= 0 ? "unexpected-queue" : "sleep",
+               (size_t)n * sizeof(float), p, iters, warm,
+               ring                 ? "ring"
+               : pv_ok && msgs >= 0 ? "unexpected-queue"
+                                    : "sleep",
                (int)RUNNING_ON_VALGRIND);
         if (all) printf("VALIDATION FAILED: %ld wrong sums\n", all);
     }
@@ -212,6 +270,7 @@ int main(int argc, char **argv)
         MPI_T_pvar_session_free(&pv_session);
     }
     if (pv_inited) MPI_T_finalize();
+    if (flag_win != MPI_WIN_NULL) MPI_Win_free(&flag_win);
     MPI_Finalize();
     return all ? 2 : 0;
 }

@@ -7,16 +7,22 @@
 # whose timings are noisy.  Counts, unlike times, repeat to within a few
 # instructions from run to run.
 #
-#   scripts/icoll_cost.sh [-b BUILD]... [-n COUNT] [-i ITERS] [-d USEC] [-r RANKS] [OP...]
+#   scripts/icoll_cost.sh [-b BUILD]... [-n COUNT] [-i ITERS] [-d USEC] [-r RANKS] [-R] [OP...]
 #
 # BUILD: a build directory with bin/mpiexec, bin/mpicc and lib/ (default:
 # build); several -b compare libraries (the program is built once, with
 # the first one's mpicc, and run on each one's library: same ABI).  OPs
-# default to "allreduce iallreduce".  Prints, per build and operation,
-# instructions per operation (Ir), progress passes and idle polls per
-# operation: idle polls must be 0 (every message was in before rank 0
-# looked; otherwise the figure includes waiting and means nothing — run
-# again, or raise -d).  Needs valgrind.
+# default to "allreduce iallreduce".  The peer's messages are in rank 0's
+# unexpected queue when it calls (Locus's MPI_T variable tells), or with
+# -R still in its ring (rank 0 waits for a shared-memory flag the peer
+# sets just before its call, then sleeps -d µs).  Prints, per build and
+# operation, instructions (Ir) and progress passes (lc_progress calls) per
+# operation.  The passes show whether rank 0 waited: none when the
+# messages were in the unexpected queue, one (or the operation's few)
+# when they were in the ring; more means rank 0 polled for a message not
+# yet sent (~10 instructions a fruitless pass), which -R cannot rule out
+# on a loaded machine (its peer may be descheduled after its flag): the
+# unexpected-queue figure is the exact one.  Needs valgrind.
 set -eu
 
 builds=""
@@ -24,13 +30,15 @@ count=2
 iters=2000
 delay=300
 ranks=2
-while getopts "b:n:i:d:r:" opt; do
+ring=""
+while getopts "b:n:i:d:r:R" opt; do
     case $opt in
     b) builds="$builds $(cd "$OPTARG" && pwd)" ;;
     n) count=$OPTARG ;;
     i) iters=$OPTARG ;;
     d) delay=$OPTARG ;;
     r) ranks=$OPTARG ;;
+    R) ring=-r ;;
     *) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;/^set -eu/d' >&2; exit 2 ;;
     esac
 done
@@ -43,7 +51,7 @@ command -v valgrind >/dev/null || { echo "icoll_cost.sh: valgrind is not install
 work=$(mktemp -d "${TMPDIR:-/tmp}/icoll_cost.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 first=$(echo $builds | cut -d' ' -f1)
-"$first/bin/mpicc" -O2 -g -o "$work/icoll_cost" "$top/bench/icoll_cost.c"
+"$first/bin/mpicc" -O2 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -o "$work/icoll_cost" "$top/bench/icoll_cost.c"
 
 # Sum callgrind's call counts per callee name (uncompressed output).
 calls() {
@@ -53,7 +61,7 @@ calls() {
         END { print n + 0 }' "$1"
 }
 
-printf "%-10s %-15s %10s %14s %12s\n" build op Ir/op progress/op idle/op
+printf "%-10s %-15s %10s %12s\n" build op Ir/op progress/op
 for b in $builds; do
     for op in $ops; do
         out="$work/cg.$op"
@@ -63,13 +71,12 @@ for b in $builds; do
                 exec valgrind -q --tool=callgrind --collect-atstart=no --compress-strings=no \
                     --compress-pos=no --callgrind-out-file="$0" "$@"
             fi
-            exec "$@"' "$out" "$work/icoll_cost" -o "$op" -n "$count" -i "$iters" -d "$delay" >"$work/log" 2>&1 ||
+            exec "$@"' "$out" "$work/icoll_cost" -o "$op" -n "$count" -i "$iters" -d "$delay" $ring >"$work/log" 2>&1 ||
             { cat "$work/log" >&2; exit 1; }
         grep -q VALIDATION "$work/log" && { cat "$work/log" >&2; exit 1; }
         ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out")
         prog=$(calls "$out" lc_progress)
-        idle=$(calls "$out" lc_progress_idle)
-        printf "%-10s %-15s %10.1f %14.2f %12.3f\n" "$(basename "$b")" "$op" \
-            "$(echo "$ir / $iters" | bc -l)" "$(echo "$prog / $iters" | bc -l)" "$(echo "$idle / $iters" | bc -l)"
+        printf "%-10s %-15s %10.1f %12.2f\n" "$(basename "$b")" "$op" \
+            "$(echo "$ir / $iters" | bc -l)" "$(echo "$prog / $iters" | bc -l)"
     done
 done

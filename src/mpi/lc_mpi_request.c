@@ -8,11 +8,10 @@
  *
  * A persistent request (Send_init/Recv_init, Psend_init/Precv_init) stays allocated while
  * inactive; Start creates an instance (`active`) that completion
- * consumes.  "Null or inactive" requests complete at once with an empty
- * status, as MPI 4.1 §3.7.3 says.
+ * consumes (Start/Startall: lc_mpi_start.c).  "Null or inactive" requests
+ * complete at once with an empty status, as MPI 4.1 §3.7.3 says.
  */
 #include "mpi/lc_mpi_request.h"
-#include "coll/lc_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +73,7 @@ static int lc_request_try_finish(MPI_Request *handle, lc_request_t *req, MPI_Sta
  * own error is in its status). */
 #define LC_IN_STATUS_TEXT "one or more requests failed: see the statuses"
 
-/* A request handle that must be real (not MPI_REQUEST_NULL) for `what`. */
-static int lc_request_check_live(const MPI_Request *handle, const char *what, lc_request_t **req_p)
+int lc_request_check_live(const MPI_Request *handle, const char *what, lc_request_t **req_p)
 {
     int rc = lc_likely(handle != NULL) ? MPI_SUCCESS : lc_error(MPI_ERR_REQUEST, "request is NULL");
     if (!rc) rc = lc_request_check(*handle, req_p);
@@ -578,55 +576,3 @@ err:
     return lc_mpi_error(NULL, "MPI_Request_free", rc);
 }
 LC_MPI_ALIAS(Request_free);
-
-/* A persistent request that is not running. */
-static int lc_check_startable(const lc_request_t *req)
-{
-    if (req->kind != LC_REQ_PSEND && req->kind != LC_REQ_PRECV && req->kind != LC_REQ_PCOLL &&
-        req->kind != LC_REQ_PART_SEND && req->kind != LC_REQ_PART_RECV)
-        return lc_error(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init/MPI_Recv_init, "
-                                         "MPI_Psend_init/MPI_Precv_init or a persistent collective such as "
-                                         "MPI_Allreduce_init)");
-    if (req->active) return lc_error(MPI_ERR_REQUEST, "the persistent request is already active");
-    return MPI_SUCCESS;
-}
-
-LC_API int PMPI_Start(MPI_Request *request)
-{
-    lc_request_t *req = NULL;
-    lc_comm_t *c = NULL;
-    int rc;
-    LC_TRY(lc_request_check_live(request, "start", &req));
-    c = req->comm; /* its errors go to the request's communicator (MPI 4.1 §9.3) */
-    LC_TRY(lc_check_startable(req));
-    if (req->kind == LC_REQ_PCOLL) {
-        LC_TRY(lc_sched_start_instance(req)); /* the instance holds the communicator itself */
-        return MPI_SUCCESS;
-    }
-    if (req->kind == LC_REQ_PART_SEND || req->kind == LC_REQ_PART_RECV) {
-        LC_TRY(lc_part_start(req)); /* the round holds the communicator itself */
-        return MPI_SUCCESS;
-    }
-    if (req->mode == LC_MODE_BUFFERED) return lc_mpi_bsend_start(req);
-    LC_TRY(lc_pt2pt_start(req));
-    lc_request_hold_comm(req->active); /* outlives the persistent request after Request_free */
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_error(c, "MPI_Start", rc);
-}
-LC_MPI_ALIAS(Start);
-
-LC_API int PMPI_Startall(int count, MPI_Request array_of_requests[])
-{
-    int rc;
-    LC_TRY(lc_check_count(count));
-    if (count > 0) LC_TRY(lc_check_ptr(array_of_requests, "array_of_requests"));
-    for (int i = 0; i < count; i++) {
-        rc = PMPI_Start(&array_of_requests[i]);
-        if (rc) return rc; /* PMPI_Start ran the error handler */
-    }
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_error(NULL, "MPI_Startall", rc);
-}
-LC_MPI_ALIAS(Startall);

@@ -2,7 +2,7 @@
 /*
  * lc_mpi_request.c — completion of user requests: Wait/Test and their
  * all/any/some variants, Cancel, Request_free, Request_get_status (and
- * MPI 4.1's _any/_all/_some forms, which free nothing), Start/Startall.
+ * MPI 4.1's _any/_all/_some forms, which free nothing).
  * Composite requests (generalized requests, Isendrecv) are completed,
  * cancelled and freed through lc_mpi_grequest.c.
  *

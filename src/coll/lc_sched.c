@@ -378,6 +378,26 @@ void lc_sched_start(lc_sched_t *s, lc_request_t *req)
     if (lc_sched_nrunning++ == 0) lc_progress_hook_set(LC_PROGRESS_HOOK_SCHED, lc_sched_progress);
 }
 
+int lc_sched_launch(lc_sched_t *s, lc_req_kind_t kind, lc_request_t **req_p)
+{
+    lc_request_t *req = lc_request_alloc(kind);
+    if (lc_unlikely(!req)) {
+        /* Nothing was taken.  A schedule the memo holds (the one a memo
+         * hit restarts, or one just built and kept) stays with it; only
+         * a schedule nobody holds is freed here. */
+        if (s->refs == 0) lc_sched_free(s);
+        return lc_error(MPI_ERR_NO_MEM, "out of requests for a collective operation");
+    }
+    /* The tag is taken only now: a call that failed took none, so the
+     * sequence stays the same on every rank. */
+    lc_sched_take_tag(s);
+    req->comm = s->comm;
+    req->sched = s;
+    s->refs++; /* the request's (a memoized schedule also has the memo's) */
+    *req_p = req;
+    return MPI_SUCCESS;
+}
+
 int lc_sched_start_instance(lc_request_t *preq)
 {
     lc_sched_t *s = preq->sched;

@@ -108,6 +108,10 @@ typedef struct lc_sched {
     lc_sched_hook_t *hooks; /* run by lc_sched_free, before the buffers go */
     bool memo_ok;           /* an MPI_I<coll> capture: its schedule may be memoized */
     struct lc_sched *use;   /* set by a memo hit: lc_icoll_end runs this one instead */
+    /* An MPI_I<coll> capture: the call's arguments as the application
+     * passed them (the caller's, alive during the call only), recorded
+     * with the memoized schedule for the quick restart. */
+    const struct lc_sched_args *args;
     /* Everything from here on survives the schedule cache (lc_sched_new
      * clears only the fields above): the arrays and the spare scratch. */
     lc_sop_t *ops;
@@ -147,6 +151,13 @@ int lc_sched_call(lc_sched_t *s, lc_sched_call_fn *fn, void *arg);
 /* End the current round. */
 int lc_sched_fence(lc_sched_t *s);
 
+/* The request for a complete schedule: LC_REQ_COLL (an MPI_I<coll>, to
+ * be started with lc_sched_start) or LC_REQ_PCOLL (persistent).  Takes
+ * the schedule's tag and the request's reference.  Out of requests: the
+ * schedule is freed unless the memo holds it (a memo hit, or a schedule
+ * just kept) — a schedule goes only with its last reference. */
+int lc_sched_launch(lc_sched_t *s, lc_req_kind_t kind, lc_request_t **req_p);
+
 /* Run the schedule to complete `req` (an instance: LC_REQ_COLL).  The
  * first round starts now; a schedule with nothing to do completes req at
  * once. */
@@ -175,6 +186,28 @@ typedef struct lc_sched_key {
     int root;
     int coll; /* lc_coll_id_t */
 } lc_sched_key_t;
+
+/* The quick restart (src/mpi/lc_mpi_icoll.c): the arguments of an
+ * MPI_Ibarrier / Ibcast / Ireduce / Iallreduce call, as the application
+ * passed them.  A memoized schedule records the call that last built or
+ * hit it, only when that call's datatype is builtin (or none) and its
+ * operation predefined (or none): handles that never name another
+ * object.  Matching such a record proves that the same arguments have
+ * already passed every check of the call on this communicator and chose
+ * this schedule. */
+typedef struct lc_sched_args {
+    const void *sbuf;
+    const void *rbuf;
+    MPI_Count count;
+    MPI_Datatype dt;
+    MPI_Op op;
+    int root;
+    int call; /* which MPI_I<coll> (the MPI layer's numbering, never 0) */
+} lc_sched_args_t;
+
+/* An idle memoized schedule of `comm` whose recorded call is `args`, or
+ * NULL. */
+lc_sched_t *lc_sched_memo_quick(lc_comm_t *comm, const lc_sched_args_t *args);
 
 /* Under capture, before the builder runs: true when `s` (the capturing
  * schedule, still empty) may be memoized for `key` (predefined types,

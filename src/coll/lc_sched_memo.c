@@ -22,6 +22,15 @@
  * addresses, count, datatype, operation, root, and the communicator's
  * size and rank (fixed for its life).  Their contents are read when the
  * steps run, never when they are built.
+ *
+ * The quick restart (lc_mpi_icoll.c): each slot also records the
+ * application's arguments of the MPI_I<coll> call that last built or hit
+ * it (lc_sched_args_t), so that a repeated call finds its schedule before
+ * any check or capture.  Only calls whose datatype and operation handles
+ * can never name another object are recorded (builtin or none,
+ * predefined or none); a staged (derived) datatype's call is not, even
+ * when its bytes made a memo-able schedule (a contiguous derived type in
+ * a bcast).
  */
 #include "coll/lc_op.h"
 #include "coll/lc_sched.h"
@@ -34,6 +43,8 @@
 typedef struct lc_sched_memo {
     lc_sched_t *s[LC_SCHED_MEMO_SLOTS];
     lc_sched_key_t key[LC_SCHED_MEMO_SLOTS];
+    lc_sched_args_t args[LC_SCHED_MEMO_SLOTS]; /* valid where has_args */
+    bool has_args[LC_SCHED_MEMO_SLOTS];
     unsigned next; /* round-robin victim */
 } lc_sched_memo_t;
 
@@ -48,6 +59,28 @@ static bool lc_sched_key_eq(const lc_sched_key_t *a, const lc_sched_key_t *b)
 {
     return a->rule == b->rule && a->rbuf == b->rbuf && a->sbuf == b->sbuf && a->count == b->count &&
            a->dt == b->dt && a->op == b->op && a->root == b->root && a->coll == b->coll;
+}
+
+/* A call whose arguments may be recorded (see the top of this file). */
+static bool lc_sched_args_ok(const lc_sched_args_t *a)
+{
+    return a && (a->dt == MPI_DATATYPE_NULL || lc_sched_memo_builtin_dt(a->dt)) &&
+           (a->op == MPI_OP_NULL || lc_op_is_predefined(a->op));
+}
+
+static bool lc_sched_args_eq(const lc_sched_args_t *a, const lc_sched_args_t *b)
+{
+    return a->rbuf == b->rbuf && a->sbuf == b->sbuf && a->count == b->count && a->dt == b->dt && a->op == b->op &&
+           a->root == b->root && a->call == b->call;
+}
+
+lc_sched_t *lc_sched_memo_quick(lc_comm_t *comm, const lc_sched_args_t *args)
+{
+    lc_sched_memo_t *m = comm->sched_memo;
+    if (!m) return NULL;
+    for (int i = 0; i < LC_SCHED_MEMO_SLOTS; i++)
+        if (m->has_args[i] && m->s[i]->refs == 1 && lc_sched_args_eq(&m->args[i], args)) return m->s[i];
+    return NULL;
 }
 
 bool lc_sched_memo_find(lc_sched_t *s, const lc_sched_key_t *key, bool *hit)
@@ -65,6 +98,13 @@ bool lc_sched_memo_find(lc_sched_t *s, const lc_sched_key_t *key, bool *hit)
             if (c && c->refs == 1 && lc_sched_key_eq(&m->key[i], key)) {
                 s->use = c;
                 *hit = true;
+                /* This call passed its checks and chose c: the next
+                 * one like it restarts c quickly.  A call that is not
+                 * recorded leaves the slot's record (still true). */
+                if (lc_sched_args_ok(s->args)) {
+                    m->args[i] = *s->args;
+                    m->has_args[i] = true;
+                }
                 break;
             }
         }
@@ -102,6 +142,8 @@ void lc_sched_memo_keep(lc_sched_t *s, const lc_sched_key_t *key)
     if (m->s[slot] && --m->s[slot]->refs <= 0) lc_sched_free(m->s[slot]);
     m->s[slot] = s;
     m->key[slot] = *key;
+    m->has_args[slot] = lc_sched_args_ok(s->args);
+    if (m->has_args[slot]) m->args[slot] = *s->args;
     s->refs++; /* the memo's */
 }
 

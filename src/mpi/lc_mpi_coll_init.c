@@ -3,7 +3,7 @@
  * lc_mpi_coll_init.c — the persistent collectives of MPI 4 (MPI_Barrier_init
  * ... MPI_Exscan_init, with their large-count `_c` twins): the schedule is
  * built once here, from the buffers and counts given now; MPI_Start runs
- * it (src/mpi/lc_mpi_request.c), as often as the user starts it.  The
+ * it (src/mpi/lc_mpi_start.c), as often as the user starts it.  The
  * info argument is checked; no hint is used yet.
  */
 #include "mpi/lc_mpi_icoll.h"

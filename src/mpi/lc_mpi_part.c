@@ -3,7 +3,7 @@
  * lc_mpi_part.c — partitioned communication (MPI 4.1 chapter 4):
  * MPI_Psend_init, MPI_Precv_init, MPI_Pready, MPI_Pready_range,
  * MPI_Pready_list, MPI_Parrived.  The requests are started by
- * MPI_Start/Startall and completed by the Wait/Test family
+ * MPI_Start/Startall (lc_mpi_start.c) and completed by the Wait/Test family
  * (lc_mpi_request.c); the engine is src/pt2pt/lc_pt2pt_part.c.
  * MPI 4.1 has no large-count forms of these (count is already MPI_Count).
  */

@@ -2,7 +2,7 @@
 /*
  * lc_mpi_persistent.c — persistent point-to-point requests: MPI_Send_init,
  * Ssend_init, Rsend_init, Bsend_init, Recv_init (started by MPI_Start,
- * src/mpi/lc_mpi_request.c).
+ * src/mpi/lc_mpi_start.c).
  *
  * Each function has its large-count twin (MPI 4 `_c`: MPI_Count counts);
  * both call one helper that takes MPI_Count.

@@ -19,6 +19,11 @@ static inline int lc_check_request_out(const MPI_Request *request)
     return lc_likely(request != NULL) ? MPI_SUCCESS : lc_error(MPI_ERR_REQUEST, "request is NULL");
 }
 
+/* A request handle that must be real (not MPI_REQUEST_NULL) for `what`
+ * ("start", "cancel", ...): MPI_ERR_REQUEST when it is NULL, null, stale
+ * or freed. */
+int lc_request_check_live(const MPI_Request *handle, const char *what, lc_request_t **req_p);
+
 /* A request that is already complete with an empty status (Ibsend,
  * operations on MPI_PROC_NULL handled in the API layer). */
 lc_request_t *lc_mpi_request_done(void);

@@ -51,6 +51,31 @@ static inline lc_request_t *lc_request_target(lc_request_t *req)
     return req;
 }
 
+/* The communicator a failed request's error goes to is held across the
+ * request's release: MPI_Comm_free before the wait is legal, and the
+ * request's reference may be the communicator's last (its error handler
+ * would then run on freed memory). */
+static void lc_err_comm_hold(lc_comm_t **slot, lc_comm_t *c)
+{
+    if (c) lc_comm_retain(c);
+    if (*slot) lc_comm_release(*slot);
+    *slot = c;
+}
+
+/* Let go of a communicator held by lc_err_comm_hold. */
+static void lc_err_comm_drop(lc_comm_t *c)
+{
+    if (c) lc_comm_release(c);
+}
+
+/* lc_mpi_error on a held communicator, let go afterwards. */
+static int lc_err_comm_report(lc_comm_t *c, const char *func, int rc)
+{
+    rc = lc_mpi_error(c, func, rc);
+    lc_err_comm_drop(c);
+    return rc;
+}
+
 /* If the request is complete (or null/inactive), fill status, free or
  * deactivate it and return 1.  *err_p gets the operation's error. */
 static int lc_request_try_finish(MPI_Request *handle, lc_request_t *req, MPI_Status *status, int *err_p)
@@ -128,13 +153,14 @@ LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) {
         lc_mpi_request_wait(t);
-        c = t->comm;
+        lc_err_comm_hold(&c, t->comm);
     }
     lc_request_try_finish(request, req, status, &rc);
     LC_TRY(rc);
+    lc_err_comm_drop(c);
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Wait", rc);
+    return lc_err_comm_report(c, "MPI_Wait", rc);
 }
 LC_MPI_ALIAS(Wait);
 
@@ -147,13 +173,14 @@ LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     LC_TRY(lc_check_ptr(flag, "flag"));
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
-    if (t) c = t->comm;
+    if (t) lc_err_comm_hold(&c, t->comm);
     if (t && !lc_mpi_request_ready(t)) lc_progress();
     *flag = lc_request_try_finish(request, req, status, &rc);
     LC_TRY(rc);
+    lc_err_comm_drop(c);
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, "MPI_Test", rc);
+    return lc_err_comm_report(c, "MPI_Test", rc);
 }
 LC_MPI_ALIAS(Test);
 
@@ -229,7 +256,7 @@ static int lc_all_finish(lc_request_t **r, int count, MPI_Request reqs[], MPI_St
     int any_err = 0;
     for (int i = 0; i < count; i++) {
         lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
-        if (t && t->st_error) *comm_p = t->comm;
+        if (t && t->st_error) lc_err_comm_hold(comm_p, t->comm);
         int err;
         lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, i), &err);
         if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = err;
@@ -259,9 +286,10 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
     lc_array_release(r, local);
     if (flag) *flag = 1;
     LC_TRY(rc);
+    lc_err_comm_drop(c);
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, func, rc);
+    return lc_err_comm_report(c, func, rc);
 }
 
 LC_API int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -289,7 +317,7 @@ static int lc_any_pass(lc_request_t **r, int count, MPI_Request reqs[], int *ind
         if (!t) continue;
         active = 1;
         if (!lc_mpi_request_ready(t)) continue;
-        *comm_p = t->comm;
+        lc_err_comm_hold(comm_p, t->comm);
         lc_request_try_finish(&reqs[i], r[i], status, err_p);
         *indx = i;
         return 1;
@@ -324,9 +352,10 @@ static int lc_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Statu
     }
     lc_array_release(r, local);
     LC_TRY(rc);
+    lc_err_comm_drop(c);
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, func, rc);
+    return lc_err_comm_report(c, func, rc);
 }
 
 LC_API int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
@@ -352,7 +381,7 @@ static int lc_some_pass(lc_request_t **r, int incount, MPI_Request reqs[], int i
         if (!t) continue;
         active = 1;
         if (!lc_mpi_request_ready(t)) continue;
-        if (t->st_error) *comm_p = t->comm;
+        if (t->st_error) lc_err_comm_hold(comm_p, t->comm);
         int err;
         lc_request_try_finish(&reqs[i], r[i], lc_status_at(statuses, n), &err);
         if (statuses != MPI_STATUSES_IGNORE) statuses[n].MPI_ERROR = err;
@@ -382,9 +411,10 @@ static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[]
     }
     lc_array_release(r, local);
     if (any_err) LC_TRY(lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT));
+    lc_err_comm_drop(c);
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(c, func, rc);
+    return lc_err_comm_report(c, func, rc);
 }
 
 LC_API int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],

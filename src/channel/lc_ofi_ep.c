@@ -316,12 +316,19 @@ static int lc_hexval(char c)
 
 /* ---- open ---------------------------------------------------------------- */
 
-static void *lc_ofi_pool_alloc(size_t n, size_t slot, uint64_t access, struct fid_mr **mr, void **desc)
+/* Receive pools are not zeroed: a buffer is read only after a completion
+ * says the provider wrote it, and zeroing touched every page at open — up
+ * to LOCUS_OFI_RX_POOL (64 MiB) of page faults per rank before its
+ * address was even published (issue 13).  Their pages now fault in as
+ * packets first land in them.  Providers with FI_MR_LOCAL pin the pool at
+ * registration, which touches it anyway.  Send pools are zeroed: the
+ * padding of a packet leaves the process. */
+static void *lc_ofi_pool_alloc(size_t n, size_t slot, uint64_t access, int zero, struct fid_mr **mr, void **desc)
 {
     size_t bytes = n * slot;
     void *p = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
     if (!p) return NULL;
-    memset(p, 0, bytes);
+    if (zero) memset(p, 0, bytes);
     if (lc_ofi.mr_local) {
         int rc = lc_ofi_mr_reg(p, bytes, access, mr);
         if (rc) {
@@ -375,7 +382,7 @@ int lc_ofi_grow_rx(uint32_t n)
         lc_log_error("network channel: out of memory for %u more receive buffers", n);
         goto fail;
     }
-    blk->pool = lc_ofi_pool_alloc(n, lc_ofi.slot, FI_RECV, &blk->mr, &blk->desc);
+    blk->pool = lc_ofi_pool_alloc(n, lc_ofi.slot, FI_RECV, 0, &blk->mr, &blk->desc);
     if (!blk->pool) goto fail;
     blk->n = n;
     for (uint32_t i = 0; i < lc_ofi.fifo_count; i++) fifo[i] = lc_ofi.fifo[(lc_ofi.fifo_head + i) % lc_ofi.nrx];
@@ -520,7 +527,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
         lc_log_error("network channel: out of memory for %d peers", size);
         goto err_logged;
     }
-    lc_ofi.tx_pool = lc_ofi_pool_alloc(lc_ofi.ntx, lc_ofi.slot, FI_SEND, &lc_ofi.tx_mr, &lc_ofi.tx_desc);
+    lc_ofi.tx_pool = lc_ofi_pool_alloc(lc_ofi.ntx, lc_ofi.slot, FI_SEND, 1, &lc_ofi.tx_mr, &lc_ofi.tx_desc);
     if (!lc_ofi.tx_pool) goto err_logged;
     for (uint32_t i = 0; i < lc_ofi.ntx; i++) {
         lc_ofi_buf_t *b = &lc_ofi.tx_bufs[i];

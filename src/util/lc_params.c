@@ -133,8 +133,10 @@ const lc_param_desc_t lc_param_table[] = {
         "buffers per network peer (plus 3 for control packets), and a sender out of credits waits for the "
         "receiver to free some; nothing is ever dropped. See OFI_RX_POOL."),
     LC_PARAM_ROW_SIZE_IN("OFI_RX_POOL", ofi_rx_pool, "64m", 64 << 10, LLONG_MAX, 0, LC_PARAM_RANKS,
-        "Memory for network receive buffers per rank (at least 64k; network peers x (credits + 3) x packet): with many "
-        "network peers the packets shrink to fit (down to 16k), then the credits per peer (down to 4)."),
+        "Ceiling on the memory for network receive buffers per rank (at least 64k; the pool is network peers x "
+        "(credits + 3) x packet, so it grows with the job): with many network peers the packets shrink to fit (down "
+        "to 16k), then the credits per peer (down to 4). Locus does not write the pool at MPI_Init: its pages fault "
+        "in as packets arrive (providers that need registered buffers, e.g. verbs, pin it at once)."),
     LC_PARAM_ROW_INT_IN("OFI_TX_BUFFERS", ofi_tx_buffers, "64", 2, 65536, 0, LC_PARAM_RANKS,
         "Send bounce buffers per process (2..65536; packets too large to inject wait in one until the provider "
         "completes them)."),

@@ -32,6 +32,8 @@ typedef struct lc_shm_seg_hdr {
     uint32_t held; /* LC_SHM_HELD: its creator holds a lock on the object while it lives (lc_shm_hold) */
 } lc_shm_seg_hdr_t;
 
+_Static_assert(sizeof(lc_shm_seg_hdr_t) <= LC_SHM_BELL_OFFSET, "the doorbell has the header page's second line");
+
 #define LC_SHM_HELD 0x444c4548u /* "HELD" */
 
 /* Segments live in a directory of their own (lc_shm_obj.c):

@@ -84,6 +84,7 @@ int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void 
      * the receiver sees the new sequence number. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
     peer->shm.tx_pos = pos + 1;
+    if (lc_unlikely(peer->shm.tx_bell)) lc_shm_bell_after_send(peer);
     return LC_OK;
 }
 
@@ -121,5 +122,6 @@ int lc_shm_try_send_cursor(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void 
     /* Release: as in lc_shm_try_send(_pooled). */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
     peer->shm.tx_pos = pos + 1;
+    if (lc_unlikely(peer->shm.tx_bell)) lc_shm_bell_after_send(peer);
     return LC_OK;
 }

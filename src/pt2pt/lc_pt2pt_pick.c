@@ -35,7 +35,8 @@
  *   else                                   CMA.
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
- * pipeline needs sender and receiver running at the same moment).
+ * pipeline needs sender and receiver running at the same moment); with
+ * progress threads, when ranks plus threads do (lc_pick_no_pipe).
  *
  * A chosen pipeline stays watched: the bytes it delivers over the time
  * some pipelined receive from the peer is pending (a window counts once).

@@ -137,6 +137,9 @@ typedef struct lc_peer_shm {
     uint64_t tx_pos;
     uint64_t tx_mask;       /* cells - 1 (a power of two) */
     uint32_t tx_cell_size;
+    /* Nonzero: ring the peer's doorbell after each packet when its
+     * progress thread asked (lc_shm_bell.h, tx_bell_word). */
+    uint32_t tx_bell;
     /* The ring in this process's segment that the peer writes to (its
      * mask and cell size are this process's, held by lc_shm.c). */
     char *rx_cells;
@@ -150,6 +153,7 @@ typedef struct lc_peer_shm {
     char *rx_big;
     uint32_t rx_big_cells;
     uint32_t rx_big_cell_size;
+    struct lc_shm_bell *tx_bell_word; /* in the peer's segment */
 } lc_peer_shm_t;
 
 /* cma (lc_cma.h): the single copy needs nothing but the peer's pid, valid
@@ -245,7 +249,7 @@ static inline void lc_peer_pick_reset(lc_peer_t *peer, bool calibrate)
     if (calibrate) peer->pull_min = LC_PICK_MIN;
 }
 
-_Static_assert(offsetof(lc_peer_t, shm.tx_cell_size) + sizeof(uint32_t) <= 64,
+_Static_assert(offsetof(lc_peer_t, shm.tx_bell) + sizeof(uint32_t) <= 64,
                "a shm send must find what it needs in the peer's first cache line");
 
 typedef void (*lc_channel_recv_func_t)(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);

@@ -178,6 +178,7 @@ int lc_ivshmem_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint
     peer->shm.tx_pos = 0;
     peer->shm.tx_mask = ncells - 1;
     peer->shm.tx_cell_size = cell;
+    peer->shm.tx_bell = 0; /* no futex across VMs: the peer's thread naps (lc_shm_bell.h) */
     peer->shm.rx_cells = lc_ivs_slot_data(r, (uint32_t)lc_ivs.slot) + (size_t)rx_ring * lc_ivs.cell_size * lc_ivs.ncells;
     peer->shm.rx_pos = 0;
     /* Packet limits as for a shm peer (lc_shm_connect): the peer's cells

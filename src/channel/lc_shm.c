@@ -37,6 +37,8 @@ typedef struct lc_shm_seg_hdr {
     uint32_t big_cell_size;
 } lc_shm_seg_hdr_t;
 
+_Static_assert(sizeof(lc_shm_seg_hdr_t) <= LC_SHM_BELL_OFFSET, "the doorbell has the header page's second line");
+
 #define LC_SHM_HELD 0x444c4548u /* "HELD" */
 
 /* Segments live in a directory of their own (lc_shm_obj.c):

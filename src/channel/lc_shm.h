@@ -36,6 +36,7 @@
 #define LC_SHM_H
 
 #include "channel/lc_channel.h"
+#include "channel/lc_shm_bell.h"
 #include "datatype/lc_dt.h"
 
 #include <stdatomic.h>
@@ -110,6 +111,7 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
      * the new sequence number. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
     peer->shm.tx_pos = pos + 1;
+    if (lc_unlikely(peer->shm.tx_bell)) lc_shm_bell_after_send(peer);
     return LC_OK;
 }
 
@@ -272,6 +274,9 @@ int lc_shm_object_orphaned(int fd);
 int lc_shm_peer_alive(int world_rank);
 /* Start of ring `index` (the sender's local index) inside a segment. */
 char *lc_shm_segment_ring(const lc_shm_segment_t *seg, uint32_t index);
+/* This process's segment (its header page holds the doorbell,
+ * lc_shm_bell.h), or NULL before/without one. */
+char *lc_shm_own_base(void);
 /* Start of the segment's pool (NULL without one). */
 char *lc_shm_segment_pool(const lc_shm_segment_t *seg);
 /* Start of the segment's big cells (NULL without them). */

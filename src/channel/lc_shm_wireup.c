@@ -107,6 +107,10 @@ int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t
     peer->shm.rx_big = lc_shm_segment_big(seg);
     peer->shm.rx_big_cells = seg->big_cells;
     peer->shm.rx_big_cell_size = seg->big_cell_size;
+    /* With a progress thread here, assume one at the peer too (the same
+     * job's environment): its thread may sleep waiting for our packets. */
+    peer->shm.tx_bell_word = (lc_shm_bell_t *)((char *)seg->base + LC_SHM_BELL_OFFSET);
+    peer->shm.tx_bell = lc_params.async_progress != 0;
     /* A packet fills at most one of the peer's ring cells (its
      * LOCUS_SHM_RING_CELL_SIZE may differ from ours) or one cell of our
      * pool, whichever is larger; a pipeline fragment one of our big cells
@@ -121,6 +125,11 @@ int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t
     peer->chunk = payload - sizeof(lc_pkt_data_t);
     if (lc_params.pipeline_chunk && lc_params.pipeline_chunk < peer->chunk) peer->chunk = lc_params.pipeline_chunk;
     return 0;
+}
+
+char *lc_shm_own_base(void)
+{
+    return lc_shm_wire.mine.base;
 }
 
 void lc_shm_disconnect(lc_peer_t *peer)

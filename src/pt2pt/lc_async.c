@@ -10,10 +10,22 @@
  * is why the library runs with the section on whatever thread level the
  * application asked for.
  *
- * Sleeping uses a mutex of its own (lc_async_mx) and a condition
- * variable, not the critical section, so that the application never
- * waits for the thread's sleep bookkeeping.  States (lc_async_state,
- * written under lc_async_mx):
+ * Sleeping uses a mutex of its own (lc_async_mx) and a futex word, the
+ * doorbell in this rank's shared-memory segment (src/channel/
+ * lc_shm_bell.h), not the critical section, so that the application
+ * never waits for the thread's sleep bookkeeping.  Session 12: a peer
+ * that puts a packet in one of our rings rings the doorbell when the
+ * thread asked for it ("wanted") — the thread before a nap that waits
+ * for data, an application call that leaves work pending (its enter
+ * withdrew the request: while it is inside, it polls itself).  So the
+ * thread sleeps until the data it waits for comes (an RTS to pull, the
+ * FIN that completes a send and lets the schedule reduce) instead of
+ * finding it at the end of a nap of up to 1 ms: traced on 2 ranks (load
+ * ~10), a 1 MiB Iallreduce whose compute phase made no call left its
+ * peer's RTS in the ring ~340 us, until a timed nap ended.
+ * The timed naps stay as the fallback (a send waiting for ring space,
+ * ofi peers, a peer without a thread).  States (lc_async_state, written
+ * under lc_async_mx):
  *   RUNNING  making passes;
  *   PARKED   nothing pending (lc_progress_pending() == 0): sleeps until
  *            an application thread's outermost leave finds work pending
@@ -75,9 +87,14 @@
  * the section, having seen nothing pending, and stores PARKED before it
  * releases the section: a later leave (the section orders them) sees
  * PARKED and rings when it left work pending.  Naps are timed: a leave
- * they do not hear delays the thread by their length at most.
+ * they do not hear delays the thread by their length at most.  The bell
+ * counts rings: the thread reads it (under lc_async_mx) before it
+ * publishes NAPPING or PARKED, and sleeps only while it has not moved;
+ * a leave rings after storing RUNNING under the mutex, a peer after
+ * publishing its packet; lc_shm_bell.h gives the order with the peers.
  */
 #include "pt2pt/lc_async.h"
+#include "channel/lc_shm_bell.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_params.h"
 #include "util/lc_thread.h"
@@ -106,7 +123,8 @@ enum { LC_ASYNC_RUNNING, LC_ASYNC_PARKED, LC_ASYNC_NAPPING };
 
 static pthread_t lc_async_thread;
 static pthread_mutex_t lc_async_mx = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t lc_async_cv;
+static lc_shm_bell_t *lc_async_bell; /* where the thread sleeps (lc_shm_bell.h) */
+static lc_shm_bell_t lc_async_bell_off; /* after the stop: the segment may go away */
 static int lc_async_running;       /* the thread exists (the caller's side only) */
 static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere */
 static atomic_uint lc_async_calls; /* application calls that made progress passes (wraps) */
@@ -135,8 +153,13 @@ static void lc_async_on_leave(void)
     unsigned started = lc_request_started;
     int fresh = started != lc_async_started_seen;
     lc_async_started_seen = started;
+    if (!lc_progress_pending()) return;
+    /* Work is left for the thread: a packet from a peer now rings it
+     * (this call's enter cleared the request; lc_shm_bell.h). */
+    if (!atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
+        atomic_store(&lc_async_bell->wanted, 1);
     int s = atomic_load(&lc_async_state);
-    if (s == LC_ASYNC_RUNNING || !lc_progress_pending()) return;
+    if (s == LC_ASYNC_RUNNING) return;
     if (s == LC_ASYNC_NAPPING) {
         if (!fresh) return; /* the nap's end looks (see the header) */
         if (atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS) {
@@ -151,7 +174,7 @@ static void lc_async_on_leave(void)
     if (s == LC_ASYNC_PARKED || s == LC_ASYNC_NAPPING) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
         atomic_fetch_add_explicit(&lc_async_rings, 1, memory_order_relaxed);
-        pthread_cond_signal(&lc_async_cv);
+        lc_shm_bell_ring(lc_async_bell);
     }
     pthread_mutex_unlock(&lc_async_mx);
 }
@@ -160,16 +183,23 @@ static void lc_async_on_leave(void)
  * when a leave rang (0: stop). */
 static int lc_async_park(void)
 {
-    while (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && !lc_async_quit)
-        pthread_cond_wait(&lc_async_cv, &lc_async_mx);
+    uint32_t v = atomic_load(&lc_async_bell->bell);
+    while (atomic_load(&lc_async_state) == LC_ASYNC_PARKED && !lc_async_quit) {
+        /* A leave rings with the mutex held after storing RUNNING: the
+         * bell moves after v was read, so the wait cannot miss it. */
+        pthread_mutex_unlock(&lc_async_mx);
+        lc_shm_bell_wait(lc_async_bell, v, NULL);
+        pthread_mutex_lock(&lc_async_mx);
+        v = atomic_load(&lc_async_bell->bell);
+    }
     atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
     return !lc_async_quit;
 }
 
 /* lc_async_mx held; the section held when `held` (released here).
- * Sleeps `ns` unless rung or stopped; returns with the mutex held, 1
- * when a leave rang. */
-static int lc_async_nap(long ns, int held)
+ * Sleeps `ns` unless rung (by a leave, or by a peer's packet: the bell
+ * moved from v) or stopped; returns with the mutex held, 1 when rung. */
+static int lc_async_nap(long ns, int held, uint32_t v)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -182,10 +212,18 @@ static int lc_async_nap(long ns, int held)
     atomic_store_explicit(&lc_async_nap_ns, ns, memory_order_relaxed);
     atomic_store(&lc_async_state, LC_ASYNC_NAPPING);
     if (held) lc_thread_leave_progress();
-    while (!lc_async_quit && atomic_load(&lc_async_state) == LC_ASYNC_NAPPING &&
-           pthread_cond_timedwait(&lc_async_cv, &lc_async_mx, &t) == 0) {
+    int rung = 0;
+    while (!lc_async_quit && atomic_load(&lc_async_state) == LC_ASYNC_NAPPING) {
+        pthread_mutex_unlock(&lc_async_mx);
+        int r = lc_shm_bell_wait(lc_async_bell, v, &t);
+        pthread_mutex_lock(&lc_async_mx);
+        if (atomic_load(&lc_async_bell->bell) != v) {
+            rung = 1;
+            break;
+        }
+        if (r < 0) break; /* the nap's end */
     }
-    int rung = atomic_load(&lc_async_state) != LC_ASYNC_NAPPING;
+    rung |= atomic_load(&lc_async_state) != LC_ASYNC_NAPPING;
     atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
     return rung && !lc_async_quit;
 }
@@ -253,7 +291,7 @@ static void *lc_async_main(void *arg)
             seen = calls;
             lc_async_busy_naps++;
             if (look && nap >= LC_ASYNC_RING_NAP_NS) nap = LC_ASYNC_RING_NAP_NS - 1000; /* a look, not a ring */
-            rung = lc_async_nap(nap, 0);
+            rung = lc_async_nap(nap, 0, atomic_load(&lc_async_bell->bell));
             /* Longer only when no start asked for a look meanwhile: in a
              * loop of starts the nap stays under the threshold. */
             if (!atomic_load_explicit(&lc_async_look, memory_order_relaxed)) nap = lc_async_longer(nap);
@@ -281,8 +319,22 @@ static void *lc_async_main(void *arg)
                 idle = 0;
                 nap = LC_ASYNC_NAP_MIN_NS;
             } else if (++idle > spins) {
+                /* Ask the peers to ring, then look once more: a packet
+                 * that came before the ask is found by this pass, one
+                 * after it rings (lc_shm_bell.h). */
+                atomic_store(&lc_async_bell->wanted, 1);
+                uint32_t v = atomic_load(&lc_async_bell->bell);
+                int late = lc_progress();
+                lc_async_passes_seen = lc_progress_passes; /* the thread's, as above */
+                if (late > 0) {
+                    idle = 0;
+                    nap = LC_ASYNC_NAP_MIN_NS;
+                    lc_thread_leave_progress();
+                    pthread_mutex_lock(&lc_async_mx);
+                    continue;
+                }
                 pthread_mutex_lock(&lc_async_mx);
-                rung = lc_async_nap(nap, 1); /* releases the section */
+                rung = lc_async_nap(nap, 1, v); /* releases the section */
                 nap = rung ? LC_ASYNC_NAP_MIN_NS : lc_async_longer(nap);
                 idle = 0;
                 continue;
@@ -300,11 +352,9 @@ static void *lc_async_main(void *arg)
 int lc_async_start(void)
 {
     if (!lc_params.async_progress || lc_async_running) return lc_async_running;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&lc_async_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    lc_async_bell = lc_shm_bell_own();
+    atomic_store(&lc_async_bell->wanted, 0);
+    lc_thread_bell_wanted = &lc_async_bell->wanted;
     lc_async_quit = 0;
     atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
     /* Before the thread exists and before MPI_Init returns: from here
@@ -328,14 +378,15 @@ void lc_async_stop(void)
     if (!lc_async_running) return;
     pthread_mutex_lock(&lc_async_mx);
     lc_async_quit = 1;
-    pthread_cond_signal(&lc_async_cv);
+    lc_shm_bell_ring(lc_async_bell);
     pthread_mutex_unlock(&lc_async_mx);
     /* The thread may need the section to reach its check of the flag. */
     int depth = lc_thread_suspend();
     pthread_join(lc_async_thread, NULL);
     lc_thread_resume(depth);
     lc_async_running = 0;
-    pthread_cond_destroy(&lc_async_cv);
+    lc_thread_bell_wanted = NULL;
+    lc_async_bell = &lc_async_bell_off;
     if (lc_params.debug)
         lc_log_warn("async progress: %lu rings, %lu naps (%lu while the application called MPI), %lu passes",
                     (unsigned long)atomic_load(&lc_async_rings), lc_async_naps, lc_async_busy_naps,

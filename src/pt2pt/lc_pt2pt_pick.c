@@ -35,7 +35,8 @@
  *   else                                   CMA.
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
- * pipeline needs sender and receiver running at the same moment).
+ * pipeline needs sender and receiver running at the same moment); with
+ * progress threads, when ranks plus threads do (lc_pick_no_pipe).
  *
  * A chosen pipeline stays watched: the bytes it delivers over the time
  * some pipelined receive from the peer is pending (a window counts once).
@@ -72,6 +73,7 @@
  */
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_params.h"
+#include "util/lc_thread.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -127,6 +129,20 @@ typedef enum lc_pick_choice {
 static const char *const lc_pick_class_name[LC_PICK_CLASSES] = { "64 KiB-256 KiB", "256 KiB-1 MiB", "1-4 MiB",
                                                                   "4 MiB and more" };
 
+/* No pipeline: the host's ranks outnumber its cores, or with progress
+ * threads (LOCUS_ASYNC_PROGRESS) ranks and threads do.  The pipeline
+ * needs sender and receiver running at once — with the thread, both
+ * ranks' threads while the applications compute —, CMA only the
+ * receiver.  (2 ranks + threads on 2 cores, 1 MiB Iallreduce: the
+ * receiver of an RTS that came before its own send started picked the
+ * pipeline, and the sender's side streamed only when its application
+ * reached MPI_Wait, h4 2026-11-26.) */
+static bool lc_pick_no_pipe(void)
+{
+    return lc_world.local_size > lc_world.usable_cores ||
+           (lc_thread_async && 2 * lc_world.local_size > lc_world.usable_cores);
+}
+
 static lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
 {
     int c = 0;
@@ -163,9 +179,8 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
         k->sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
-    /* Ranks outnumber cores: the pipeline needs sender and receiver
-     * running at once, CMA only the receiver.  Nothing to measure. */
-    if (lc_world.local_size > lc_world.usable_cores) {
+    /* Nothing to measure (lc_pick_no_pipe). */
+    if (lc_pick_no_pipe()) {
         c->choice = LC_PICK_CHOSE_PULL;
         c->demoted = 1; /* as a crawling pipeline: no pipeline probes, no second thoughts */
         return LC_PICK_PULL;
@@ -191,7 +206,7 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
  * demoted) the list is always pulled. */
 bool lc_pick_list(lc_peer_t *from, size_t size, uint32_t nblocks)
 {
-    if (lc_world.local_size > lc_world.usable_cores) return true;
+    if (lc_pick_no_pipe()) return true;
     lc_pick_class_t *c = lc_pick_class(from, size);
     if (c->demoted) return true;
     double pull_bw = c->pull_bw > 0 ? c->pull_bw : LC_PICK_GUESS_PULL_BW;

@@ -18,6 +18,7 @@ atomic_int lc_thread_inside;
 int lc_thread_async;
 int lc_thread_app_multiple;
 void (*lc_thread_on_leave)(void);
+_Atomic uint32_t *lc_thread_bell_wanted;
 
 static pthread_mutex_t lc_thread_cs = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int lc_thread_depth;
@@ -28,7 +29,12 @@ void lc_thread_enter(void)
         /* Counted before locking, so that the progress thread, which
          * checks the count with the lock held, finishes its pass and
          * keeps out while this thread waits for the lock or is inside. */
-        if (lc_thread_async) atomic_fetch_add_explicit(&lc_thread_inside, 1, memory_order_relaxed);
+        if (lc_thread_async) {
+            atomic_fetch_add_explicit(&lc_thread_inside, 1, memory_order_relaxed);
+            /* Written only when set: the line is the peers' to read. */
+            _Atomic uint32_t *w = lc_thread_bell_wanted;
+            if (w && atomic_load_explicit(w, memory_order_relaxed)) atomic_store_explicit(w, 0, memory_order_relaxed);
+        }
         pthread_mutex_lock(&lc_thread_cs);
     }
 }

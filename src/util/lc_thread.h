@@ -65,6 +65,10 @@ extern int lc_thread_async;
  * may be set for the progress thread alone). */
 extern int lc_thread_app_multiple;
 extern void (*lc_thread_on_leave)(void);
+/* With the progress thread: its doorbell's "wanted" word
+ * (src/channel/lc_shm_bell.h), cleared by an outermost enter — the
+ * application polls itself now, so peers need not ring the thread. */
+extern _Atomic uint32_t *lc_thread_bell_wanted;
 
 /* The progress thread's own enter / leave: not counted, no hook. */
 void lc_thread_enter_progress(void);

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_shm_bell.h — a doorbell in each rank's shared-memory segment: the
+ * asynchronous progress thread (src/pt2pt/lc_async.c) sleeps on it, and a
+ * peer that puts a packet in one of this rank's rings rings it when the
+ * thread asked for that (docs/architecture.md "Asynchronous progress").
+ *
+ * Two 32-bit words in the segment's header page, on a cache line of their
+ * own (the header proper is read-only after creation):
+ *   wanted  1: the next packet from a peer should ring `bell`.  Set by the
+ *           owner (its thread before it sleeps waiting for data, or an
+ *           application call that leaves work pending), cleared by the
+ *           owner's calls on entry (the application polls itself) and by
+ *           the sender that rings (one ring per request);
+ *   bell    a futex word, incremented by every ring (local or remote); the
+ *           thread sleeps on it with FUTEX_WAIT (not private: peers ring
+ *           it through their mapping of the segment).
+ * Ordering (no lost ring): the sleeper stores wanted = 1 (seq_cst), reads
+ * bell, polls its rings once more and sleeps on the value read; a sender
+ * publishes its packet (release store of the cell's seq), then a seq_cst
+ * fence, then loads wanted.  Either the sleeper's last poll sees the
+ * packet or the sender sees wanted = 1 and changes bell before or while
+ * the sleeper waits.  Cases that are not so ordered (an application call
+ * that sets wanted without polling afterwards) only fall back on the
+ * thread's timed naps.
+ */
+#ifndef LC_SHM_BELL_H
+#define LC_SHM_BELL_H
+
+#include "channel/lc_channel.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Where the bell sits in a segment (header page, second cache line). */
+#define LC_SHM_BELL_OFFSET 64
+
+typedef struct lc_shm_bell {
+    _Atomic uint32_t wanted;
+    _Atomic uint32_t bell;
+} lc_shm_bell_t;
+
+/* This process's bell: in its own segment when it has one (peers can ring
+ * it), else a process-local word (only its application threads ring). */
+lc_shm_bell_t *lc_shm_bell_own(void);
+
+/* Sender side, after a packet went into `peer`'s ring (peer->shm.tx_bell
+ * set: this process runs with LOCUS_ASYNC_PROGRESS, so its peers do too
+ * unless started otherwise). */
+void lc_shm_bell_after_send(lc_peer_t *peer);
+
+/* Ring `b` (local or remote): bell++, wake one sleeper. */
+void lc_shm_bell_ring(lc_shm_bell_t *b);
+
+/* Sleep while b->bell == v, until `deadline` (CLOCK_MONOTONIC; NULL: no
+ * limit).  Returns 0 when woken or the value moved, -1 on timeout. */
+int lc_shm_bell_wait(lc_shm_bell_t *b, uint32_t v, const struct timespec *deadline);
+
+#endif

@@ -77,6 +77,12 @@ PROGRAMS = {"pt2pt": BENCH_SRC / "lc_osu_pt2pt.c", "coll": BENCH_SRC / "lc_osu_c
 # icoll scenarios also measure each MPI that has one with it on, as the
 # variant "<MPI> +async" (Open MPI 4.1 has no such switch).
 ASYNC_SWITCH = {"locus": "LOCUS_ASYNC_PROGRESS", "mpich": "MPICH_ASYNC_PROGRESS"}
+# Locus with each large-message protocol forced, measured beside its
+# automatic choice in the one-host point-to-point scenario (issue 13: the
+# automatic choice within 5 % of the better forced protocol): key suffix,
+# label suffix, environment.
+PROTOCOL_VARIANTS = [("cma", "CMA forced", {"LOCUS_CMA_THRESHOLD": "0"}),
+                     ("pipe", "pipeline forced", {"LOCUS_CMA_THRESHOLD": "1g"})]
 CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE"]
 
 KiB = 1024
@@ -251,15 +257,18 @@ class Mpi:
         ref.key, ref.label = f"{self.key}-1vm", f"{self.label} (1 guest)"
         return ref
 
-    def async_variant(self):
-        """A pseudo-MPI: the same MPI (binaries, launcher) run with its
-        asynchronous progress thread on (ASYNC_SWITCH in the environment).
-        A variant of the subject is compared with the best peer in a column
-        of its own; a variant of another MPI is one more peer."""
-        v = Mpi(f"{self.key}-async", f"{self.label} +async", self.cc, self.cc_env, self.mpiexec)
-        v.env = dict(self.env, **{ASYNC_SWITCH[self.key]: "1"})
+    def variant(self, suffix, label, env):
+        """A pseudo-MPI: the same MPI (binaries, launcher) run with `env`
+        added.  A variant of the subject is compared with the best peer in
+        a column of its own; a variant of another MPI is one more peer."""
+        v = Mpi(f"{self.key}-{suffix}", f"{self.label} {label}", self.cc, self.cc_env, self.mpiexec)
+        v.env = dict(self.env, **env)
         v.bins, v.linked, v.variant_of = self.bins, self.linked, self.key
         return v
+
+    def async_variant(self):
+        """This MPI with its asynchronous progress thread on (ASYNC_SWITCH)."""
+        return self.variant("async", "+async", {ASYNC_SWITCH[self.key]: "1"})
 
     def locus_genv(self, env):
         """-genv options that pass `env` to Locus' ranks (none for others:
@@ -411,9 +420,10 @@ class Job:
 
 class Scenario:
     def __init__(self, name, desc, np_, bind, jobs, reps, timeout, hosts=0, containers=0,
-                 async_variants=False, vms=0):
+                 async_variants=False, vms=0, protocol_variants=False):
         self.name, self.desc, self.np, self.bind = name, desc, np_, bind
         self.async_variants = async_variants  # also run each MPI with its progress thread
+        self.protocol_variants = protocol_variants  # also run Locus with each protocol forced
         self.jobs, self.reps, self.timeout = jobs, reps, timeout
         # hosts > 0: emulated hosts; without containers, one rank on each.
         # containers > 0: that many containers in h1, one rank in each, and
@@ -437,6 +447,8 @@ class Scenario:
         refs += [m.one_guest_reference() for m in usable if self.vms and m.key == "locus"]
         variants = [m.async_variant() for m in usable
                     if self.async_variants and m.key in ASYNC_SWITCH]
+        variants += [m.variant(*pv) for m in usable if self.protocol_variants and m.key == "locus"
+                     for pv in PROTOCOL_VARIANTS]
         # Each variant right after its MPI: runs alternate base, +async, ...
         order = []
         for m in usable:
@@ -750,7 +762,7 @@ def scenarios(quick):
             "ping-pong latency and windowed bandwidth",
             2, True,
             [lat_job([8, 4 * KiB]), bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
-            pt2pt_reps, 60),
+            pt2pt_reps, 60, protocol_variants=True),
         "sweep": Scenario(
             "sweep", "2 ranks on one host, bound: latency, bandwidth and "
             "bidirectional bandwidth over power-of-two sizes 1 B - 4 MiB",
@@ -1332,6 +1344,13 @@ def summarize(sc, mpis, results, subject):
             for var in [m for m in mpis if m.variant_of == subject]:
                 v = row["mpis"][var.key]["median"]
                 row["ref_ratios"][var.key] = v / best if v is not None and best else None
+            # The subject's automatic choice against the better of its forced
+            # protocols (PROTOCOL_VARIANTS): 1.0 = as good as the better one.
+            forced = [row["mpis"][f"{subject}-{pv[0]}"]["median"] for pv in PROTOCOL_VARIANTS
+                      if row["mpis"].get(f"{subject}-{pv[0]}", {}).get("median") is not None]
+            if forced and subj is not None:
+                bestf = min(forced) if met.lower_better else max(forced)
+                row["ref_ratios"][f"{subject}-forced"] = subj / bestf if bestf else None
             table.append(row)
     return table
 
@@ -1343,7 +1362,8 @@ def ref_ratio_heads(mpis, table=None):
     labels = {m.key: m.label for m in mpis}
     keys = set(k for row in (table or []) for k in row["ref_ratios"])
     return [(m.key, f"{labels.get(m.ref_of, m.ref_of)}/{m.label}") for m in mpis if m.ref_of] + \
-        [(m.key, f"{m.label}/best-peer") for m in mpis if m.variant_of and m.key in keys]
+        [(m.key, f"{m.label}/best-peer") for m in mpis if m.variant_of and m.key in keys] + \
+        [(f"{m.key}-forced", f"{m.label}/best forced") for m in mpis if f"{m.key}-forced" in keys]
 
 
 def fmt_val(v, unit):

@@ -43,8 +43,7 @@
 typedef struct lc_sched_memo {
     lc_sched_t *s[LC_SCHED_MEMO_SLOTS];
     lc_sched_key_t key[LC_SCHED_MEMO_SLOTS];
-    lc_sched_args_t args[LC_SCHED_MEMO_SLOTS]; /* valid where has_args */
-    bool has_args[LC_SCHED_MEMO_SLOTS];
+    lc_sched_args_t args[LC_SCHED_MEMO_SLOTS]; /* call == 0: no record */
     unsigned next; /* round-robin victim */
 } lc_sched_memo_t;
 
@@ -79,7 +78,7 @@ lc_sched_t *lc_sched_memo_quick(lc_comm_t *comm, const lc_sched_args_t *args)
     lc_sched_memo_t *m = comm->sched_memo;
     if (!m) return NULL;
     for (int i = 0; i < LC_SCHED_MEMO_SLOTS; i++)
-        if (m->has_args[i] && m->s[i]->refs == 1 && lc_sched_args_eq(&m->args[i], args)) return m->s[i];
+        if (m->args[i].call && m->s[i]->refs == 1 && lc_sched_args_eq(&m->args[i], args)) return m->s[i];
     return NULL;
 }
 
@@ -101,10 +100,7 @@ bool lc_sched_memo_find(lc_sched_t *s, const lc_sched_key_t *key, bool *hit)
                 /* This call passed its checks and chose c: the next
                  * one like it restarts c quickly.  A call that is not
                  * recorded leaves the slot's record (still true). */
-                if (lc_sched_args_ok(s->args)) {
-                    m->args[i] = *s->args;
-                    m->has_args[i] = true;
-                }
+                if (lc_sched_args_ok(s->args)) m->args[i] = *s->args;
                 break;
             }
         }
@@ -142,8 +138,7 @@ void lc_sched_memo_keep(lc_sched_t *s, const lc_sched_key_t *key)
     if (m->s[slot] && --m->s[slot]->refs <= 0) lc_sched_free(m->s[slot]);
     m->s[slot] = s;
     m->key[slot] = *key;
-    m->has_args[slot] = lc_sched_args_ok(s->args);
-    if (m->has_args[slot]) m->args[slot] = *s->args;
+    m->args[slot] = lc_sched_args_ok(s->args) ? *s->args : (lc_sched_args_t){ 0 };
     s->refs++; /* the memo's */
 }
 

@@ -126,106 +126,94 @@ LC_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 }
 LC_MPI_ALIAS(Ibarrier);
 
-LC_API int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+/* One body per call for its int and MPI_Count (_c) forms. */
+static inline int lc_ibcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                            MPI_Request *request, const char *func)
 {
     const lc_sched_args_t a = {
         .rbuf = buffer, .count = count, .dt = datatype, .op = MPI_OP_NULL, .root = root, .call = LC_ICALL_BCAST
     };
-    int rc = lc_icoll_quick(comm, &a, request, "MPI_Ibcast");
+    int rc = lc_icoll_quick(comm, &a, request, func);
     if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
     lc_icoll_start_t st;
-    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ibcast");
+    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, func);
     if (rc != MPI_SUCCESS) return rc;
     st.s->args = &a;
-    return lc_icoll_end(&st, lc_bcast(buffer, count, datatype, root, comm, "MPI_Ibcast"));
+    return lc_icoll_end(&st, lc_bcast(buffer, count, datatype, root, comm, func));
+}
+
+static inline int lc_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             int root, MPI_Comm comm, MPI_Request *request, const char *func)
+{
+    const lc_sched_args_t a = { .sbuf = sendbuf,
+                                .rbuf = recvbuf,
+                                .count = count,
+                                .dt = datatype,
+                                .op = op,
+                                .root = root,
+                                .call = LC_ICALL_REDUCE };
+    int rc = lc_icoll_quick(comm, &a, request, func);
+    if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
+    lc_icoll_start_t st;
+    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, func);
+    if (rc != MPI_SUCCESS) return rc;
+    st.s->args = &a;
+    return lc_icoll_end(&st, lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, func));
+}
+
+static inline int lc_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm, MPI_Request *request, const char *func)
+{
+    const lc_sched_args_t a = {
+        .sbuf = sendbuf, .rbuf = recvbuf, .count = count, .dt = datatype, .op = op, .call = LC_ICALL_ALLREDUCE
+    };
+    int rc = lc_icoll_quick(comm, &a, request, func);
+    if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
+    lc_icoll_start_t st;
+    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, func);
+    if (rc != MPI_SUCCESS) return rc;
+    st.s->args = &a;
+    return lc_icoll_end(&st, lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, func));
+}
+
+LC_API int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return lc_ibcast(buffer, count, datatype, root, comm, request, "MPI_Ibcast");
 }
 LC_MPI_ALIAS(Ibcast);
 
 LC_API int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                          MPI_Request *request)
 {
-    const lc_sched_args_t a = {
-        .rbuf = buffer, .count = count, .dt = datatype, .op = MPI_OP_NULL, .root = root, .call = LC_ICALL_BCAST
-    };
-    int rc = lc_icoll_quick(comm, &a, request, "MPI_Ibcast_c");
-    if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
-    lc_icoll_start_t st;
-    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ibcast_c");
-    if (rc != MPI_SUCCESS) return rc;
-    st.s->args = &a;
-    return lc_icoll_end(&st, lc_bcast(buffer, count, datatype, root, comm, "MPI_Ibcast_c"));
+    return lc_ibcast(buffer, count, datatype, root, comm, request, "MPI_Ibcast_c");
 }
 LC_MPI_ALIAS(Ibcast_c);
 
 LC_API int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                         MPI_Comm comm, MPI_Request *request)
 {
-    const lc_sched_args_t a = { .sbuf = sendbuf,
-                                .rbuf = recvbuf,
-                                .count = count,
-                                .dt = datatype,
-                                .op = op,
-                                .root = root,
-                                .call = LC_ICALL_REDUCE };
-    int rc = lc_icoll_quick(comm, &a, request, "MPI_Ireduce");
-    if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
-    lc_icoll_start_t st;
-    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce");
-    if (rc != MPI_SUCCESS) return rc;
-    st.s->args = &a;
-    return lc_icoll_end(&st, lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Ireduce"));
+    return lc_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, "MPI_Ireduce");
 }
 LC_MPI_ALIAS(Ireduce);
 
 LC_API int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                           int root, MPI_Comm comm, MPI_Request *request)
 {
-    const lc_sched_args_t a = { .sbuf = sendbuf,
-                                .rbuf = recvbuf,
-                                .count = count,
-                                .dt = datatype,
-                                .op = op,
-                                .root = root,
-                                .call = LC_ICALL_REDUCE };
-    int rc = lc_icoll_quick(comm, &a, request, "MPI_Ireduce_c");
-    if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
-    lc_icoll_start_t st;
-    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_c");
-    if (rc != MPI_SUCCESS) return rc;
-    st.s->args = &a;
-    return lc_icoll_end(&st, lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Ireduce_c"));
+    return lc_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, "MPI_Ireduce_c");
 }
 LC_MPI_ALIAS(Ireduce_c);
 
 LC_API int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm, MPI_Request *request)
 {
-    const lc_sched_args_t a = {
-        .sbuf = sendbuf, .rbuf = recvbuf, .count = count, .dt = datatype, .op = op, .call = LC_ICALL_ALLREDUCE
-    };
-    int rc = lc_icoll_quick(comm, &a, request, "MPI_Iallreduce");
-    if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
-    lc_icoll_start_t st;
-    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallreduce");
-    if (rc != MPI_SUCCESS) return rc;
-    st.s->args = &a;
-    return lc_icoll_end(&st, lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iallreduce"));
+    return lc_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iallreduce");
 }
 LC_MPI_ALIAS(Iallreduce);
 
 LC_API int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm, MPI_Request *request)
 {
-    const lc_sched_args_t a = {
-        .sbuf = sendbuf, .rbuf = recvbuf, .count = count, .dt = datatype, .op = op, .call = LC_ICALL_ALLREDUCE
-    };
-    int rc = lc_icoll_quick(comm, &a, request, "MPI_Iallreduce_c");
-    if (lc_likely(rc != LC_ICOLL_MISS)) return rc;
-    lc_icoll_start_t st;
-    rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallreduce_c");
-    if (rc != MPI_SUCCESS) return rc;
-    st.s->args = &a;
-    return lc_icoll_end(&st, lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iallreduce_c"));
+    return lc_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iallreduce_c");
 }
 LC_MPI_ALIAS(Iallreduce_c);
 

@@ -59,6 +59,8 @@ err:
     return lc_mpi_error(c, func, rc);
 }
 
+/* One side's blocks: counts int (ic) or wide (wc), displacements int
+ * (id) or wide (wd), the other of each pair NULL. */
 static inline lc_blocks_t lc_w(const void *buf, const int *ic, const MPI_Count *wc, const int *id, const MPI_Aint *wd,
                                const MPI_Datatype *types, const char *side)
 {
@@ -86,18 +88,8 @@ LC_API int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                           const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W,
-                      .buf = sendbuf,
-                      .icounts = sendcounts,
-                      .idispls = sdispls,
-                      .types = sendtypes,
-                      .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W,
-                      .buf = recvbuf,
-                      .icounts = recvcounts,
-                      .idispls = rdispls,
-                      .types = recvtypes,
-                      .side = "recv" };
+    lc_blocks_t s = lc_w(sendbuf, sendcounts, NULL, sdispls, NULL, sendtypes, "send");
+    lc_blocks_t r = lc_w(recvbuf, recvcounts, NULL, rdispls, NULL, recvtypes, "recv");
     return lc_alltoallw(&s, &r, comm, "MPI_Alltoallw");
 }
 LC_MPI_ALIAS(Alltoallw);
@@ -106,18 +98,8 @@ LC_API int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], c
                             const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W,
-                      .buf = sendbuf,
-                      .wcounts = sendcounts,
-                      .wdispls = sdispls,
-                      .types = sendtypes,
-                      .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W,
-                      .buf = recvbuf,
-                      .wcounts = recvcounts,
-                      .wdispls = rdispls,
-                      .types = recvtypes,
-                      .side = "recv" };
+    lc_blocks_t s = lc_w(sendbuf, NULL, sendcounts, NULL, sdispls, sendtypes, "send");
+    lc_blocks_t r = lc_w(recvbuf, NULL, recvcounts, NULL, rdispls, recvtypes, "recv");
     return lc_alltoallw(&s, &r, comm, "MPI_Alltoallw_c");
 }
 LC_MPI_ALIAS(Alltoallw_c);

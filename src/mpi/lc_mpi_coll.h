@@ -62,7 +62,7 @@ int lc_check_reduction(MPI_Count count, MPI_Datatype dt, MPI_Op op);
 /* The collectives with their checks, as the blocking calls run them
  * (lc_mpi_coll.c, lc_mpi_coll_vector.c).  `func` names the caller in error
  * messages; an error has been through the communicator's handler.  The
- * nonblocking and persistent calls (lc_mpi_icoll.c) run the same
+ * nonblocking and persistent calls (lc_mpi_icall.c) run the same
  * functions while a schedule captures the collective (lc_coll_capture). */
 int lc_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *func);
 int lc_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,

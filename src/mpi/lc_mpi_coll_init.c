@@ -21,71 +21,50 @@ LC_MPI_ALIAS(Barrier_init);
 LC_API int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                            MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Bcast_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_bcast(buffer, count, datatype, root, comm, "MPI_Bcast_init"));
+    return lc_icall_bcast(buffer, count, datatype, root, comm, info, request, true, "MPI_Bcast_init");
 }
 LC_MPI_ALIAS(Bcast_init);
 
 LC_API int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                              MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Bcast_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_bcast(buffer, count, datatype, root, comm, "MPI_Bcast_init_c"));
+    return lc_icall_bcast(buffer, count, datatype, root, comm, info, request, true, "MPI_Bcast_init_c");
 }
 LC_MPI_ALIAS(Bcast_init_c);
 
 LC_API int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                             MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Reduce_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce_init"));
+    return lc_icall_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, true, "MPI_Reduce_init");
 }
 LC_MPI_ALIAS(Reduce_init);
 
 LC_API int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                               int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Reduce_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce_init_c"));
+    return lc_icall_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, true, "MPI_Reduce_init_c");
 }
 LC_MPI_ALIAS(Reduce_init_c);
 
 LC_API int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Allreduce_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce_init"));
+    return lc_icall_allreduce(sendbuf, recvbuf, count, datatype, op, comm, info, request, true, "MPI_Allreduce_init");
 }
 LC_MPI_ALIAS(Allreduce_init);
 
 LC_API int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Allreduce_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_allreduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce_init_c"));
+    return lc_icall_allreduce(sendbuf, recvbuf, count, datatype, op, comm, info, request, true, "MPI_Allreduce_init_c");
 }
 LC_MPI_ALIAS(Allreduce_init_c);
 
 LC_API int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Gather_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather_init"));
+    return lc_icall_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, true,
+                           "MPI_Gather_init");
 }
 LC_MPI_ALIAS(Gather_init);
 
@@ -93,22 +72,16 @@ LC_API int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                               MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Gather_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather_init_c"));
+    return lc_icall_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, true,
+                           "MPI_Gather_init_c");
 }
 LC_MPI_ALIAS(Gather_init_c);
 
 LC_API int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Scatter_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter_init"));
+    return lc_icall_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, true,
+                            "MPI_Scatter_init");
 }
 LC_MPI_ALIAS(Scatter_init);
 
@@ -116,22 +89,16 @@ LC_API int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
                                MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Scatter_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter_init_c"));
+    return lc_icall_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, true,
+                            "MPI_Scatter_init_c");
 }
 LC_MPI_ALIAS(Scatter_init_c);
 
 LC_API int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Allgather_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather_init"));
+    return lc_icall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, true,
+                              "MPI_Allgather_init");
 }
 LC_MPI_ALIAS(Allgather_init);
 
@@ -139,22 +106,16 @@ LC_API int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Allgather_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather_init_c"));
+    return lc_icall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, true,
+                              "MPI_Allgather_init_c");
 }
 LC_MPI_ALIAS(Allgather_init_c);
 
 LC_API int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Alltoall_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall_init"));
+    return lc_icall_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, true,
+                             "MPI_Alltoall_init");
 }
 LC_MPI_ALIAS(Alltoall_init);
 
@@ -162,22 +123,16 @@ LC_API int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Alltoall_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall_init_c"));
+    return lc_icall_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, true,
+                             "MPI_Alltoall_init_c");
 }
 LC_MPI_ALIAS(Alltoall_init_c);
 
 LC_API int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Reduce_scatter_block_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Reduce_scatter_block_init"));
+    return lc_icall_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, true,
+                                         "MPI_Reduce_scatter_block_init");
 }
 LC_MPI_ALIAS(Reduce_scatter_block_init);
 
@@ -185,51 +140,36 @@ LC_API int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, 
                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                             MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Reduce_scatter_block_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                                     "MPI_Reduce_scatter_block_init_c"));
+    return lc_icall_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, true,
+                                         "MPI_Reduce_scatter_block_init_c");
 }
 LC_MPI_ALIAS(Reduce_scatter_block_init_c);
 
 LC_API int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Scan_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan_init"));
+    return lc_icall_scan(sendbuf, recvbuf, count, datatype, op, comm, info, request, true, "MPI_Scan_init");
 }
 LC_MPI_ALIAS(Scan_init);
 
 LC_API int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Scan_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan_init_c"));
+    return lc_icall_scan(sendbuf, recvbuf, count, datatype, op, comm, info, request, true, "MPI_Scan_init_c");
 }
 LC_MPI_ALIAS(Scan_init_c);
 
 LC_API int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Exscan_init");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan_init"));
+    return lc_icall_exscan(sendbuf, recvbuf, count, datatype, op, comm, info, request, true, "MPI_Exscan_init");
 }
 LC_MPI_ALIAS(Exscan_init);
 
 LC_API int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Exscan_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan_init_c"));
+    return lc_icall_exscan(sendbuf, recvbuf, count, datatype, op, comm, info, request, true, "MPI_Exscan_init_c");
 }
 LC_MPI_ALIAS(Exscan_init_c);
 
@@ -237,12 +177,8 @@ LC_API int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype se
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                              MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Gatherv_init");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_int(recvcounts, displs);
-    return lc_icoll_end(
-        &st, lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Gatherv_init"));
+    return lc_icall_gatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_int(recvcounts, displs), recvtype, root, comm,
+                            info, request, true, "MPI_Gatherv_init");
 }
 LC_MPI_ALIAS(Gatherv_init);
 
@@ -250,12 +186,8 @@ LC_API int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
                                const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Gatherv_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_wide(recvcounts, displs);
-    return lc_icoll_end(
-        &st, lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Gatherv_init_c"));
+    return lc_icall_gatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_wide(recvcounts, displs), recvtype, root,
+                            comm, info, request, true, "MPI_Gatherv_init_c");
 }
 LC_MPI_ALIAS(Gatherv_init_c);
 
@@ -263,12 +195,8 @@ LC_API int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Scatterv_init");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_int(sendcounts, displs);
-    return lc_icoll_end(
-        &st, lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatterv_init"));
+    return lc_icall_scatterv(sendbuf, lc_vec_int(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root,
+                             comm, info, request, true, "MPI_Scatterv_init");
 }
 LC_MPI_ALIAS(Scatterv_init);
 
@@ -276,12 +204,8 @@ LC_API int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[
                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                 int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Scatterv_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_wide(sendcounts, displs);
-    return lc_icoll_end(
-        &st, lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatterv_init_c"));
+    return lc_icall_scatterv(sendbuf, lc_vec_wide(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root,
+                             comm, info, request, true, "MPI_Scatterv_init_c");
 }
 LC_MPI_ALIAS(Scatterv_init_c);
 
@@ -289,12 +213,8 @@ LC_API int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype
                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Allgatherv_init");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_int(recvcounts, displs);
-    return lc_icoll_end(
-        &st, lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Allgatherv_init"));
+    return lc_icall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_int(recvcounts, displs), recvtype, comm,
+                               info, request, true, "MPI_Allgatherv_init");
 }
 LC_MPI_ALIAS(Allgatherv_init);
 
@@ -302,12 +222,8 @@ LC_API int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Allgatherv_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_wide(recvcounts, displs);
-    return lc_icoll_end(
-        &st, lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Allgatherv_init_c"));
+    return lc_icall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_wide(recvcounts, displs), recvtype, comm,
+                               info, request, true, "MPI_Allgatherv_init_c");
 }
 LC_MPI_ALIAS(Allgatherv_init_c);
 
@@ -315,11 +231,9 @@ LC_API int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], cons
                                void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Alltoallv_init");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_int(sendcounts, sdispls), rv = lc_vec_int(recvcounts, rdispls);
-    return lc_icoll_end(&st, lc_alltoallv(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Alltoallv_init"));
+    return lc_icall_alltoallv(sendbuf, lc_vec_int(sendcounts, sdispls), sendtype, recvbuf,
+                              lc_vec_int(recvcounts, rdispls), recvtype, comm, info, request, true,
+                              "MPI_Alltoallv_init");
 }
 LC_MPI_ALIAS(Alltoallv_init);
 
@@ -328,23 +242,17 @@ LC_API int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts
                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Alltoallv_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_wide(sendcounts, sdispls), rv = lc_vec_wide(recvcounts, rdispls);
-    return lc_icoll_end(&st,
-                        lc_alltoallv(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Alltoallv_init_c"));
+    return lc_icall_alltoallv(sendbuf, lc_vec_wide(sendcounts, sdispls), sendtype, recvbuf,
+                              lc_vec_wide(recvcounts, rdispls), recvtype, comm, info, request, true,
+                              "MPI_Alltoallv_init_c");
 }
 LC_MPI_ALIAS(Alltoallv_init_c);
 
 LC_API int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Reduce_scatter_init");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_int(recvcounts, NULL);
-    return lc_icoll_end(&st, lc_reduce_scatter(sendbuf, recvbuf, &rv, datatype, op, comm, "MPI_Reduce_scatter_init"));
+    return lc_icall_reduce_scatter(sendbuf, recvbuf, lc_vec_int(recvcounts, NULL), datatype, op, comm, info, request,
+                                   true, "MPI_Reduce_scatter_init");
 }
 LC_MPI_ALIAS(Reduce_scatter_init);
 
@@ -352,10 +260,7 @@ LC_API int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const 
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                       MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, info, request, true, "MPI_Reduce_scatter_init_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_wide(recvcounts, NULL);
-    return lc_icoll_end(&st, lc_reduce_scatter(sendbuf, recvbuf, &rv, datatype, op, comm, "MPI_Reduce_scatter_init_c"));
+    return lc_icall_reduce_scatter(sendbuf, recvbuf, lc_vec_wide(recvcounts, NULL), datatype, op, comm, info, request,
+                                   true, "MPI_Reduce_scatter_init_c");
 }
 LC_MPI_ALIAS(Reduce_scatter_init_c);

@@ -220,150 +220,108 @@ LC_MPI_ALIAS(Iallreduce_c);
 LC_API int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igather");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather"));
+    return lc_icall_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, MPI_INFO_NULL,
+                           request, false, "MPI_Igather");
 }
 LC_MPI_ALIAS(Igather);
 
 LC_API int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igather_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Igather_c"));
+    return lc_icall_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, MPI_INFO_NULL,
+                           request, false, "MPI_Igather_c");
 }
 LC_MPI_ALIAS(Igather_c);
 
 LC_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatter");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter"));
+    return lc_icall_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, MPI_INFO_NULL,
+                            request, false, "MPI_Iscatter");
 }
 LC_MPI_ALIAS(Iscatter);
 
 LC_API int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatter_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatter_c"));
+    return lc_icall_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, MPI_INFO_NULL,
+                            request, false, "MPI_Iscatter_c");
 }
 LC_MPI_ALIAS(Iscatter_c);
 
 LC_API int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgather");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather"));
+    return lc_icall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, MPI_INFO_NULL, request,
+                              false, "MPI_Iallgather");
 }
 LC_MPI_ALIAS(Iallgather);
 
 LC_API int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgather_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Iallgather_c"));
+    return lc_icall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, MPI_INFO_NULL, request,
+                              false, "MPI_Iallgather_c");
 }
 LC_MPI_ALIAS(Iallgather_c);
 
 LC_API int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoall");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st,
-                        lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall"));
+    return lc_icall_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, MPI_INFO_NULL, request,
+                             false, "MPI_Ialltoall");
 }
 LC_MPI_ALIAS(Ialltoall);
 
 LC_API int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoall_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ialltoall_c"));
+    return lc_icall_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, MPI_INFO_NULL, request,
+                             false, "MPI_Ialltoall_c");
 }
 LC_MPI_ALIAS(Ialltoall_c);
 
 LC_API int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                       MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_block");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block"));
+    return lc_icall_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, MPI_INFO_NULL, request, false,
+                                         "MPI_Ireduce_scatter_block");
 }
 LC_MPI_ALIAS(Ireduce_scatter_block);
 
 LC_API int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_block_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(
-        &st, lc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Ireduce_scatter_block_c"));
+    return lc_icall_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, MPI_INFO_NULL, request, false,
+                                         "MPI_Ireduce_scatter_block_c");
 }
 LC_MPI_ALIAS(Ireduce_scatter_block_c);
 
 LC_API int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                       MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscan");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iscan"));
+    return lc_icall_scan(sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, request, false, "MPI_Iscan");
 }
 LC_MPI_ALIAS(Iscan);
 
 LC_API int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscan_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iscan_c"));
+    return lc_icall_scan(sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, request, false, "MPI_Iscan_c");
 }
 LC_MPI_ALIAS(Iscan_c);
 
 LC_API int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                         MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iexscan"));
+    return lc_icall_exscan(sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan");
 }
 LC_MPI_ALIAS(Iexscan);
 
 LC_API int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan_c");
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_icoll_end(&st, lc_exscan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iexscan_c"));
+    return lc_icall_exscan(sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, request, false, "MPI_Iexscan_c");
 }
 LC_MPI_ALIAS(Iexscan_c);
 
@@ -371,12 +329,8 @@ LC_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                          MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igatherv");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_int(recvcounts, displs);
-    return lc_icoll_end(&st,
-                        lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv"));
+    return lc_icall_gatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_int(recvcounts, displs), recvtype, root, comm,
+                            MPI_INFO_NULL, request, false, "MPI_Igatherv");
 }
 LC_MPI_ALIAS(Igatherv);
 
@@ -384,12 +338,8 @@ LC_API int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
                            const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                            MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Igatherv_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_wide(recvcounts, displs);
-    return lc_icoll_end(&st,
-                        lc_gatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, root, comm, "MPI_Igatherv_c"));
+    return lc_icall_gatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_wide(recvcounts, displs), recvtype, root,
+                            comm, MPI_INFO_NULL, request, false, "MPI_Igatherv_c");
 }
 LC_MPI_ALIAS(Igatherv_c);
 
@@ -397,12 +347,8 @@ LC_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int
                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                           MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_int(sendcounts, displs);
-    return lc_icoll_end(&st,
-                        lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv"));
+    return lc_icall_scatterv(sendbuf, lc_vec_int(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root,
+                             comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv");
 }
 LC_MPI_ALIAS(Iscatterv);
 
@@ -410,12 +356,8 @@ LC_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], c
                             MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_wide(sendcounts, displs);
-    return lc_icoll_end(
-        &st, lc_scatterv(sendbuf, &sv, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Iscatterv_c"));
+    return lc_icall_scatterv(sendbuf, lc_vec_wide(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root,
+                             comm, MPI_INFO_NULL, request, false, "MPI_Iscatterv_c");
 }
 LC_MPI_ALIAS(Iscatterv_c);
 
@@ -423,12 +365,8 @@ LC_API int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgatherv");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_int(recvcounts, displs);
-    return lc_icoll_end(&st,
-                        lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv"));
+    return lc_icall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_int(recvcounts, displs), recvtype, comm,
+                               MPI_INFO_NULL, request, false, "MPI_Iallgatherv");
 }
 LC_MPI_ALIAS(Iallgatherv);
 
@@ -436,12 +374,8 @@ LC_API int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Iallgatherv_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_wide(recvcounts, displs);
-    return lc_icoll_end(&st,
-                        lc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Iallgatherv_c"));
+    return lc_icall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, lc_vec_wide(recvcounts, displs), recvtype, comm,
+                               MPI_INFO_NULL, request, false, "MPI_Iallgatherv_c");
 }
 LC_MPI_ALIAS(Iallgatherv_c);
 
@@ -449,11 +383,9 @@ LC_API int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const in
                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                            MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoallv");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_int(sendcounts, sdispls), rv = lc_vec_int(recvcounts, rdispls);
-    return lc_icoll_end(&st, lc_alltoallv(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Ialltoallv"));
+    return lc_icall_alltoallv(sendbuf, lc_vec_int(sendcounts, sdispls), sendtype, recvbuf,
+                              lc_vec_int(recvcounts, rdispls), recvtype, comm, MPI_INFO_NULL, request, false,
+                              "MPI_Ialltoallv");
 }
 LC_MPI_ALIAS(Ialltoallv);
 
@@ -461,32 +393,24 @@ LC_API int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
                              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ialltoallv_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t sv = lc_vec_wide(sendcounts, sdispls), rv = lc_vec_wide(recvcounts, rdispls);
-    return lc_icoll_end(&st, lc_alltoallv(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, "MPI_Ialltoallv_c"));
+    return lc_icall_alltoallv(sendbuf, lc_vec_wide(sendcounts, sdispls), sendtype, recvbuf,
+                              lc_vec_wide(recvcounts, rdispls), recvtype, comm, MPI_INFO_NULL, request, false,
+                              "MPI_Ialltoallv_c");
 }
 LC_MPI_ALIAS(Ialltoallv_c);
 
 LC_API int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_int(recvcounts, NULL);
-    return lc_icoll_end(&st, lc_reduce_scatter(sendbuf, recvbuf, &rv, datatype, op, comm, "MPI_Ireduce_scatter"));
+    return lc_icall_reduce_scatter(sendbuf, recvbuf, lc_vec_int(recvcounts, NULL), datatype, op, comm, MPI_INFO_NULL,
+                                   request, false, "MPI_Ireduce_scatter");
 }
 LC_MPI_ALIAS(Ireduce_scatter);
 
 LC_API int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    lc_icoll_start_t st;
-    int rc = lc_icoll_begin(&st, comm, MPI_INFO_NULL, request, false, "MPI_Ireduce_scatter_c");
-    if (rc != MPI_SUCCESS) return rc;
-    lc_vec_t rv = lc_vec_wide(recvcounts, NULL);
-    return lc_icoll_end(&st, lc_reduce_scatter(sendbuf, recvbuf, &rv, datatype, op, comm, "MPI_Ireduce_scatter_c"));
+    return lc_icall_reduce_scatter(sendbuf, recvbuf, lc_vec_wide(recvcounts, NULL), datatype, op, comm, MPI_INFO_NULL,
+                                   request, false, "MPI_Ireduce_scatter_c");
 }
 LC_MPI_ALIAS(Ireduce_scatter_c);

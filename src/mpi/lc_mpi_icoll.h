@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lc_mpi_icoll.h — starting nonblocking and persistent collectives
- * (lc_mpi_icoll.c, lc_mpi_coll_init.c).
+ * (lc_mpi_icoll.c, lc_mpi_coll_init.c, lc_mpi_icall.c).
  *
  * An MPI_I<coll> or MPI_<Coll>_init call runs the blocking call's own
  * checks (lc_mpi_coll.h) while a new schedule captures the collective
@@ -33,5 +33,50 @@ int lc_icoll_begin(lc_icoll_start_t *st, MPI_Comm comm, MPI_Info info, MPI_Reque
 /* Stop capturing; `rc` is the checked call's result.  On success the
  * schedule goes to a new request. */
 int lc_icoll_end(lc_icoll_start_t *st, int rc);
+
+/* One body per collective for its nonblocking and persistent forms, int
+ * and _c (lc_mpi_icall.c): lc_icoll_begin, the blocking call's checked
+ * function while the schedule captures it, lc_icoll_end.  Nonblocking
+ * calls pass MPI_INFO_NULL and persistent false; func is the exported
+ * function's name, for its error messages. */
+int lc_icall_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request *request, bool persistent, const char *func);
+int lc_icall_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent, const char *func);
+int lc_icall_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent, const char *func);
+int lc_icall_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                    bool persistent, const char *func);
+int lc_icall_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request, bool persistent, const char *func);
+int lc_icall_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                       bool persistent, const char *func);
+int lc_icall_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                      bool persistent, const char *func);
+int lc_icall_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent,
+                                  const char *func);
+int lc_icall_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  MPI_Info info, MPI_Request *request, bool persistent, const char *func);
+int lc_icall_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent, const char *func);
+int lc_icall_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, lc_vec_t rv,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                     bool persistent, const char *func);
+int lc_icall_scatterv(const void *sendbuf, lc_vec_t sv, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                      bool persistent, const char *func);
+int lc_icall_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, lc_vec_t rv,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent,
+                        const char *func);
+int lc_icall_alltoallv(const void *sendbuf, lc_vec_t sv, MPI_Datatype sendtype, void *recvbuf, lc_vec_t rv,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent,
+                       const char *func);
+int lc_icall_reduce_scatter(const void *sendbuf, void *recvbuf, lc_vec_t rv, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request, bool persistent, const char *func);
 
 #endif

@@ -90,6 +90,29 @@ static inline lc_blocks_t lc_uniform(const void *buf, MPI_Count count, MPI_Datat
         lc_blocks_t){ .kind = LC_BLOCKS_UNIFORM, .buf = buf, .count = count, .type = dt, .same = same, .side = side };
 }
 
+/* Counts and element displacements with one type (the v forms). */
+static inline lc_blocks_t lc_nv(const void *buf, const int *ic, const MPI_Count *wc, const int *id, const MPI_Aint *wd,
+                                MPI_Datatype dt, const char *side)
+{
+    return (lc_blocks_t){ .kind = LC_BLOCKS_V,
+                          .buf = buf,
+                          .icounts = ic,
+                          .wcounts = wc,
+                          .idispls = id,
+                          .wdispls = wd,
+                          .type = dt,
+                          .side = side };
+}
+
+/* Counts, byte displacements and types (the w forms). */
+static inline lc_blocks_t lc_nw(const void *buf, const int *ic, const MPI_Count *wc, const MPI_Aint *wd,
+                                const MPI_Datatype *types, const char *side)
+{
+    return (lc_blocks_t){
+        .kind = LC_BLOCKS_W, .buf = buf, .icounts = ic, .wcounts = wc, .wdispls = wd, .types = types, .side = side
+    };
+}
+
 static int lc_neighbor_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *func)
 {
@@ -118,9 +141,7 @@ LC_API int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Data
                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lc_blocks_t s = lc_uniform(sendbuf, sendcount, sendtype, true, "send");
-    lc_blocks_t r = {
-        .kind = LC_BLOCKS_V, .buf = recvbuf, .icounts = recvcounts, .idispls = displs, .type = recvtype, .side = "recv"
-    };
+    lc_blocks_t r = lc_nv(recvbuf, recvcounts, NULL, displs, NULL, recvtype, "recv");
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_allgatherv");
 }
 LC_MPI_ALIAS(Neighbor_allgatherv);
@@ -130,9 +151,7 @@ LC_API int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, 
                                       MPI_Comm comm)
 {
     lc_blocks_t s = lc_uniform(sendbuf, sendcount, sendtype, true, "send");
-    lc_blocks_t r = {
-        .kind = LC_BLOCKS_V, .buf = recvbuf, .wcounts = recvcounts, .wdispls = displs, .type = recvtype, .side = "recv"
-    };
+    lc_blocks_t r = lc_nv(recvbuf, NULL, recvcounts, NULL, displs, recvtype, "recv");
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_allgatherv_c");
 }
 LC_MPI_ALIAS(Neighbor_allgatherv_c);
@@ -165,12 +184,8 @@ LC_API int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], 
                                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    lc_blocks_t s = {
-        .kind = LC_BLOCKS_V, .buf = sendbuf, .icounts = sendcounts, .idispls = sdispls, .type = sendtype, .side = "send"
-    };
-    lc_blocks_t r = {
-        .kind = LC_BLOCKS_V, .buf = recvbuf, .icounts = recvcounts, .idispls = rdispls, .type = recvtype, .side = "recv"
-    };
+    lc_blocks_t s = lc_nv(sendbuf, sendcounts, NULL, sdispls, NULL, sendtype, "send");
+    lc_blocks_t r = lc_nv(recvbuf, recvcounts, NULL, rdispls, NULL, recvtype, "recv");
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallv");
 }
 LC_MPI_ALIAS(Neighbor_alltoallv);
@@ -179,12 +194,8 @@ LC_API int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendco
                                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    lc_blocks_t s = {
-        .kind = LC_BLOCKS_V, .buf = sendbuf, .wcounts = sendcounts, .wdispls = sdispls, .type = sendtype, .side = "send"
-    };
-    lc_blocks_t r = {
-        .kind = LC_BLOCKS_V, .buf = recvbuf, .wcounts = recvcounts, .wdispls = rdispls, .type = recvtype, .side = "recv"
-    };
+    lc_blocks_t s = lc_nv(sendbuf, NULL, sendcounts, NULL, sdispls, sendtype, "send");
+    lc_blocks_t r = lc_nv(recvbuf, NULL, recvcounts, NULL, rdispls, recvtype, "recv");
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallv_c");
 }
 LC_MPI_ALIAS(Neighbor_alltoallv_c);
@@ -193,18 +204,8 @@ LC_API int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], 
                                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W,
-                      .buf = sendbuf,
-                      .icounts = sendcounts,
-                      .wdispls = sdispls,
-                      .types = sendtypes,
-                      .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W,
-                      .buf = recvbuf,
-                      .icounts = recvcounts,
-                      .wdispls = rdispls,
-                      .types = recvtypes,
-                      .side = "recv" };
+    lc_blocks_t s = lc_nw(sendbuf, sendcounts, NULL, sdispls, sendtypes, "send");
+    lc_blocks_t r = lc_nw(recvbuf, recvcounts, NULL, rdispls, recvtypes, "recv");
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallw");
 }
 LC_MPI_ALIAS(Neighbor_alltoallw);
@@ -213,44 +214,11 @@ LC_API int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendco
                                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    lc_blocks_t s = { .kind = LC_BLOCKS_W,
-                      .buf = sendbuf,
-                      .wcounts = sendcounts,
-                      .wdispls = sdispls,
-                      .types = sendtypes,
-                      .side = "send" };
-    lc_blocks_t r = { .kind = LC_BLOCKS_W,
-                      .buf = recvbuf,
-                      .wcounts = recvcounts,
-                      .wdispls = rdispls,
-                      .types = recvtypes,
-                      .side = "recv" };
+    lc_blocks_t s = lc_nw(sendbuf, NULL, sendcounts, sdispls, sendtypes, "send");
+    lc_blocks_t r = lc_nw(recvbuf, NULL, recvcounts, rdispls, recvtypes, "recv");
     return lc_neighbor(comm, &s, &r, "MPI_Neighbor_alltoallw_c");
 }
 LC_MPI_ALIAS(Neighbor_alltoallw_c);
-
-/* Counts and element displacements with one type (the v forms). */
-static inline lc_blocks_t lc_nv(const void *buf, const int *ic, const MPI_Count *wc, const int *id, const MPI_Aint *wd,
-                                MPI_Datatype dt, const char *side)
-{
-    return (lc_blocks_t){ .kind = LC_BLOCKS_V,
-                          .buf = buf,
-                          .icounts = ic,
-                          .wcounts = wc,
-                          .idispls = id,
-                          .wdispls = wd,
-                          .type = dt,
-                          .side = side };
-}
-
-/* Counts, byte displacements and types (the w forms). */
-static inline lc_blocks_t lc_nw(const void *buf, const int *ic, const MPI_Count *wc, const MPI_Aint *wd,
-                                const MPI_Datatype *types, const char *side)
-{
-    return (lc_blocks_t){
-        .kind = LC_BLOCKS_W, .buf = buf, .icounts = ic, .wcounts = wc, .wdispls = wd, .types = types, .side = side
-    };
-}
 
 /* ---- nonblocking and persistent forms ------------------------------------------ */
 

@@ -81,19 +81,21 @@ static int lc_mpi_room(MPI_Count have, MPI_Count need, const char *what)
                     what, (long long)have, (long long)need);
 }
 
-/* The checks and the copy shared by both forms (large: the _c form). */
+/* Both forms (large: the _c form): the checks, the copy and the error
+ * report under the caller's name fn. */
 static int lc_mpi_contents(MPI_Datatype datatype, bool large, MPI_Count max_i, MPI_Count max_a, MPI_Count max_c,
                            MPI_Count max_d, int *ints, MPI_Aint *aints, MPI_Count *counts, MPI_Datatype *types,
                            const char *fn)
 {
     lc_dt_t *t;
     int rc;
+    LC_TRY(lc_check_initialized());
     LC_TRY(lc_mpi_dt_arg(datatype, &t));
     const lc_dt_contents_t *c = t->contents;
     if (!c)
-        return lc_error(MPI_ERR_TYPE, "%s is a predefined datatype (MPI_COMBINER_NAMED): it has no contents",
-                        lc_dt_name(t));
-    if (!large && c->nc > 0) return lc_mpi_large_only(datatype, fn);
+        LC_TRY(lc_error(MPI_ERR_TYPE, "%s is a predefined datatype (MPI_COMBINER_NAMED): it has no contents",
+                        lc_dt_name(t)));
+    if (!large && c->nc > 0) LC_TRY(lc_mpi_large_only(datatype, fn));
     LC_TRY(lc_mpi_room(max_i, c->ni, "array_of_integers"));
     LC_TRY(lc_mpi_room(max_a, c->na, "array_of_addresses"));
     LC_TRY(lc_mpi_room(max_c, c->nc, "array_of_large_counts"));
@@ -108,20 +110,15 @@ static int lc_mpi_contents(MPI_Datatype datatype, bool large, MPI_Count max_i, M
     if (c->nc) memcpy(counts, c->counts, (size_t)c->nc * sizeof(MPI_Count));
     return MPI_SUCCESS;
 err:
-    return rc;
+    return lc_mpi_error(NULL, fn, rc);
 }
 
 LC_API int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                                   int array_of_integers[], MPI_Aint array_of_addresses[],
                                   MPI_Datatype array_of_datatypes[])
 {
-    int rc;
-    LC_TRY(lc_check_initialized());
-    LC_TRY(lc_mpi_contents(datatype, false, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
-                           array_of_addresses, NULL, array_of_datatypes, "MPI_Type_get_contents"));
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_error(NULL, "MPI_Type_get_contents", rc);
+    return lc_mpi_contents(datatype, false, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
+                           array_of_addresses, NULL, array_of_datatypes, "MPI_Type_get_contents");
 }
 LC_MPI_ALIAS(Type_get_contents);
 
@@ -130,13 +127,8 @@ LC_API int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integer
                                     MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                                     MPI_Datatype array_of_datatypes[])
 {
-    int rc;
-    LC_TRY(lc_check_initialized());
-    LC_TRY(lc_mpi_contents(datatype, true, max_integers, max_addresses, max_large_counts, max_datatypes,
+    return lc_mpi_contents(datatype, true, max_integers, max_addresses, max_large_counts, max_datatypes,
                            array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes,
-                           "MPI_Type_get_contents_c"));
-    return MPI_SUCCESS;
-err:
-    return lc_mpi_error(NULL, "MPI_Type_get_contents_c", rc);
+                           "MPI_Type_get_contents_c");
 }
 LC_MPI_ALIAS(Type_get_contents_c);

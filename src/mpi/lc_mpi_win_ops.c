@@ -236,38 +236,63 @@ static inline bool lc_win_fast_atomic(lc_rma_kind_t kind, const void *origin, co
     return w && lc_rma_direct_atomic(w->rma, kind, target, disp, dt, esz, (size_t)count, op, origin, compare, result);
 }
 
+/* One body for the int and MPI_Count (_c) forms of Put, Get, Accumulate
+ * and their request forms (request NULL: the blocking ones).  buf is the
+ * origin buffer: the data sent (Put, Accumulate) or the one written
+ * (Get).  func is the caller's name, for its error messages. */
+static int lc_win_xfer(const char *func, lc_rma_kind_t kind, const void *buf, MPI_Count count, MPI_Datatype dt,
+                       int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win,
+                       MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = kind, .target = target, .disp = disp, .tcount = tcount, .tdt = tdt, .op = op };
+    if (kind == LC_RMA_GET) {
+        a.result = (void *)(uintptr_t)buf;
+        a.rcount = count;
+        a.rdt = dt;
+    } else {
+        a.origin = buf;
+        a.ocount = count;
+        a.odt = dt;
+    }
+    return lc_win_do(func, win, &a, request);
+}
+
+/* One body for the int and _c forms of Get_accumulate and Rget_accumulate. */
+static int lc_win_gacc(const char *func, const void *origin, MPI_Count ocount, MPI_Datatype odt, void *result,
+                       MPI_Count rcount, MPI_Datatype rdt, int target, MPI_Aint disp, MPI_Count tcount,
+                       MPI_Datatype tdt, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    lc_win_args_t a = { .kind = LC_RMA_GACC,
+                        .origin = origin,
+                        .ocount = ocount,
+                        .odt = odt,
+                        .result = result,
+                        .rcount = rcount,
+                        .rdt = rdt,
+                        .target = target,
+                        .disp = disp,
+                        .tcount = tcount,
+                        .tdt = tdt,
+                        .op = op };
+    return lc_win_do(func, win, &a, request);
+}
+
 LC_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (lc_win_fast_copy(true, (void *)(uintptr_t)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                          target_count, target_datatype, win))
         return MPI_SUCCESS;
-    lc_win_args_t a = { .kind = LC_RMA_PUT,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Put", win, &a, NULL);
+    return lc_win_xfer("MPI_Put", LC_RMA_PUT, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, NULL);
 }
 LC_MPI_ALIAS(Put);
 
 LC_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    lc_win_args_t a = { .kind = LC_RMA_PUT,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Put_c", win, &a, NULL);
+    return lc_win_xfer("MPI_Put_c", LC_RMA_PUT, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, NULL);
 }
 LC_MPI_ALIAS(Put_c);
 
@@ -277,32 +302,16 @@ LC_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     if (lc_win_fast_copy(false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                          target_datatype, win))
         return MPI_SUCCESS;
-    lc_win_args_t a = { .kind = LC_RMA_GET,
-                        .result = origin_addr,
-                        .rcount = origin_count,
-                        .rdt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Get", win, &a, NULL);
+    return lc_win_xfer("MPI_Get", LC_RMA_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, NULL);
 }
 LC_MPI_ALIAS(Get);
 
 LC_API int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    lc_win_args_t a = { .kind = LC_RMA_GET,
-                        .result = origin_addr,
-                        .rcount = origin_count,
-                        .rdt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Get_c", win, &a, NULL);
+    return lc_win_xfer("MPI_Get_c", LC_RMA_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, NULL);
 }
 LC_MPI_ALIAS(Get_c);
 
@@ -310,16 +319,8 @@ LC_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype ori
                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
                      MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_PUT,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Rput", win, &a, request);
+    return lc_win_xfer("MPI_Rput", LC_RMA_PUT, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, request);
 }
 LC_MPI_ALIAS(Rput);
 
@@ -327,16 +328,8 @@ LC_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
                        MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                        MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_PUT,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Rput_c", win, &a, request);
+    return lc_win_xfer("MPI_Rput_c", LC_RMA_PUT, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, request);
 }
 LC_MPI_ALIAS(Rput_c);
 
@@ -344,16 +337,8 @@ LC_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_da
                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
                      MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_GET,
-                        .result = origin_addr,
-                        .rcount = origin_count,
-                        .rdt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Rget", win, &a, request);
+    return lc_win_xfer("MPI_Rget", LC_RMA_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, request);
 }
 LC_MPI_ALIAS(Rget);
 
@@ -361,16 +346,8 @@ LC_API int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype o
                        MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                        MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_GET,
-                        .result = origin_addr,
-                        .rcount = origin_count,
-                        .rdt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = MPI_REPLACE };
-    return lc_win_do("MPI_Rget_c", win, &a, request);
+    return lc_win_xfer("MPI_Rget_c", LC_RMA_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, MPI_REPLACE, win, request);
 }
 LC_MPI_ALIAS(Rget_c);
 
@@ -380,16 +357,8 @@ LC_API int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Dataty
     if (lc_win_fast_atomic(LC_RMA_ACC, origin_addr, NULL, NULL, origin_count, origin_datatype, target_rank, target_disp,
                            target_count, target_datatype, op, win))
         return MPI_SUCCESS;
-    lc_win_args_t a = { .kind = LC_RMA_ACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Accumulate", win, &a, NULL);
+    return lc_win_xfer("MPI_Accumulate", LC_RMA_ACC, origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, op, win, NULL);
 }
 LC_MPI_ALIAS(Accumulate);
 
@@ -397,16 +366,8 @@ LC_API int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MP
                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    lc_win_args_t a = { .kind = LC_RMA_ACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Accumulate_c", win, &a, NULL);
+    return lc_win_xfer("MPI_Accumulate_c", LC_RMA_ACC, origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, op, win, NULL);
 }
 LC_MPI_ALIAS(Accumulate_c);
 
@@ -414,16 +375,8 @@ LC_API int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datat
                             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                             MPI_Win win, MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_ACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Raccumulate", win, &a, request);
+    return lc_win_xfer("MPI_Raccumulate", LC_RMA_ACC, origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, op, win, request);
 }
 LC_MPI_ALIAS(Raccumulate);
 
@@ -431,16 +384,8 @@ LC_API int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, M
                               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_ACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Raccumulate_c", win, &a, request);
+    return lc_win_xfer("MPI_Raccumulate_c", LC_RMA_ACC, origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, op, win, request);
 }
 LC_MPI_ALIAS(Raccumulate_c);
 
@@ -449,19 +394,8 @@ LC_API int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Da
                                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                                MPI_Win win)
 {
-    lc_win_args_t a = { .kind = LC_RMA_GACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .result = result_addr,
-                        .rcount = result_count,
-                        .rdt = result_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Get_accumulate", win, &a, NULL);
+    return lc_win_gacc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                       result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, NULL);
 }
 LC_MPI_ALIAS(Get_accumulate);
 
@@ -470,19 +404,8 @@ LC_API int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count
                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    lc_win_args_t a = { .kind = LC_RMA_GACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .result = result_addr,
-                        .rcount = result_count,
-                        .rdt = result_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Get_accumulate_c", win, &a, NULL);
+    return lc_win_gacc("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                       result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, NULL);
 }
 LC_MPI_ALIAS(Get_accumulate_c);
 
@@ -491,19 +414,8 @@ LC_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_D
                                 MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                                 MPI_Win win, MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_GACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .result = result_addr,
-                        .rcount = result_count,
-                        .rdt = result_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Rget_accumulate", win, &a, request);
+    return lc_win_gacc("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                       result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 LC_MPI_ALIAS(Rget_accumulate);
 
@@ -512,19 +424,8 @@ LC_API int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_coun
                                   int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    lc_win_args_t a = { .kind = LC_RMA_GACC,
-                        .origin = origin_addr,
-                        .ocount = origin_count,
-                        .odt = origin_datatype,
-                        .result = result_addr,
-                        .rcount = result_count,
-                        .rdt = result_datatype,
-                        .target = target_rank,
-                        .disp = target_disp,
-                        .tcount = target_count,
-                        .tdt = target_datatype,
-                        .op = op };
-    return lc_win_do("MPI_Rget_accumulate_c", win, &a, request);
+    return lc_win_gacc("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                       result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 LC_MPI_ALIAS(Rget_accumulate_c);
 

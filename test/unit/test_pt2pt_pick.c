@@ -7,13 +7,17 @@
  * while another is pipelined; else CMA), messages that cannot be timed
  * are not, oversubscribed hosts pull at once; samples count from when the
  * receiver took the RTS (plus the fastest transit); a chosen pipeline that
- * crawls goes to CMA; a decided class keeps timing its messages, probes
+ * crawls goes to CMA, and messages a datatype packs or unpacks neither
+ * count in that watch nor are timed while they hold the ring (through
+ * lc_deliver too); a decided class keeps timing its messages, probes
  * the other protocol every 32 and changes its mind when the recent best
  * samples say so (and not on noise within the hysteresis); every decision
  * is sampled afresh after 4096 messages; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
+#include "coord/lc_world.h"
+#include "datatype/lc_dt.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_params.h"
 
@@ -43,6 +47,70 @@ static void pull_sample(lc_peer_t *p, size_t size, double seconds)
 {
     CHECK(lc_pick_choose(p, size, true) == (LC_PICK_PULL | LC_PICK_SAMPLE));
     lc_pick_sample(p, size, 1, seconds);
+}
+
+/* The engine's side: lc_deliver tells lc_pick_pipe_start which receives a
+ * datatype unpacks.  Through the self channel (no launch), made to
+ * calibrate: its send and receive share one peer, so its `sending` count
+ * is reset after each send (a real pair has one peer each side). */
+static void through_the_engine(void)
+{
+    static lc_peer_t self;
+    self.kind = LC_CHANNEL_SELF;
+    self.ops = &lc_channel_self_ops;
+    self.can_pull = true;
+    self.eager_limit = 64;
+    self.chunk = 64 * KiB;
+    lc_list_init(&self.pending);
+    lc_world.rank = 0;
+    lc_world.size = 1;
+    lc_world.universe_size = 1;
+    lc_world.peers = &self;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_pt2pt_init();
+    lc_peer_pick_reset(&self, true);
+    int zero = 0;
+    lc_comm_t *comm = lc_comm_create(0, 0, 1, &zero, MPI_COMM_WORLD);
+    const size_t n = 256 * KiB, count = n / sizeof(double);
+    double *src = malloc(n), *dst = calloc(2, n);
+    CHECK(comm && src && dst);
+    for (size_t i = 0; i < count; i++) src[i] = (double)i;
+    lc_dt_t *every_other; /* 8-byte elements at a 16-byte stride: the x face's kind of layout */
+    CHECK(lc_dt_create_vector((MPI_Count)count, 1, 16, lc_dt_get(MPI_DOUBLE), &every_other) == MPI_SUCCESS);
+    CHECK(lc_dt_commit(every_other) == MPI_SUCCESS);
+
+    /* A receive through the type: pipelined (an untimed message of an
+     * undecided class, alone), and outside the watch. */
+    lc_request_t *r, *s;
+    unsigned long piped = lc_pt2pt_stats.rndv_pipe;
+    CHECK(lc_pt2pt_irecv_dt(dst, 1, every_other, 0, 1, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+    CHECK(lc_pt2pt_isend(src, n, 0, 1, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+    CHECK(r->complete && s->complete && lc_pt2pt_stats.rndv_pipe == piped + 1);
+    CHECK(self.pick.pipelining == 0 && self.pick.watching == 0 && self.pick.layout_bound == 0);
+    CHECK(self.pick.watch_msgs == 0 && self.pick.watch_bytes == 0);
+    CHECK(dst[0] == 0 && dst[2 * 1000] == 1000 && dst[2 * (count - 1)] == (double)(count - 1) && dst[1] == 0);
+    lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+    lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+    self.pick.sending = 0;
+
+    /* The same bytes into a contiguous buffer: a timed pipeline sample,
+     * and watched. */
+    CHECK(lc_pt2pt_irecv(dst, n, 0, 2, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+    CHECK(lc_pt2pt_isend(src, n, 0, 2, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+    CHECK(r->complete && lc_pt2pt_stats.rndv_pipe == piped + 2);
+    CHECK(self.pick.pipelining == 0 && self.pick.watching == 0 && self.pick.layout_bound == 0);
+    CHECK(self.pick.watch_msgs == 1 && self.pick.watch_bytes == (double)n && self.pick.cls[1].n_pipe == 1);
+    CHECK(memcmp(dst, src, n) == 0);
+    lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+    lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+    self.pick.sending = 0;
+
+    lc_dt_release(every_other);
+    free(src);
+    free(dst);
+    CHECK(lc_pt2pt_fini() == 0);
+    lc_comm_destroy(comm);
 }
 
 int main(void)
@@ -292,6 +360,8 @@ int main(void)
     /* A reset (a peer wired up again) forgets everything. */
     lc_peer_pick_reset(&p, false);
     CHECK(!p.pick.calibrate && p.pick.cls[0].choice == 0);
+
+    through_the_engine();
 
     if (failures) return 1;
     printf("test_pt2pt_pick: ok\n");

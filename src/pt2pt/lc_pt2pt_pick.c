@@ -334,8 +334,7 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
         else
             k->watching++;
     }
-    /* lc_pick_choose never times a typed message (not `timed`). */
-    req->pick_t0 = (how & LC_PICK_SAMPLE) && !typed ? t_go : 0;
+    req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_go : 0;
 }
 
 /* Judge the chosen pipeline by what it moved since the last judgement. */
@@ -364,19 +363,18 @@ void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)
     lc_peer_pick_t *k = &from->pick;
     k->pipelining--;
     uint8_t watch = req->pick_watch;
+    double t0 = req->pick_t0;
     req->pick_watch = LC_PICK_UNWATCHED;
+    req->pick_t0 = 0;
+    if (t0 != 0) k->sampling = false; /* the sample ends with its message, whatever it was */
     if (watch == LC_PICK_UNWATCHED) return;
     lc_pick_watch_clock(k);
-    if (watch == LC_PICK_LAYOUT) {
+    if (watch == LC_PICK_LAYOUT) { /* never a sample: lc_pick_choose does not time a typed message */
         k->layout_bound--;
         return;
     }
     k->watch_bytes += (double)req->msg_size; /* one pending all along: a window counts once */
     k->watching--;
-    if (req->pick_t0 != 0) {
-        lc_pick_sample(from, req->msg_size, 0, k->watch_since - req->pick_t0);
-        req->pick_t0 = 0;
-        k->sampling = false;
-    }
+    if (t0 != 0) lc_pick_sample(from, req->msg_size, 0, k->watch_since - t0);
     if (++k->watch_msgs >= LC_PICK_WATCH_MSGS) lc_pick_watch(from);
 }

@@ -8,9 +8,9 @@
  * are not, oversubscribed hosts pull at once; samples count from when the
  * receiver took the RTS (plus the fastest transit); a chosen pipeline that
  * crawls goes to CMA, and messages a datatype packs or unpacks neither
- * count in that watch nor are timed while they hold the ring (through
- * lc_deliver too); a decided class keeps timing its messages, probes
- * the other protocol every 32 and changes its mind when the recent best
+ * count in that watch nor let it time the ring while they hold it
+ * (through lc_deliver too, for a cursor on either side); a decided class
+ * keeps timing its messages, probes the other protocol every 32 and changes its mind when the recent best
  * samples say so (and not on noise within the hysteresis); every decision
  * is sampled afresh after 4096 messages; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
@@ -47,6 +47,17 @@ static void pull_sample(lc_peer_t *p, size_t size, double seconds)
 {
     CHECK(lc_pick_choose(p, size, true) == (LC_PICK_PULL | LC_PICK_SAMPLE));
     lc_pick_sample(p, size, 1, seconds);
+}
+
+/* The channel's handler, with every RTS marked as a derived-datatype
+ * send that packs from its cursor (LC_PKT_FLAG_NOPULL): the self channel
+ * stages such sends, so the test marks a contiguous one. */
+static lc_channel_recv_func_t engine_handler;
+static void as_packed_send(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_pkt_hdr_t h = *hdr;
+    if (h.kind == LC_PKT_RTS) h.flags |= LC_PKT_FLAG_NOPULL;
+    engine_handler(from, &h, payload);
 }
 
 /* The engine's side: lc_deliver tells lc_pick_pipe_start which receives a
@@ -105,6 +116,22 @@ static void through_the_engine(void)
     lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
     lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
     self.pick.sending = 0;
+
+    /* A contiguous receive of a message the sender packs from its cursor
+     * (the RTS says NOPULL): pipelined, and outside the watch too. */
+    engine_handler = lc_channel_recv_handler;
+    lc_channel_recv_handler = as_packed_send;
+    memset(dst, 0, n);
+    CHECK(lc_pt2pt_irecv(dst, n, 0, 3, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+    CHECK(lc_pt2pt_isend(src, n, 0, 3, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+    CHECK(r->complete && lc_pt2pt_stats.rndv_pipe == piped + 3);
+    CHECK(self.pick.pipelining == 0 && self.pick.watching == 0 && self.pick.layout_bound == 0);
+    CHECK(self.pick.watch_msgs == 1 && self.pick.watch_bytes == (double)n);
+    CHECK(memcmp(dst, src, n) == 0);
+    lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+    lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+    self.pick.sending = 0;
+    lc_channel_recv_handler = engine_handler;
 
     lc_dt_release(every_other);
     free(src);

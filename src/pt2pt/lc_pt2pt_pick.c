@@ -324,9 +324,7 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
     k->pipelining++;
     /* Decided once and kept in the request: lc_pick_pipe_done must undo
      * exactly what this did, whatever changes in between. */
-    req->pick_watch = typed                         ? LC_PICK_LAYOUT
-                      : req->msg_size >= LC_PICK_MIN ? LC_PICK_WATCHED
-                                                     : LC_PICK_UNWATCHED;
+    req->pick_watch = typed ? LC_PICK_LAYOUT : req->msg_size >= LC_PICK_MIN ? LC_PICK_WATCHED : LC_PICK_UNWATCHED;
     if (req->pick_watch != LC_PICK_UNWATCHED) {
         lc_pick_watch_clock(k);
         if (req->pick_watch == LC_PICK_LAYOUT)

@@ -201,8 +201,10 @@ typedef struct lc_peer_pick {
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only
-     * candidates count (from LC_PICK_MIN on: smaller ones always pipeline). */
-    uint32_t watching, watch_msgs;
+     * candidates count (from LC_PICK_MIN on: smaller ones always pipeline),
+     * and only contiguous ones: while a receive that a datatype packs or
+     * unpacks (`layout_bound` of them) is pending, the clock stops. */
+    uint32_t watching, watch_msgs, layout_bound;
     double watch_bytes, watch_time, watch_since;
     lc_pick_class_t cls[LC_PICK_CLASSES];
 } lc_peer_pick_t;

@@ -97,9 +97,18 @@ void lc_pick_transit(lc_peer_t *from, double transit);
  * moment the receiver took the RTS to the end of the pull (the last
  * fragment); the fastest transit seen is added to it. */
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds);
+/* How a pipelined receive from a calibrating peer counts in the watch of
+ * the chosen pipeline (req->pick_watch, decided once at its start). */
+typedef enum lc_pick_watch {
+    LC_PICK_UNWATCHED = 0, /* below LC_PICK_MIN: outside the watch */
+    LC_PICK_WATCHED,       /* contiguous on both sides: its bytes and time judge the pipeline */
+    LC_PICK_LAYOUT,        /* a datatype packs or unpacks it: its rate is the layout's; the clock stops */
+} lc_pick_watch_t;
 /* A receive from a calibrating peer goes through the pipeline (`how` from
- * lc_pick_choose, `t_go` when the receiver took the RTS), and when it completes. */
-void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go);
+ * lc_pick_choose, `t_go` when the receiver took the RTS; `typed`: a
+ * datatype cursor unpacks it (req->rcur) or the sender packs it from one
+ * (RTS flag LC_PKT_FLAG_LIST or LC_PKT_FLAG_NOPULL)), and when it completes. */
+void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go, bool typed);
 void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req);
 
 /* Rendezvous pull of n bytes into a typed receive's cursor: scattered by

@@ -122,7 +122,9 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     lc_pt2pt_stats.rndv_pipe_bytes += n;
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
-    if (lc_unlikely(from->pick.calibrate)) lc_pick_pipe_start(from, req, how, t_go);
+    if (lc_unlikely(from->pick.calibrate))
+        lc_pick_pipe_start(from, req, how, t_go,
+                           req->rcur != NULL || (flags & (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)) != 0);
     lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, lc_request_ref(req));
 }
 

@@ -39,7 +39,8 @@
  * progress threads, when ranks plus threads do (lc_pick_no_pipe).
  *
  * A chosen pipeline stays watched: the bytes it delivers over the time
- * some pipelined receive from the peer is pending (a window counts once).
+ * some pipelined contiguous receive from the peer is pending (a window
+ * counts once; datatypes: below).
  * When that rate falls below LC_PICK_DEMOTE x the CMA samples (the pipeline
  * needs both ranks running; a busy host starves it, CMA needs only the
  * receiver), the class goes to CMA at once.  And every decision lasts
@@ -48,6 +49,38 @@
  * unlucky samples (first pulls of 64 KiB measured at 0.2-0.3 GB/s on a
  * quiet host, 2026-11-26, against 9 GB/s once warm) do not decide for the
  * life of the job.
+ *
+ * The watch judges the channel, not a datatype's layout (session 13).  A
+ * receive that a datatype cursor unpacks (req->rcur), or whose sender
+ * packs it from one (the RTS says LC_PKT_FLAG_LIST or LC_PKT_FLAG_NOPULL:
+ * the sender's cursor fills every pipeline cell), moves at the rate of its
+ * layout: the x face of a 256^3 double array, 8-byte elements, packs at
+ * ~0.5 GB/s whatever the channel.  Counted, such messages read as "the
+ * pipeline moved 2.6 GB/s of late, CMA sampled 6.5" and sent every class
+ * to CMA for LC_PICK_RETRY messages — the y and z faces that followed
+ * moved at 2-11 GB/s on CMA instead of 20-31 on the pipeline.  So they
+ * are not counted, on either side: their bytes are not added, and while
+ * one is pending the watch's clock stops (a contiguous message behind it
+ * in the one ring waits for its packing; a halo exchange posts all its
+ * faces at once).  Whether a receive is watched is decided once, at
+ * lc_pick_pipe_start, and kept in the request (req->pick_watch), so
+ * lc_pick_pipe_done undoes exactly what the start did.  The bytes of a
+ * watched message that moved partly while the clock stood are counted in
+ * full: the rate reads high, never low, so a mixed window never demotes
+ * (traffic that always mixes is judged by the samples and LC_PICK_RETRY
+ * alone).  A finer rule (count a type with large blocks: the y face's
+ * 2 KiB rows pack at memcpy speed) was not taken: a type's packing rate
+ * depends on its block sizes, alignment and caches in ways one threshold
+ * against contiguous CMA samples does not capture, and the contiguous
+ * messages are enough to see a starved pipeline.
+ *
+ * Nor does a typed message feed the samples (pipe_bw, pull_bw):
+ * lc_pick_choose is told it is not `timed`.  A packing-bound sample
+ * understates both protocols, and not alike (a block-list pull pays per
+ * segment, the pipeline packs in parallel with the unpack), so the class's
+ * figures stay those of contiguous messages, and the typed ones follow the
+ * class's decision (lc_pick_list weighs a block list against those same
+ * figures).
  *
  * A decision is not final (session 11).  The first samples of a class can
  * all be unlucky one way: first pulls into pages never touched, a peer
@@ -275,11 +308,30 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
                 was == LC_PICK_UNDECIDED ? "" : " (changed on newer samples)");
 }
 
-void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go)
+/* The watch's clock runs while some watched receive is pending and no
+ * layout-bound one is: called before either count changes, it adds the
+ * time since the last change if the clock was running. */
+static void lc_pick_watch_clock(lc_peer_pick_t *k)
+{
+    double now = lc_time_now();
+    if (k->watching != 0 && k->layout_bound == 0) k->watch_time += now - k->watch_since;
+    k->watch_since = now;
+}
+
+void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go, bool typed)
 {
     lc_peer_pick_t *k = &from->pick;
     k->pipelining++;
-    if (req->msg_size >= LC_PICK_MIN && k->watching++ == 0) k->watch_since = lc_time_now();
+    /* Decided once and kept in the request: lc_pick_pipe_done must undo
+     * exactly what this did, whatever changes in between. */
+    req->pick_watch = typed ? LC_PICK_LAYOUT : req->msg_size >= LC_PICK_MIN ? LC_PICK_WATCHED : LC_PICK_UNWATCHED;
+    if (req->pick_watch != LC_PICK_UNWATCHED) {
+        lc_pick_watch_clock(k);
+        if (req->pick_watch == LC_PICK_LAYOUT)
+            k->layout_bound++;
+        else
+            k->watching++;
+    }
     req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_go : 0;
 }
 
@@ -308,16 +360,19 @@ void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)
 {
     lc_peer_pick_t *k = &from->pick;
     k->pipelining--;
-    if (req->msg_size < LC_PICK_MIN) return;
-    double now = lc_time_now();
-    k->watch_time += now - k->watch_since; /* one pending all along: a window counts once */
-    k->watch_since = now;
-    k->watch_bytes += (double)req->msg_size;
-    k->watching--;
-    if (req->pick_t0 != 0) {
-        lc_pick_sample(from, req->msg_size, 0, now - req->pick_t0);
-        req->pick_t0 = 0;
-        k->sampling = false;
+    uint8_t watch = req->pick_watch;
+    double t0 = req->pick_t0;
+    req->pick_watch = LC_PICK_UNWATCHED;
+    req->pick_t0 = 0;
+    if (t0 != 0) k->sampling = false; /* the sample ends with its message, whatever it was */
+    if (watch == LC_PICK_UNWATCHED) return;
+    lc_pick_watch_clock(k);
+    if (watch == LC_PICK_LAYOUT) { /* never a sample: lc_pick_choose does not time a typed message */
+        k->layout_bound--;
+        return;
     }
+    k->watch_bytes += (double)req->msg_size; /* one pending all along: a window counts once */
+    k->watching--;
+    if (t0 != 0) lc_pick_sample(from, req->msg_size, 0, k->watch_since - t0);
     if (++k->watch_msgs >= LC_PICK_WATCH_MSGS) lc_pick_watch(from);
 }

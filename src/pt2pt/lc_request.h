@@ -81,6 +81,8 @@ typedef struct lc_request {
     uint8_t holds_comm;      /* holds a reference on comm (dropped at release) */
     uint8_t marked;          /* seen in the array being checked (duplicates: lc_mpi_request.c) */
     uint8_t counted;         /* counted in lc_request_incomplete (until complete or released) */
+    uint8_t pick_watch;      /* recv pipelined from a calibrating peer: lc_pick_watch_t (lc_pt2pt_impl.h),
+                              * set by lc_pick_pipe_start and read back by lc_pick_pipe_done */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
     volatile int complete;
     uint32_t gen;            /* grows at each release: see the top of this file */

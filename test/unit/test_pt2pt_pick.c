@@ -7,13 +7,17 @@
  * while another is pipelined; else CMA), messages that cannot be timed
  * are not, oversubscribed hosts pull at once; samples count from when the
  * receiver took the RTS (plus the fastest transit); a chosen pipeline that
- * crawls goes to CMA; a decided class keeps timing its messages, probes
- * the other protocol every 32 and changes its mind when the recent best
+ * crawls goes to CMA, and messages a datatype packs or unpacks neither
+ * count in that watch nor let it time the ring while they hold it
+ * (through lc_deliver too, for a cursor on either side); a decided class
+ * keeps timing its messages, probes the other protocol every 32 and changes its mind when the recent best
  * samples say so (and not on noise within the hysteresis); every decision
  * is sampled afresh after 4096 messages; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
+#include "coord/lc_world.h"
+#include "datatype/lc_dt.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_params.h"
 
@@ -34,7 +38,7 @@ static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
     int how = lc_pick_choose(p, size, true);
     CHECK(how == (LC_PICK_PIPE | LC_PICK_SAMPLE));
     lc_request_t req = { .msg_size = size };
-    lc_pick_pipe_start(p, &req, how, lc_time_now() - seconds);
+    lc_pick_pipe_start(p, &req, how, lc_time_now() - seconds, false);
     lc_pick_pipe_done(p, &req);
     CHECK(!p->pick.sampling && p->pick.pipelining == 0 && req.pick_t0 == 0);
 }
@@ -43,6 +47,97 @@ static void pull_sample(lc_peer_t *p, size_t size, double seconds)
 {
     CHECK(lc_pick_choose(p, size, true) == (LC_PICK_PULL | LC_PICK_SAMPLE));
     lc_pick_sample(p, size, 1, seconds);
+}
+
+/* The channel's handler, with every RTS marked as a derived-datatype
+ * send that packs from its cursor (LC_PKT_FLAG_NOPULL): the self channel
+ * stages such sends, so the test marks a contiguous one. */
+static lc_channel_recv_func_t engine_handler;
+static void as_packed_send(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_pkt_hdr_t h = *hdr;
+    if (h.kind == LC_PKT_RTS) h.flags |= LC_PKT_FLAG_NOPULL;
+    engine_handler(from, &h, payload);
+}
+
+/* The engine's side: lc_deliver tells lc_pick_pipe_start which receives a
+ * datatype unpacks.  Through the self channel (no launch), made to
+ * calibrate: its send and receive share one peer, so its `sending` count
+ * is reset after each send (a real pair has one peer each side). */
+static void through_the_engine(void)
+{
+    static lc_peer_t self;
+    self.kind = LC_CHANNEL_SELF;
+    self.ops = &lc_channel_self_ops;
+    self.can_pull = true;
+    self.eager_limit = 64;
+    self.chunk = 64 * KiB;
+    lc_list_init(&self.pending);
+    lc_world.rank = 0;
+    lc_world.size = 1;
+    lc_world.universe_size = 1;
+    lc_world.peers = &self;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_pt2pt_init();
+    lc_peer_pick_reset(&self, true);
+    int zero = 0;
+    lc_comm_t *comm = lc_comm_create(0, 0, 1, &zero, MPI_COMM_WORLD);
+    const size_t n = 256 * KiB, count = n / sizeof(double);
+    double *src = malloc(n), *dst = calloc(2, n);
+    CHECK(comm && src && dst);
+    for (size_t i = 0; i < count; i++) src[i] = (double)i;
+    lc_dt_t *every_other; /* 8-byte elements at a 16-byte stride: the x face's kind of layout */
+    CHECK(lc_dt_create_vector((MPI_Count)count, 1, 16, lc_dt_get(MPI_DOUBLE), &every_other) == MPI_SUCCESS);
+    CHECK(lc_dt_commit(every_other) == MPI_SUCCESS);
+
+    /* A receive through the type: pipelined (an untimed message of an
+     * undecided class, alone), and outside the watch. */
+    lc_request_t *r, *s;
+    unsigned long piped = lc_pt2pt_stats.rndv_pipe;
+    CHECK(lc_pt2pt_irecv_dt(dst, 1, every_other, 0, 1, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+    CHECK(lc_pt2pt_isend(src, n, 0, 1, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+    CHECK(r->complete && s->complete && lc_pt2pt_stats.rndv_pipe == piped + 1);
+    CHECK(self.pick.pipelining == 0 && self.pick.watching == 0 && self.pick.layout_bound == 0);
+    CHECK(self.pick.watch_msgs == 0 && self.pick.watch_bytes == 0);
+    CHECK(dst[0] == 0 && dst[2 * 1000] == 1000 && dst[2 * (count - 1)] == (double)(count - 1) && dst[1] == 0);
+    lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+    lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+    self.pick.sending = 0;
+
+    /* The same bytes into a contiguous buffer: a timed pipeline sample,
+     * and watched. */
+    CHECK(lc_pt2pt_irecv(dst, n, 0, 2, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+    CHECK(lc_pt2pt_isend(src, n, 0, 2, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+    CHECK(r->complete && lc_pt2pt_stats.rndv_pipe == piped + 2);
+    CHECK(self.pick.pipelining == 0 && self.pick.watching == 0 && self.pick.layout_bound == 0);
+    CHECK(self.pick.watch_msgs == 1 && self.pick.watch_bytes == (double)n && self.pick.cls[1].n_pipe == 1);
+    CHECK(memcmp(dst, src, n) == 0);
+    lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+    lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+    self.pick.sending = 0;
+
+    /* A contiguous receive of a message the sender packs from its cursor
+     * (the RTS says NOPULL): pipelined, and outside the watch too. */
+    engine_handler = lc_channel_recv_handler;
+    lc_channel_recv_handler = as_packed_send;
+    memset(dst, 0, n);
+    CHECK(lc_pt2pt_irecv(dst, n, 0, 3, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+    CHECK(lc_pt2pt_isend(src, n, 0, 3, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+    CHECK(r->complete && lc_pt2pt_stats.rndv_pipe == piped + 3);
+    CHECK(self.pick.pipelining == 0 && self.pick.watching == 0 && self.pick.layout_bound == 0);
+    CHECK(self.pick.watch_msgs == 1 && self.pick.watch_bytes == (double)n);
+    CHECK(memcmp(dst, src, n) == 0);
+    lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+    lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+    self.pick.sending = 0;
+    lc_channel_recv_handler = engine_handler;
+
+    lc_dt_release(every_other);
+    free(src);
+    free(dst);
+    CHECK(lc_pt2pt_fini() == 0);
+    lc_comm_destroy(comm);
 }
 
 int main(void)
@@ -101,9 +196,9 @@ int main(void)
      * pipelined a pipeline sample is not possible, so a pull is timed. */
     CHECK(lc_pick_choose(&p, 64 * KiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE));
     lc_request_t req = { .msg_size = 64 * KiB }, req2 = { .msg_size = 100 * KiB };
-    lc_pick_pipe_start(&p, &req, LC_PICK_PIPE | LC_PICK_SAMPLE, lc_time_now() - 64 * KiB / 40e9);
+    lc_pick_pipe_start(&p, &req, LC_PICK_PIPE | LC_PICK_SAMPLE, lc_time_now() - 64 * KiB / 40e9, false);
     CHECK(lc_pick_choose(&p, 100 * KiB, true) == LC_PICK_PIPE);
-    lc_pick_pipe_start(&p, &req2, LC_PICK_PIPE, 0);
+    lc_pick_pipe_start(&p, &req2, LC_PICK_PIPE, 0, false);
     lc_pick_pipe_done(&p, &req);
     CHECK(p.pick.pipelining == 1 && !p.pick.sampling);
     for (int i = 0; i < 3; i++) pull_sample(&p, 200 * KiB, 200 * KiB / 10e9);
@@ -152,7 +247,7 @@ int main(void)
             lc_pick_sample(&p, 512 * KiB, 1, 512 * KiB / 13e9);
         } else {
             lc_request_t r = { .msg_size = 512 * KiB };
-            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9);
+            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9, false);
             lc_pick_pipe_done(&p, &r);
         }
     }
@@ -165,7 +260,7 @@ int main(void)
         } else {
             probes++;
             lc_request_t r = { .msg_size = 512 * KiB };
-            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9);
+            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9, false);
             lc_pick_pipe_done(&p, &r);
         }
     }
@@ -205,16 +300,59 @@ int main(void)
      * at once: a descheduled test would need seconds to look slow)... */
     lc_request_t w = { .msg_size = 1024 * MiB };
     for (int i = 0; i < 16; i++) {
-        lc_pick_pipe_start(&p, &w, LC_PICK_PIPE, 0);
+        lc_pick_pipe_start(&p, &w, LC_PICK_PIPE, 0, false);
         lc_pick_pipe_done(&p, &w);
     }
     CHECK(p.pick.cls[3].choice == 2 && p.pick.pipelining == 0 && p.pick.watching == 0);
+    /* ...messages that a datatype packs or unpacks are not the channel's
+     * rate (the x face of a 256^3 array, 8-byte elements, moves at ~0.5
+     * GB/s whatever the channel): 32 of them at 0.8 GB/s, lone or two at a
+     * time, demote nothing, and leave the watch's counts balanced... */
+    lc_pick_class_t before[LC_PICK_CLASSES];
+    memcpy(before, p.pick.cls, sizeof(before));
+    p.pick.watch_msgs = 0; /* as just after a judgement */
+    p.pick.watch_bytes = p.pick.watch_time = 0;
+    for (int i = 0; i < 16; i++) {
+        lc_request_t a = { .msg_size = 8 * MiB }, b = { .msg_size = 8 * MiB };
+        lc_pick_pipe_start(&p, &a, LC_PICK_PIPE, 0, true);
+        CHECK(a.pick_watch == LC_PICK_LAYOUT && p.pick.layout_bound == 1 && p.pick.watching == 0);
+        if (i & 1) lc_pick_pipe_start(&p, &b, LC_PICK_PIPE, 0, true);
+        nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        lc_pick_pipe_done(&p, &a);
+        if (i & 1) lc_pick_pipe_done(&p, &b);
+        lc_pick_pipe_start(&p, &a, LC_PICK_PIPE, 0, true); /* a small typed one is outside the watch too */
+        CHECK(a.pick_watch == LC_PICK_LAYOUT);
+        lc_pick_pipe_done(&p, &a);
+        CHECK(a.pick_watch == LC_PICK_UNWATCHED);
+    }
+    CHECK(p.pick.pipelining == 0 && p.pick.watching == 0 && p.pick.layout_bound == 0);
+    CHECK(p.pick.watch_msgs == 0 && p.pick.watch_bytes == 0 && p.pick.watch_time == 0);
+    for (int i = 0; i < LC_PICK_CLASSES; i++)
+        CHECK(p.pick.cls[i].choice == before[i].choice && !p.pick.cls[i].demoted);
+    CHECK(p.pick.cls[3].choice == 2 && p.pick.cls[0].choice == 2);
+    /* ...and a contiguous message waiting behind one in the ring (a halo
+     * exchange posts all its faces at once) is not timed while it waits:
+     * the clock stops while a layout-bound receive is pending, here all
+     * the time these 16 contiguous 8 MiB messages took, 10 ms each. */
+    for (int i = 0; i < 16; i++) {
+        lc_request_t t = { .msg_size = 8 * MiB }, c = { .msg_size = 8 * MiB };
+        lc_pick_pipe_start(&p, &t, LC_PICK_PIPE, 0, true);
+        lc_pick_pipe_start(&p, &c, LC_PICK_PIPE, 0, false);
+        CHECK(c.pick_watch == LC_PICK_WATCHED && p.pick.watching == 1 && p.pick.layout_bound == 1);
+        nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        lc_pick_pipe_done(&p, &c);
+        CHECK(i == 15 || p.pick.watch_time == 0); /* judged (and reset) at the 16th */
+        lc_pick_pipe_done(&p, &t);
+    }
+    CHECK(p.pick.pipelining == 0 && p.pick.watching == 0 && p.pick.layout_bound == 0);
+    for (int i = 0; i < LC_PICK_CLASSES; i++)
+        CHECK(p.pick.cls[i].choice == before[i].choice && !p.pick.cls[i].demoted);
     /* ...a pipeline crawling at < 0.5x CMA's samples (8 MiB per 10 ms, two
      * at a time: the window's time counts once) goes to CMA... */
     for (int i = 0; i < 16; i++) { /* at least one judgement sees only these */
         lc_request_t a = { .msg_size = 8 * MiB }, b = { .msg_size = 8 * MiB };
-        lc_pick_pipe_start(&p, &a, LC_PICK_PIPE, 0);
-        lc_pick_pipe_start(&p, &b, LC_PICK_PIPE, 0);
+        lc_pick_pipe_start(&p, &a, LC_PICK_PIPE, 0, false);
+        lc_pick_pipe_start(&p, &b, LC_PICK_PIPE, 0, false);
         CHECK(p.pick.pipelining == 2);
         nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
         lc_pick_pipe_done(&p, &a);
@@ -232,7 +370,7 @@ int main(void)
     p.pick.sampling = false;
     /* Messages below LC_PICK_MIN always pipeline and are not watched. */
     lc_request_t small = { .msg_size = 32 * KiB };
-    lc_pick_pipe_start(&p, &small, LC_PICK_PIPE, 0);
+    lc_pick_pipe_start(&p, &small, LC_PICK_PIPE, 0, false);
     CHECK(p.pick.pipelining == 1 && p.pick.watching == 0);
     lc_pick_pipe_done(&p, &small);
     CHECK(p.pick.pipelining == 0);
@@ -249,6 +387,8 @@ int main(void)
     /* A reset (a peer wired up again) forgets everything. */
     lc_peer_pick_reset(&p, false);
     CHECK(!p.pick.calibrate && p.pick.cls[0].choice == 0);
+
+    through_the_engine();
 
     if (failures) return 1;
     printf("test_pt2pt_pick: ok\n");

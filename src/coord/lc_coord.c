@@ -537,8 +537,8 @@ static void lc_wireup_alone(void)
     lc_world.usable_cores = lc_locality_union_cores(&me, &(int){ 0 }, 1);
 }
 
-/* Waits yield, then sleep, when ranks on this kernel outnumber their
- * cores, or as LOCUS_POLL says.  Ranks whose waits may sleep look at
+/* Waits yield when ranks on this kernel outnumber their cores, or as
+ * LOCUS_POLL says (sleep: yield, then sleep on the doorbell).  Ranks whose waits may sleep look at
  * their shared-memory peers' doorbells after each packet (the peers'
  * waits may sleep too); with a progress thread the thread owns the
  * doorbell (and the peers already look), so the application's waits only
@@ -550,7 +550,7 @@ static void lc_set_wait_policy(void)
     case LC_POLL_SPIN: lc_world.yield_when_idle = lc_world.sleep_when_idle = 0; break;
     case LC_POLL_YIELD: lc_world.yield_when_idle = 1, lc_world.sleep_when_idle = 0; break;
     case LC_POLL_SLEEP: lc_world.yield_when_idle = lc_world.sleep_when_idle = 1; break;
-    default: lc_world.yield_when_idle = lc_world.sleep_when_idle = oversubscribed; break;
+    default: lc_world.yield_when_idle = oversubscribed, lc_world.sleep_when_idle = 0; break;
     }
     if (lc_params.async_progress) lc_world.sleep_when_idle = 0;
     if (lc_world.sleep_when_idle) lc_shm_bell_ring_peers();

@@ -6,9 +6,10 @@
  * open, the ofi completion queue (incoming packets go to the handler
  * below), and pushes pending sends.  Waiting spins on passes while
  * every rank has a core; when ranks outnumber usable cores, a fruitless
- * pass yields the CPU so that the rank we wait for can run, and after
- * LC_IDLE_YIELDS fruitless passes in a row the rank sleeps on its
- * doorbell until a peer's packet rings it (lc_progress_sleep).
+ * pass yields the CPU so that the rank we wait for can run, and with
+ * LOCUS_POLL=sleep, after LC_IDLE_YIELDS fruitless passes in a row, the
+ * rank sleeps on its doorbell until a peer's packet rings it
+ * (lc_progress_sleep).
  *
  * Why sleep: sched_yield keeps a waiting rank runnable, so with 64 ranks
  * on 2 cores every rank that waits still takes its turn on a core to find

@@ -46,7 +46,7 @@ enum {
 #define LC_PARAM_INT_AUTO (-1L)
 
 typedef enum lc_poll_mode {
-    LC_POLL_AUTO = 0, /* spin while ranks <= usable cores, else sleep */
+    LC_POLL_AUTO = 0, /* spin while ranks <= usable cores, else yield */
     LC_POLL_SPIN = 1,
     LC_POLL_YIELD = 2,
     LC_POLL_SLEEP = 3, /* yield, then sleep on the doorbell (lc_progress_idle) */

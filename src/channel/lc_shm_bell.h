@@ -50,6 +50,12 @@ lc_shm_bell_t *lc_shm_bell_own(void);
  * unless started otherwise). */
 void lc_shm_bell_after_send(lc_peer_t *peer);
 
+/* Look at each shared-memory peer's doorbell after every packet put in
+ * its rings: called when this rank's waits may sleep (lc_progress_idle),
+ * and the peers' may too — the same wait policy, from the job's
+ * environment and this kernel's rank and core counts. */
+void lc_shm_bell_ring_peers(void);
+
 /* Ring `b` (local or remote): bell++, wake one sleeper. */
 void lc_shm_bell_ring(lc_shm_bell_t *b);
 

@@ -50,6 +50,7 @@
 #include "channel/lc_ivshmem.h"
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
+#include "channel/lc_shm_bell.h"
 #include "locality/lc_topo.h"
 #include "pmi/lc_pmi.h"
 #include "util/lc_init_times.h"
@@ -537,14 +538,22 @@ static void lc_wireup_alone(void)
 }
 
 /* Waits yield when ranks on this kernel outnumber their cores, or as
- * LOCUS_POLL says. */
+ * LOCUS_POLL says (sleep: yield, then sleep on the doorbell).  Ranks whose waits may sleep look at
+ * their shared-memory peers' doorbells after each packet (the peers'
+ * waits may sleep too); with a progress thread the thread owns the
+ * doorbell (and the peers already look), so the application's waits only
+ * yield. */
 static void lc_set_wait_policy(void)
 {
+    int oversubscribed = lc_world.local_size > lc_world.usable_cores;
     switch (lc_params.poll_mode) {
-    case LC_POLL_SPIN: lc_world.yield_when_idle = 0; break;
-    case LC_POLL_YIELD: lc_world.yield_when_idle = 1; break;
-    default: lc_world.yield_when_idle = lc_world.local_size > lc_world.usable_cores; break;
+    case LC_POLL_SPIN: lc_world.yield_when_idle = lc_world.sleep_when_idle = 0; break;
+    case LC_POLL_YIELD: lc_world.yield_when_idle = 1, lc_world.sleep_when_idle = 0; break;
+    case LC_POLL_SLEEP: lc_world.yield_when_idle = lc_world.sleep_when_idle = 1; break;
+    default: lc_world.yield_when_idle = oversubscribed, lc_world.sleep_when_idle = 0; break;
     }
+    if (lc_params.async_progress) lc_world.sleep_when_idle = 0;
+    if (lc_world.sleep_when_idle) lc_shm_bell_ring_peers();
     lc_ofi_set_idle_yield(lc_world.yield_when_idle);
 }
 

@@ -6,16 +6,26 @@
  * open, the ofi completion queue (incoming packets go to the handler
  * below), and pushes pending sends.  Waiting spins on passes while
  * every rank has a core; when ranks outnumber usable cores, a fruitless
- * pass yields the CPU so that the rank we wait for can run.
+ * pass yields the CPU so that the rank we wait for can run, and with
+ * LOCUS_POLL=sleep, after LC_IDLE_YIELDS fruitless passes in a row, the
+ * rank sleeps on its doorbell until a peer's packet rings it
+ * (lc_progress_sleep).
+ *
+ * Why sleep: sched_yield keeps a waiting rank runnable, so with 64 ranks
+ * on 2 cores every rank that waits still takes its turn on a core to find
+ * nothing, and the few ranks with work wait behind all of them.  A
+ * sleeping rank leaves the cores to those.
  */
 #include "channel/lc_ivshmem.h"
 #include "channel/lc_ofi.h"
 #include "channel/lc_shm.h"
+#include "channel/lc_shm_bell.h"
 #include "coord/lc_liveness.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_thread.h"
 
 #include <sched.h>
+#include <time.h>
 
 /* Every arrived packet: to the side that handles its kind. */
 static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -60,6 +70,7 @@ static int lc_progress_run_hooks(void)
 }
 
 unsigned lc_progress_passes;
+static unsigned lc_progress_fruitless; /* passes in a row that found nothing */
 
 int lc_progress(void)
 {
@@ -70,13 +81,45 @@ int lc_progress(void)
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
     if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
     /* A fruitless pass: now and then, is whoever we wait for still alive? */
-    if (!events) lc_liveness_tick();
+    if (!events) {
+        lc_progress_fruitless++;
+        lc_liveness_tick();
+    } else
+        lc_progress_fruitless = 0;
     return events;
 }
 
 int lc_progress_pending(void)
 {
     return lc_request_incomplete > 0 || lc_pt2pt_pending_peers > 0 || lc_progress_hooks_set != 0;
+}
+
+/* Fruitless passes (each followed by a yield) before a wait sleeps. */
+#define LC_IDLE_YIELDS 8
+/* A sleep's limit: what wakes the rank but a shared-memory packet (a
+ * liveness check, a peer that does not ring) is at most this late. */
+#define LC_IDLE_SLEEP_NS 1000000L
+
+/* Sleep on our doorbell until a shared-memory peer's next packet rings it
+ * (lc_shm_bell.h: wanted = 1, read the bell, poll once more, sleep on the
+ * value read — no packet published after the poll goes unrung).  Only
+ * when every wake-up source is such a packet: no network or IVSHMEM
+ * endpoint (their completions ring nothing) and no send waiting for ring
+ * or pool space (the receiver's draining rings nothing either). */
+static void lc_progress_sleep(void)
+{
+    lc_shm_bell_t *b = lc_shm_bell_own();
+    atomic_store_explicit(&b->wanted, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst); /* the store before the poll's loads */
+    uint32_t v = atomic_load_explicit(&b->bell, memory_order_relaxed);
+    if (lc_progress() == 0) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        t.tv_nsec += LC_IDLE_SLEEP_NS;
+        if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
+        lc_shm_bell_wait(b, v, &t);
+    }
+    atomic_store_explicit(&b->wanted, 0, memory_order_relaxed);
 }
 
 void lc_progress_idle(void)
@@ -89,6 +132,9 @@ void lc_progress_idle(void)
      * out while an application thread is inside MPI (lc_async.c). */
     if (lc_unlikely(lc_thread_locking()) && (!lc_thread_async || lc_thread_app_multiple))
         lc_thread_yield();
+    else if (lc_world.sleep_when_idle && lc_progress_fruitless >= LC_IDLE_YIELDS && !lc_pt2pt_pending_peers &&
+             !lc_ofi_active && !lc_ivshmem_active)
+        lc_progress_sleep();
     else if (lc_world.yield_when_idle)
         sched_yield();
     else

@@ -62,9 +62,11 @@ const lc_param_desc_t lc_param_table[] = {
     LC_PARAM_ROW_SIZE_IN("PIPELINE_CHUNK", pipeline_chunk, "0", 64, 64 << 20, LC_PARAM_OR_0, LC_PARAM_RANKS,
         "Fragment size of the two-copy rendezvous pipeline (64 to 64m); 0 = one full cell (a big cell, "
         "SHM_BIG_CELL_SIZE, where the sender has them; else a pool cell)."),
-    LC_PARAM_ROW_ENUM("POLL", poll_mode, "auto", "auto|spin|yield", LC_PARAM_RANKS,
-        "Waiting: spin = busy-poll; yield = sched_yield between polls; auto = spin unless ranks on this "
-        "host outnumber the cores they may run on."),
+    LC_PARAM_ROW_ENUM("POLL", poll_mode, "auto", "auto|spin|yield|sleep", LC_PARAM_RANKS,
+        "Waiting: spin = busy-poll; yield = sched_yield between polls; sleep = yield, and after "
+        "a run of fruitless polls sleep (up to 1 ms) until a shared-memory peer's packet "
+        "rings this rank's doorbell; auto = spin unless ranks on this host outnumber the cores they may "
+        "run on, then yield (sleep is not yet the default: docs/architecture.md, \"Waiting\")."),
     LC_PARAM_ROW_BOOL("ASYNC_PROGRESS", async_progress, "0", LC_PARAM_RANKS,
         "Start a progress thread at MPI_Init that advances nonblocking and persistent operations "
         "(point-to-point, collectives, RMA, partitioned) while the application computes outside MPI. "

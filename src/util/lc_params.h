@@ -49,6 +49,7 @@ typedef enum lc_poll_mode {
     LC_POLL_AUTO = 0, /* spin while ranks <= usable cores, else yield */
     LC_POLL_SPIN = 1,
     LC_POLL_YIELD = 2,
+    LC_POLL_SLEEP = 3, /* yield, then sleep on the doorbell (lc_progress_idle) */
 } lc_poll_mode_t;
 
 typedef struct lc_params {

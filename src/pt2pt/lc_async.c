@@ -141,8 +141,10 @@ static atomic_ulong lc_async_rings;
 static unsigned long lc_async_naps, lc_async_passes, lc_async_busy_naps;
 
 /* An application thread's outermost leave, section held, after it
- * counted itself out of lc_thread_inside. */
-static void lc_async_on_leave(void)
+ * counted itself out of lc_thread_inside.  Returns 1 when the thread
+ * must be woken: the leave makes the system call (lc_async_wake) after
+ * it released the section. */
+static int lc_async_on_leave(void)
 {
     /* A call that made progress passes itself (a Test, a wait; not an
      * MPI_Comm_rank) counts as the application driving progress. */
@@ -153,30 +155,42 @@ static void lc_async_on_leave(void)
     unsigned started = lc_request_started;
     int fresh = started != lc_async_started_seen;
     lc_async_started_seen = started;
-    if (!lc_progress_pending()) return;
+    if (!lc_progress_pending()) return 0;
     /* Work is left for the thread: a packet from a peer now rings it
      * (this call's enter cleared the request; lc_shm_bell.h). */
     if (!atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
         atomic_store(&lc_async_bell->wanted, 1);
     int s = atomic_load(&lc_async_state);
-    if (s == LC_ASYNC_RUNNING) return;
+    if (s == LC_ASYNC_RUNNING) return 0;
     if (s == LC_ASYNC_NAPPING) {
-        if (!fresh) return; /* the nap's end looks (see the header) */
+        if (!fresh) return 0; /* the nap's end looks (see the header) */
         if (atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS) {
-            /* Not woken: at the nap's end it makes a pass, even though
-             * this call (or the wait before it) made passes itself. */
+            /* Not woken: at the nap's end it looks, and makes a pass
+             * if the application is outside MPI then. */
             atomic_store_explicit(&lc_async_look, 1, memory_order_relaxed);
-            return;
+            return 0;
         }
     }
+    int wake = 0;
     pthread_mutex_lock(&lc_async_mx);
     s = atomic_load(&lc_async_state);
     if (s == LC_ASYNC_PARKED || s == LC_ASYNC_NAPPING) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
         atomic_fetch_add_explicit(&lc_async_rings, 1, memory_order_relaxed);
-        lc_shm_bell_ring(lc_async_bell);
+        /* The bell moves now, under the mutex (the sleeper reads it
+         * under the mutex before it sleeps: it cannot miss the move);
+         * the futex wake waits until the section is free. */
+        lc_shm_bell_bump(lc_async_bell);
+        wake = 1;
     }
     pthread_mutex_unlock(&lc_async_mx);
+    return wake;
+}
+
+/* After the section's unlock, when lc_async_on_leave returned 1. */
+static void lc_async_wake(void)
+{
+    lc_shm_bell_wake(lc_async_bell);
 }
 
 /* lc_async_mx held; PARKED already stored.  Returns with it held, 1
@@ -271,37 +285,61 @@ static void *lc_async_main(void *arg)
     while (!lc_async_quit) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
         unsigned calls = atomic_load_explicit(&lc_async_calls, memory_order_relaxed);
+        /* The application made calls that ran progress passes since the
+         * last look: it is active (a start + Wait loop, a compute loop
+         * calling MPI_Test). */
+        int active = calls != seen;
+        seen = calls;
         /* The ringing leave, or one during a short nap, started
          * something: look now (its own call is not the application
          * driving progress). */
         int look = rung || atomic_exchange_explicit(&lc_async_look, 0, memory_order_relaxed);
         rung = 0;
-        if (look) seen = calls;
-        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || calls != seen) {
+        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || (active && !look)) {
             /* The application drives progress itself: stay out of its
-             * way (no pass, no section) and look again later.  A look
-             * that finds it inside MPI again (Ibarrier + Wait in a loop:
-             * nearly every nap sees a start) is no reason to look sooner:
-             * the back-off goes on, but after a look it stays below the
-             * doorbell's threshold, so the loop's next start asks for a
-             * look at the nap's end rather than ringing (a futex wake in
-             * the application's call and a wake-up that preempts a rank).
-             * Before: every such look restarted the nap at 20 us — 50,000
-             * wake-ups a second per rank on cores the ranks fill. */
-            seen = calls;
+             * way (no pass, no section) and look again later.  The nap
+             * doubles up to 1 ms, but while starts keep asking for looks
+             * (Ibarrier + Wait in a loop: nearly every nap sees one) it
+             * stops just under the doorbell's threshold, so the loop's
+             * next start asks for a look at the nap's end rather than
+             * ringing (a futex wake in the application's call and a
+             * wake-up that preempts a rank).  Session 11 restarted the
+             * nap at 20 us on every such look (50,000 wake-ups a second
+             * per rank on cores the ranks fill); session 12 kept it but
+             * let it grow only when no look came, so a loop that began
+             * while the nap was short kept it short — one wake-up per
+             * 20-40 us, each preempting a rank: the slow mode of
+             * Ibarrier's bimodal latency (session 13). */
             lc_async_busy_naps++;
             if (look && nap >= LC_ASYNC_RING_NAP_NS) nap = LC_ASYNC_RING_NAP_NS - 1000; /* a look, not a ring */
             rung = lc_async_nap(nap, 0, atomic_load(&lc_async_bell->bell));
-            /* Longer only when no start asked for a look meanwhile: in a
-             * loop of starts the nap stays under the threshold. */
-            if (!atomic_load_explicit(&lc_async_look, memory_order_relaxed)) nap = lc_async_longer(nap);
+            nap = lc_async_longer(nap);
+            if (atomic_load_explicit(&lc_async_look, memory_order_relaxed) && nap >= LC_ASYNC_RING_NAP_NS)
+                nap = LC_ASYNC_RING_NAP_NS - 1000;
+            idle = 0;
+            continue;
+        }
+        pthread_mutex_unlock(&lc_async_mx);
+
+        lc_thread_enter_progress();
+        if (!lc_progress_pending() && active) {
+            /* Nothing to do, but the application is calling MPI: nap
+             * (timed) rather than park.  A parked thread is rung by the
+             * next start — a futex wake in the application's call and a
+             * wake-up that preempts a rank — once per operation in a
+             * start + Wait loop whose gap between Wait and the next
+             * start a look happened to sample. */
+            lc_thread_leave_progress();
+            pthread_mutex_lock(&lc_async_mx);
+            lc_async_busy_naps++;
+            rung = lc_async_nap(nap, 0, atomic_load(&lc_async_bell->bell));
+            nap = lc_async_longer(nap);
+            if (atomic_load_explicit(&lc_async_look, memory_order_relaxed) && nap >= LC_ASYNC_RING_NAP_NS)
+                nap = LC_ASYNC_RING_NAP_NS - 1000;
             idle = 0;
             continue;
         }
         if (look) nap = LC_ASYNC_NAP_MIN_NS; /* it computes: make a pass now, and look again soon */
-        pthread_mutex_unlock(&lc_async_mx);
-
-        lc_thread_enter_progress();
         if (!lc_progress_pending()) {
             pthread_mutex_lock(&lc_async_mx);
             atomic_store(&lc_async_state, LC_ASYNC_PARKED);
@@ -361,6 +399,7 @@ int lc_async_start(void)
      * every call of the application takes the section and counts itself
      * in lc_thread_inside (pthread_create orders these for the thread). */
     lc_thread_on_leave = lc_async_on_leave;
+    lc_thread_after_leave = lc_async_wake;
     lc_thread_async = 1;
     atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
     int rc = pthread_create(&lc_async_thread, NULL, lc_async_main, NULL);

@@ -59,9 +59,15 @@
  * When the application stops calling MPI, the thread takes over within
  * one nap.  After a ring the thread makes a pass unless the caller is
  * back inside MPI already (Ibarrier + Wait in a loop): then it naps, and
- * a look that finds the application inside MPI keeps the nap just under
- * the doorbell's 160 us (no reset to 20 us), so such a loop costs one
- * timed wake-up per ~160 us and no ring.
+ * a look that finds the application inside MPI lets the nap grow only
+ * to just under the doorbell's 160 us (no reset to 20 us), so such a
+ * loop costs one timed wake-up per ~160 us and no ring.  A look that
+ * finds nothing pending parks only when the application made no call
+ * since the previous look; otherwise it naps (a parked thread is rung by
+ * the next start).  A leave that rings moves the bell under lc_async_mx
+ * but makes the futex wake after it released the section (lc_thread.c):
+ * the woken thread, which preempts the caller at once on full cores,
+ * would otherwise find the section held and sleep on it.
  *
  * The thread asks the scheduler for a 100 us slice (EEVDF custom slice,
  * Linux 6.12+): a waking thread with a shorter slice than the running

@@ -136,6 +136,7 @@ static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere 
 static atomic_uint lc_async_calls; /* application calls that made progress passes (wraps) */
 static atomic_long lc_async_nap_ns; /* length of the current nap */
 static atomic_int lc_async_look;    /* a call started something during a short nap: pass at its end */
+static atomic_int lc_async_busy;    /* the current nap is one while the application drives progress */
 /* Section held (a leave, or the thread after its pass): */
 static unsigned lc_async_started_seen; /* lc_request_started at the last leave */
 static unsigned lc_async_passes_seen;  /* lc_progress_passes after the last leave or thread pass */
@@ -162,11 +163,21 @@ static int lc_async_on_leave(void)
     int fresh = started != lc_async_started_seen;
     lc_async_started_seen = started;
     if (!lc_progress_pending()) return 0;
-    /* Work is left for the thread: a packet from a peer now rings it
-     * (this call's enter cleared the request; lc_shm_bell.h). */
-    if (!atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
-        atomic_store(&lc_async_bell->wanted, 1);
     int s = atomic_load(&lc_async_state);
+    /* Work is left for the thread: a packet from a peer now rings it
+     * (this call's enter cleared the request; lc_shm_bell.h) — unless
+     * this call started something while the thread naps because the
+     * application drives progress: such a start rings the thread or asks
+     * for a look at the nap's end (below), which is soon enough.  In a
+     * start + Wait loop (session 13) the peer's packet often came between
+     * the start's leave and the Wait's enter, so the peer paid a
+     * FUTEX_WAKE and the thread woke for nothing (the Wait polls): 2 ranks,
+     * one wake-up per ~65 us instead of per ~160 us.  A Test that left
+     * work pending (a compute loop calling MPI_Test) still asks: the
+     * thread then takes over between the Tests. */
+    if (!(fresh && s == LC_ASYNC_NAPPING && atomic_load_explicit(&lc_async_busy, memory_order_relaxed)) &&
+        !atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
+        atomic_store(&lc_async_bell->wanted, 1);
     if (s == LC_ASYNC_RUNNING) return 0;
     if (s == LC_ASYNC_NAPPING) {
         if (!fresh) return 0; /* the nap's end looks (see the header) */
@@ -230,6 +241,9 @@ static int lc_async_nap(long ns, int held, uint32_t v)
     }
     lc_async_naps++;
     atomic_store_explicit(&lc_async_nap_ns, ns, memory_order_relaxed);
+    /* The busy naps are the ones that do not hold the section: the
+     * thread made no pass because the application drives progress. */
+    atomic_store_explicit(&lc_async_busy, !held, memory_order_relaxed);
     atomic_store(&lc_async_state, LC_ASYNC_NAPPING);
     if (held) lc_thread_leave_progress();
     int rung = 0;

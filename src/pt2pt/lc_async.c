@@ -145,7 +145,7 @@ static int lc_async_quit;          /* under lc_async_mx */
 /* Statistics (LOCUS_DEBUG=1 prints them at MPI_Finalize): how
  * often the doorbell rang, how many naps and passes the thread made. */
 static atomic_ulong lc_async_rings;
-static unsigned long lc_async_naps, lc_async_passes, lc_async_busy_naps;
+static unsigned long lc_async_naps, lc_async_passes, lc_async_busy_naps, lc_async_bell_naps;
 
 /* An application thread's outermost leave, section held, after it
  * counted itself out of lc_thread_inside.  Returns 1 when the thread
@@ -252,6 +252,7 @@ static int lc_async_nap(long ns, int held, uint32_t v)
         int r = lc_shm_bell_wait(lc_async_bell, v, &t);
         pthread_mutex_lock(&lc_async_mx);
         if (atomic_load(&lc_async_bell->bell) != v) {
+            lc_async_bell_naps++;
             rung = 1;
             break;
         }
@@ -447,7 +448,8 @@ void lc_async_stop(void)
     lc_thread_bell_wanted = NULL;
     lc_async_bell = &lc_async_bell_off;
     if (lc_params.debug)
-        lc_log_warn("async progress: %lu rings, %lu naps (%lu while the application called MPI), %lu passes",
+        lc_log_warn("async progress: %lu rings, %lu naps (%lu while the application called MPI; %lu ended by "
+                    "the doorbell: a ring or a peer's packet), %lu passes",
                     (unsigned long)atomic_load(&lc_async_rings), lc_async_naps, lc_async_busy_naps,
-                    lc_async_passes);
+                    lc_async_bell_naps, lc_async_passes);
 }

@@ -9,11 +9,12 @@
  * Counted, not timed: the thread's voluntary context switches (each
  * sleep of it is one; /proc/self/task/TID/status of the task named
  * "locus-progress") over the loop, against the loop's wall time.  The
- * bound, one per 80 us plus 50, is twice the designed rate; session 12's
- * thread, whose nap could stay at 20-40 us for a whole run, slept once
- * per 20-55 us (2 ranks, 2 cores, loaded).  Load only lowers the rate
- * (a nap's end waits for a core; an operation that takes more than the
- * nap at most rings once).  Results are checked too.  Without the
+ * bound, one per 60 us plus 100, is well above the designed rate (one
+ * per ~160 us; under heavy load, when a peer's preemption makes an
+ * operation outlast the nap, a start rings: 2-3 sleeps per such
+ * operation, one per ~80 us at load ~100); session 12's thread, whose
+ * nap could stay at 20-40 us for a whole run, slept once per 16-40 us in
+ * its slow runs (2 ranks, 2 cores).  Results are checked too.  Without the
  * variable (or another library) only the results are checked.
  */
 #include "lc_test.h"
@@ -21,6 +22,7 @@
 #include <dirent.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define OPS 20000
 
@@ -84,6 +86,9 @@ int main(int argc, char **argv)
     const char *v = getenv("LOCUS_ASYNC_PROGRESS");
     int counted = v && atoi(v) > 0 && !lc_library_is_mpich();
     const char *name[2] = { "ibarrier", "iallreduce" };
+    /* The thread names itself when it first runs, which on a loaded
+     * machine may be after MPI_Init returned. */
+    for (int i = 0; counted && i < 2000 && progress_sleeps() < 0; i++) usleep(5000);
     for (int op = 0; op < 2; op++) {
         loop(op, OPS / 10, rank, size); /* warm-up: the memo, the nap's back-off */
         LC_MPI(MPI_Barrier(MPI_COMM_WORLD));
@@ -95,7 +100,7 @@ int main(int argc, char **argv)
         if (!counted) continue;
         LC_CHECK(s0 >= 0 && s1 >= 0, "no task named locus-progress with LOCUS_ASYNC_PROGRESS=%s", v);
         if (s0 < 0 || s1 < 0) continue;
-        long sleeps = s1 - s0, bound = (long)(wall / 80e-6) + 50;
+        long sleeps = s1 - s0, bound = (long)(wall / 60e-6) + 100;
         printf("rank %d: %s: %d operations in %.1f ms (%.2f us each), the progress thread slept %ld times "
                "(bound %ld)\n", rank, name[op], OPS, wall * 1e3, wall / OPS * 1e6, sleeps, bound);
         LC_CHECK(sleeps <= bound, "%s + Wait loop: the progress thread slept %ld times in %.1f ms (more than %ld: "

@@ -167,16 +167,21 @@ static int lc_async_on_leave(void)
     /* Work is left for the thread: a packet from a peer now rings it
      * (this call's enter cleared the request; lc_shm_bell.h) — unless
      * this call started something while the thread naps because the
-     * application drives progress: such a start rings the thread or asks
-     * for a look at the nap's end (below), which is soon enough.  In a
-     * start + Wait loop (session 13) the peer's packet often came between
-     * the start's leave and the Wait's enter, so the peer paid a
-     * FUTEX_WAKE and the thread woke for nothing (the Wait polls): 2 ranks,
-     * one wake-up per ~65 us instead of per ~160 us.  A Test that left
-     * work pending (a compute loop calling MPI_Test) still asks: the
-     * thread then takes over between the Tests. */
-    if (!(fresh && s == LC_ASYNC_NAPPING && atomic_load_explicit(&lc_async_busy, memory_order_relaxed)) &&
-        !atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
+     * application drives progress, and either the nap is long (this
+     * start rings the thread, below) or an earlier start already asked
+     * for a look at this nap's end (a start + Wait loop).  In such a loop
+     * (session 13) the peer's packet often came between the start's
+     * leave and the Wait's enter, so the peer paid a FUTEX_WAKE and the
+     * thread woke for nothing (the Wait polls): 2 ranks, one wake-up per
+     * ~65 us instead of per ~160 us.  The first start of a short nap
+     * still asks (the application may compute after it: the packet then
+     * gets the thread at once, not at the nap's end), and so does a Test
+     * that left work pending (a compute loop calling MPI_Test: the thread
+     * takes over between the Tests). */
+    int quiet = fresh && s == LC_ASYNC_NAPPING && atomic_load_explicit(&lc_async_busy, memory_order_relaxed) &&
+                (atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) >= LC_ASYNC_RING_NAP_NS ||
+                 atomic_load_explicit(&lc_async_look, memory_order_relaxed));
+    if (!quiet && !atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
         atomic_store(&lc_async_bell->wanted, 1);
     if (s == LC_ASYNC_RUNNING) return 0;
     if (s == LC_ASYNC_NAPPING) {

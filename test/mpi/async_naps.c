@@ -14,8 +14,9 @@
  * operation outlast the nap, a start rings: 2-3 sleeps per such
  * operation, one per 60-80 us at load ~100-250); session 12's thread,
  * whose nap could stay at 20 us for a whole run, slept once per 16-22 us
- * in its slow runs (2 ranks, 2 cores), which this catches.  Results are checked too.  Without the
- * variable (or another library) only the results are checked.
+ * in its slow runs (2 ranks, 2 cores), which this catches.  Results are
+ * checked too.  Without the variable (or another library) only the
+ * results are checked.
  */
 #include "lc_test.h"
 

@@ -21,10 +21,20 @@ void lc_shm_bell_after_send(lc_peer_t *peer)
     lc_shm_bell_ring(b);
 }
 
-void lc_shm_bell_ring(lc_shm_bell_t *b)
+void lc_shm_bell_bump(lc_shm_bell_t *b)
 {
     atomic_fetch_add_explicit(&b->bell, 1, memory_order_seq_cst);
+}
+
+void lc_shm_bell_wake(lc_shm_bell_t *b)
+{
     (void)syscall(SYS_futex, &b->bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+void lc_shm_bell_ring(lc_shm_bell_t *b)
+{
+    lc_shm_bell_bump(b);
+    lc_shm_bell_wake(b);
 }
 
 int lc_shm_bell_wait(lc_shm_bell_t *b, uint32_t v, const struct timespec *deadline)

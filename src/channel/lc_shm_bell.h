@@ -59,6 +59,16 @@ void lc_shm_bell_ring_peers(void);
 /* Ring `b` (local or remote): bell++, wake one sleeper. */
 void lc_shm_bell_ring(lc_shm_bell_t *b);
 
+/* The two halves of a ring, for a caller that must not make the system
+ * call where it decides to ring (an application thread holding the
+ * critical section: the woken thread would preempt it and then wait for
+ * the section).  bump: bell++ (a sleeper that has not yet gone to sleep
+ * on the old value will not); wake: wake one sleeper, any time after
+ * the bump (a sleeper that went to sleep before the bump is woken by it;
+ * one that read the bumped value does not sleep). */
+void lc_shm_bell_bump(lc_shm_bell_t *b);
+void lc_shm_bell_wake(lc_shm_bell_t *b);
+
 /* Sleep while b->bell == v, until `deadline` (CLOCK_MONOTONIC; NULL: no
  * limit).  Returns 0 when woken or the value moved, -1 on timeout. */
 int lc_shm_bell_wait(lc_shm_bell_t *b, uint32_t v, const struct timespec *deadline);

@@ -59,9 +59,15 @@
  * When the application stops calling MPI, the thread takes over within
  * one nap.  After a ring the thread makes a pass unless the caller is
  * back inside MPI already (Ibarrier + Wait in a loop): then it naps, and
- * a look that finds the application inside MPI keeps the nap just under
- * the doorbell's 160 us (no reset to 20 us), so such a loop costs one
- * timed wake-up per ~160 us and no ring.
+ * a look that finds the application inside MPI lets the nap grow only
+ * to just under the doorbell's 160 us (no reset to 20 us), so such a
+ * loop costs one timed wake-up per ~160 us and no ring.  A look that
+ * finds nothing pending parks only when the application made no call
+ * since the previous look; otherwise it naps (a parked thread is rung by
+ * the next start).  A leave that rings moves the bell under lc_async_mx
+ * but makes the futex wake after it released the section (lc_thread.c):
+ * the woken thread, which preempts the caller at once on full cores,
+ * would otherwise find the section held and sleep on it.
  *
  * The thread asks the scheduler for a 100 us slice (EEVDF custom slice,
  * Linux 6.12+): a waking thread with a shorter slice than the running
@@ -130,6 +136,7 @@ static atomic_int lc_async_state;  /* stored under lc_async_mx; loaded anywhere 
 static atomic_uint lc_async_calls; /* application calls that made progress passes (wraps) */
 static atomic_long lc_async_nap_ns; /* length of the current nap */
 static atomic_int lc_async_look;    /* a call started something during a short nap: pass at its end */
+static atomic_int lc_async_busy;    /* the current nap is one while the application drives progress */
 /* Section held (a leave, or the thread after its pass): */
 static unsigned lc_async_started_seen; /* lc_request_started at the last leave */
 static unsigned lc_async_passes_seen;  /* lc_progress_passes after the last leave or thread pass */
@@ -138,11 +145,13 @@ static int lc_async_quit;          /* under lc_async_mx */
 /* Statistics (LOCUS_DEBUG=1 prints them at MPI_Finalize): how
  * often the doorbell rang, how many naps and passes the thread made. */
 static atomic_ulong lc_async_rings;
-static unsigned long lc_async_naps, lc_async_passes, lc_async_busy_naps;
+static unsigned long lc_async_naps, lc_async_passes, lc_async_busy_naps, lc_async_bell_naps;
 
 /* An application thread's outermost leave, section held, after it
- * counted itself out of lc_thread_inside. */
-static void lc_async_on_leave(void)
+ * counted itself out of lc_thread_inside.  Returns 1 when the thread
+ * must be woken: the leave makes the system call (lc_async_wake) after
+ * it released the section. */
+static int lc_async_on_leave(void)
 {
     /* A call that made progress passes itself (a Test, a wait; not an
      * MPI_Comm_rank) counts as the application driving progress. */
@@ -153,30 +162,57 @@ static void lc_async_on_leave(void)
     unsigned started = lc_request_started;
     int fresh = started != lc_async_started_seen;
     lc_async_started_seen = started;
-    if (!lc_progress_pending()) return;
-    /* Work is left for the thread: a packet from a peer now rings it
-     * (this call's enter cleared the request; lc_shm_bell.h). */
-    if (!atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
-        atomic_store(&lc_async_bell->wanted, 1);
+    if (!lc_progress_pending()) return 0;
     int s = atomic_load(&lc_async_state);
-    if (s == LC_ASYNC_RUNNING) return;
+    /* Work is left for the thread: a packet from a peer now rings it
+     * (this call's enter cleared the request; lc_shm_bell.h) — unless
+     * this call started something while the thread naps because the
+     * application drives progress, and either the nap is long (this
+     * start rings the thread, below) or an earlier start already asked
+     * for a look at this nap's end (a start + Wait loop).  In such a loop
+     * (session 13) the peer's packet often came between the start's
+     * leave and the Wait's enter, so the peer paid a FUTEX_WAKE and the
+     * thread woke for nothing (the Wait polls): 2 ranks, one wake-up per
+     * ~65 us instead of per ~160 us.  The first start of a short nap
+     * still asks (the application may compute after it: the packet then
+     * gets the thread at once, not at the nap's end), and so does a Test
+     * that left work pending (a compute loop calling MPI_Test: the thread
+     * takes over between the Tests). */
+    int quiet = fresh && s == LC_ASYNC_NAPPING && atomic_load_explicit(&lc_async_busy, memory_order_relaxed) &&
+                (atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) >= LC_ASYNC_RING_NAP_NS ||
+                 atomic_load_explicit(&lc_async_look, memory_order_relaxed));
+    if (!quiet && !atomic_load_explicit(&lc_async_bell->wanted, memory_order_relaxed))
+        atomic_store(&lc_async_bell->wanted, 1);
+    if (s == LC_ASYNC_RUNNING) return 0;
     if (s == LC_ASYNC_NAPPING) {
-        if (!fresh) return; /* the nap's end looks (see the header) */
+        if (!fresh) return 0; /* the nap's end looks (see the header) */
         if (atomic_load_explicit(&lc_async_nap_ns, memory_order_relaxed) < LC_ASYNC_RING_NAP_NS) {
-            /* Not woken: at the nap's end it makes a pass, even though
-             * this call (or the wait before it) made passes itself. */
+            /* Not woken: at the nap's end it looks, and makes a pass
+             * if the application is outside MPI then. */
             atomic_store_explicit(&lc_async_look, 1, memory_order_relaxed);
-            return;
+            return 0;
         }
     }
+    int wake = 0;
     pthread_mutex_lock(&lc_async_mx);
     s = atomic_load(&lc_async_state);
     if (s == LC_ASYNC_PARKED || s == LC_ASYNC_NAPPING) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING); /* one signal per sleep */
         atomic_fetch_add_explicit(&lc_async_rings, 1, memory_order_relaxed);
-        lc_shm_bell_ring(lc_async_bell);
+        /* The bell moves now, under the mutex (the sleeper reads it
+         * under the mutex before it sleeps: it cannot miss the move);
+         * the futex wake waits until the section is free. */
+        lc_shm_bell_bump(lc_async_bell);
+        wake = 1;
     }
     pthread_mutex_unlock(&lc_async_mx);
+    return wake;
+}
+
+/* After the section's unlock, when lc_async_on_leave returned 1. */
+static void lc_async_wake(void)
+{
+    lc_shm_bell_wake(lc_async_bell);
 }
 
 /* lc_async_mx held; PARKED already stored.  Returns with it held, 1
@@ -210,6 +246,9 @@ static int lc_async_nap(long ns, int held, uint32_t v)
     }
     lc_async_naps++;
     atomic_store_explicit(&lc_async_nap_ns, ns, memory_order_relaxed);
+    /* The busy naps are the ones that do not hold the section: the
+     * thread made no pass because the application drives progress. */
+    atomic_store_explicit(&lc_async_busy, !held, memory_order_relaxed);
     atomic_store(&lc_async_state, LC_ASYNC_NAPPING);
     if (held) lc_thread_leave_progress();
     int rung = 0;
@@ -218,6 +257,7 @@ static int lc_async_nap(long ns, int held, uint32_t v)
         int r = lc_shm_bell_wait(lc_async_bell, v, &t);
         pthread_mutex_lock(&lc_async_mx);
         if (atomic_load(&lc_async_bell->bell) != v) {
+            lc_async_bell_naps++;
             rung = 1;
             break;
         }
@@ -271,37 +311,61 @@ static void *lc_async_main(void *arg)
     while (!lc_async_quit) {
         atomic_store(&lc_async_state, LC_ASYNC_RUNNING);
         unsigned calls = atomic_load_explicit(&lc_async_calls, memory_order_relaxed);
+        /* The application made calls that ran progress passes since the
+         * last look: it is active (a start + Wait loop, a compute loop
+         * calling MPI_Test). */
+        int active = calls != seen;
+        seen = calls;
         /* The ringing leave, or one during a short nap, started
          * something: look now (its own call is not the application
          * driving progress). */
         int look = rung || atomic_exchange_explicit(&lc_async_look, 0, memory_order_relaxed);
         rung = 0;
-        if (look) seen = calls;
-        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || calls != seen) {
+        if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) > 0 || (active && !look)) {
             /* The application drives progress itself: stay out of its
-             * way (no pass, no section) and look again later.  A look
-             * that finds it inside MPI again (Ibarrier + Wait in a loop:
-             * nearly every nap sees a start) is no reason to look sooner:
-             * the back-off goes on, but after a look it stays below the
-             * doorbell's threshold, so the loop's next start asks for a
-             * look at the nap's end rather than ringing (a futex wake in
-             * the application's call and a wake-up that preempts a rank).
-             * Before: every such look restarted the nap at 20 us — 50,000
-             * wake-ups a second per rank on cores the ranks fill. */
-            seen = calls;
+             * way (no pass, no section) and look again later.  The nap
+             * doubles up to 1 ms, but while starts keep asking for looks
+             * (Ibarrier + Wait in a loop: nearly every nap sees one) it
+             * stops just under the doorbell's threshold, so the loop's
+             * next start asks for a look at the nap's end rather than
+             * ringing (a futex wake in the application's call and a
+             * wake-up that preempts a rank).  Session 11 restarted the
+             * nap at 20 us on every such look (50,000 wake-ups a second
+             * per rank on cores the ranks fill); session 12 kept it but
+             * let it grow only when no look came, so a loop that began
+             * while the nap was short kept it short — one wake-up per
+             * 20-40 us, each preempting a rank: the slow mode of
+             * Ibarrier's bimodal latency (session 13). */
             lc_async_busy_naps++;
             if (look && nap >= LC_ASYNC_RING_NAP_NS) nap = LC_ASYNC_RING_NAP_NS - 1000; /* a look, not a ring */
             rung = lc_async_nap(nap, 0, atomic_load(&lc_async_bell->bell));
-            /* Longer only when no start asked for a look meanwhile: in a
-             * loop of starts the nap stays under the threshold. */
-            if (!atomic_load_explicit(&lc_async_look, memory_order_relaxed)) nap = lc_async_longer(nap);
+            nap = lc_async_longer(nap);
+            if (atomic_load_explicit(&lc_async_look, memory_order_relaxed) && nap >= LC_ASYNC_RING_NAP_NS)
+                nap = LC_ASYNC_RING_NAP_NS - 1000;
+            idle = 0;
+            continue;
+        }
+        pthread_mutex_unlock(&lc_async_mx);
+
+        lc_thread_enter_progress();
+        if (!lc_progress_pending() && active) {
+            /* Nothing to do, but the application is calling MPI: nap
+             * (timed) rather than park.  A parked thread is rung by the
+             * next start — a futex wake in the application's call and a
+             * wake-up that preempts a rank — once per operation in a
+             * start + Wait loop whose gap between Wait and the next
+             * start a look happened to sample. */
+            lc_thread_leave_progress();
+            pthread_mutex_lock(&lc_async_mx);
+            lc_async_busy_naps++;
+            rung = lc_async_nap(nap, 0, atomic_load(&lc_async_bell->bell));
+            nap = lc_async_longer(nap);
+            if (atomic_load_explicit(&lc_async_look, memory_order_relaxed) && nap >= LC_ASYNC_RING_NAP_NS)
+                nap = LC_ASYNC_RING_NAP_NS - 1000;
             idle = 0;
             continue;
         }
         if (look) nap = LC_ASYNC_NAP_MIN_NS; /* it computes: make a pass now, and look again soon */
-        pthread_mutex_unlock(&lc_async_mx);
-
-        lc_thread_enter_progress();
         if (!lc_progress_pending()) {
             pthread_mutex_lock(&lc_async_mx);
             atomic_store(&lc_async_state, LC_ASYNC_PARKED);
@@ -361,6 +425,7 @@ int lc_async_start(void)
      * every call of the application takes the section and counts itself
      * in lc_thread_inside (pthread_create orders these for the thread). */
     lc_thread_on_leave = lc_async_on_leave;
+    lc_thread_after_leave = lc_async_wake;
     lc_thread_async = 1;
     atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
     int rc = pthread_create(&lc_async_thread, NULL, lc_async_main, NULL);
@@ -388,7 +453,8 @@ void lc_async_stop(void)
     lc_thread_bell_wanted = NULL;
     lc_async_bell = &lc_async_bell_off;
     if (lc_params.debug)
-        lc_log_warn("async progress: %lu rings, %lu naps (%lu while the application called MPI), %lu passes",
+        lc_log_warn("async progress: %lu rings, %lu naps (%lu while the application called MPI; %lu ended by "
+                    "the doorbell: a ring or a peer's packet), %lu passes",
                     (unsigned long)atomic_load(&lc_async_rings), lc_async_naps, lc_async_busy_naps,
-                    lc_async_passes);
+                    lc_async_bell_naps, lc_async_passes);
 }

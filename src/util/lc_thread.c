@@ -17,7 +17,8 @@ atomic_int lc_thread_multiple;
 atomic_int lc_thread_inside;
 int lc_thread_async;
 int lc_thread_app_multiple;
-void (*lc_thread_on_leave)(void);
+int (*lc_thread_on_leave)(void);
+void (*lc_thread_after_leave)(void);
 _Atomic uint32_t *lc_thread_bell_wanted;
 
 static pthread_mutex_t lc_thread_cs = PTHREAD_MUTEX_INITIALIZER;
@@ -47,7 +48,13 @@ void lc_thread_leave(void)
              * wake the progress thread, which must then see nobody
              * inside (src/pt2pt/lc_async.c says why no wake-up is lost). */
             atomic_fetch_sub(&lc_thread_inside, 1);
-            lc_thread_on_leave();
+            int wake = lc_thread_on_leave();
+            pthread_mutex_unlock(&lc_thread_cs);
+            /* The wake-up's system call after the unlock: the woken
+             * thread, which may preempt this one at once, finds the
+             * section free instead of going to sleep on it. */
+            if (wake) lc_thread_after_leave();
+            return;
         }
         pthread_mutex_unlock(&lc_thread_cs);
     }

@@ -56,15 +56,18 @@ int lc_thread_held(void);
  * application thread counts itself in lc_thread_inside (before it locks:
  * one waiting for the lock counts too) and every outermost leave counts
  * itself out and then, still holding the section, calls
- * lc_thread_on_leave (which wakes the progress thread when the call left
- * work pending).  Both are set once, before the progress thread exists
- * and while no other thread is in MPI (MPI_Init). */
+ * lc_thread_on_leave, which decides whether the progress thread must be
+ * woken (the call left work pending) and returns nonzero if so; the
+ * leave then unlocks and calls lc_thread_after_leave (the futex wake).
+ * They are set once, before the progress thread exists and while no
+ * other thread is in MPI (MPI_Init). */
 extern atomic_int lc_thread_inside;
 extern int lc_thread_async;
 /* The application was granted MPI_THREAD_MULTIPLE (lc_thread_multiple
  * may be set for the progress thread alone). */
 extern int lc_thread_app_multiple;
-extern void (*lc_thread_on_leave)(void);
+extern int (*lc_thread_on_leave)(void);
+extern void (*lc_thread_after_leave)(void);
 /* With the progress thread: its doorbell's "wanted" word
  * (src/channel/lc_shm_bell.h), cleared by an outermost enter — the
  * application polls itself now, so peers need not ring the thread. */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * async_naps.c — with LOCUS_ASYNC_PROGRESS=1, a loop of Ibarrier + Wait
+ * (and Iallreduce + Wait) keeps the progress thread asleep: the
+ * application drives progress itself, so the thread only looks now and
+ * then (docs/architecture.md "Asynchronous progress": at most one timed
+ * wake-up per ~160 us, no doorbell per operation).
+ *
+ * Counted, not timed: the thread's voluntary context switches (each
+ * sleep of it is one; /proc/self/task/TID/status of the task named
+ * "locus-progress") over the loop, against the loop's wall time.  The
+ * bound, one per 40 us plus 100, is four times the designed rate (one
+ * per ~160 us; under heavy load, when a peer's preemption makes an
+ * operation outlast the nap, a start rings: 2-3 sleeps per such
+ * operation, one per 60-80 us at load ~100-250); session 12's thread,
+ * whose nap could stay at 20 us for a whole run, slept once per 16-22 us
+ * in its slow runs (2 ranks, 2 cores), which this catches.  Results are
+ * checked too.  Without the variable (or another library) only the
+ * results are checked.
+ */
+#include "lc_test.h"
+
+#include <dirent.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OPS 20000
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Voluntary context switches of this process's progress thread, or -1
+ * when there is none. */
+static long progress_sleeps(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    long n = -1;
+    struct dirent *e;
+    while (n < 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], line[128];
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int match = fgets(line, sizeof(line), f) && strncmp(line, "locus-progress", 14) == 0;
+        fclose(f);
+        if (!match) continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+        f = fopen(path, "r");
+        if (!f) continue;
+        while (fgets(line, sizeof(line), f))
+            if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1) break;
+        fclose(f);
+    }
+    closedir(d);
+    return n;
+}
+
+static void loop(int op, int n, int rank, int size)
+{
+    float in[2] = { (float)rank, 1.0f }, out[2];
+    for (int i = 0; i < n; i++) {
+        MPI_Request req;
+        if (op == 0) {
+            LC_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+        } else {
+            LC_MPI(MPI_Iallreduce(in, out, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req));
+        }
+        LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        if (op == 1 && i % 1024 == 0) {
+            float want = (float)size * (float)(size - 1) / 2;
+            LC_CHECK(out[0] == want && out[1] == (float)size, "iallreduce %d: %g %g", i, out[0], out[1]);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = lc_world_rank(), size = lc_world_size();
+    const char *v = getenv("LOCUS_ASYNC_PROGRESS");
+    int counted = v && atoi(v) > 0 && !lc_library_is_mpich();
+    const char *name[2] = { "ibarrier", "iallreduce" };
+    /* The thread names itself when it first runs, which on a loaded
+     * machine may be after MPI_Init returned. */
+    for (int i = 0; counted && i < 2000 && progress_sleeps() < 0; i++) usleep(5000);
+    for (int op = 0; op < 2; op++) {
+        loop(op, OPS / 10, rank, size); /* warm-up: the memo, the nap's back-off */
+        LC_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        long s0 = progress_sleeps();
+        double t0 = now();
+        loop(op, OPS, rank, size);
+        double wall = now() - t0;
+        long s1 = progress_sleeps();
+        if (!counted) continue;
+        LC_CHECK(s0 >= 0 && s1 >= 0, "no task named locus-progress with LOCUS_ASYNC_PROGRESS=%s", v);
+        if (s0 < 0 || s1 < 0) continue;
+        long sleeps = s1 - s0, bound = (long)(wall / 40e-6) + 100;
+        printf("rank %d: %s: %d operations in %.1f ms (%.2f us each), the progress thread slept %ld times "
+               "(bound %ld)\n", rank, name[op], OPS, wall * 1e3, wall / OPS * 1e6, sleeps, bound);
+        LC_CHECK(sleeps <= bound, "%s + Wait loop: the progress thread slept %ld times in %.1f ms (more than %ld: "
+                 "it woke while the application was in MPI)", name[op], sleeps, wall * 1e3, bound);
+    }
+    return lc_finish();
+}

@@ -133,12 +133,32 @@ static inline lc_req_tcache_t *lc_req_tc_get(void)
     return tc;
 }
 
+/* MULTIPLE's side of alloc and release, out of line so that the path
+ * below MULTIPLE pays only the flag's test.  A free index from this
+ * thread's cache, else from the stack (0, which is never a request's
+ * index, when the pool cannot grow). */
+static __attribute__((noinline)) uint32_t lc_req_take_mt(void)
+{
+    lc_req_tcache_t *tc = lc_req_tc_get();
+    if (tc->n) return tc->idx[--tc->n];
+    if (!lc_req_nfree && lc_request_grow() != 0) return 0;
+    return lc_req_free[--lc_req_nfree];
+}
+
+/* Keep a released index in this thread's cache if there is room. */
+static __attribute__((noinline)) bool lc_req_keep_mt(uint32_t idx)
+{
+    lc_req_tcache_t *tc = lc_req_tc_get();
+    if (tc->n == LC_REQ_TCACHE) return false;
+    tc->idx[tc->n++] = idx;
+    return true;
+}
+
 lc_request_t *lc_request_alloc(lc_req_kind_t kind)
 {
     uint32_t idx;
-    lc_req_tcache_t *tc = lc_unlikely(lc_thread_locking()) ? lc_req_tc_get() : NULL;
-    if (tc && tc->n) {
-        idx = tc->idx[--tc->n];
+    if (lc_unlikely(lc_thread_locking())) {
+        if (!(idx = lc_req_take_mt())) return NULL;
     } else {
         if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) return NULL;
         idx = lc_req_free[--lc_req_nfree];
@@ -173,13 +193,7 @@ void lc_request_release(lc_request_t *req)
     lc_request_uncount(req);
     req->in_use = 0;
     req->gen++; /* every name of this life is stale from now on */
-    if (lc_unlikely(lc_thread_locking())) {
-        lc_req_tcache_t *tc = lc_req_tc_get();
-        if (tc->n < LC_REQ_TCACHE) {
-            tc->idx[tc->n++] = req->index;
-            return;
-        }
-    }
+    if (lc_unlikely(lc_thread_locking()) && lc_req_keep_mt(req->index)) return;
     lc_req_free[lc_req_nfree++] = req->index;
 }
 

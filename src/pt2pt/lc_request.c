@@ -77,9 +77,10 @@ static inline void lc_request_uncount(lc_request_t *req)
 
 /* Zero a request with 16-byte stores (unaligned: a request is 8-byte
  * aligned).  Not memset: for this fixed size gcc inlines `rep stosq`,
- * whose start-up dominates a clear of a few hundred bytes — 44 ns against
- * 13 ns for the stores below on this machine's AMD EPYC (272 B, hot in
- * cache, alternated in one run), and it was two thirds of the samples of
+ * whose start-up dominates a clear of a few hundred bytes — 38–44 ns
+ * against 13–27 ns for the stores below on this machine's AMD EPYC (a
+ * request is 280 B; hot in cache, alternated in one process, best of
+ * several runs on a loaded machine), and it was two thirds of the samples of
  * lc_request_alloc, the hottest function of the library in a profile of
  * two threads sending 8 B messages on one communicator.  Every message
  * allocates a request on each side.  The unroll keeps gcc from turning

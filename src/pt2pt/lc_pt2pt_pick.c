@@ -34,12 +34,23 @@
  *       (a window: CMA needs no fragment to pass through the one pool);
  *   else                                   CMA.
  *
+ * That table guesses a window from lone samples; once the class has a
+ * window figure of its own it follows that instead (lc_pick_rule, session
+ * 13): the chosen pipeline's watch (below) times every LC_PICK_WATCH_MSGS
+ * pipelined messages, and a period that saw one class only and no pull
+ * from the peer (the first window does: a pipeline sample in flight keeps
+ * the rest of the window on the pipeline) is that class's window rate.
+ * Windows then take the pipeline when it beats CMA's samples, lone
+ * messages too unless they sampled under 1 / LC_PICK_PIPE_MARGIN of CMA.
+ *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with
  * progress threads, when ranks plus threads do (lc_pick_no_pipe).
  *
  * A chosen pipeline stays watched: the bytes it delivers over the time
- * some pipelined receive from the peer is pending (a window counts once).
+ * some pipelined receive from the peer is pending (a window counts once;
+ * a period in which the receiver also pulled from the peer counts not at
+ * all: the pipelined message waited out the pulls).
  * When that rate falls below LC_PICK_DEMOTE x the CMA samples (the pipeline
  * needs both ranks running; a busy host starves it, CMA needs only the
  * receiver), the class goes to CMA at once.  And every decision lasts
@@ -63,9 +74,11 @@
  * again by the same table, with LC_PICK_HYST of hysteresis around each
  * boundary so that two protocols within noise of each other do not swap
  * on every probe.  A probe costs at most 1/LC_PICK_PROBE of the messages
- * going the slower way (0.6x: under 2 %).  A class demoted for a crawling
- * pipeline takes no pipeline probes (lone probes looked fine while the
- * windows crawled) until LC_PICK_RETRY samples it afresh.
+ * going the slower way (0.6x: under 2 %); a protocol that sampled much
+ * slower is probed more rarely (lc_pick_probe_every: ~2 % again).  A
+ * class demoted for a crawling pipeline takes no pipeline probes (lone
+ * probes looked fine while the windows crawled) until LC_PICK_RETRY
+ * samples it afresh.
  *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own

@@ -192,6 +192,13 @@ typedef struct lc_pick_class {
     double round_best[2];     /* best of the current round: [0] pipeline, [1] pull */
     double last_best[2];      /* best of the round before */
     uint8_t round_n[2];       /* samples in the current round */
+    /* The pipeline's rate over a watch period (LC_PICK_WATCH_MSGS messages)
+     * of this class alone with no pull from the peer in it: a window's
+     * rate, which lone samples cannot show (0: none yet).  Best of this
+     * round of LC_PICK_SAMPLES periods and the one before, like the rest. */
+    double win_bw;
+    double win_round_best, win_last_best;
+    uint8_t win_round_n;
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */
@@ -206,6 +213,8 @@ typedef struct lc_peer_pick {
      * unpacks (`layout_bound` of them) is pending, the clock stops. */
     uint32_t watching, watch_msgs, layout_bound;
     double watch_bytes, watch_time, watch_since;
+    uint8_t watch_cls;        /* 1 + the class of the period's messages; 0: none yet, 0xff: several */
+    bool watch_mixed;         /* a pull from the peer while some pipelined receive was pending */
     lc_pick_class_t cls[LC_PICK_CLASSES];
 } lc_peer_pick_t;
 /* The smallest candidate for calibration: below it, the pipeline (a pull's

@@ -34,13 +34,24 @@
  *       (a window: CMA needs no fragment to pass through the one pool);
  *   else                                   CMA.
  *
+ * That table guesses a window from lone samples; once the class has a
+ * window figure of its own it follows that instead (lc_pick_rule, session
+ * 13): the chosen pipeline's watch (below) times every LC_PICK_WATCH_MSGS
+ * pipelined messages, and a period that saw one class only and no pull
+ * from the peer (the first window does: a pipeline sample in flight keeps
+ * the rest of the window on the pipeline) is that class's window rate.
+ * Windows then take the pipeline when it beats CMA's samples, lone
+ * messages too unless they sampled under 1 / LC_PICK_PIPE_MARGIN of CMA.
+ *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with
  * progress threads, when ranks plus threads do (lc_pick_no_pipe).
  *
  * A chosen pipeline stays watched: the bytes it delivers over the time
  * some pipelined contiguous receive from the peer is pending (a window
- * counts once; datatypes: below).
+ * counts once; datatypes: below; a period in which the receiver also
+ * pulled from the peer counts not at all: the pipelined message waited
+ * out the pulls).
  * When that rate falls below LC_PICK_DEMOTE x the CMA samples (the pipeline
  * needs both ranks running; a busy host starves it, CMA needs only the
  * receiver), the class goes to CMA at once.  And every decision lasts
@@ -96,9 +107,11 @@
  * again by the same table, with LC_PICK_HYST of hysteresis around each
  * boundary so that two protocols within noise of each other do not swap
  * on every probe.  A probe costs at most 1/LC_PICK_PROBE of the messages
- * going the slower way (0.6x: under 2 %).  A class demoted for a crawling
- * pipeline takes no pipeline probes (lone probes looked fine while the
- * windows crawled) until LC_PICK_RETRY samples it afresh.
+ * going the slower way (0.6x: under 2 %); a protocol that sampled much
+ * slower is probed more rarely (lc_pick_probe_every: ~2 % again).  A
+ * class demoted for a crawling pipeline takes no pipeline probes (lone
+ * probes looked fine while the windows crawled) until LC_PICK_RETRY
+ * samples it afresh.
  *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
@@ -133,8 +146,14 @@
 /* Messages of a decided class before it is sampled again. */
 #define LC_PICK_RETRY 4096
 /* Every LC_PICK_PROBE-th timed message of a decided class tries the
- * protocol not chosen. */
+ * protocol not chosen, or more rarely when the other one sampled much
+ * slower: a probe costs about (chosen / other - 1) messages' time, kept
+ * under 1/LC_PICK_PROBE_COST of the time (2 %) up to LC_PICK_PROBE_MAX.
+ * (Session 13, a quiet host whose pipeline ran at 3 GB/s against CMA's
+ * 10.6: a pipeline probe every 32 64 KiB messages alone was 8 %.) */
 #define LC_PICK_PROBE 32
+#define LC_PICK_PROBE_COST 50.0
+#define LC_PICK_PROBE_MAX 1024
 /* A decided class moves across a boundary of the table (pipeline/CMA =
  * 1 or LC_PICK_PIPE_MARGIN) only when the ratio passes it by this factor. */
 #define LC_PICK_HYST 1.12
@@ -183,7 +202,15 @@ static lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
     return &p->pick.cls[c];
 }
 
-int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
+static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
+{
+    double chosen = pipe ? c->pipe_bw : c->pull_bw, other = pipe ? c->pull_bw : c->pipe_bw;
+    if (!(other > 0) || chosen <= other) return LC_PICK_PROBE;
+    double n = LC_PICK_PROBE_COST * (chosen / other - 1.0);
+    return n < LC_PICK_PROBE ? LC_PICK_PROBE : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
+}
+
+static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
     lc_peer_pick_t *k = &from->pick;
@@ -201,7 +228,7 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
         if (!timed) return pipe ? LC_PICK_PIPE : LC_PICK_PULL;
         /* The protocol not chosen, now and then: a pipeline probe only for
          * a lone message (as a first sample), none for a demoted class. */
-        if (++c->since_probe >= LC_PICK_PROBE && !busy && !k->sampling && !(pipe == false && c->demoted)) {
+        if (++c->since_probe >= lc_pick_probe_every(c, pipe) && !busy && !k->sampling && !(pipe == false && c->demoted)) {
             c->since_probe = 0;
             if (pipe) return LC_PICK_PULL | LC_PICK_SAMPLE;
             k->sampling = true;
@@ -230,6 +257,16 @@ int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
     return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
 }
 
+int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
+{
+    int how = lc_pick_decide(from, size, timed);
+    /* A pull while a pipelined receive is pending stops the receiver from
+     * draining its fragments: the watch period then times the two
+     * protocols interleaved, not the pipeline (lc_pick_watch). */
+    if ((how & LC_PICK_PULL) && from->pick.watching) from->pick.watch_mixed = true;
+    return how;
+}
+
 /* A block list is pulled in one copy, but every remote segment adds
  * LC_PICK_SEG_COST to the time of the contiguous pull; the pipeline packs
  * and unpacks at about its contiguous speed (both copies run at once), so
@@ -255,10 +292,22 @@ void lc_pick_transit(lc_peer_t *from, double transit)
 }
 
 /* The table of the model, with hysteresis around the boundaries the
- * class would cross when it is decided already. */
+ * class would cross when it is decided already.
+ *
+ * With a window's rate of the pipeline measured (win_bw, lc_pick_watch),
+ * windows follow it rather than the LC_PICK_PIPE_MARGIN guess: a lone
+ * sample says little about a window, both ways (session 13, the same
+ * quiet VM run to run: windows of 1 MiB at ~30 GB/s through the pipeline
+ * while lone samples read about CMA's 13, so the window rule kept the
+ * windows on CMA, 0.44x; or windows at 3-5 GB/s).  Windows faster through
+ * the pipeline: the pipeline always, unless a lone message is much slower
+ * through it (under 1 / LC_PICK_PIPE_MARGIN of CMA: a ping-pong would pay
+ * more than the windows gain); windows faster by CMA: the pipeline for a
+ * lone message if its samples say so, CMA in a window. */
 static uint8_t lc_pick_rule(const lc_pick_class_t *c)
 {
-    double r = c->pipe_bw / (c->pull_bw > 0 ? c->pull_bw : 1e-9);
+    double pull = c->pull_bw > 0 ? c->pull_bw : 1e-9;
+    double r = c->pipe_bw / pull;
     double lo = 1.0, hi = LC_PICK_PIPE_MARGIN;
     switch (c->choice) {
     case LC_PICK_CHOSE_PULL: lo *= LC_PICK_HYST, hi *= LC_PICK_HYST; break;
@@ -266,7 +315,41 @@ static uint8_t lc_pick_rule(const lc_pick_class_t *c)
     case LC_PICK_CHOSE_PIPE_LONE: lo /= LC_PICK_HYST, hi *= LC_PICK_HYST; break;
     default: break;
     }
+    if (c->win_bw > 0) {
+        double rw = c->win_bw / pull;
+        double wlo = c->choice == LC_PICK_CHOSE_PIPE         ? 1.0 / LC_PICK_HYST
+                     : c->choice == LC_PICK_UNDECIDED        ? 1.0
+                                                             : LC_PICK_HYST;
+        if (rw > wlo) return r > 1.0 / LC_PICK_PIPE_MARGIN ? LC_PICK_CHOSE_PIPE : LC_PICK_CHOSE_PULL;
+        return r > lo ? LC_PICK_CHOSE_PIPE_LONE : LC_PICK_CHOSE_PULL;
+    }
     return r > hi ? LC_PICK_CHOSE_PIPE : r > lo ? LC_PICK_CHOSE_PIPE_LONE : LC_PICK_CHOSE_PULL;
+}
+
+static void lc_pick_show(const lc_peer_t *from, const lc_pick_class_t *c, uint8_t was)
+{
+    if (!lc_params.show_channels) return;
+    char win[48] = "";
+    if (c->win_bw > 0) snprintf(win, sizeof(win), ", windows %.1f", c->win_bw / 1e9);
+    fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s%s (best of the last %d-%d): %s%s\n",
+            lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,
+            c->pipe_bw / 1e9, win, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES,
+            c->choice == LC_PICK_CHOSE_PULL   ? "CMA"
+            : c->choice == LC_PICK_CHOSE_PIPE ? "pipeline"
+                                              : "pipeline alone, CMA in a window",
+            was == LC_PICK_UNDECIDED ? "" : " (changed on newer samples)");
+}
+
+/* Decide a class again on its figures, once it has its first samples. */
+static void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
+{
+    if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
+    uint8_t was = c->choice;
+    if (was != LC_PICK_UNDECIDED && c->demoted) return; /* CMA until LC_PICK_RETRY */
+    c->choice = lc_pick_rule(c);
+    if (c->choice == was) return;
+    if (was != LC_PICK_UNDECIDED) c->flips++;
+    lc_pick_show(from, c, was);
 }
 
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
@@ -292,20 +375,7 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
         c->pipe_bw = recent;
         if (c->n_pipe < LC_PICK_SAMPLES) c->n_pipe++;
     }
-    if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
-    uint8_t was = c->choice;
-    if (was != LC_PICK_UNDECIDED && c->demoted) return; /* CMA until LC_PICK_RETRY */
-    c->choice = lc_pick_rule(c);
-    if (c->choice == was) return;
-    if (was != LC_PICK_UNDECIDED) c->flips++;
-    if (lc_params.show_channels)
-        fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s (best of the last %d-%d): %s%s\n",
-                lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,
-                c->pipe_bw / 1e9, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES,
-                c->choice == LC_PICK_CHOSE_PULL   ? "CMA"
-                : c->choice == LC_PICK_CHOSE_PIPE ? "pipeline"
-                                                  : "pipeline alone, CMA in a window",
-                was == LC_PICK_UNDECIDED ? "" : " (changed on newer samples)");
+    lc_pick_redecide(from, c);
 }
 
 /* The watch's clock runs while some watched receive is pending and no
@@ -327,21 +397,44 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
     req->pick_watch = typed ? LC_PICK_LAYOUT : req->msg_size >= LC_PICK_MIN ? LC_PICK_WATCHED : LC_PICK_UNWATCHED;
     if (req->pick_watch != LC_PICK_UNWATCHED) {
         lc_pick_watch_clock(k);
-        if (req->pick_watch == LC_PICK_LAYOUT)
+        if (req->pick_watch == LC_PICK_LAYOUT) {
             k->layout_bound++;
-        else
+        } else {
             k->watching++;
+            uint8_t cls = (uint8_t)(1 + (lc_pick_class(from, req->msg_size) - k->cls));
+            k->watch_cls = k->watch_cls == 0 || k->watch_cls == cls ? cls : 0xff;
+        }
     }
     req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_go : 0;
 }
 
-/* Judge the chosen pipeline by what it moved since the last judgement. */
+/* Judge the chosen pipeline by what it moved since the last judgement,
+ * and keep it as the window figure of the class that period saw alone.
+ * A period with a pull in it says nothing of the pipeline (in a window of
+ * a "pipeline alone" class the lone pipelined message waits out the
+ * pulls of all the others: it read 1/64 of CMA and demoted the class). */
 static void lc_pick_watch(lc_peer_t *from)
 {
     lc_peer_pick_t *k = &from->pick;
     double rate = k->watch_time > 0 ? k->watch_bytes / k->watch_time : HUGE_VAL;
+    bool mixed = k->watch_mixed;
+    uint8_t cls = k->watch_cls;
     k->watch_msgs = 0;
     k->watch_bytes = k->watch_time = 0;
+    k->watch_mixed = false;
+    k->watch_cls = 0;
+    if (mixed) return;
+    if (cls >= 1 && cls <= LC_PICK_CLASSES && rate < HUGE_VAL) {
+        lc_pick_class_t *c = &k->cls[cls - 1];
+        if (rate > c->win_round_best) c->win_round_best = rate;
+        if (++c->win_round_n >= LC_PICK_SAMPLES) {
+            c->win_last_best = c->win_round_best;
+            c->win_round_best = 0;
+            c->win_round_n = 0;
+        }
+        c->win_bw = c->win_round_best > c->win_last_best ? c->win_round_best : c->win_last_best;
+        lc_pick_redecide(from, c);
+    }
     for (int i = 0; i < LC_PICK_CLASSES; i++) {
         lc_pick_class_t *c = &k->cls[i];
         if ((c->choice != LC_PICK_CHOSE_PIPE && c->choice != LC_PICK_CHOSE_PIPE_LONE) ||

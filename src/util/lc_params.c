@@ -45,7 +45,8 @@ const lc_param_desc_t lc_param_table[] = {
         "smaller ones use the two-copy pipeline through the shared-memory pool. auto = measured per pair "
         "and size class (64 KiB-256 KiB, -1 MiB, -4 MiB, larger): the receiver times its first rendezvous "
         "messages from each peer both ways: pipeline 1.5x faster = pipeline; faster = pipeline for a lone "
-        "message, CMA while another is pipelined; else CMA; CMA without measuring when the host's ranks "
+        "message, CMA while another is pipelined; else CMA; once a window through the pipeline was timed, "
+        "windows follow that figure against CMA's; CMA without measuring when the host's ranks "
         "(with LOCUS_ASYNC_PROGRESS, ranks and progress threads) outnumber its cores (docs/performance.md, \"CMA or pipeline\"); "
         "below 64 KiB the pipeline. A size fixes the threshold for every pair (0 = CMA for every "
         "rendezvous)."),

@@ -12,7 +12,11 @@
  * (through lc_deliver too, for a cursor on either side); a decided class
  * keeps timing its messages, probes the other protocol every 32 and changes its mind when the recent best
  * samples say so (and not on noise within the hysteresis); every decision
- * is sampled afresh after 4096 messages; and the
+ * is sampled afresh after 4096 messages; windows follow the pipeline's
+ * measured window rate (fast windows behind lone samples near CMA's: the
+ * pipeline always; slow windows behind fast lone samples: alone only),
+ * a watch period with a pull in it neither demotes nor counts, and a
+ * much slower protocol is probed more rarely; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
@@ -32,15 +36,60 @@
 #define MiB (KiB * KiB)
 
 /* One lone pipelined message of `size` bytes that took `seconds`, as
- * lc_deliver and lc_pt2pt_on_data drive it. */
+ * lc_deliver and lc_pt2pt_on_data drive it: its sample and the watch both
+ * see that time. */
+static void pipe_msg(lc_peer_t *p, int how, size_t size, double seconds)
+{
+    lc_request_t req = { .msg_size = size };
+    double now = lc_time_now();
+    lc_pick_pipe_start(p, &req, how, now - seconds, false);
+    if (p->pick.watching == 1) p->pick.watch_since = now - seconds;
+    lc_pick_pipe_done(p, &req);
+    CHECK(req.pick_t0 == 0);
+}
+
 static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
 {
     int how = lc_pick_choose(p, size, true);
     CHECK(how == (LC_PICK_PIPE | LC_PICK_SAMPLE));
-    lc_request_t req = { .msg_size = size };
-    lc_pick_pipe_start(p, &req, how, lc_time_now() - seconds, false);
-    lc_pick_pipe_done(p, &req);
-    CHECK(!p->pick.sampling && p->pick.pipelining == 0 && req.pick_t0 == 0);
+    pipe_msg(p, how, size, seconds);
+    CHECK(!p->pick.sampling && p->pick.pipelining == 0);
+}
+
+/* A window of `n` messages of `size` bytes posted at once, as the bw
+ * benchmark makes them: each goes the way lc_pick_choose says; a pull
+ * takes size / pull_bw then and there; the pipelined ones are pending
+ * together until the end and move at win_bw (several), lone_bw (one
+ * alone), after the pulls in between (the receiver does one or the
+ * other).  A pipeline sample among them is timed as lone.  Returns the
+ * number pipelined. */
+static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double lone_bw, double pull_bw)
+{
+    lc_request_t req[64];
+    int piped = 0, pulled = 0, sampled = -1;
+    CHECK(n <= 64);
+    for (int i = 0; i < n; i++) {
+        int how = lc_pick_choose(p, size, true);
+        if (how & LC_PICK_PULL) {
+            if (how & LC_PICK_SAMPLE) lc_pick_sample(p, size, 1, (double)size / pull_bw);
+            pulled++;
+            continue;
+        }
+        req[piped] = (lc_request_t){ .msg_size = size };
+        lc_pick_pipe_start(p, &req[piped], how, lc_time_now(), false);
+        if (how & LC_PICK_SAMPLE) sampled = piped;
+        piped++;
+    }
+    if (!piped) return 0;
+    /* Each completion comes one message's time after the one before (the
+     * watch adds up those gaps); the first also waited out the pulls. */
+    double per = (double)size / (piped > 1 ? win_bw : lone_bw), waited = pulled * (double)size / pull_bw;
+    if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / lone_bw;
+    for (int i = 0; i < piped; i++) {
+        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0);
+        lc_pick_pipe_done(p, &req[i]);
+    }
+    return piped;
 }
 
 static void pull_sample(lc_peer_t *p, size_t size, double seconds)
@@ -238,7 +287,7 @@ int main(void)
     lc_pick_class_t *c1 = &p.pick.cls[1];
     CHECK(c1->choice == 3 && c1->flips == 0);
     int probes = 0, n = 0;
-    while (c1->choice == 3 && n < 200) { /* lone ping-pong messages */
+    while (c1->choice != 1 && n < 200) { /* lone ping-pong messages */
         int how = lc_pick_choose(&p, 512 * KiB, true);
         CHECK(how & LC_PICK_SAMPLE);
         n++;
@@ -246,12 +295,13 @@ int main(void)
             probes++;
             lc_pick_sample(&p, 512 * KiB, 1, 512 * KiB / 13e9);
         } else {
-            lc_request_t r = { .msg_size = 512 * KiB };
-            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9, false);
-            lc_pick_pipe_done(&p, &r);
+            pipe_msg(&p, how, 512 * KiB, 512 * KiB / 8e9);
         }
     }
-    CHECK(c1->choice == 1 && probes == 1 && n == 32 && c1->flips == 1);
+    /* (on the way the watch's 16 lone messages at 8 GB/s, its first
+     * window figure, beat CMA's 6 by more than the hysteresis: the
+     * pipeline always) */
+    CHECK(c1->choice == 1 && probes == 1 && n == 32 && c1->flips == 2 && c1->win_bw > 7.9e9);
     probes = 0;
     for (n = 0; n < 200; n++) {
         int how = lc_pick_choose(&p, 512 * KiB, true);
@@ -259,17 +309,15 @@ int main(void)
             lc_pick_sample(&p, 512 * KiB, 1, 512 * KiB / 12.5e9);
         } else {
             probes++;
-            lc_request_t r = { .msg_size = 512 * KiB };
-            lc_pick_pipe_start(&p, &r, how, lc_time_now() - 512 * KiB / 8e9, false);
-            lc_pick_pipe_done(&p, &r);
+            pipe_msg(&p, how, 512 * KiB, 512 * KiB / 8e9);
         }
     }
-    CHECK(c1->choice == 1 && probes == 6 && c1->flips == 1);
+    CHECK(c1->choice == 1 && probes == 6 && c1->flips == 2);
     for (n = 0; n < 6; n++) lc_pick_sample(&p, 512 * KiB, 1, 512 * KiB / 8.5e9); /* two rounds: 13 ages out */
     for (n = 0; n < 6; n++) lc_pick_sample(&p, 512 * KiB, 0, 512 * KiB / 9e9);
     CHECK(c1->choice == 1 && c1->pull_bw < 8.6e9 && c1->pipe_bw > 8.9e9);
     lc_pick_sample(&p, 512 * KiB, 0, 512 * KiB / 10e9);
-    CHECK(c1->choice == 3 && c1->flips == 2);
+    CHECK(c1->choice == 3 && c1->flips == 3); /* windows (8) still slower than CMA: alone only */
     /* Both directions of a pair decide alike from alike samples: the
      * choice is a function of the samples only (the sender follows the
      * receiver's CTS or FIN, so each direction agrees by construction). */
@@ -374,6 +422,61 @@ int main(void)
     CHECK(p.pick.pipelining == 1 && p.pick.watching == 0);
     lc_pick_pipe_done(&p, &small);
     CHECK(p.pick.pipelining == 0);
+
+    /* Session 13: the same VM, run to run, pipelines windows at ~30 GB/s
+     * or at 3-5, while lone samples of either read near CMA's 13.  The
+     * first window (a pipeline sample in flight keeps the rest on the
+     * pipeline) gives the class its window figure, and windows follow
+     * it: 1 MiB lone 14 against CMA 13, windows 30: the pipeline always
+     * (the 1.5x rule alone said "alone only": windows on CMA, 0.44x). */
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_peer_pick_reset(&r, true);
+    lc_pick_class_t *c2 = &r.pick.cls[2];
+    CHECK(pipe_window(&r, MiB, 16, 30e9, 14e9, 13e9) == 16 && c2->choice == 0 && c2->win_bw > 29e9);
+    for (int i = 0; i < 2; i++) {
+        pull_sample(&r, MiB, MiB / 13e9);
+        pipe_sample(&r, MiB, MiB / 14e9);
+    }
+    pull_sample(&r, MiB, MiB / 13e9);
+    CHECK(c2->choice == 2 && c2->pipe_bw < 14.1e9);
+    for (int i = 0; i < 8; i++) CHECK(pipe_window(&r, MiB, 64, 30e9, 14e9, 13e9) >= 63); /* a CMA probe first */
+    CHECK(c2->choice == 2 && !c2->demoted);
+    /* The slow mode: 4 MiB lone 17 (over 1.5x CMA's 10.6) but windows at
+     * 3: the pipeline alone only, and a window's pulls around its lone
+     * pipelined message do not count as the pipeline crawling (the lone
+     * message waits for them: 16 windows read ~0.7 GB/s of late, which
+     * demoted the class before). */
+    lc_peer_pick_reset(&r, true); /* watch periods start with the window */
+    lc_pick_class_t *c3 = &r.pick.cls[3];
+    CHECK(pipe_window(&r, 4 * MiB, 16, 3e9, 17e9, 10.6e9) == 16 && c3->win_bw < 3.1e9);
+    for (int i = 0; i < 2; i++) {
+        pull_sample(&r, 4 * MiB, 4 * MiB / 10.6e9);
+        pipe_sample(&r, 4 * MiB, 4 * MiB / 17e9);
+    }
+    pull_sample(&r, 4 * MiB, 4 * MiB / 10.6e9);
+    CHECK(c3->choice == 3);
+    for (int i = 0; i < 16; i++) CHECK(pipe_window(&r, 4 * MiB, 16, 3e9, 17e9, 10.6e9) == 1);
+    CHECK(c3->choice == 3 && !c3->demoted && c3->win_bw < 3.1e9);
+    /* A pipeline 3.5x slower than CMA is probed every ~126 messages, not
+     * every 32 (each probe costs ~2.5 messages' time: 2 %, not 8 %). */
+    lc_pick_class_t *c0 = &r.pick.cls[0];
+    for (int i = 0; i < 3; i++) {
+        pipe_sample(&r, 64 * KiB, 64 * KiB / 3e9);
+        pull_sample(&r, 64 * KiB, 64 * KiB / 10.6e9);
+    }
+    CHECK(c0->choice == 1);
+    probes = 0;
+    for (n = 0; n < 1000; n++) {
+        int how = lc_pick_choose(&r, 64 * KiB, true);
+        if (how & LC_PICK_PULL) {
+            lc_pick_sample(&r, 64 * KiB, 1, 64 * KiB / 10.6e9);
+        } else {
+            probes++;
+            pipe_msg(&r, how, 64 * KiB, 64 * KiB / 3e9);
+        }
+    }
+    CHECK(c0->choice == 1 && probes == 7);
 
     /* A new class on a host where ranks outnumber cores: CMA at once. */
     memset(&p.pick.cls[3], 0, sizeof(p.pick.cls[3]));

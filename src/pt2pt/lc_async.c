@@ -273,6 +273,20 @@ static long lc_async_longer(long nap)
     return nap * 2 < LC_ASYNC_NAP_MAX_NS ? nap * 2 : LC_ASYNC_NAP_MAX_NS;
 }
 
+/* A nap while the application drives progress (with lc_async_mx held):
+ * sleep, then double the next nap, capped just under the ring threshold
+ * while starts keep asking for looks.  Returns whether a leave's
+ * doorbell ended it. */
+static int lc_async_busy_nap(long *nap)
+{
+    lc_async_busy_naps++;
+    int rung = lc_async_nap(*nap, 0, atomic_load(&lc_async_bell->bell));
+    *nap = lc_async_longer(*nap);
+    if (atomic_load_explicit(&lc_async_look, memory_order_relaxed) && *nap >= LC_ASYNC_RING_NAP_NS)
+        *nap = LC_ASYNC_RING_NAP_NS - 1000;
+    return rung;
+}
+
 /* Ask for a short slice: EEVDF lets a waking thread with a shorter slice
  * preempt the running one (PREEMPT_SHORT), so a nap's end or a doorbell
  * gets a core from a computing application thread at once rather than at
@@ -336,12 +350,8 @@ static void *lc_async_main(void *arg)
              * while the nap was short kept it short — one wake-up per
              * 20-40 us, each preempting a rank: the slow mode of
              * Ibarrier's bimodal latency (session 13). */
-            lc_async_busy_naps++;
             if (look && nap >= LC_ASYNC_RING_NAP_NS) nap = LC_ASYNC_RING_NAP_NS - 1000; /* a look, not a ring */
-            rung = lc_async_nap(nap, 0, atomic_load(&lc_async_bell->bell));
-            nap = lc_async_longer(nap);
-            if (atomic_load_explicit(&lc_async_look, memory_order_relaxed) && nap >= LC_ASYNC_RING_NAP_NS)
-                nap = LC_ASYNC_RING_NAP_NS - 1000;
+            rung = lc_async_busy_nap(&nap);
             idle = 0;
             continue;
         }
@@ -357,11 +367,7 @@ static void *lc_async_main(void *arg)
              * start a look happened to sample. */
             lc_thread_leave_progress();
             pthread_mutex_lock(&lc_async_mx);
-            lc_async_busy_naps++;
-            rung = lc_async_nap(nap, 0, atomic_load(&lc_async_bell->bell));
-            nap = lc_async_longer(nap);
-            if (atomic_load_explicit(&lc_async_look, memory_order_relaxed) && nap >= LC_ASYNC_RING_NAP_NS)
-                nap = LC_ASYNC_RING_NAP_NS - 1000;
+            rung = lc_async_busy_nap(&nap);
             idle = 0;
             continue;
         }

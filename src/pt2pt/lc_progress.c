@@ -70,7 +70,6 @@ static int lc_progress_run_hooks(void)
 }
 
 unsigned lc_progress_passes;
-static unsigned lc_progress_fruitless; /* passes in a row that found nothing */
 
 int lc_progress(void)
 {
@@ -81,11 +80,7 @@ int lc_progress(void)
     if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
     if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
     /* A fruitless pass: now and then, is whoever we wait for still alive? */
-    if (!events) {
-        lc_progress_fruitless++;
-        lc_liveness_tick();
-    } else
-        lc_progress_fruitless = 0;
+    if (!events) lc_liveness_tick();
     return events;
 }
 
@@ -96,6 +91,19 @@ int lc_progress_pending(void)
 
 /* Fruitless passes (each followed by a yield) before a wait sleeps. */
 #define LC_IDLE_YIELDS 8
+
+/* Fruitless passes in a row, counted here rather than in lc_progress (no
+ * store on the message path): a wait calls lc_progress_idle after each
+ * fruitless pass only, so an idle that follows the previous one by more
+ * than one pass had a fruitful pass in between. */
+static unsigned lc_idle_streak, lc_idle_last_pass;
+
+static int lc_idle_long(void)
+{
+    lc_idle_streak = lc_progress_passes == lc_idle_last_pass + 1 ? lc_idle_streak + 1 : 1;
+    lc_idle_last_pass = lc_progress_passes;
+    return lc_idle_streak >= LC_IDLE_YIELDS;
+}
 /* A sleep's limit: what wakes the rank but a shared-memory packet (a
  * liveness check, a peer that does not ring) is at most this late. */
 #define LC_IDLE_SLEEP_NS 1000000L
@@ -112,7 +120,10 @@ static void lc_progress_sleep(void)
     atomic_store_explicit(&b->wanted, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* the store before the poll's loads */
     uint32_t v = atomic_load_explicit(&b->bell, memory_order_relaxed);
-    if (lc_progress() == 0) {
+    if (lc_progress() != 0) {
+        lc_idle_streak = 0; /* it found something: yield again first */
+    } else {
+        lc_idle_last_pass = lc_progress_passes; /* this pass is the streak's, not a gap in it */
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         t.tv_nsec += LC_IDLE_SLEEP_NS;
@@ -132,8 +143,8 @@ void lc_progress_idle(void)
      * out while an application thread is inside MPI (lc_async.c). */
     if (lc_unlikely(lc_thread_locking()) && (!lc_thread_async || lc_thread_app_multiple))
         lc_thread_yield();
-    else if (lc_world.sleep_when_idle && lc_progress_fruitless >= LC_IDLE_YIELDS && !lc_pt2pt_pending_peers &&
-             !lc_ofi_active && !lc_ivshmem_active)
+    else if (lc_world.sleep_when_idle && !lc_pt2pt_pending_peers && !lc_ofi_active &&
+             !lc_ivshmem_active && lc_idle_long())
         lc_progress_sleep();
     else if (lc_world.yield_when_idle)
         sched_yield();

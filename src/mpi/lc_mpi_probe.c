@@ -32,6 +32,7 @@ LC_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status
         return MPI_SUCCESS;
     }
     lc_pt2pt_iprobe(source, tag, c, flag, status, NULL);
+    if (!*flag) lc_progress_poll_idle();
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, "MPI_Iprobe", rc);
@@ -75,6 +76,8 @@ LC_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Messa
     if (*flag) {
         lc_request_hold_comm(msg);
         *message = (MPI_Message)lc_request_handle(msg);
+    } else {
+        lc_progress_poll_idle();
     }
     return MPI_SUCCESS;
 err:

@@ -174,7 +174,7 @@ LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) lc_err_comm_hold(&c, t->comm);
-    if (t && !lc_mpi_request_ready(t)) lc_progress();
+    if (t && !lc_mpi_request_ready(t)) lc_progress_test();
     *flag = lc_request_try_finish(request, req, status, &rc);
     LC_TRY(rc);
     lc_err_comm_drop(c);
@@ -287,7 +287,7 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
     int done = 0;
     while (!lc_all_complete_from(r, count, &done)) {
         if (!block) {
-            lc_progress();
+            lc_progress_test();
             *flag = 0;
             lc_array_release(r, local);
             return MPI_SUCCESS;
@@ -360,7 +360,10 @@ static int lc_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Statu
             *flag = 0;
             break;
         }
-        if (!lc_progress() && block) lc_progress_idle();
+        if (!block)
+            lc_progress_test();
+        else if (!lc_progress())
+            lc_progress_idle();
     }
     lc_array_release(r, local);
     LC_TRY(rc);
@@ -419,7 +422,10 @@ static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[]
             *outcount = n < 0 ? MPI_UNDEFINED : n;
             break;
         }
-        if (!lc_progress() && block) lc_progress_idle();
+        if (!block)
+            lc_progress_test();
+        else if (!lc_progress())
+            lc_progress_idle();
     }
     lc_array_release(r, local);
     if (any_err) LC_TRY(lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT));
@@ -450,7 +456,7 @@ LC_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *s
     LC_TRY(lc_check_ptr(flag, "flag"));
     LC_TRY(lc_request_check(request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
-    if (t && !lc_mpi_request_ready(t)) lc_progress();
+    if (t && !lc_mpi_request_ready(t)) lc_progress_test();
     if (!t) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE) lc_status_empty(status);
@@ -492,7 +498,7 @@ LC_API int PMPI_Request_get_status_any(int count, const MPI_Request array_of_req
     LC_TRY(lc_check_ptr(indx, "indx"));
     LC_TRY(lc_check_ptr(flag, "flag"));
     LC_TRY(lc_check_array(count, array_of_requests, local, &r, true));
-    lc_progress();
+    lc_progress_test();
     *flag = 0;
     *indx = MPI_UNDEFINED;
     for (int i = 0; i < count && !*flag; i++) {
@@ -525,7 +531,7 @@ LC_API int PMPI_Request_get_status_all(int count, const MPI_Request array_of_req
     int rc, any_err = 0;
     LC_TRY(lc_check_ptr(flag, "flag"));
     LC_TRY(lc_check_array(count, array_of_requests, local, &r, true));
-    if (!lc_all_complete(r, count)) lc_progress();
+    if (!lc_all_complete(r, count)) lc_progress_test();
     *flag = lc_all_complete(r, count);
     for (int i = 0; *flag && i < count; i++) {
         int err;
@@ -549,7 +555,7 @@ LC_API int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_
     LC_TRY(lc_check_ptr(outcount, "outcount"));
     if (incount > 0) LC_TRY(lc_check_ptr(array_of_indices, "array_of_indices"));
     LC_TRY(lc_check_array(incount, array_of_requests, local, &r, true));
-    lc_progress();
+    lc_progress_test();
     for (int i = 0; i < incount; i++) {
         if (!r[i] || !lc_request_target(r[i])) continue;
         active = 1;

@@ -133,15 +133,20 @@ static void lc_progress_sleep(void)
     atomic_store_explicit(&b->wanted, 0, memory_order_relaxed);
 }
 
+/* MPI_THREAD_MULTIPLE: every wait comes here after a fruitless pass;
+ * leaving the critical section lets the thread that will satisfy this
+ * wait (possibly in this process) make its call.  Not needed when the
+ * section is on only for the asynchronous progress thread (the
+ * application asked for less than MULTIPLE): that thread keeps out while
+ * an application thread is inside MPI (lc_async.c). */
+static inline int lc_progress_idle_leaves_section(void)
+{
+    return lc_unlikely(lc_thread_locking()) && (!lc_thread_async || lc_thread_app_multiple);
+}
+
 void lc_progress_idle(void)
 {
-    /* MPI_THREAD_MULTIPLE: every wait comes here after a fruitless pass;
-     * leaving the critical section lets the thread that will satisfy
-     * this wait (possibly in this process) make its call.  Not needed
-     * when the section is on only for the asynchronous progress thread
-     * (the application asked for less than MULTIPLE): that thread keeps
-     * out while an application thread is inside MPI (lc_async.c). */
-    if (lc_unlikely(lc_thread_locking()) && (!lc_thread_async || lc_thread_app_multiple))
+    if (lc_progress_idle_leaves_section())
         lc_thread_yield();
     else if (lc_world.sleep_when_idle && !lc_pt2pt_pending_peers && !lc_ofi_active &&
              !lc_ivshmem_active && lc_idle_long())
@@ -150,6 +155,30 @@ void lc_progress_idle(void)
         sched_yield();
     else
         lc_cpu_relax();
+}
+
+/* An application that loops on MPI_Test (Testany, Iprobe, ...) waits in
+ * a loop the library cannot see.  When ranks outnumber cores, such a call
+ * that found nothing gives the core away as a wait's fruitless pass does
+ * — otherwise the polling rank spends its whole time slice finding
+ * nothing while the rank it waits for cannot run (icoll at 16 ranks on 2
+ * cores: half its CPU in fruitless MPI_Testany calls).  A yield, never the
+ * doorbell sleep: the call must return promptly.  Ranks with a core each
+ * do not yield. */
+void lc_progress_poll_idle(void)
+{
+    if (!lc_world.yield_when_idle) return;
+    if (lc_progress_idle_leaves_section())
+        lc_thread_yield();
+    else
+        sched_yield();
+}
+
+int lc_progress_test(void)
+{
+    int events = lc_progress();
+    if (!events) lc_progress_poll_idle();
+    return events;
 }
 
 void lc_pt2pt_wait(lc_request_t *req)

@@ -172,6 +172,13 @@ int lc_progress_pending(void);
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);
+/* A call that returns whether or not it found anything (MPI_Test and its
+ * kin, Iprobe, Parrived) and found nothing: yields the CPU when waits
+ * yield (ranks outnumber cores, or LOCUS_POLL=yield/sleep). */
+void lc_progress_poll_idle(void);
+/* Such a call's pass: lc_progress, then lc_progress_poll_idle if it found
+ * nothing. */
+int lc_progress_test(void);
 /* Drive progress until the request completes (does not release it). */
 void lc_pt2pt_wait(lc_request_t *req);
 /* Wait, copy the status out, release: for internal (collective) requests. */

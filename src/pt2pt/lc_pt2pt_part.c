@@ -328,7 +328,7 @@ int lc_part_arrived(lc_request_t *preq, int j, int *flag)
         *flag = 1;
         return MPI_SUCCESS;
     }
-    lc_progress();
+    lc_progress_test();
     if (!p->round) {
         *flag = 1;
         return MPI_SUCCESS;

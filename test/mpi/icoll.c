@@ -203,7 +203,10 @@ static void round_all(ctx_t c[2], bufs_t b[2][NCASE], int32_t *blk_out, int how,
     complete_all(how, nreq, reqs);
     LC_CHECK(ring_in == val((r + p - 1) % p, 0, 99), "%s: the point-to-point ring got %d", cname, ring_in);
     for (int k = 0; k < NCASE; k++) {
-        int cnt[8 * 64], dsp[8 * 64];
+        /* 3 p counts and displacements (case 12 keeps its send and receive
+         * vectors behind the first p): on the heap, a stack array sized
+         * for 64 ranks overflowed at 256 (the job's segfault). */
+        int *cnt = lc_malloc(sizeof(int) * 3 * (size_t)p), *dsp = lc_malloc(sizeof(int) * 3 * (size_t)p);
         int32_t *in = lc_malloc(cap);
         memset(blk_out, 0, cap);
         run_case(&c[0], k, in, blk_out, cnt, dsp, NULL);
@@ -212,6 +215,8 @@ static void round_all(ctx_t c[2], bufs_t b[2][NCASE], int32_t *blk_out, int how,
             LC_CHECK(memcmp(blk_out, b[d][k].out, nb) == 0, "%s%s n=%d: I%s differs from its blocking result",
                      cname, d ? " (dup)" : "", c[0].n, case_names[k]);
         free(in);
+        free(cnt);
+        free(dsp);
     }
 }
 

@@ -44,6 +44,7 @@ static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const v
 
 void lc_pt2pt_init(void)
 {
+    lc_pt2pt_match_init();
     lc_channel_recv_handler = lc_pt2pt_on_packet;
 }
 

@@ -71,6 +71,9 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
  * the receive it names. */
 void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+/* Set up the per-context posted/unexpected queues (lc_pt2pt_match.c); once
+ * per process, before the first packet can arrive (lc_pt2pt_init). */
+void lc_pt2pt_match_init(void);
 /* Post a receive request whose buffer (buf, bytes, or rcur) is set: match
  * an unexpected message or join the posted queue (lc_pt2pt_typed.c fills
  * in a cursor first). */

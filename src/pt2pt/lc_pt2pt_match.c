@@ -7,6 +7,21 @@
  * Both queues are FIFO lists: a message matches the oldest posted receive
  * that accepts it, and a receive takes the oldest unexpected message it
  * accepts — which, with FIFO channels, is MPI's non-overtaking rule.
+ *
+ * There is one pair of queues per context slot (a communicator's, see
+ * lc_comm.h), not one per process: a message only ever matches a receive
+ * of its own context id, so a search never needs to look at another
+ * communicator's entries, and the relative order of the entries of one
+ * context id — the only order matching depends on — is the order they
+ * had in the one process-wide pair.  All context ids of a slot (point-to-
+ * point, collective, partitioned streams) share its pair: lc_matches still
+ * compares the whole id.  The table is indexed by the context id of the
+ * packet, never through a communicator object: a message may arrive
+ * before this process has created the communicator it belongs to, and
+ * MPI_Comm_connect's root pair borrows MPI_COMM_WORLD's context.
+ * Today every access is inside the one critical section (lc_thread.h);
+ * the pair is what a per-communicator lock would guard
+ * (docs/architecture.md "Threads").
  */
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_error.h"
@@ -14,9 +29,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-static lc_list_t lc_posted = { &lc_posted, &lc_posted };
-static lc_list_t lc_unexpected = { &lc_unexpected, &lc_unexpected };
+typedef struct lc_match_queues {
+    lc_list_t posted;     /* receives waiting for a message, FIFO */
+    lc_list_t unexpected; /* messages waiting for a receive (lc_unexp_t), FIFO */
+} lc_match_queues_t;
+
+/* [slot]: every slot of the context-id mask (LC_CTX_WORDS x 64), 64 KiB. */
+#define LC_MATCH_SLOTS (LC_CTX_WORDS * 64)
+static lc_match_queues_t lc_match_q[LC_MATCH_SLOTS];
 lc_pt2pt_stats_t lc_pt2pt_stats;
+
+void lc_pt2pt_match_init(void)
+{
+    /* Once per process: MPI_Finalize empties the unexpected queues, and a
+     * receive the application left posted stays where it was, as it did
+     * in the process-wide list (a later session's init must not cut it
+     * out of a list it is still linked into). */
+    static bool done;
+    if (done) return;
+    for (int i = 0; i < LC_MATCH_SLOTS; i++) {
+        lc_list_init(&lc_match_q[i].posted);
+        lc_list_init(&lc_match_q[i].unexpected);
+    }
+    done = true;
+}
+
+/* The queues of context id `ctx`: its slot is ctx >> 2 below the
+ * partitioned-stream bits (lc_comm.h), so a slot's point-to-point,
+ * collective and partitioned ids meet in one pair.  Any 32-bit id a peer
+ * sends maps to some slot: a bogus one lands in a pair nobody searches for
+ * it, as it landed in the one list before. */
+static inline lc_match_queues_t *lc_match_queues(uint32_t ctx)
+{
+    return &lc_match_q[(ctx & ((1u << LC_CTX_PART_SHIFT) - 1)) >> 2];
+}
 
 /* An unexpected message leaves the queue (matched, probed away, dropped). */
 static inline void lc_unexp_unlink(lc_unexp_t *u)
@@ -137,7 +183,8 @@ void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
 void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
     if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(hdr, payload)) return;
-    lc_list_for_each(it, &lc_posted) {
+    lc_match_queues_t *q = lc_match_queues(hdr->ctx);
+    lc_list_for_each(it, &q->posted) {
         lc_request_t *req = lc_container_of(it, lc_request_t, pend.link);
         if (!lc_matches(lc_req_ctx(req), req->rank, req->tag, hdr->ctx, hdr->src, hdr->tag)) continue;
         lc_list_remove(it);
@@ -181,7 +228,7 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->key = rts.key;
         u->nblocks = rts.nblocks;
     }
-    lc_list_push_back(&lc_unexpected, &u->link);
+    lc_list_push_back(&q->unexpected, &u->link);
     lc_pt2pt_stats.unexp_msgs++;
     if (++lc_pt2pt_stats.unexp_len > lc_pt2pt_stats.unexp_peak) lc_pt2pt_stats.unexp_peak = lc_pt2pt_stats.unexp_len;
 }
@@ -214,9 +261,10 @@ void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payl
     }
 }
 
-static lc_unexp_t *lc_find_unexpected(uint32_t ctx, int src, int tag)
+/* q: lc_match_queues(ctx), which the caller has at hand. */
+static lc_unexp_t *lc_find_unexpected(lc_match_queues_t *q, uint32_t ctx, int src, int tag)
 {
-    lc_list_for_each(it, &lc_unexpected) {
+    lc_list_for_each(it, &q->unexpected) {
         lc_unexp_t *u = lc_container_of(it, lc_unexp_t, link);
         if (lc_matches(ctx, src, tag, u->ctx, u->src, u->tag)) return u;
     }
@@ -247,7 +295,11 @@ void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm
         lc_request_complete(req);
         return;
     }
-    lc_unexp_t *u = lc_find_unexpected(lc_req_ctx(req), source, tag);
+    /* The context id and its queues once: req's fields were just stored,
+     * so the compiler would load comm->ctx again for a second call. */
+    uint32_t ctx = comm->ctx + (uint32_t)ctx_kind;
+    lc_match_queues_t *q = lc_match_queues(ctx);
+    lc_unexp_t *u = lc_find_unexpected(q, ctx, source, tag);
     if (u) {
         lc_unexp_unlink(u);
         lc_pt2pt_deliver_unexp(req, u);
@@ -255,7 +307,7 @@ void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm
         return;
     }
     req->state = LC_ST_POSTED;
-    lc_list_push_back(&lc_posted, &req->pend.link);
+    lc_list_push_back(&q->posted, &req->pend.link);
 }
 
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
@@ -277,7 +329,8 @@ void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status
 void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
                              lc_request_t **msg_p)
 {
-    lc_unexp_t *u = lc_find_unexpected(comm->ctx + LC_CTX_PT2PT, source, tag);
+    uint32_t ctx = comm->ctx + LC_CTX_PT2PT;
+    lc_unexp_t *u = lc_find_unexpected(lc_match_queues(ctx), ctx, source, tag);
     *flag = u != NULL;
     if (!u) return;
     if (status != MPI_STATUS_IGNORE) lc_status_set(status, u->src, u->tag, u->size, 0);
@@ -328,11 +381,12 @@ int lc_pt2pt_fini(void)
 {
     int n = 0;
     lc_pt2pt_typed_fini();
-    lc_list_for_each(it, &lc_unexpected) {
-        lc_unexp_t *u = lc_container_of(it, lc_unexp_t, link);
-        lc_unexp_unlink(u);
-        free(u);
-        n++;
-    }
+    for (int i = 0; i < LC_MATCH_SLOTS; i++)
+        lc_list_for_each(it, &lc_match_q[i].unexpected) {
+            lc_unexp_t *u = lc_container_of(it, lc_unexp_t, link);
+            lc_unexp_unlink(u);
+            free(u);
+            n++;
+        }
     return n;
 }

@@ -34,7 +34,6 @@
  */
 #include "channel/lc_shm.h"
 #include "util/lc_copy_nt.h"
-#include "util/lc_params.h"
 
 /* One set of cells of this process's segment that it fills and its
  * receivers hand back: the pool, or the big cells. */
@@ -127,11 +126,11 @@ int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void 
     if (!pc) return LC_AGAIN;
     char *payload = (char *)pc + LC_SHM_POOL_HDR;
     if (prelen) memcpy(payload, pre, prelen);
-    /* A fragment in a big cell, with SHM_BIG_NT: non-temporal stores, so
-     * the receiver reads clean lines from memory rather than dirty ones
-     * from our cache (lc_copy_nt.h); its closing fence orders them before
-     * the release store that publishes the cell. */
-    if (set == &lc_shm_big && lc_params.shm_big_nt)
+    /* A fragment in a big cell, to a peer set so (LOCUS_SHM_BIG_NT):
+     * non-temporal stores, so the receiver reads clean lines from memory
+     * rather than dirty ones from our cache (lc_copy_nt.h); its closing
+     * fence orders them before the release store that publishes the cell. */
+    if (set == &lc_shm_big && peer->shm.tx_big_nt)
         lc_copy_nt(payload + prelen, data, datalen);
     else if (datalen)
         memcpy(payload + prelen, data, datalen);

@@ -14,7 +14,9 @@
  *
  *   lc_copy_nt_bench [-m MSG] [-b BATCHES] [-c CPU0,CPU1]
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "util/lc_copy_nt.h"
 
 #include <pthread.h>

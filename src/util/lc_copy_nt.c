@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(LC_COPY_NT_SCALAR) /* the latter: to test the fallback here */
 #include <emmintrin.h>
 
 void lc_copy_nt(void *dst, const void *src, size_t n)

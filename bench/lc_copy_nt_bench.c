@@ -134,8 +134,9 @@ int main(int argc, char **argv)
         }
     }
     cells = aligned_alloc(4096, (size_t)NCELLS * CELL);
-    src = aligned_alloc(4096, msg + 4096);
-    dst = aligned_alloc(4096, msg + 4096);
+    size_t bytes = (msg + 4095) / 4096 * 4096; /* aligned_alloc: a multiple of the alignment */
+    src = aligned_alloc(4096, bytes);
+    dst = aligned_alloc(4096, bytes);
     if (!cells || !src || !dst || nb < 1) return 1;
     memset(cells, 0, (size_t)NCELLS * CELL);
     memset(src, 1, msg);
@@ -161,6 +162,11 @@ int main(int argc, char **argv)
     qsort(g[1], nb, sizeof(double), cmp);
     printf("msg %zu B, cpus %d,%d: line round trip %.0f ns; GB/s best/median: memcpy %.1f/%.1f, nt %.1f/%.1f\n", msg,
            cpu[0], cpu[1], rtt, g[0][nb - 1], g[0][nb / 2], g[1][nb - 1], g[1][nb / 2]);
+    free(g[0]);
+    free(g[1]);
+    free(cells);
+    free(src);
+    free(dst);
     return 0;
 }
 

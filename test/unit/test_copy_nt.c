@@ -42,9 +42,10 @@ static void one(unsigned char *dbuf, unsigned char *sbuf, size_t doff, size_t so
 
 int main(void)
 {
-    /* 64-byte aligned buffers, so that doff/soff are the offsets within a line. */
-    unsigned char *dbuf = aligned_alloc(64, GUARD + 64 + MAXLEN + GUARD);
-    unsigned char *sbuf = aligned_alloc(64, 64 + MAXLEN + 64);
+    /* 64-byte aligned buffers, so that doff/soff are the offsets within a
+     * line (C11's aligned_alloc wants a size that is a multiple of 64). */
+    unsigned char *dbuf = aligned_alloc(64, (GUARD + 64 + MAXLEN + GUARD + 63) / 64 * 64);
+    unsigned char *sbuf = aligned_alloc(64, (64 + MAXLEN + 64 + 63) / 64 * 64);
     if (!dbuf || !sbuf) return 1;
     static const size_t lens[] = { 0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 1000, 4096 };
     unsigned seed = 1;

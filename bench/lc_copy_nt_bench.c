@@ -37,11 +37,11 @@ typedef struct {
     char pad[HDR - sizeof(unsigned long)];
 } cellhdr_t;
 
-static char *cells;            /* NCELLS x CELL */
-static char *src, *dst;        /* the message, its receive buffer */
+static char *cells;     /* NCELLS x CELL */
+static char *src, *dst; /* the message, its receive buffer */
 static size_t msg = 1 << 20;
 static int cpu[2] = { 0, 1 };
-static _Atomic int go;         /* batch number the consumer should run; -1 = quit */
+static _Atomic int go; /* batch number the consumer should run; -1 = quit */
 static _Atomic int done;
 static _Alignas(64) _Atomic long flag;
 
@@ -82,7 +82,8 @@ static void *consumer(void *arg)
         for (int r = 0; r < REPS; r++)
             for (size_t f = 0; f < frags(); f++, k++) {
                 cellhdr_t *h = (cellhdr_t *)(cells + (k % NCELLS) * CELL);
-                while (atomic_load_explicit(&h->seq, memory_order_acquire) != k + 1) ;
+                while (atomic_load_explicit(&h->seq, memory_order_acquire) != k + 1)
+                    ;
                 size_t off = f * PAYLOAD, n = msg - off < PAYLOAD ? msg - off : PAYLOAD;
                 memcpy(dst + off, (char *)h + HDR, n);
                 atomic_store_explicit(&h->seq, 0, memory_order_release);
@@ -101,7 +102,8 @@ static double batch(int b, int nt)
     for (int r = 0; r < REPS; r++)
         for (size_t f = 0; f < frags(); f++, pk++) {
             cellhdr_t *h = (cellhdr_t *)(cells + (pk % NCELLS) * CELL);
-            while (atomic_load_explicit(&h->seq, memory_order_acquire) != 0) ;
+            while (atomic_load_explicit(&h->seq, memory_order_acquire) != 0)
+                ;
             size_t off = f * PAYLOAD, n = msg - off < PAYLOAD ? msg - off : PAYLOAD;
             if (nt)
                 lc_copy_nt((char *)h + HDR, src + off, n);
@@ -109,7 +111,8 @@ static double batch(int b, int nt)
                 memcpy((char *)h + HDR, src + off, n);
             atomic_store_explicit(&h->seq, pk + 1, memory_order_release);
         }
-    while (atomic_load_explicit(&done, memory_order_acquire) != b) ;
+    while (atomic_load_explicit(&done, memory_order_acquire) != b)
+        ;
     return (double)msg * REPS / (now() - t0);
 }
 
@@ -125,9 +128,12 @@ int main(int argc, char **argv)
 {
     int nb = 60, c;
     while ((c = getopt(argc, argv, "m:b:c:")) != -1) {
-        if (c == 'm') msg = strtoul(optarg, NULL, 0);
-        else if (c == 'b') nb = atoi(optarg);
-        else if (c == 'c') sscanf(optarg, "%d,%d", &cpu[0], &cpu[1]);
+        if (c == 'm')
+            msg = strtoul(optarg, NULL, 0);
+        else if (c == 'b')
+            nb = atoi(optarg);
+        else if (c == 'c')
+            sscanf(optarg, "%d,%d", &cpu[0], &cpu[1]);
         else {
             fprintf(stderr, "usage: %s [-m MSG] [-b BATCHES] [-c CPU0,CPU1]\n", argv[0]);
             return 2;
@@ -177,7 +183,8 @@ static void *bouncer(void *arg)
     long n = *(long *)arg;
     pin(cpu[1]);
     for (long i = 0; i < n; i++) {
-        while (atomic_load_explicit(&flag, memory_order_acquire) != 2 * i + 1) ;
+        while (atomic_load_explicit(&flag, memory_order_acquire) != 2 * i + 1)
+            ;
         atomic_store_explicit(&flag, 2 * i + 2, memory_order_release);
     }
     return NULL;
@@ -196,7 +203,8 @@ static double rtt_ns(void)
         for (long j = 0; j < per; j++) {
             long i = b * per + j;
             atomic_store_explicit(&flag, 2 * i + 1, memory_order_release);
-            while (atomic_load_explicit(&flag, memory_order_acquire) != 2 * i + 2) ;
+            while (atomic_load_explicit(&flag, memory_order_acquire) != 2 * i + 2)
+                ;
         }
         double d = (now() - t0) / per;
         if (d < best) best = d;

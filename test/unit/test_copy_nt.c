@@ -36,8 +36,8 @@ static void one(unsigned char *dbuf, unsigned char *sbuf, size_t doff, size_t so
     size_t before = 0, after = 0;
     for (size_t i = 0; i < GUARD + doff; i++) before += dbuf[i] != 0xa5;
     for (unsigned char *p = dst + n; p < dbuf + GUARD + 64 + MAXLEN + GUARD; p++) after += *p != 0xa5;
-    CHECKF(before == 0 && after == 0, "dst+%zu src+%zu len %zu: %zu bytes before, %zu after it written", doff, soff,
-           n, before, after);
+    CHECKF(before == 0 && after == 0, "dst+%zu src+%zu len %zu: %zu bytes before, %zu after it written", doff, soff, n,
+           before, after);
 }
 
 int main(void)

@@ -142,7 +142,7 @@ typedef struct lc_peer_shm {
     uint32_t tx_bell;
     /* Nonzero: our pipeline fragments to this peer go into our big cells
      * with non-temporal stores (lc_copy_nt.h; set at connect from
-     * LOCUS_SHM_BIG_NT; the one switch a per-pair choice would set). */
+     * LOCUS_SHM_BIG_NT; lc_shm_set_big_nt, the switch a per-pair choice sets). */
     uint32_t tx_big_nt;
     /* The ring in this process's segment that the peer writes to (its
      * mask and cell size are this process's, held by lc_shm.c). */

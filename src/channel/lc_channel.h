@@ -140,6 +140,10 @@ typedef struct lc_peer_shm {
     /* Nonzero: ring the peer's doorbell after each packet when its
      * progress thread asked (lc_shm_bell.h, tx_bell_word). */
     uint32_t tx_bell;
+    /* Nonzero: our pipeline fragments to this peer go into our big cells
+     * with non-temporal stores (lc_copy_nt.h; set at connect from
+     * LOCUS_SHM_BIG_NT; lc_shm_set_big_nt, the switch a per-pair choice sets). */
+    uint32_t tx_big_nt;
     /* The ring in this process's segment that the peer writes to (its
      * mask and cell size are this process's, held by lc_shm.c). */
     char *rx_cells;

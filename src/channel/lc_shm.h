@@ -83,6 +83,16 @@ int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void 
 int lc_shm_try_send_cursor(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                            lc_dt_cursor_t *cur, size_t datalen);
 
+/* Whether our pipeline fragments to `peer` go into our big cells with
+ * non-temporal stores (lc_copy_nt.h; docs/architecture.md "Non-temporal
+ * big cells").  lc_shm_connect sets it from LOCUS_SHM_BIG_NT; a per-pair
+ * choice may change it at any time, even while a message is streaming:
+ * only the speed depends on it, and only this sender reads it. */
+static inline void lc_shm_set_big_nt(lc_peer_t *peer, bool on)
+{
+    peer->shm.tx_big_nt = on;
+}
+
 static inline lc_shm_cell_t *lc_shm_cell(char *cells, uint64_t pos, uint64_t mask, uint32_t cell_size)
 {
     return (lc_shm_cell_t *)(cells + (pos & mask) * cell_size);

@@ -33,6 +33,7 @@
  * finds its ring or pool full: the receivers free them as they poll.
  */
 #include "channel/lc_shm.h"
+#include "util/lc_copy_nt.h"
 
 /* One set of cells of this process's segment that it fills and its
  * receivers hand back: the pool, or the big cells. */
@@ -125,7 +126,14 @@ int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void 
     if (!pc) return LC_AGAIN;
     char *payload = (char *)pc + LC_SHM_POOL_HDR;
     if (prelen) memcpy(payload, pre, prelen);
-    if (datalen) memcpy(payload + prelen, data, datalen);
+    /* A fragment in a big cell, to a peer set so (LOCUS_SHM_BIG_NT):
+     * non-temporal stores, so the receiver reads clean lines from memory
+     * rather than dirty ones from our cache (lc_copy_nt.h); its closing
+     * fence orders them before the release store that publishes the cell. */
+    if (set == &lc_shm_big && peer->shm.tx_big_nt)
+        lc_copy_nt(payload + prelen, data, datalen);
+    else if (datalen)
+        memcpy(payload + prelen, data, datalen);
     lc_shm_publish_pooled(peer, cell, pos, set, pc, hdr, len);
     return LC_OK;
 }

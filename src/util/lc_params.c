@@ -32,6 +32,11 @@ const lc_param_desc_t lc_param_table[] = {
         "Size of one big cell (a multiple of 64, 256 to 64m; its 64-byte header included). Not larger "
         "than SHM_CELL_SIZE = no big cells. Memory per rank: BIG_CELLS x BIG_CELL_SIZE on top of the "
         "rings and the pool (locus-info --shm-footprint N)."),
+    LC_PARAM_ROW_BOOL("SHM_BIG_NT", shm_big_nt, "0", LC_PARAM_RANKS,
+        "Write pipeline fragments into the big cells with non-temporal stores (x86-64; elsewhere a plain "
+        "copy): the lines go to memory, not into the sender's cache, so the receiver reads clean lines. "
+        "Faster where the two cores share no cache, slower where they do (docs/performance.md, "
+        "\"Non-temporal big cells\")."),
     LC_PARAM_ROW_SIZE_IN("SHM_RING_CELL_SIZE", shm_ring_cell_size, "128", 64, 64 << 20, LC_PARAM_MUL64, LC_PARAM_RANKS,
         "Size of one cell of a (sender, receiver) ring (a multiple of 64, 64 to 64m): packets up to it "
         "minus the 32-byte header go inline (the latency path). Memory per rank: ranks x RING_CELLS x "

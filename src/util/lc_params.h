@@ -60,6 +60,7 @@ typedef struct lc_params {
     long   shm_pool_cells;    /* cells of each rank's send pool (cells of shm_cell_size bytes) */
     long   shm_big_cells;     /* big cells of each rank (pipeline fragments); LC_PARAM_INT_AUTO: by job size */
     size_t shm_big_cell_size; /* bytes per big cell */
+    int    shm_big_nt;        /* big-cell fragments written with non-temporal stores (lc_copy_nt) */
     size_t cma_threshold;     /* rendezvous messages at least this big use CMA; LC_PARAM_SIZE_AUTO: calibrated */
     size_t cma_threshold_xnuma; /* the same for a pair on two NUMA nodes */
     int    numa;              /* load the topology: NUMA node per rank, per-pair decisions */

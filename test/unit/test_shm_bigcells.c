@@ -182,6 +182,17 @@ int main(void)
     CHECKF(got == (int)((1u << 20) / chunk + 1) && bad == 0, "got %d fragments, %d bad", got, bad);
     CHECKF(in_big == got - 1 || in_big == got, "%d of %d fragments in big cells", in_big, got);
     CHECKF(waits > 0, "never waited: %d big cells should run out", NBIG);
+    /* The same with non-temporal stores (lc_copy_nt; lc_shm_connect sets
+     * tx_big_nt from LOCUS_SHM_BIG_NT): whole fragments, then odd ones (a
+     * tail in every fragment). */
+    lc_shm_set_big_nt(&peer, true);
+    for (size_t c = chunk; c + 200 > chunk; c -= 101) {
+        got = 0, bad = 0, in_big = 0, next_off = 0;
+        stream(1 << 20, c, &waits);
+        CHECKF(got == (int)(((1u << 20) + c - 1) / c) && bad == 0 && in_big >= got - 1,
+               "non-temporal, fragments of %zu: got %d, %d bad, %d in big cells", c, got, bad, in_big);
+    }
+    lc_shm_set_big_nt(&peer, false);
     /* Every big cell came back: NBIG fragments go out without a poll. */
     got = 0, next_off = 0;
     static unsigned char buf[BIG_CELL];

@@ -229,14 +229,58 @@ shm_held_inodes() {
         xargs -0 -r stat -L -c '%i' 2>/dev/null
     grep -hF " $shm_dir/" /proc/[0-9]*/maps 2>/dev/null | awk '{ print $5 }'
 }
-shm_unheld() { # names on stdin -> those no live process holds open or mapped
+# shm_locked: of the names on stdin, those with a file on which a live
+# process holds an fcntl lock.  /proc shows only the processes of this
+# PID namespace, but a job in another container that shares /dev/shm
+# lives too: its ring segments carry their creator's lock from before
+# they get their names until the creator dies (lc_shm.c, lc_shm_hold),
+# and the kernel answers F_GETLK across namespaces, as it does for the
+# library's own sweep of dead jobs (lc_shm_sweep.c).  Without python3,
+# nothing is judged this way.
+shm_locked() {
+    command -v python3 >/dev/null 2>&1 || { cat >/dev/null; return 0; }
+    python3 -c '
+import fcntl, os, struct, sys
+fmt = "hhqqi4x"  # struct flock: l_type, l_whence, l_start, l_len, l_pid
+def locked(path):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        r = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack(fmt, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0))
+        return struct.unpack(fmt, r)[0] != fcntl.F_UNLCK
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+for name in sys.stdin.read().split():
+    p = os.path.join(sys.argv[1], name)
+    try:
+        paths = [os.path.join(p, e) for e in os.listdir(p)] if os.path.isdir(p) and not os.path.islink(p) else [p]
+    except OSError:
+        paths = []
+    if any(locked(q) for q in paths):
+        print(name)
+' "$shm_dir" 2>/dev/null
+}
+# shm_unheld [locks]: of the names on stdin, those no live process holds
+# open or mapped (and, with "locks", locked: a python3 start, seconds
+# through a pyenv shim at load 40, so only for the final verdict).
+shm_unheld() {
     shm_objects >"$tmp/shm.objs"
     shm_held_inodes >"$tmp/shm.held"
     # An object counts as held when it or anything in it is.
     awk -v heldf="$tmp/shm.held" '
         BEGIN { while ((getline l < heldf) > 0) held[l] = 1 }
         { seen[$1] = 1; if ($2 in held) h[$1] = 1 }
-        END { for (n in seen) if (!(n in h)) print n }' "$tmp/shm.objs"
+        END { for (n in seen) if (!(n in h)) print n }' "$tmp/shm.objs" >"$tmp/shm.cand"
+    if [ "${1:-}" = locks ] && [ -s "$tmp/shm.cand" ]; then
+        shm_locked <"$tmp/shm.cand" >"$tmp/shm.locked"
+        grep -vxF -f "$tmp/shm.locked" "$tmp/shm.cand"
+    else
+        cat "$tmp/shm.cand"
+    fi
 }
 # Remove a leaked object: its entries listed when it was judged, then the
 # directory if that emptied it — never whatever it holds by now (rm -rf):
@@ -257,7 +301,7 @@ shm_remove() {
     fi
 }
 shm_leak=()
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+for try in 1 2 3 4 5 6 7 8 9 10; do
     shm_list >"$tmp/shm.after"
     comm -13 "$tmp/shm.before" "$tmp/shm.after" >"$tmp/shm.new"
     shm_leak=()
@@ -267,7 +311,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
     # its name: $job_pid is timeout's, not mpiexec's, and as a run of
     # digits it matched other jobs' names (a rank number, a hex token),
     # which were then removed whoever held them.
-    mapfile -t shm_leak < <(shm_unheld <"$tmp/shm.new" | sort)
+    mapfile -t shm_leak < <(shm_unheld $([ "$try" -eq 10 ] && echo locks) <"$tmp/shm.new" | sort)
     [ ${#shm_leak[@]} -eq 0 ] && break
     sleep 0.2
 done

@@ -6,7 +6,10 @@
 # once all are in place.  With "unnamed", each is made the way the library
 # makes a ring segment (lc_shm.c): unnamed in <dir> (O_TMPFILE), then
 # linked into its new directory, so that the descriptor and the mapping
-# that hold it read "<dir>/#<inode> (deleted)" in /proc, not its name.
+# that hold it read "<dir>/#<inode> (deleted)" in /proc, not its name;
+# and locked (an fcntl write lock on the whole object, taken before it is
+# linked), as lc_shm_hold locks a segment for its creator's life.
+import fcntl
 import mmap
 import os
 import shutil
@@ -21,6 +24,7 @@ for i in range(n):
     if unnamed:
         fd = os.open(where, os.O_TMPFILE | os.O_RDWR, 0o600)
         os.ftruncate(fd, 4096)
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         os.mkdir(d, 0o700)
         # dst_dir_fd makes Python call linkat(AT_SYMLINK_FOLLOW), not link()
         dfd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)

@@ -9,7 +9,9 @@
 # Objects made the library's way (unnamed, then linked: their holders'
 # /proc entries read "#<inode> (deleted)", not their names) are held too:
 # matched by name, a concurrent job's segments in MPI_Init were removed
-# under it ("cannot open .../rings: No such file or directory").
+# under it ("cannot open .../rings: No such file or directory").  A
+# harness in a PID namespace of its own does not see the holder in /proc
+# but sees its lock (the library locks its segments), and keeps them too.
 # A private directory (LC_TEST_SHM_DIR) stands for /dev/shm, so concurrent
 # tests are not disturbed.
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +80,33 @@ if python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_TMPFILE | os.O
     expect_rc 0
     expect_out "^PASS: job.sh on 1 ranks"
     [ "$(ls "$LC_TEST_SHM_DIR"/locus-*/rings | wc -l)" -eq 64 ] || fail "the unnamed held objects were touched"
+
+    # The harness in a PID namespace of its own (as in a container that
+    # shares /dev/shm with others): the holder's /proc entries are out of
+    # its sight, but its locks are not.
+    if unshare --pid --fork --mount-proc true 2>/dev/null; then
+        kill "$(cat "$T/holder.pid")" 2>/dev/null
+        wait
+        rm -rf "$LC_TEST_SHM_DIR"/* "$T/holder.out" "$T/started"
+        timeout -k 5 60 unshare --pid --fork --mount-proc \
+            "$runner" --timeout 20 "$MPIEXEC" 1 "$job" >"$T/out" 2>"$T/err" </dev/null &
+        run_bg=$!
+        i=0
+        until [ -e "$T/started" ]; do
+            i=$((i + 1)); [ $i -gt 400 ] && fail "the job never started (in its PID namespace)"
+            sleep 0.05
+        done
+        python3 "$holder" "$LC_TEST_SHM_DIR" 64 60 unnamed >"$T/holder.out" &
+        echo $! >"$T/holder.pid"
+        wait $run_bg
+        RC=$?
+        expect_rc 0
+        expect_out "^PASS: job.sh on 1 ranks"
+        [ "$(ls "$LC_TEST_SHM_DIR"/locus-*/rings | wc -l)" -eq 64 ] ||
+            fail "the locked objects of a process in another PID namespace were touched"
+    else
+        echo "no unshare --pid --mount-proc here: the other-namespace case not run"
+    fi
     kill "$(cat "$T/holder.pid")" 2>/dev/null
     wait
     rm -rf "$LC_TEST_SHM_DIR"/*

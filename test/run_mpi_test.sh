@@ -21,12 +21,12 @@
 # A normal test passes when the job exits 0 and prints "No Errors".
 # Either way the run fails if it leaves behind
 #   - a /dev/shm/locus-* file created during this run that no live
-#     process holds open or mapped (Locus must unlink its segments), or
+#     process holds open, mapped or locked (Locus must unlink its
+#     segments; held is judged by inode, see below), or
 #   - a process of this job still alive after mpiexec returned (each job
 #     is tagged with a unique LC_TEST_RUN_ID environment variable that the
 #     launcher passes on to the ranks).
-# Leftovers that are surely ours are removed/killed so the next test
-# starts clean.  Works with any mpiexec taking `-n N` (Locus's, or
+# Such leftovers are removed/killed so the next test starts clean.  Works with any mpiexec taking `-n N` (Locus's, or
 # Debian's mpiexec.mpich to validate the tests themselves).
 set -u
 

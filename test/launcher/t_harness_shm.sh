@@ -114,15 +114,18 @@ else
     echo "no O_TMPFILE in $LC_TEST_SHM_DIR: the unnamed case not run"
 fi
 
-# An object the job leaves behind, held by nobody: a leak, removed.
+# Objects the job leaves behind, held by nobody: leaks, removed (an
+# empty directory, a directory with its object).
 cat >"$job" <<EOS
 #!/bin/sh
-mkdir "$LC_TEST_SHM_DIR/locus-leak-0-0123456789abcdef"
+mkdir "$LC_TEST_SHM_DIR/locus-leak-0-0123456789abcdef" "$LC_TEST_SHM_DIR/locus-leak-1-0123456789abcdef"
+echo x >"$LC_TEST_SHM_DIR/locus-leak-1-0123456789abcdef/rings"
 echo "No Errors"
 EOS
 timeout -k 5 60 "$runner" --timeout 20 "$MPIEXEC" 1 "$job" >"$T/out" 2>"$T/err" </dev/null
 RC=$?
 expect_rc 1
-expect_err "left behind in $LC_TEST_SHM_DIR: locus-leak-0-0123456789abcdef"
-[ -e "$LC_TEST_SHM_DIR/locus-leak-0-0123456789abcdef" ] && fail "the leak was not removed"
+expect_err "left behind in $LC_TEST_SHM_DIR: locus-leak-0-0123456789abcdef locus-leak-1-0123456789abcdef"
+[ -e "$LC_TEST_SHM_DIR/locus-leak-0-0123456789abcdef" ] && fail "the empty leak was not removed"
+[ -e "$LC_TEST_SHM_DIR/locus-leak-1-0123456789abcdef" ] && fail "the leak with an object in it was not removed"
 echo "PASS"

@@ -21,12 +21,12 @@
 # A normal test passes when the job exits 0 and prints "No Errors".
 # Either way the run fails if it leaves behind
 #   - a /dev/shm/locus-* file created during this run that no live
-#     process holds open or mapped (Locus must unlink its segments), or
+#     process holds open, mapped or locked (Locus must unlink its
+#     segments; held is judged by inode, see below), or
 #   - a process of this job still alive after mpiexec returned (each job
 #     is tagged with a unique LC_TEST_RUN_ID environment variable that the
 #     launcher passes on to the ranks).
-# Leftovers that are surely ours are removed/killed so the next test
-# starts clean.  Works with any mpiexec taking `-n N` (Locus's, or
+# Such leftovers are removed/killed so the next test starts clean.  Works with any mpiexec taking `-n N` (Locus's, or
 # Debian's mpiexec.mpich to validate the tests themselves).
 set -u
 
@@ -201,42 +201,123 @@ fi
 # (two forks per process per object) took 134 s for 64 of them — past
 # ctest's limit, after the job had printed "No Errors" and ended (session
 # 11's CI timeout of abi.mpich_binary.persistent.2).
-shm_unheld() { # names on stdin -> those no live process holds open or mapped
-    {
-        find /proc/[0-9]*/fd -maxdepth 1 -lname "$shm_dir/*" -printf '%l\n' 2>/dev/null
-        grep -ho "$shm_dir/[^ ]*" /proc/[0-9]*/maps 2>/dev/null
-    } >"$tmp/shm.held"
-    # An object counts as held when it or anything under it is.
-    awk -v d="$shm_dir/" -v heldf="$tmp/shm.held" '
-        BEGIN {
-            while ((getline l < heldf) > 0)
-                if (index(l, d) == 1) { r = substr(l, length(d) + 1); sub("[/ ].*", "", r); held[r] = 1 }
-        }
-        $0 != "" && !($0 in held)'
+#
+# Held means by inode, not by name: the library builds a ring segment
+# unnamed (O_TMPFILE) and links it into its directory once it is ready,
+# so its creator's descriptor and mapping read "$shm_dir/#<inode>
+# (deleted)" in /proc, never its name, and until the first peer opens
+# it the creator is its only holder.  Matched by name, a concurrent
+# job's segments in that window (seconds, for a slow or oversubscribed
+# MPI_Init) looked unheld, and this check removed a live job's rings
+# ("cannot open .../rings: No such file or directory" in that job's
+# wire-up; launcher.harness_shm's unnamed objects).  Inode numbers are
+# compared without the device: every one read here lies under $shm_dir.
+#
+# shm_objects: "<name> <inode>" for each new object and for each entry in
+# it (one pass of find), read BEFORE the holders, so
+# that whatever is listed was created, and had its creator's descriptor
+# open, before /proc is read.
+shm_objects() { # new names on stdin
+    cat >"$tmp/shm.want"
+    find "$shm_dir" -mindepth 1 -maxdepth 2 -printf '%i %P\n' 2>/dev/null |
+        awk -v wantf="$tmp/shm.want" '
+            BEGIN { while ((getline l < wantf) > 0) want[l] = 1 }
+            { top = $2; sub("/.*", "", top); if (top in want) print top, $1 }'
+}
+shm_held_inodes() {
+    find /proc/[0-9]*/fd -maxdepth 1 -lname "$shm_dir/*" -print0 2>/dev/null |
+        xargs -0 -r stat -L -c '%i' 2>/dev/null
+    grep -hF " $shm_dir/" /proc/[0-9]*/maps 2>/dev/null | awk '{ print $5 }'
+}
+# shm_locked: of the names on stdin, those with a file on which a live
+# process holds an fcntl lock.  /proc shows only the processes of this
+# PID namespace, but a job in another container that shares /dev/shm
+# lives too: its ring segments carry their creator's lock from before
+# they get their names until the creator dies (lc_shm.c, lc_shm_hold),
+# and the kernel answers F_GETLK across namespaces, as it does for the
+# library's own sweep of dead jobs (lc_shm_sweep.c).  Without python3,
+# nothing is judged this way.
+shm_locked() {
+    command -v python3 >/dev/null 2>&1 || { cat >/dev/null; return 0; }
+    python3 -c '
+import fcntl, os, struct, sys
+fmt = "hhqqi4x"  # struct flock: l_type, l_whence, l_start, l_len, l_pid
+def locked(path):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        r = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack(fmt, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0))
+        return struct.unpack(fmt, r)[0] != fcntl.F_UNLCK
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+for name in sys.stdin.read().split():
+    p = os.path.join(sys.argv[1], name)
+    try:
+        paths = [os.path.join(p, e) for e in os.listdir(p)] if os.path.isdir(p) and not os.path.islink(p) else [p]
+    except OSError:
+        paths = []
+    if any(locked(q) for q in paths):
+        print(name)
+' "$shm_dir" 2>/dev/null
+}
+# shm_unheld [locks]: of the names on stdin, those no live process holds
+# open or mapped (and, with "locks", locked: a python3 start, seconds
+# through a pyenv shim at load 40, so only for the final verdict).
+shm_unheld() {
+    shm_objects >"$tmp/shm.objs"
+    shm_held_inodes >"$tmp/shm.held"
+    # An object counts as held when it or anything in it is.
+    awk -v heldf="$tmp/shm.held" '
+        BEGIN { while ((getline l < heldf) > 0) held[l] = 1 }
+        { seen[$1] = 1; if ($2 in held) h[$1] = 1 }
+        END { for (n in seen) if (!(n in h)) print n }' "$tmp/shm.objs" >"$tmp/shm.cand"
+    if [ "${1:-}" = locks ] && [ -s "$tmp/shm.cand" ]; then
+        shm_locked <"$tmp/shm.cand" >"$tmp/shm.locked"
+        grep -vxF -f "$tmp/shm.locked" "$tmp/shm.cand"
+    else
+        cat "$tmp/shm.cand"
+    fi
+}
+# Remove a leaked object: its entries listed when it was judged, then the
+# directory if that emptied it — never whatever it holds by now (rm -rf):
+# an empty directory may be a live creator's between its mkdir and its
+# link, and must fail that link (the library draws another name) rather
+# than lose what it links.
+shm_remove() {
+    local f="$1" i e
+    if [ -d "$shm_dir/$f" ] && [ ! -L "$shm_dir/$f" ]; then
+        for e in "$shm_dir/$f"/*; do
+            [ -e "$e" ] || continue
+            i=$(stat -c '%i' "$e" 2>/dev/null) || continue
+            grep -qxF "$f $i" "$tmp/shm.objs" && rm -f "$e"
+        done
+        rmdir "$shm_dir/$f" 2>/dev/null
+    else
+        rm -f "$shm_dir/$f"
+    fi
 }
 shm_leak=()
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+for try in 1 2 3 4 5 6 7 8 9 10; do
     shm_list >"$tmp/shm.after"
     comm -13 "$tmp/shm.before" "$tmp/shm.after" >"$tmp/shm.new"
     shm_leak=()
     [ -s "$tmp/shm.new" ] || break
-    mapfile -t unheld < <(shm_unheld <"$tmp/shm.new")
-    mapfile -t new <"$tmp/shm.new"
-    for f in "${new[@]}"; do
-        [ -n "$f" ] || continue
-        # A name carrying the launcher's pid is ours whoever holds it;
-        # otherwise it may belong to a test running concurrently, and is
-        # ours only if no live process still uses it.
-        if [[ "$f" =~ (^|[^0-9])$job_pid([^0-9]|$) ]] || [[ " ${unheld[*]} " == *" $f "* ]]; then
-            shm_leak+=("$f")
-        fi
-    done
+    # Ours or not, a new object counts only when nobody holds it (the
+    # job's own processes are gone or killed above).  Not by the pid in
+    # its name: $job_pid is timeout's, not mpiexec's, and as a run of
+    # digits it matched other jobs' names (a rank number, a hex token),
+    # which were then removed whoever held them.
+    mapfile -t shm_leak < <(shm_unheld $([ "$try" -eq 10 ] && echo locks) <"$tmp/shm.new" | sort)
     [ ${#shm_leak[@]} -eq 0 ] && break
     sleep 0.2
 done
 if [ ${#shm_leak[@]} -gt 0 ]; then
     failures+=("left behind in $shm_dir: ${shm_leak[*]}")
-    for f in "${shm_leak[@]}"; do rm -rf "${shm_dir:?}/$f"; done
+    for f in "${shm_leak[@]}"; do shm_remove "$f"; done
 fi
 
 if [ ${#failures[@]} -eq 0 ]; then

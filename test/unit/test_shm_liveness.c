@@ -8,7 +8,8 @@
  * (SIGKILL: no clean-up of its own), owner_alive says 0 and the sweep
  * removes its name and directory.  An empty object directory (a creator
  * killed between mkdir and link) is removed too, unless it is the
- * sweeping job's own.
+ * sweeping job's own; a segment still being made by name (no magic yet)
+ * is not.
  */
 #include "channel/lc_shm.h"
 #include "util/lc_params.h"
@@ -50,6 +51,27 @@ static void check_empty_dirs(void)
     int removed = lc_shm_sweep_dead(NULL);
     CHECKF(!exists(path, 0) && removed >= 1, "the sweep left the empty directory %s (%d removed)", path, removed);
     rmdir(path);
+}
+
+/* A segment made by name (no O_TMPFILE here) exists, empty and unlocked,
+ * from its creator's openat until it is sized, locked and stamped: the
+ * sweep must take it for a live creator's, not a dead one's (the magic,
+ * written last, is what lets it judge). */
+static void check_unstamped(void)
+{
+    char path[LC_SHM_PATH_MAX], stem[64];
+    snprintf(stem, sizeof(stem), "locus-unitnew%d-0", (int)getpid());
+    CHECK(lc_shm_obj_path(path, sizeof(path), stem, 0x0123456789abcdefull, "rings") == 0);
+    int fd = lc_shm_obj_place(path, -1);
+    CHECKF(fd >= 0, "cannot place %s", path);
+    if (fd < 0) return;
+    /* Sized but not stamped: what a creator between fallocate and its
+     * header leaves (zero pages, no lock yet). */
+    CHECK(ftruncate(fd, 8192) == 0);
+    int removed = lc_shm_sweep_dead(NULL);
+    CHECKF(exists(path, 0), "the sweep removed %s, a segment still being made (%d removed)", path, removed);
+    close(fd);
+    lc_shm_obj_remove(path);
 }
 
 int main(void)
@@ -119,6 +141,7 @@ int main(void)
     lc_shm_segment_detach(&peer);
     lc_shm_obj_remove(peer.name);
     check_empty_dirs();
+    check_unstamped();
     if (failures) return 1;
     printf("PASS (creator %s)\n", newns ? "in another PID namespace" : "in our PID namespace");
     return 0;

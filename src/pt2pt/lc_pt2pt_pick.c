@@ -24,9 +24,11 @@
  * needs no other message from that peer being pipelined when it starts
  * (else it would time a queue), and while it runs every other candidate
  * from that peer is pipelined too, untimed (a pull would stop the
- * receiver from draining the sample's fragments).  The best of
- * LC_PICK_SAMPLES of each is kept: on a shared machine the best is the
- * run nobody interrupted.  Then, per class:
+ * receiver from draining the sample's fragments) — unless the class's
+ * windows were already measured slower through the pipeline than by CMA
+ * (lc_pick_windows_slow: then they are pulled, and the sample waits).
+ * The best of LC_PICK_SAMPLES of each is kept: on a shared machine the
+ * best is the run nobody interrupted.  Then, per class:
  *
  *   pipeline > LC_PICK_PIPE_MARGIN x CMA   the pipeline, always;
  *   pipeline > CMA                         the pipeline for a lone
@@ -103,8 +105,10 @@
  * reads; a pipeline one only when it is lone), every LC_PICK_PROBE-th such
  * message goes the other way as a probe, and each protocol's figure is the
  * best of its recent samples (this round of LC_PICK_SAMPLES and the one
- * before), so old luck ages out.  After each sample the class is decided
- * again by the same table, with LC_PICK_HYST of hysteresis around each
+ * before; a round ends for both protocols at once, when each has
+ * LC_PICK_SAMPLES in it, so both figures cover the same stretch of time
+ * however rarely one is probed), so old luck ages out.  After each
+ * sample the class is decided again by the same table, with LC_PICK_HYST of hysteresis around each
  * boundary so that two protocols within noise of each other do not swap
  * on every probe.  A probe costs at most 1/LC_PICK_PROBE of the messages
  * going the slower way (0.6x: under 2 %); a protocol that sampled much

@@ -108,10 +108,11 @@
  * before; a round ends for both protocols at once, when each has
  * LC_PICK_SAMPLES in it, so both figures cover the same stretch of time
  * however rarely one is probed), so old luck ages out.  After each
- * sample the class is decided again by the same table, with LC_PICK_HYST of hysteresis around each
- * boundary so that two protocols within noise of each other do not swap
- * on every probe.  A probe costs at most 1/LC_PICK_PROBE of the messages
- * going the slower way (0.6x: under 2 %); a protocol that sampled much
+ * sample the class is decided again by the same table, with LC_PICK_HYST
+ * of hysteresis around each boundary so that two protocols within noise
+ * of each other do not swap on every probe.  A probe costs at most
+ * 1/LC_PICK_PROBE of the messages going the slower way (0.6x: under
+ * 2 %); a protocol that sampled much
  * slower is probed more rarely (lc_pick_probe_every: ~2 % again).  A
  * class demoted for a crawling pipeline takes no pipeline probes (lone
  * probes looked fine while the windows crawled) until LC_PICK_RETRY

@@ -195,7 +195,8 @@ typedef struct lc_pick_class {
                                * current round of samples and the round before */
     double round_best[2];     /* best of the current round: [0] pipeline, [1] pull */
     double last_best[2];      /* best of the round before */
-    uint8_t round_n[2];       /* samples in the current round */
+    uint8_t round_n[2];       /* samples in the current round (both end it together) */
+    uint32_t round_msgs;      /* samples of either since a round last ended */
     /* The pipeline's rate over a watch period (LC_PICK_WATCH_MSGS messages)
      * of this class alone with no pull from the peer in it: a window's
      * rate, which lone samples cannot show (0: none yet).  Best of this

@@ -24,9 +24,11 @@
  * needs no other message from that peer being pipelined when it starts
  * (else it would time a queue), and while it runs every other candidate
  * from that peer is pipelined too, untimed (a pull would stop the
- * receiver from draining the sample's fragments).  The best of
- * LC_PICK_SAMPLES of each is kept: on a shared machine the best is the
- * run nobody interrupted.  Then, per class:
+ * receiver from draining the sample's fragments) — unless the class's
+ * windows were already measured slower through the pipeline than by CMA
+ * (lc_pick_windows_slow: then they are pulled, and the sample waits).
+ * The best of LC_PICK_SAMPLES of each is kept: on a shared machine the
+ * best is the run nobody interrupted.  Then, per class:
  *
  *   pipeline > LC_PICK_PIPE_MARGIN x CMA   the pipeline, always;
  *   pipeline > CMA                         the pipeline for a lone
@@ -103,11 +105,14 @@
  * reads; a pipeline one only when it is lone), every LC_PICK_PROBE-th such
  * message goes the other way as a probe, and each protocol's figure is the
  * best of its recent samples (this round of LC_PICK_SAMPLES and the one
- * before), so old luck ages out.  After each sample the class is decided
- * again by the same table, with LC_PICK_HYST of hysteresis around each
- * boundary so that two protocols within noise of each other do not swap
- * on every probe.  A probe costs at most 1/LC_PICK_PROBE of the messages
- * going the slower way (0.6x: under 2 %); a protocol that sampled much
+ * before; a round ends for both protocols at once, when each has
+ * LC_PICK_SAMPLES in it, so both figures cover the same stretch of time
+ * however rarely one is probed), so old luck ages out.  After each
+ * sample the class is decided again by the same table, with LC_PICK_HYST
+ * of hysteresis around each boundary so that two protocols within noise
+ * of each other do not swap on every probe.  A probe costs at most
+ * 1/LC_PICK_PROBE of the messages going the slower way (0.6x: under
+ * 2 %); a protocol that sampled much
  * slower is probed more rarely (lc_pick_probe_every: ~2 % again).  A
  * class demoted for a crawling pipeline takes no pipeline probes (lone
  * probes looked fine while the windows crawled) until LC_PICK_RETRY
@@ -210,6 +215,21 @@ static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
     return n < LC_PICK_PROBE ? LC_PICK_PROBE : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
 }
 
+/* The class's windows are known to be slower through the pipeline than
+ * CMA's samples: then the rest of a window does not follow a pipeline
+ * sample onto the pipeline.  Session 14: in the host's slow mode (windows
+ * at 3.5-5 GB/s, CMA 12-13) each of the 3 first pipeline samples took its
+ * window of 64 with it, 3 of the bw benchmark's 22 windows per size at
+ * 1/3 of CMA's speed: auto read 0.74-0.82x forced CMA.  The first window
+ * still follows (it gives the window figure); the later samples wait out
+ * the window's pulls and read low, which only pushes a class whose windows
+ * are slow anyway towards CMA (a lone message, as in a ping-pong, has no
+ * pulls around it to wait for). */
+static bool lc_pick_windows_slow(const lc_pick_class_t *c)
+{
+    return c->win_bw > 0 && c->n_pull > 0 && c->win_bw < c->pull_bw;
+}
+
 static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
@@ -246,9 +266,15 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
         return LC_PICK_PULL;
     }
     /* Undecided: a pipeline sample in flight keeps the rest on the
-     * pipeline; a message that cannot be timed (derived datatype,
-     * unexpected, truncated) goes as a PIPE_LONE class would. */
-    if (k->sampling) return LC_PICK_PIPE;
+     * pipeline (a pull would hold up the sample's fragments), until the
+     * class's windows have been measured slower through the pipeline than
+     * CMA's samples (lc_pick_windows_slow); a message that cannot be timed
+     * (derived datatype, unexpected, truncated) goes as a PIPE_LONE class
+     * would. */
+    if (k->sampling) {
+        if (!lc_pick_windows_slow(c)) return LC_PICK_PIPE;
+        return timed && c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
+    }
     if (!timed) return busy ? LC_PICK_PULL : LC_PICK_PIPE;
     if (c->n_pipe <= c->n_pull && c->n_pipe < LC_PICK_SAMPLES && !busy) {
         k->sampling = true;
@@ -352,6 +378,15 @@ static void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
     lc_pick_show(from, c, was);
 }
 
+/* End protocol w's round of samples (w: 0 pipeline, 1 pull). */
+static void lc_pick_round_end(lc_pick_class_t *c, int w)
+{
+    c->last_best[w] = c->round_best[w];
+    c->round_best[w] = 0;
+    c->round_n[w] = 0;
+    c->round_msgs = 0;
+}
+
 void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
@@ -359,20 +394,33 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
     seconds += from->pick.transit;
     double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
     int w = pulled ? 1 : 0;
-    /* Rounds of LC_PICK_SAMPLES: the figure is the best of this round and
-     * the last, so a sample older than two rounds no longer counts. */
+    /* Rounds: each figure is the best of this round and the last, so a
+     * sample older than two rounds no longer counts.  A round ends for
+     * both protocols together, once each has LC_PICK_SAMPLES samples in
+     * it, so that both figures are the best over the same stretch of
+     * time.  (Session 13 ended each one's round on its own 3 samples: the
+     * chosen protocol, timed on every message, aged within six messages,
+     * the other only with its probes, up to 1,024 messages apart; under
+     * load the chosen CMA's figure fell with six unlucky pulls in a row,
+     * 12.6 -> 3.3 GB/s, below a pipeline figure kept from calmer
+     * moments, and a class flipped 6 times within one 4 MiB run.)  When
+     * the other protocol is not probed (a demoted class), the chosen
+     * one's round ends alone after as many samples as the rarest probes
+     * would take to fill one. */
     if (bw > c->round_best[w]) c->round_best[w] = bw;
-    if (++c->round_n[w] >= LC_PICK_SAMPLES) {
-        c->last_best[w] = c->round_best[w];
-        c->round_best[w] = 0;
-        c->round_n[w] = 0;
+    if (c->round_n[w] < UINT8_MAX) c->round_n[w]++;
+    if (c->round_n[0] >= LC_PICK_SAMPLES && c->round_n[1] >= LC_PICK_SAMPLES) {
+        for (int i = 0; i < 2; i++) lc_pick_round_end(c, i);
+    } else if (++c->round_msgs >= LC_PICK_SAMPLES * LC_PICK_PROBE_MAX) {
+        lc_pick_round_end(c, w);
     }
-    double recent = c->round_best[w] > c->last_best[w] ? c->round_best[w] : c->last_best[w];
+    double recent[2];
+    for (int i = 0; i < 2; i++) recent[i] = c->round_best[i] > c->last_best[i] ? c->round_best[i] : c->last_best[i];
+    c->pipe_bw = recent[0];
+    c->pull_bw = recent[1];
     if (pulled) {
-        c->pull_bw = recent;
         if (c->n_pull < LC_PICK_SAMPLES) c->n_pull++;
     } else {
-        c->pipe_bw = recent;
         if (c->n_pipe < LC_PICK_SAMPLES) c->n_pipe++;
     }
     lc_pick_redecide(from, c);

@@ -39,26 +39,39 @@ while ! grep -q held "$T/holder.out" 2>/dev/null; do sleep 0.05; done
 echo "No Errors"
 EOS
 chmod +x "$job"
+# Run the job through the harness (its command prefixed by "$@", e.g.
+# unshare) while the holder makes 64 objects the way $1 says ("" by name,
+# "unnamed" the library's way) and holds them past the check; the run
+# must pass.  The holder stays for the caller's look and stop_holder.
+run_beside_holder() {
+    mode=$1
+    shift
+    timeout -k 5 60 "$@" "$runner" --timeout 20 "$MPIEXEC" 1 "$job" >"$T/out" 2>"$T/err" </dev/null &
+    run_bg=$!
+    i=0
+    until [ -e "$T/started" ]; do
+        i=$((i + 1)); [ $i -gt 400 ] && fail "the job never started${1:+ (under $1)}"
+        sleep 0.05
+    done
+    python3 "$holder" "$LC_TEST_SHM_DIR" 64 60 $mode >"$T/holder.out" &
+    echo $! >"$T/holder.pid"
+    wait $run_bg
+    RC=$?
+    expect_rc 0
+    expect_out "^PASS: job.sh on 1 ranks"
+}
+stop_holder() {
+    kill "$(cat "$T/holder.pid")" 2>/dev/null
+    wait
+    rm -rf "$LC_TEST_SHM_DIR"/* "$T/started" "$T/holder.out"
+}
+
 t0=$(now_ms)
-timeout -k 5 60 "$runner" --timeout 20 "$MPIEXEC" 1 "$job" >"$T/out" 2>"$T/err" </dev/null &
-run_bg=$!
-i=0
-until [ -e "$T/started" ]; do
-    i=$((i + 1)); [ $i -gt 400 ] && fail "the job never started"
-    sleep 0.05
-done
-python3 "$holder" "$LC_TEST_SHM_DIR" 64 60 >"$T/holder.out" &
-echo $! >"$T/holder.pid"
-wait $run_bg
-RC=$?
+run_beside_holder ""
 ELAPSED_MS=$(( $(now_ms) - t0 ))
-expect_rc 0
-expect_out "^PASS: job.sh on 1 ranks"
 expect_fast 15000
 [ "$(ls "$LC_TEST_SHM_DIR" | wc -l)" -eq 64 ] || fail "the held objects were touched"
-kill "$(cat "$T/holder.pid")" 2>/dev/null
-wait
-rm -rf "$LC_TEST_SHM_DIR"/* "$T/started" "$T/holder.out"
+stop_holder
 
 # The same with objects made unnamed (O_TMPFILE) in the directory, then
 # linked into theirs, as lc_shm.c makes ring segments.  Where that does
@@ -66,50 +79,21 @@ rm -rf "$LC_TEST_SHM_DIR"/* "$T/started" "$T/holder.out"
 # case above.
 if python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_TMPFILE | os.O_RDWR, 0o600))' \
     "$LC_TEST_SHM_DIR" 2>/dev/null; then
-    timeout -k 5 60 "$runner" --timeout 20 "$MPIEXEC" 1 "$job" >"$T/out" 2>"$T/err" </dev/null &
-    run_bg=$!
-    i=0
-    until [ -e "$T/started" ]; do
-        i=$((i + 1)); [ $i -gt 400 ] && fail "the job never started"
-        sleep 0.05
-    done
-    python3 "$holder" "$LC_TEST_SHM_DIR" 64 60 unnamed >"$T/holder.out" &
-    echo $! >"$T/holder.pid"
-    wait $run_bg
-    RC=$?
-    expect_rc 0
-    expect_out "^PASS: job.sh on 1 ranks"
+    run_beside_holder unnamed
     [ "$(ls "$LC_TEST_SHM_DIR"/locus-*/rings | wc -l)" -eq 64 ] || fail "the unnamed held objects were touched"
+    stop_holder
 
     # The harness in a PID namespace of its own (as in a container that
     # shares /dev/shm with others): the holder's /proc entries are out of
     # its sight, but its locks are not.
     if unshare --pid --fork --mount-proc true 2>/dev/null; then
-        kill "$(cat "$T/holder.pid")" 2>/dev/null
-        wait
-        rm -rf "$LC_TEST_SHM_DIR"/* "$T/holder.out" "$T/started"
-        timeout -k 5 60 unshare --pid --fork --mount-proc \
-            "$runner" --timeout 20 "$MPIEXEC" 1 "$job" >"$T/out" 2>"$T/err" </dev/null &
-        run_bg=$!
-        i=0
-        until [ -e "$T/started" ]; do
-            i=$((i + 1)); [ $i -gt 400 ] && fail "the job never started (in its PID namespace)"
-            sleep 0.05
-        done
-        python3 "$holder" "$LC_TEST_SHM_DIR" 64 60 unnamed >"$T/holder.out" &
-        echo $! >"$T/holder.pid"
-        wait $run_bg
-        RC=$?
-        expect_rc 0
-        expect_out "^PASS: job.sh on 1 ranks"
+        run_beside_holder unnamed unshare --pid --fork --mount-proc
         [ "$(ls "$LC_TEST_SHM_DIR"/locus-*/rings | wc -l)" -eq 64 ] ||
             fail "the locked objects of a process in another PID namespace were touched"
+        stop_holder
     else
         echo "no unshare --pid --mount-proc here: the other-namespace case not run"
     fi
-    kill "$(cat "$T/holder.pid")" 2>/dev/null
-    wait
-    rm -rf "$LC_TEST_SHM_DIR"/*
 else
     echo "no O_TMPFILE in $LC_TEST_SHM_DIR: the unnamed case not run"
 fi

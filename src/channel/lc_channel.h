@@ -47,6 +47,10 @@ typedef enum lc_pkt_kind {
  * sender packs the pipeline's DATA fragments straight into the cells. */
 #define LC_PKT_FLAG_LIST 0x2
 #define LC_PKT_FLAG_NOPULL 0x4
+/* CTS: write this message's pipeline fragments into the big cells with
+ * non-temporal stores (the receiver's pick chose that variant,
+ * src/pt2pt/lc_pt2pt_pick.c; the sender calls lc_shm_set_big_nt). */
+#define LC_PKT_FLAG_NT 0x8
 
 typedef struct lc_pkt_hdr {
     uint8_t kind;    /* lc_pkt_kind_t */
@@ -204,6 +208,16 @@ typedef struct lc_pick_class {
     double win_bw;
     double win_round_best, win_last_best;
     uint8_t win_round_n;
+    /* The pipeline's variant (session 15): fragments with normal stores
+     * ([0]) or non-temporal ones ([1]), picked on their own lone samples
+     * (every pipeline sample is also one of its variant's), kept in
+     * rounds as the protocols' are. */
+    uint8_t nt;               /* the variant pipelined messages of the class take */
+    uint8_t var_decided;      /* both variants had their first samples */
+    uint8_t var_n[2];         /* samples of each (up to LC_PICK_SAMPLES: the first decision) */
+    uint8_t var_round_n[2];
+    uint32_t var_round_msgs, var_since_probe;
+    double var_bw[2], var_round_best[2], var_last_best[2];
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */

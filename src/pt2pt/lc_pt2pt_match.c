@@ -171,7 +171,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     if (lc_unlikely(from->pick.calibrate))
         lc_pick_pipe_start(from, req, how, t_go,
                            req->rcur != NULL || (flags & (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)) != 0);
-    lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, lc_request_ref(req));
+    lc_pt2pt_send_ctl_flags(from, LC_PKT_CTS, (how & LC_PICK_NT) ? LC_PKT_FLAG_NT : 0, sreq, lc_request_ref(req));
 }
 
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)

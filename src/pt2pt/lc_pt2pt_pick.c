@@ -118,6 +118,23 @@
  * probes looked fine while the windows crawled) until LC_PICK_RETRY
  * samples it afresh.
  *
+ * The pipeline has two variants (session 15): fragments written into the
+ * big cells with normal stores, or with non-temporal ones that leave the
+ * lines in memory rather than dirty in the sender's cache
+ * (lc_copy_nt.c).  Where the two cores share a cache the first wins (1
+ * MiB windows 30.6 GB/s against 17.7), where they do not the second (5.4
+ * against 20.4, CMA ~12.5: docs/performance.md).  So the pipeline's
+ * samples are also samples of their variant: while the class learns they
+ * alternate (normal stores first), then every LC_PICK_PROBE-th (or rarer)
+ * tries the variant not chosen; the variant with the better recent best
+ * is the class's (with LC_PICK_HYST; rounds as the protocols'), and the
+ * pipeline's figure against CMA is its better variant's.  A change of
+ * variant drops the window figure (it was the other variant's) and
+ * re-learns the class's pipeline.  The receiver's choice goes to the
+ * sender in the CTS (LC_PKT_FLAG_NT), which sets lc_shm_set_big_nt while
+ * that message streams.  LOCUS_SHM_BIG_NT=1 forces the variant on the
+ * sender's side, and nothing is learnt.
+ *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
  * receiver.
@@ -207,12 +224,18 @@ static lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
     return &p->pick.cls[c];
 }
 
-static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
+/* How often to try the way not chosen, moving at `other` against the
+ * chosen's `chosen` (bytes/s). */
+static uint32_t lc_pick_every(double chosen, double other)
 {
-    double chosen = pipe ? c->pipe_bw : c->pull_bw, other = pipe ? c->pull_bw : c->pipe_bw;
     if (!(other > 0) || chosen <= other) return LC_PICK_PROBE;
     double n = LC_PICK_PROBE_COST * (chosen / other - 1.0);
     return n < LC_PICK_PROBE ? LC_PICK_PROBE : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
+}
+
+static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
+{
+    return pipe ? lc_pick_every(c->pipe_bw, c->pull_bw) : lc_pick_every(c->pull_bw, c->pipe_bw);
 }
 
 /* The class's windows are known to be slower through the pipeline than
@@ -283,9 +306,35 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
     return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
 }
 
+/* The pipeline's variant for a message lc_pick_decide pipelines: the
+ * class's, except that its samples learn both (alternating, normal stores
+ * first, until each has LC_PICK_SAMPLES) and then probe the variant not
+ * chosen every LC_PICK_PROBE-th sample, more rarely when it sampled much
+ * slower (lc_pick_every).  A probe is a lone message (every pipeline
+ * sample is), and costs at most the 40 % non-temporal stores lose where
+ * the cores share a cache (1 MiB windows 30.6 -> 17.7 GB/s) on 1 in
+ * LC_PICK_PROBE..LC_PICK_PROBE_MAX pipeline samples.  LOCUS_SHM_BIG_NT
+ * forces the variant on the sender's side: nothing to learn. */
+static int lc_pick_variant(lc_peer_t *from, size_t size, int how)
+{
+    if (lc_params.shm_big_nt) return how;
+    lc_pick_class_t *c = lc_pick_class(from, size);
+    bool nt = c->nt;
+    if (how & LC_PICK_SAMPLE) {
+        if (c->var_n[0] < LC_PICK_SAMPLES || c->var_n[1] < LC_PICK_SAMPLES) {
+            nt = c->var_n[1] < c->var_n[0];
+        } else if (++c->var_since_probe >= lc_pick_every(c->var_bw[nt], c->var_bw[!nt])) {
+            c->var_since_probe = 0;
+            nt = !nt;
+        }
+    }
+    return nt ? how | LC_PICK_NT : how;
+}
+
 int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
 {
     int how = lc_pick_decide(from, size, timed);
+    if (!(how & LC_PICK_PULL)) how = lc_pick_variant(from, size, how);
     /* A pull while a pipelined receive is pending stops the receiver from
      * draining its fragments: the watch period then times the two
      * protocols interleaved, not the pipeline (lc_pick_watch). */
@@ -378,44 +427,108 @@ static void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
     lc_pick_show(from, c, was);
 }
 
-/* End protocol w's round of samples (w: 0 pipeline, 1 pull). */
-static void lc_pick_round_end(lc_pick_class_t *c, int w)
+/* Rounds of samples of two ways (the protocols: [0] pipeline, [1] pull;
+ * or the pipeline's variants: [0] normal stores, [1] non-temporal). */
+typedef struct lc_pick_rounds {
+    double *round_best, *last_best;
+    uint8_t *round_n;
+    uint32_t *round_msgs;
+} lc_pick_rounds_t;
+
+/* End way w's round of samples. */
+static void lc_pick_round_end(lc_pick_rounds_t r, int w)
 {
-    c->last_best[w] = c->round_best[w];
-    c->round_best[w] = 0;
-    c->round_n[w] = 0;
-    c->round_msgs = 0;
+    r.last_best[w] = r.round_best[w];
+    r.round_best[w] = 0;
+    r.round_n[w] = 0;
+    *r.round_msgs = 0;
 }
 
-void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
+/* Add a sample of way w at `bw`; recent[] gets each way's figure, the
+ * best of this round and the one before. */
+static void lc_pick_round_add(lc_pick_rounds_t r, int w, double bw, double recent[2])
 {
-    lc_pick_class_t *c = lc_pick_class(from, size);
-    if (!(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
-    seconds += from->pick.transit;
-    double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
-    int w = pulled ? 1 : 0;
     /* Rounds: each figure is the best of this round and the last, so a
      * sample older than two rounds no longer counts.  A round ends for
-     * both protocols together, once each has LC_PICK_SAMPLES samples in
-     * it, so that both figures are the best over the same stretch of
-     * time.  (Session 13 ended each one's round on its own 3 samples: the
+     * both ways together, once each has LC_PICK_SAMPLES samples in it,
+     * so that both figures are the best over the same stretch of time.
+     * (Session 13 ended each one's round on its own 3 samples: the
      * chosen protocol, timed on every message, aged within six messages,
      * the other only with its probes, up to 1,024 messages apart; under
      * load the chosen CMA's figure fell with six unlucky pulls in a row,
      * 12.6 -> 3.3 GB/s, below a pipeline figure kept from calmer
      * moments, and a class flipped 6 times within one 4 MiB run.)  When
-     * the other protocol is not probed (a demoted class), the chosen
-     * one's round ends alone after as many samples as the rarest probes
-     * would take to fill one. */
-    if (bw > c->round_best[w]) c->round_best[w] = bw;
-    if (c->round_n[w] < UINT8_MAX) c->round_n[w]++;
-    if (c->round_n[0] >= LC_PICK_SAMPLES && c->round_n[1] >= LC_PICK_SAMPLES) {
-        for (int i = 0; i < 2; i++) lc_pick_round_end(c, i);
-    } else if (++c->round_msgs >= LC_PICK_SAMPLES * LC_PICK_PROBE_MAX) {
-        lc_pick_round_end(c, w);
+     * the other way is not probed (a demoted class), the chosen one's
+     * round ends alone after as many samples as the rarest probes would
+     * take to fill one. */
+    if (bw > r.round_best[w]) r.round_best[w] = bw;
+    if (r.round_n[w] < UINT8_MAX) r.round_n[w]++;
+    if (r.round_n[0] >= LC_PICK_SAMPLES && r.round_n[1] >= LC_PICK_SAMPLES) {
+        for (int i = 0; i < 2; i++) lc_pick_round_end(r, i);
+    } else if (++*r.round_msgs >= LC_PICK_SAMPLES * LC_PICK_PROBE_MAX) {
+        lc_pick_round_end(r, w);
     }
+    for (int i = 0; i < 2; i++) recent[i] = r.round_best[i] > r.last_best[i] ? r.round_best[i] : r.last_best[i];
+}
+
+static void lc_pick_show_variant(const lc_peer_t *from, const lc_pick_class_t *c, bool changed)
+{
+    if (!lc_params.show_channels) return;
+    fprintf(stderr,
+            "locus[%d]: from rank %d, %s: pipeline fragments stored normally %.1f GB/s, non-temporal %.1f GB/s "
+            "(best of the last %d-%d): %s%s\n",
+            lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->var_bw[0] / 1e9,
+            c->var_bw[1] / 1e9, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES, c->nt ? "non-temporal" : "normal stores",
+            changed ? " (changed on newer samples)" : "");
+}
+
+/* A pipeline sample of variant `nt` at `bw`: the variants' figures, and
+ * the class's variant once both have their first LC_PICK_SAMPLES.
+ * Non-temporal only when it beats normal stores by LC_PICK_HYST, and back
+ * only when it falls behind by as much: within noise of each other normal
+ * stores keep the lines in the cache a receiver on the same one reads
+ * from (and where both are one copy — no big cells, not x86-64 — they
+ * are).  A change re-measures the pipeline's windows: the window figure
+ * was the old variant's (1 MiB windows where the cores share no cache:
+ * 5.4 GB/s normal, 20.4 non-temporal), so it is dropped and the class
+ * learns its pipeline afresh (its CMA samples kept), the first window
+ * following a sample onto the pipeline as at the start. */
+static void lc_pick_variant_sample(const lc_peer_t *from, lc_pick_class_t *c, bool nt, double bw)
+{
+    lc_pick_rounds_t r = { c->var_round_best, c->var_last_best, c->var_round_n, &c->var_round_msgs };
+    lc_pick_round_add(r, nt, bw, c->var_bw);
+    if (c->var_n[nt] < LC_PICK_SAMPLES) c->var_n[nt]++;
+    if (c->var_n[0] < LC_PICK_SAMPLES || c->var_n[1] < LC_PICK_SAMPLES) return;
+    bool first = !c->var_decided;
+    bool want = c->nt ? c->var_bw[1] * LC_PICK_HYST >= c->var_bw[0] : c->var_bw[1] > LC_PICK_HYST * c->var_bw[0];
+    c->var_decided = 1;
+    if (want == c->nt) {
+        if (first) lc_pick_show_variant(from, c, false);
+        return;
+    }
+    c->nt = want;
+    lc_pick_show_variant(from, c, !first);
+    if (c->demoted) return; /* CMA until LC_PICK_RETRY */
+    c->win_bw = c->win_round_best = c->win_last_best = 0;
+    c->win_round_n = 0;
+    c->n_pipe = 0;
+    if (c->choice != LC_PICK_UNDECIDED) c->flips++;
+    c->choice = LC_PICK_UNDECIDED;
+}
+
+void lc_pick_sample(lc_peer_t *from, size_t size, int way, double seconds)
+{
+    lc_pick_class_t *c = lc_pick_class(from, size);
+    if (!(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
+    seconds += from->pick.transit;
+    double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
+    bool pulled = (way & LC_PICK_PULL) != 0;
+    int w = pulled ? 1 : 0;
+    /* Either variant's sample is the pipeline's too: its figure is its
+     * best variant's (the one it would take, once learnt). */
+    if (!pulled && !lc_params.shm_big_nt) lc_pick_variant_sample(from, c, (way & LC_PICK_NT) != 0, bw);
     double recent[2];
-    for (int i = 0; i < 2; i++) recent[i] = c->round_best[i] > c->last_best[i] ? c->round_best[i] : c->last_best[i];
+    lc_pick_round_add((lc_pick_rounds_t){ c->round_best, c->last_best, c->round_n, &c->round_msgs }, w, bw, recent);
     c->pipe_bw = recent[0];
     c->pull_bw = recent[1];
     if (pulled) {
@@ -454,6 +567,7 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
         }
     }
     req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_go : 0;
+    req->pick_nt = (how & LC_PICK_NT) != 0;
 }
 
 /* Judge the chosen pipeline by what it moved since the last judgement,
@@ -514,6 +628,6 @@ void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)
     }
     k->watch_bytes += (double)req->msg_size; /* one pending all along: a window counts once */
     k->watching--;
-    if (t0 != 0) lc_pick_sample(from, req->msg_size, 0, k->watch_since - t0);
+    if (t0 != 0) lc_pick_sample(from, req->msg_size, req->pick_nt ? LC_PICK_NT : LC_PICK_PIPE, k->watch_since - t0);
     if (++k->watch_msgs >= LC_PICK_WATCH_MSGS) lc_pick_watch(from);
 }

@@ -54,7 +54,7 @@ static void pipe_msg(lc_peer_t *p, int how, size_t size, double seconds)
 static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
 {
     int how = lc_pick_choose(p, size, true);
-    CHECK(how == (LC_PICK_PIPE | LC_PICK_SAMPLE));
+    CHECK((how & ~LC_PICK_NT) == (LC_PICK_PIPE | LC_PICK_SAMPLE)); /* either variant (learnt below) */
     pipe_msg(p, how, size, seconds);
     CHECK(!p->pick.sampling && p->pick.pipelining == 0);
 }
@@ -66,33 +66,56 @@ static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
  * alone), after the pulls in between (the receiver does one or the
  * other).  A pipeline sample among them is timed as lone.  Returns the
  * number pipelined. */
-static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double lone_bw, double pull_bw)
+/* The rates of a modelled pair (bytes/s): the pipeline's windows and lone
+ * messages for each variant ([0] normal stores, [1] non-temporal), CMA. */
+typedef struct rates {
+    double win[2], lone[2], pull;
+} rates_t;
+
+/* As pipe_window below, each pipelined message in the variant its CTS
+ * asks for; a window moves at the rate of the variant most of its
+ * messages take.  `nt_p` (if not NULL) counts the messages pipelined
+ * non-temporally. */
+static int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int *nt_p)
 {
     lc_request_t req[64];
-    int piped = 0, pulled = 0, sampled = -1;
+    int piped = 0, pulled = 0, sampled = -1, nts = 0;
     CHECK(n <= 64);
     for (int i = 0; i < n; i++) {
         int how = lc_pick_choose(p, size, true);
         if (how & LC_PICK_PULL) {
-            if (how & LC_PICK_SAMPLE) lc_pick_sample(p, size, 1, (double)size / pull_bw);
+            CHECK(!(how & LC_PICK_NT)); /* a variant of the pipeline only */
+            if (how & LC_PICK_SAMPLE) lc_pick_sample(p, size, 1, (double)size / r->pull);
             pulled++;
             continue;
         }
         req[piped] = (lc_request_t){ .msg_size = size };
         lc_pick_pipe_start(p, &req[piped], how, lc_time_now(), false);
+        CHECK(req[piped].pick_nt == !!(how & LC_PICK_NT));
+        nts += !!(how & LC_PICK_NT);
         if (how & LC_PICK_SAMPLE) sampled = piped;
         piped++;
     }
+    if (nt_p) *nt_p += nts;
     if (!piped) return 0;
     /* Each completion comes one message's time after the one before (the
      * watch adds up those gaps); the first also waited out the pulls. */
-    double per = (double)size / (piped > 1 ? win_bw : lone_bw), waited = pulled * (double)size / pull_bw;
-    if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / lone_bw;
+    int v = 2 * nts > piped;
+    double win_bw = r->win[v], pull_bw = r->pull;
+    double per = (double)size / (piped > 1 ? win_bw : r->lone[v]), waited = pulled * (double)size / pull_bw;
+    if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / r->lone[req[sampled].pick_nt];
     for (int i = 0; i < piped; i++) {
         p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0);
         lc_pick_pipe_done(p, &req[i]);
     }
     return piped;
+}
+
+/* Both variants alike (the cases before session 15's). */
+static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double lone_bw, double pull_bw)
+{
+    rates_t r = { { win_bw, win_bw }, { lone_bw, lone_bw }, pull_bw };
+    return pipe_window_v(p, size, n, &r, NULL);
 }
 
 static void pull_sample(lc_peer_t *p, size_t size, double seconds)
@@ -153,6 +176,79 @@ static void learning_cost(void)
         lc_pick_sample(&r, MiB, 1, MiB / 3.3e9);
     }
     CHECK(c->pull_bw < 3.4e9 && c->pipe_bw < 2.1e9 && c->choice == 1);
+}
+
+/* Session 15: "pipeline, non-temporal" as a third variant.  The host's
+ * two placements at 1 MiB (session 14, GB/s, windows / lone): where the
+ * two vCPUs share no cache the pipeline moves 5.4 / 5, non-temporal 20.4
+ * / 18, CMA 12.3; where they share one, 30.6 / 20, 17.7 / 14, CMA 12.8.
+ * The bw benchmark's run (22 windows of 64) on a fresh class learns both
+ * variants and takes the better one for the windows; the worse one, much
+ * slower, is probed rarely. */
+static void nt_variant(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_pick_class_t *c = &r.pick.cls[2];
+
+    /* Slow placement: non-temporal best -> chosen, and windows on it. */
+    const rates_t slow = { { 5.4e9, 20.4e9 }, { 5e9, 18e9 }, 12.3e9 };
+    lc_peer_pick_reset(&r, true);
+    int learnt_at = -1, nt = 0, piped = 0;
+    for (int w = 0; w < 22; w++) {
+        int n = 0, k = pipe_window_v(&r, MiB, 64, &slow, &n);
+        if (getenv("PICK_DEBUG"))
+            printf("w%d: piped %d nt %d choice %d nt %d var %d/%d %.1f/%.1f pipe %.1f pull %.1f win %.1f\n", w, k, n,
+                   c->choice, c->nt, c->var_n[0], c->var_n[1], c->var_bw[0] / 1e9, c->var_bw[1] / 1e9,
+                   c->pipe_bw / 1e9, c->pull_bw / 1e9, c->win_bw / 1e9);
+        if (learnt_at < 0 && c->nt && c->choice == 2) learnt_at = w;
+        if (learnt_at >= 0 && w > learnt_at) nt += n, piped += k;
+    }
+    printf("nt_variant: slow placement: non-temporal pipeline always from window %d; later windows %d of %d "
+           "pipelined non-temporally\n",
+           learnt_at, nt, piped);
+    CHECK(c->nt == 1 && c->var_decided && c->choice == 2 /* the pipeline always */ && !c->demoted);
+    CHECK(c->var_bw[1] > 17e9 && c->var_bw[0] < 5.1e9 && c->win_bw > 17e9);
+    CHECK(learnt_at >= 0 && learnt_at <= 8 && piped >= (21 - learnt_at) * 63 && nt >= piped - (21 - learnt_at));
+
+    /* Fast placement: non-temporal worst -> not chosen; the windows stay
+     * on the normal pipeline (at most its 3 learning samples and a probe
+     * every 32 samples, one a window, go non-temporal). */
+    const rates_t fast = { { 30.6e9, 17.7e9 }, { 20e9, 14e9 }, 12.8e9 };
+    lc_peer_pick_reset(&r, true);
+    nt = piped = 0;
+    for (int w = 0; w < 22; w++) piped += pipe_window_v(&r, MiB, 64, &fast, &nt);
+    printf("nt_variant: fast placement: %d of %d messages pipelined non-temporally\n", nt, piped);
+    CHECK(c->nt == 0 && c->var_decided && c->choice == 2 && c->flips == 0);
+    CHECK(nt == 3 && piped >= 22 * 63 - 3);
+    /* A lone message at a time (a ping-pong), the non-temporal variant
+     * 4x slower than the normal one: probed every 150 samples, not 32
+     * (after the first few, every 32 until its 14 GB/s from the windows
+     * above ages out: two rounds, 3 probes each). */
+    int probes = 0;
+    for (int i = 0; i < 1000; i++) {
+        int how = lc_pick_choose(&r, MiB, true);
+        CHECK(how & LC_PICK_SAMPLE);
+        if (how & LC_PICK_PULL) {
+            lc_pick_sample(&r, MiB, LC_PICK_PULL, MiB / 12.8e9);
+        } else {
+            probes += !!(how & LC_PICK_NT);
+            pipe_msg(&r, how, MiB, MiB / ((how & LC_PICK_NT) ? 5e9 : 20e9));
+        }
+    }
+    printf("nt_variant: non-temporal 4x slower: %d probes in 1000 lone messages\n", probes);
+    CHECK(c->nt == 0 && c->choice == 2 && probes >= 5 && probes <= 10);
+
+    /* Forced (LOCUS_SHM_BIG_NT=1): the sender writes non-temporally
+     * whatever the CTS says; the receiver learns no variant. */
+    lc_params.shm_big_nt = 1;
+    lc_peer_pick_reset(&r, true);
+    nt = 0;
+    for (int w = 0; w < 4; w++) pipe_window_v(&r, MiB, 64, &slow, &nt);
+    CHECK(nt == 0 && c->var_n[0] == 0 && c->var_n[1] == 0 && !c->var_decided);
+    lc_params.shm_big_nt = 0;
 }
 
 /* The channel's handler, with every RTS marked as a derived-datatype
@@ -239,6 +335,37 @@ static void through_the_engine(void)
     self.pick.sending = 0;
     lc_channel_recv_handler = engine_handler;
 
+    /* Both sides agree on the variant: the receiver's pick asks for it in
+     * the CTS, the sender's request takes it, and the peer's switch
+     * (lc_shm_set_big_nt) is set while that message streams.  The class
+     * decided "the pipeline always, non-temporal"; then normal stores;
+     * then LOCUS_SHM_BIG_NT=1, the forced variant, which the CTS need not
+     * carry. */
+    lc_pick_class_t *c1 = &self.pick.cls[1];
+    for (int v = 0; v < 3; v++) {
+        memset(c1, 0, sizeof(*c1));
+        c1->choice = 2;
+        c1->n_pull = c1->n_pipe = c1->var_n[0] = c1->var_n[1] = 3;
+        c1->pull_bw = 12e9;
+        c1->pipe_bw = 20e9;
+        c1->nt = v == 0;
+        c1->var_decided = 1;
+        c1->var_bw[c1->nt] = 20e9;
+        c1->var_bw[!c1->nt] = 5e9;
+        lc_params.shm_big_nt = v == 2;
+        self.shm.tx_big_nt = v != 0; /* the other way from what this message wants */
+        memset(dst, 0, n);
+        CHECK(lc_pt2pt_irecv(dst, n, 0, 4, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+        CHECK(lc_pt2pt_isend(src, n, 0, 4, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+        CHECK(r->complete && s->complete && memcmp(dst, src, n) == 0);
+        CHECK(r->pick_nt == (v == 0) && s->pick_nt == r->pick_nt);
+        CHECK(self.shm.tx_big_nt == (v != 1));
+        lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+        lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+        self.pick.sending = 0;
+    }
+    lc_params.shm_big_nt = 0;
+
     lc_dt_release(every_other);
     free(src);
     free(dst);
@@ -276,7 +403,7 @@ int main(void)
     }
     CHECK(p.pick.cls[2].choice == 3);
     /* decided: a lone message is still timed (one sample at a time) */
-    CHECK(lc_pick_choose(&p, 2 * MiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE) && p.pick.sampling);
+    CHECK((lc_pick_choose(&p, 2 * MiB, true) & ~LC_PICK_NT) == (LC_PICK_PIPE | LC_PICK_SAMPLE) && p.pick.sampling);
     CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PIPE);
     p.pick.sampling = false;
     CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PIPE);
@@ -551,6 +678,7 @@ int main(void)
     CHECK(!p.pick.calibrate && p.pick.cls[0].choice == 0);
 
     learning_cost();
+    nt_variant();
     through_the_engine();
 
     if (failures) return 1;

@@ -188,6 +188,7 @@ typedef struct lc_pick_class {
     uint8_t n_pull, n_pipe;   /* samples taken of each (counted up to LC_PICK_SAMPLES: the first decision) */
     uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
     uint8_t demoted;          /* CMA because the chosen pipeline crawled (not because it sampled slower) */
+    uint8_t slow_watch;       /* watch periods in a row that read the chosen pipeline crawling */
     uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
     uint32_t since_probe;     /* timed messages since the protocol not chosen was last tried */
     uint32_t flips;           /* times a decided class changed its mind on newer samples */

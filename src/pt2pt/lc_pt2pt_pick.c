@@ -148,6 +148,13 @@
  * flipped back and forth by noise. */
 #define LC_PICK_WATCH_MSGS 16
 #define LC_PICK_DEMOTE 0.5
+/* Watch periods in a row that must read under LC_PICK_DEMOTE x CMA before
+ * the class is demoted.  One stall of a rank (a time slice lost to another
+ * process: ms, where 16 messages of 64 KiB-4 MiB take 0.1-3 ms) lies
+ * between two completions, so within one period; a starved pipeline is
+ * slow period after period.  Session 14: one such period demoted a class
+ * moving 25-30 GB/s to CMA for LC_PICK_RETRY messages in 2 runs of 11. */
+#define LC_PICK_DEMOTE_PERIODS 2
 /* Messages of a decided class before it is sampled again. */
 #define LC_PICK_RETRY 4096
 /* Every LC_PICK_PROBE-th timed message of a decided class tries the
@@ -486,8 +493,12 @@ static void lc_pick_watch(lc_peer_t *from)
     for (int i = 0; i < LC_PICK_CLASSES; i++) {
         lc_pick_class_t *c = &k->cls[i];
         if ((c->choice != LC_PICK_CHOSE_PIPE && c->choice != LC_PICK_CHOSE_PIPE_LONE) ||
-            rate >= LC_PICK_DEMOTE * c->pull_bw)
+            rate >= LC_PICK_DEMOTE * c->pull_bw) {
+            c->slow_watch = 0;
             continue;
+        }
+        if (++c->slow_watch < LC_PICK_DEMOTE_PERIODS) continue; /* one stall: wait for the next period */
+        c->slow_watch = 0;
         c->choice = LC_PICK_CHOSE_PULL;
         c->demoted = 1;
         c->uses = 0;

@@ -66,6 +66,10 @@ static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
  * alone), after the pulls in between (the receiver does one or the
  * other).  A pipeline sample among them is timed as lone.  Returns the
  * number pipelined. */
+/* Pipelined messages stall_at, stall_at + 16, ... (stall_n of them) of
+ * the next window waited stall_s longer each: a rank that lost its core. */
+static int stall_at = -1, stall_n = 1;
+static double stall_s;
 static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double lone_bw, double pull_bw)
 {
     lc_request_t req[64];
@@ -89,7 +93,8 @@ static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double l
     double per = (double)size / (piped > 1 ? win_bw : lone_bw), waited = pulled * (double)size / pull_bw;
     if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / lone_bw;
     for (int i = 0; i < piped; i++) {
-        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0);
+        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0) -
+                                 (i >= stall_at && i < stall_at + 16 * stall_n && (i - stall_at) % 16 == 0 ? stall_s : 0);
         lc_pick_pipe_done(p, &req[i]);
     }
     return piped;
@@ -153,6 +158,34 @@ static void learning_cost(void)
         lc_pick_sample(&r, MiB, 1, MiB / 3.3e9);
     }
     CHECK(c->pull_bw < 3.4e9 && c->pipe_bw < 2.1e9 && c->choice == 1);
+}
+
+/* Session 14: one stall of a rank (a time slice lost to another process)
+ * in a fast-mode run, 1 MiB windows at 25 GB/s: the 16-message watch
+ * period around it read 3.6 GB/s, under half CMA's 12.7, and demoted the
+ * class to CMA for its next 4,096 messages (2 runs of 11).  One slow
+ * period no longer demotes; two in a row still do (a starved pipeline is
+ * slow period after period). */
+static void one_stall(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_peer_pick_reset(&r, true);
+    lc_pick_class_t *c = &r.pick.cls[2];
+    for (int w = 0; w < 4; w++) pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    CHECK(c->choice == 2 && !c->demoted);
+    stall_at = 30, stall_s = 4e-3;
+    pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    stall_at = -1;
+    int piped = 0;
+    for (int w = 0; w < 4; w++) piped += pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    CHECK(c->choice == 2 && !c->demoted && piped >= 4 * 63);
+    stall_at = 10, stall_n = 3; /* stalls in every period: the pipeline crawls */
+    pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    stall_at = -1, stall_n = 1;
+    CHECK(c->choice == 1 && c->demoted);
 }
 
 /* The channel's handler, with every RTS marked as a derived-datatype
@@ -551,6 +584,7 @@ int main(void)
     CHECK(!p.pick.calibrate && p.pick.cls[0].choice == 0);
 
     learning_cost();
+    one_stall();
     through_the_engine();
 
     if (failures) return 1;

@@ -212,6 +212,8 @@ typedef struct lc_peer_pick {
     uint32_t pipelining;      /* receives from this peer waiting for DATA */
     uint32_t sending;         /* our rendezvous sends to this peer whose RTS left, not yet finished */
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
+    double last_rts, rts_gap; /* sender's stamp of the last candidate's RTS; the current one's gap
+                               * to it (s; 0: unknown) */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only
      * candidates count (from LC_PICK_MIN on: smaller ones always pipeline),

@@ -74,8 +74,11 @@ static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double l
 {
     lc_request_t req[64];
     int piped = 0, pulled = 0, sampled = -1;
+    static double t_rts = 1.0; /* the sender's stamps: its window's RTSs 0.1 us apart, windows 1 s */
     CHECK(n <= 64);
+    t_rts += 1.0;
     for (int i = 0; i < n; i++) {
+        lc_pick_rts(p, t_rts + i * 1e-7);
         int how = lc_pick_choose(p, size, true);
         if (how & LC_PICK_PULL) {
             if (how & LC_PICK_SAMPLE) lc_pick_sample(p, size, 1, (double)size / pull_bw);
@@ -87,6 +90,7 @@ static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double l
         if (how & LC_PICK_SAMPLE) sampled = piped;
         piped++;
     }
+    lc_pick_rts(p, 0); /* the next message's stamp: unknown, until told */
     if (!piped) return 0;
     /* Each completion comes one message's time after the one before (the
      * watch adds up those gaps); the first also waited out the pulls. */
@@ -158,6 +162,37 @@ static void learning_cost(void)
         lc_pick_sample(&r, MiB, 1, MiB / 3.3e9);
     }
     CHECK(c->pull_bw < 3.4e9 && c->pipe_bw < 2.1e9 && c->choice == 1);
+}
+
+/* Session 15, the host's fast mode, 64 KiB: windows through the pipeline
+ * at 12.7 GB/s against CMA's 10.6, a lone pipelined message at 5.8 (its
+ * two copies one after the other).  Under 1/1.5 of CMA, the lone samples
+ * sent the whole class to CMA: 0.89x the forced pipeline.  Now windows
+ * (a message the sender posted before the one before could have moved)
+ * take the pipeline, lone messages CMA: in the bw benchmark all but each
+ * window's first message are pipelined, a ping-pong is pulled. */
+static void lone_slow_windows_fast(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_peer_pick_reset(&r, true);
+    lc_pick_class_t *c = &r.pick.cls[0];
+    int piped = bw_run(&r, 64 * KiB, 12.7e9, 5.8e9, 10.6e9, 2);
+    CHECK(c->choice == 4 /* CMA alone, pipeline in a window */ && !c->demoted && piped >= 20 * 62);
+    int pulled = 0;
+    for (int i = 0; i < 1000; i++) { /* a ping-pong: each RTS 20 us after the one before */
+        lc_pick_rts(&r, 100.0 + i * 20e-6);
+        int how = lc_pick_choose(&r, 64 * KiB, true);
+        if (how & LC_PICK_PULL) {
+            pulled++;
+            lc_pick_sample(&r, 64 * KiB, 1, 64 * KiB / 10.6e9);
+        } else {
+            pipe_msg(&r, how, 64 * KiB, 64 * KiB / 5.8e9);
+        }
+    }
+    CHECK(c->choice == 4 && pulled >= 970); /* a pipeline probe every ~41 (2 %) */
 }
 
 /* Session 14: one stall of a rank (a time slice lost to another process)
@@ -585,6 +620,7 @@ int main(void)
 
     learning_cost();
     one_stall();
+    lone_slow_windows_fast();
     through_the_engine();
 
     if (failures) return 1;

@@ -471,6 +471,20 @@ static void lc_pick_watch_clock(lc_peer_pick_t *k)
     k->watch_since = now;
 }
 
+/* A watched message of `size` bytes started or ended in this watch
+ * period: the period's class is its, unless another's did too.  Both ends
+ * count (session 15): a window's 64 messages all start in its first
+ * period, so marking starts only gave the class its first period as the
+ * window figure, the one that pays the window's start-up (64 KiB, fast
+ * mode, SHOW_CHANNELS: the class decided on "windows 6.6", its second
+ * window's first period, while that window's other three read 11.2-11.7). */
+static void lc_pick_watch_saw(lc_peer_t *from, size_t size)
+{
+    lc_peer_pick_t *k = &from->pick;
+    uint8_t cls = (uint8_t)(1 + (lc_pick_class(from, size) - k->cls));
+    k->watch_cls = k->watch_cls == 0 || k->watch_cls == cls ? cls : 0xff;
+}
+
 void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go, bool typed)
 {
     lc_peer_pick_t *k = &from->pick;
@@ -484,8 +498,7 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
             k->layout_bound++;
         } else {
             k->watching++;
-            uint8_t cls = (uint8_t)(1 + (lc_pick_class(from, req->msg_size) - k->cls));
-            k->watch_cls = k->watch_cls == 0 || k->watch_cls == cls ? cls : 0xff;
+            lc_pick_watch_saw(from, req->msg_size);
         }
     }
     req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_go : 0;
@@ -554,6 +567,7 @@ void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)
     }
     k->watch_bytes += (double)req->msg_size; /* one pending all along: a window counts once */
     k->watching--;
+    lc_pick_watch_saw(from, req->msg_size);
     if (t0 != 0) lc_pick_sample(from, req->msg_size, 0, k->watch_since - t0);
     if (++k->watch_msgs >= LC_PICK_WATCH_MSGS) lc_pick_watch(from);
 }

@@ -194,8 +194,10 @@ typedef struct lc_pick_class {
     uint32_t flips;           /* times a decided class changed its mind on newer samples */
     double pull_bw, pipe_bw;  /* recent throughput of each, bytes per second: the best of the
                                * current round of samples and the round before */
-    double round_best[2];     /* best of the current round: [0] pipeline, [1] pull */
+    double round_best[2];     /* best of the current round: [0] pipeline, [1] pull; as timed
+                               * from the receiver's taking the RTS, without the transit */
     double last_best[2];      /* best of the round before */
+    double round_size[2], last_size[2]; /* those best samples' sizes (bytes) */
     uint8_t round_n[2];       /* samples in the current round (both end it together) */
     uint32_t round_msgs;      /* samples of either since a round last ended */
     /* The pipeline's rate over a watch period (LC_PICK_WATCH_MSGS messages)

@@ -417,6 +417,7 @@ static void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
 static void lc_pick_round_end(lc_pick_class_t *c, int w)
 {
     c->last_best[w] = c->round_best[w];
+    c->last_size[w] = c->round_size[w];
     c->round_best[w] = 0;
     c->round_n[w] = 0;
     c->round_msgs = 0;
@@ -426,7 +427,6 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
     if (!(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
-    seconds += from->pick.transit;
     double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
     int w = pulled ? 1 : 0;
     /* Rounds: each figure is the best of this round and the last, so a
@@ -442,15 +442,27 @@ void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
      * the other protocol is not probed (a demoted class), the chosen
      * one's round ends alone after as many samples as the rarest probes
      * would take to fill one. */
-    if (bw > c->round_best[w]) c->round_best[w] = bw;
+    if (bw > c->round_best[w]) c->round_best[w] = bw, c->round_size[w] = (double)size;
     if (c->round_n[w] < UINT8_MAX) c->round_n[w]++;
     if (c->round_n[0] >= LC_PICK_SAMPLES && c->round_n[1] >= LC_PICK_SAMPLES) {
         for (int i = 0; i < 2; i++) lc_pick_round_end(c, i);
     } else if (++c->round_msgs >= LC_PICK_SAMPLES * LC_PICK_PROBE_MAX) {
         lc_pick_round_end(c, w);
     }
-    double recent[2];
-    for (int i = 0; i < 2; i++) recent[i] = c->round_best[i] > c->last_best[i] ? c->round_best[i] : c->last_best[i];
+    /* The fastest transit is added when the figures are made, not when a
+     * sample is taken: it is only known once an RTS found the receiver
+     * waiting.  Session 15, 64 KiB: a run's first RTSs wait in the ring
+     * behind each other (the sender posts a window at once), so the first
+     * pulls were charged a 75 us transit, 6 us pulls read 0.8 GB/s
+     * (CMA "0.0-0.8 GB/s" in SHOW_CHANNELS), and the class went by those
+     * until the samples aged out; the transit fell to 1.8 us by the next
+     * window. */
+    double recent[2], t = from->pick.transit;
+    for (int i = 0; i < 2; i++) {
+        double now = c->round_best[i] > 0 ? c->round_size[i] / (c->round_size[i] / c->round_best[i] + t) : 0;
+        double before = c->last_best[i] > 0 ? c->last_size[i] / (c->last_size[i] / c->last_best[i] + t) : 0;
+        recent[i] = now > before ? now : before;
+    }
     c->pipe_bw = recent[0];
     c->pull_bw = recent[1];
     if (pulled) {

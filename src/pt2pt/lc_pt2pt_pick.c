@@ -16,7 +16,8 @@
  * messages both ways, from the moment the receiver takes the RTS to the
  * end of the pull or the last fragment, plus the fastest transit of an RTS
  * seen from that peer (the RTS carries the sender's CLOCK_MONOTONIC: same
- * kernel, since CMA works).  A receiver that was not running when an RTS
+ * kernel, since CMA works; added when the figures are made, so that
+ * samples taken before it was known are not charged a queue's wait).  A receiver that was not running when an RTS
  * came thus does not count against the protocol that sample tried (under
  * load that made CMA samples read "0.0 GB/s" and chose the pipeline, whose
  * windows then crawled at 35 MB/s).  Only messages whose receive was
@@ -43,7 +44,10 @@
  * from the peer (the first window does: a pipeline sample in flight keeps
  * the rest of the window on the pipeline) is that class's window rate.
  * Windows then take the pipeline when it beats CMA's samples, lone
- * messages too unless they sampled under 1 / LC_PICK_PIPE_MARGIN of CMA.
+ * messages too if their samples beat CMA's, else CMA for a lone message
+ * and the pipeline in a window (LC_PICK_CHOSE_PIPE_WIN; a window is told
+ * by the RTS stamps, whichever way the message before went:
+ * lc_pick_in_window).
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with
@@ -56,7 +60,8 @@
  * out the pulls).
  * When that rate falls below LC_PICK_DEMOTE x the CMA samples (the pipeline
  * needs both ranks running; a busy host starves it, CMA needs only the
- * receiver), the class goes to CMA at once.  And every decision lasts
+ * receiver) for LC_PICK_DEMOTE_PERIODS periods in a row, the class goes to
+ * CMA (one slow period is a stall, not a crawl).  And every decision lasts
  * LC_PICK_RETRY messages of its class, then the class is sampled afresh:
  * a placement or a load that changes is followed both ways, and three
  * unlucky samples (first pulls of 64 KiB measured at 0.2-0.3 GB/s on a
@@ -249,10 +254,10 @@ void lc_pick_rts(lc_peer_t *from, double t_rts)
  * from the peer is being pipelined, or the sender posted this one sooner
  * after the one before than CMA moves a message of its size (it did not
  * wait for that one: a ping-pong's sender does).  Session 15, the host's
- * fast mode, 64 KiB: windows 12.7 GB/s through the pipeline against CMA's
- * 10.6, but a lone message 5.8 (its two copies cannot overlap, where a
- * window overlaps one message's copy-out with the next one's copy-in); the
- * class chose CMA for both (lone under 1/1.5 of CMA), 0.89x the pipeline. */
+ * fast mode, 64 KiB, SHOW_CHANNELS: "CMA 10.6 GB/s, pipeline 5.8 GB/s,
+ * windows 12.7: CMA" — a lone message cannot overlap its two copies, a
+ * window overlaps one message's copy-out with the next one's copy-in; the
+ * lone figure (under 1/1.5 of CMA) sent the windows to CMA too. */
 static bool lc_pick_in_window(const lc_peer_pick_t *k, const lc_pick_class_t *c, size_t size)
 {
     return k->pipelining != 0 || (k->rts_gap > 0 && c->pull_bw > 0 && k->rts_gap < (double)size / c->pull_bw);
@@ -356,8 +361,8 @@ void lc_pick_transit(lc_peer_t *from, double transit)
  * while lone samples read about CMA's 13, so the window rule kept the
  * windows on CMA, 0.44x; or windows at 3-5 GB/s).  Windows faster through
  * the pipeline: the pipeline always, unless a lone message is much slower
- * through it (under 1 / LC_PICK_PIPE_MARGIN of CMA: a ping-pong would pay
- * more than the windows gain); windows faster by CMA: the pipeline for a
+ * through it (then CMA for a lone message, the pipeline in a window:
+ * LC_PICK_CHOSE_PIPE_WIN); windows faster by CMA: the pipeline for a
  * lone message if its samples say so, CMA in a window. */
 static uint8_t lc_pick_rule(const lc_pick_class_t *c)
 {

@@ -98,7 +98,7 @@ static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double l
     if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / lone_bw;
     for (int i = 0; i < piped; i++) {
         p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0) -
-                                 (i >= stall_at && i < stall_at + 16 * stall_n && (i - stall_at) % 16 == 0 ? stall_s : 0);
+                              (i >= stall_at && i < stall_at + 16 * stall_n && (i - stall_at) % 16 == 0 ? stall_s : 0);
         lc_pick_pipe_done(p, &req[i]);
     }
     return piped;

@@ -19,7 +19,12 @@
  * much slower protocol is probed more rarely; a window whose pipeline was
  * measured slower than CMA no longer follows a pipeline sample onto the
  * pipeline, and both protocols' figures age over the same samples'
- * rounds (a burst of slow pulls does not flip a class); and the
+ * rounds (a burst of slow pulls does not flip a class); one slow watch
+ * period (a stall) does not demote, two in a row do; windows faster and
+ * lone messages slower through the pipeline than by CMA split (windows
+ * pipelined, lone messages pulled), every period of a window counts for
+ * its figure, and the RTS transit is added when the figures are made;
+ * and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */

@@ -192,13 +192,16 @@ typedef struct lc_pick_class {
     uint8_t n_pull, n_pipe;   /* samples taken of each (counted up to LC_PICK_SAMPLES: the first decision) */
     uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
     uint8_t demoted;          /* CMA because the chosen pipeline crawled (not because it sampled slower) */
+    uint8_t slow_watch;       /* watch periods in a row that read the chosen pipeline crawling */
     uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
     uint32_t since_probe;     /* timed messages since the protocol not chosen was last tried */
     uint32_t flips;           /* times a decided class changed its mind on newer samples */
     double pull_bw, pipe_bw;  /* recent throughput of each, bytes per second: the best of the
                                * current round of samples and the round before */
-    double round_best[2];     /* best of the current round: [0] pipeline, [1] pull */
+    double round_best[2];     /* best of the current round: [0] pipeline, [1] pull; as timed
+                               * from the receiver's taking the RTS, without the transit */
     double last_best[2];      /* best of the round before */
+    double round_size[2], last_size[2]; /* those best samples' sizes (bytes) */
     uint8_t round_n[2];       /* samples in the current round (both end it together) */
     uint32_t round_msgs;      /* samples of either since a round last ended */
     /* The pipeline's rate over a watch period (LC_PICK_WATCH_MSGS messages)
@@ -218,6 +221,7 @@ typedef struct lc_pick_class {
     uint8_t var_round_n[2];
     uint32_t var_round_msgs, var_since_probe;
     double var_bw[2], var_round_best[2], var_last_best[2];
+    double var_round_size[2], var_last_size[2];
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */
@@ -225,6 +229,8 @@ typedef struct lc_peer_pick {
     uint32_t pipelining;      /* receives from this peer waiting for DATA */
     uint32_t sending;         /* our rendezvous sends to this peer whose RTS left, not yet finished */
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
+    double last_rts, rts_gap; /* sender's stamp of the last candidate's RTS; the current one's gap
+                               * to it (s; 0: unknown) */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only
      * candidates count (from LC_PICK_MIN on: smaller ones always pipeline),

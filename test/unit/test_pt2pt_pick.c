@@ -19,7 +19,12 @@
  * much slower protocol is probed more rarely; a window whose pipeline was
  * measured slower than CMA no longer follows a pipeline sample onto the
  * pipeline, and both protocols' figures age over the same samples'
- * rounds (a burst of slow pulls does not flip a class); and the
+ * rounds (a burst of slow pulls does not flip a class); one slow watch
+ * period (a stall) does not demote, two in a row do; windows faster and
+ * lone messages slower through the pipeline than by CMA split (windows
+ * pipelined, lone messages pulled), every period of a window counts for
+ * its figure, and the RTS transit is added when the figures are made;
+ * and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
@@ -59,6 +64,11 @@ static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
     CHECK(!p->pick.sampling && p->pick.pipelining == 0);
 }
 
+/* Pipelined messages stall_at, stall_at + 16, ... (stall_n of them) of
+ * the next window waited stall_s longer each: a rank that lost its core. */
+static int stall_at = -1, stall_n = 1;
+static double stall_s;
+
 /* A window of `n` messages of `size` bytes posted at once, as the bw
  * benchmark makes them: each goes the way lc_pick_choose says; a pull
  * takes size / pull_bw then and there; the pipelined ones are pending
@@ -80,8 +90,11 @@ static int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int
 {
     lc_request_t req[64];
     int piped = 0, pulled = 0, sampled = -1, nts = 0;
+    static double t_rts = 1.0; /* the sender's stamps: its window's RTSs 0.1 us apart, windows 1 s */
     CHECK(n <= 64);
+    t_rts += 1.0;
     for (int i = 0; i < n; i++) {
+        lc_pick_rts(p, t_rts + i * 1e-7);
         int how = lc_pick_choose(p, size, true);
         if (how & LC_PICK_PULL) {
             CHECK(!(how & LC_PICK_NT)); /* a variant of the pipeline only */
@@ -97,6 +110,7 @@ static int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int
         piped++;
     }
     if (nt_p) *nt_p += nts;
+    lc_pick_rts(p, 0); /* the next message's stamp: unknown, until told */
     if (!piped) return 0;
     /* Each completion comes one message's time after the one before (the
      * watch adds up those gaps); the first also waited out the pulls. */
@@ -105,7 +119,8 @@ static int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int
     double per = (double)size / (piped > 1 ? win_bw : r->lone[v]), waited = pulled * (double)size / pull_bw;
     if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / r->lone[req[sampled].pick_nt];
     for (int i = 0; i < piped; i++) {
-        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0);
+        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0) -
+                              (i >= stall_at && i < stall_at + 16 * stall_n && (i - stall_at) % 16 == 0 ? stall_s : 0);
         lc_pick_pipe_done(p, &req[i]);
     }
     return piped;
@@ -249,6 +264,74 @@ static void nt_variant(void)
     for (int w = 0; w < 4; w++) pipe_window_v(&r, MiB, 64, &slow, &nt);
     CHECK(nt == 0 && c->var_n[0] == 0 && c->var_n[1] == 0 && !c->var_decided);
     lc_params.shm_big_nt = 0;
+}
+
+/* Session 15, the host's fast mode, 64 KiB: windows through the pipeline
+ * at 12.7 GB/s against CMA's 10.6, a lone pipelined message at 5.8 (its
+ * two copies one after the other).  Under 1/1.5 of CMA, the lone samples
+ * sent the whole class to CMA: 0.89x the forced pipeline.  Now windows
+ * (a message the sender posted before the one before could have moved)
+ * take the pipeline, lone messages CMA: in the bw benchmark all but each
+ * window's first message are pipelined, a ping-pong is pulled. */
+static void lone_slow_windows_fast(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_peer_pick_reset(&r, true);
+    lc_pick_class_t *c = &r.pick.cls[0];
+    int piped = bw_run(&r, 64 * KiB, 12.7e9, 5.8e9, 10.6e9, 2);
+    CHECK(c->choice == 4 /* CMA alone, pipeline in a window */ && !c->demoted && piped >= 20 * 62);
+    int pulled = 0;
+    for (int i = 0; i < 1000; i++) { /* a ping-pong: each RTS 20 us after the one before */
+        lc_pick_rts(&r, 100.0 + i * 20e-6);
+        int how = lc_pick_choose(&r, 64 * KiB, true);
+        if (how & LC_PICK_PULL) {
+            pulled++;
+            lc_pick_sample(&r, 64 * KiB, 1, 64 * KiB / 10.6e9);
+        } else {
+            pipe_msg(&r, how, 64 * KiB, 64 * KiB / 5.8e9);
+        }
+    }
+    CHECK(c->choice == 4 && pulled >= 970); /* a pipeline probe every ~41 (2 %) */
+    /* The window figure comes from every period of a window, not only
+     * from the first, which pays the window's start (all 64 messages
+     * start in it): a first window whose first period took 1 ms more
+     * (the first pipelined traffic of the run) still reads ~12.7. */
+    lc_peer_pick_reset(&r, true);
+    stall_at = 1, stall_s = 1e-3;
+    pipe_window(&r, 64 * KiB, 64, 12.7e9, 5.8e9, 10.6e9);
+    stall_at = -1;
+    CHECK(c->win_bw > 12e9);
+}
+
+/* Session 14: one stall of a rank (a time slice lost to another process)
+ * in a fast-mode run, 1 MiB windows at 25 GB/s: the 16-message watch
+ * period around it read 3.6 GB/s, under half CMA's 12.7, and demoted the
+ * class to CMA for its next 4,096 messages (2 runs of 11).  One slow
+ * period no longer demotes; two in a row still do (a starved pipeline is
+ * slow period after period). */
+static void one_stall(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_peer_pick_reset(&r, true);
+    lc_pick_class_t *c = &r.pick.cls[2];
+    for (int w = 0; w < 4; w++) pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    CHECK(c->choice == 2 && !c->demoted);
+    stall_at = 30, stall_s = 4e-3;
+    pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    stall_at = -1;
+    int piped = 0;
+    for (int w = 0; w < 4; w++) piped += pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    CHECK(c->choice == 2 && !c->demoted && piped >= 4 * 63);
+    stall_at = 10, stall_n = 3; /* stalls in every period: the pipeline crawls */
+    pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    stall_at = -1, stall_n = 1;
+    CHECK(c->choice == 1 && c->demoted);
 }
 
 /* The channel's handler, with every RTS marked as a derived-datatype
@@ -529,6 +612,18 @@ int main(void)
     }
     CHECK(p.pick.cls[3].choice == 2);
     CHECK(p.pick.cls[3].pull_bw > 9.9e9 && p.pick.cls[3].pull_bw < 10.1e9);
+    /* The transit is added when the figures are made: pulls taken while the
+     * fastest transit seen was 75 us (a run's first RTSs queued behind each
+     * other) count with the 1.8 us known later, not as 0.8 GB/s. */
+    static lc_peer_t t;
+    t.can_pull = true;
+    lc_peer_pick_reset(&t, true);
+    lc_pick_transit(&t, 75e-6);
+    for (int i = 0; i < 3; i++) lc_pick_sample(&t, 64 * KiB, 1, 6.3e-6);
+    lc_pick_transit(&t, 1.8e-6);
+    for (int i = 0; i < 3; i++) lc_pick_sample(&t, 64 * KiB, 0, 64 * KiB / 12e9 - 1.8e-6);
+    CHECK(t.pick.cls[0].pull_bw > 8e9 && t.pick.cls[0].pipe_bw > 11.9e9 && t.pick.cls[0].pipe_bw < 12.1e9);
+    CHECK(t.pick.cls[0].choice == 3); /* 12 against 8.1: alone only (against 0.8: always) */
 
     /* The chosen pipeline watched: moving fast keeps it (1 GiB messages
      * at once: a descheduled test would need seconds to look slow)... */
@@ -679,6 +774,8 @@ int main(void)
 
     learning_cost();
     nt_variant();
+    one_stall();
+    lone_slow_windows_fast();
     through_the_engine();
 
     if (failures) return 1;

@@ -26,8 +26,9 @@
  *
  * Cost: one system call (~0.3 µs) per LC_STARVE_SPINS fruitless passes
  * (tens of ns each) while spinning; nothing on a pass that found work.
- * The peers' rings (a fence and a load per shared-memory packet,
- * lc_shm_bell.c) are on for the whole job: lc_set_wait_policy.
+ * The peers ring our doorbell (a fence and a load per shared-memory
+ * packet) only while our bell's `pressed` says so; otherwise a packet
+ * costs them one relaxed load of it (lc_shm_bell_check).
  *
  * State is per process and read by whichever thread waits: at
  * MPI_THREAD_SERIALIZED two threads' counts mix, which costs at most one
@@ -35,6 +36,7 @@
  * critical section instead and never come here.
  */
 #include "pt2pt/lc_starve.h"
+#include "channel/lc_shm_bell.h"
 
 #include <sys/resource.h>
 
@@ -62,8 +64,14 @@ int lc_starve_pressed(void)
     long now = lc_starve_nivcsw();
     /* The first look's baseline is 0, not the thread's switches so far:
      * at worst one needless round of sleeps. */
-    lc_starve.pressed = now != lc_starve.nivcsw;
+    int pressed = now != lc_starve.nivcsw;
     lc_starve.nivcsw = now;
+    if (pressed != lc_starve.pressed) {
+        /* Peers ring our doorbell only while this says so (lc_shm_bell.h).
+         * seq_cst: before the first sleep's store of wanted. */
+        atomic_store_explicit(&lc_shm_bell_own()->pressed, (uint32_t)pressed, memory_order_seq_cst);
+        lc_starve.pressed = pressed;
+    }
     lc_starve.left = lc_starve.pressed ? LC_STARVE_SLEEPS : LC_STARVE_SPINS;
     return lc_starve.pressed;
 }

@@ -69,7 +69,15 @@ static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, in
      * fail: only a process group leader is refused, and nobody made this
      * child one (the parent does not setpgid it; until this line a
      * signal for its group falls back to its pid). */
-    setsid();
+    /* Only when this host's ranks do not outnumber our CPUs: oversubscribed
+     * ranks wait by sched_yield (lc_progress.c), and a yield only passes
+     * the core within the yielder's autogroup — with each rank in its own
+     * it passed nothing and icoll.4.async went from 36 s to past 70 s. */
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof(mine), &mine) == 0 && req->local_size <= CPU_COUNT(&mine))
+        setsid();
+    else
+        setpgid(0, 0);
     /* The rank must not outlive whoever started it (mpiexec killed by
      * SIGKILL, a proxy whose host lost mpiexec): nobody else would end it.
      * If the parent died before this line, getppid() already changed. */

@@ -9,11 +9,13 @@
 # shared machine moves any one run).
 . "$(dirname "$0")/lib.sh"
 loops=""
-trap '[ -n "$loops" ] && kill -KILL $loops 2>/dev/null; rm -rf "$T"' EXIT
+# Each loop's pid leads its session and process group (setsid execs
+# timeout): kill the group, or the sh under a killed timeout runs on.
+trap 'for p in $loops; do kill -KILL -- -$p 2>/dev/null; done; rm -rf "$T"' EXIT
 [ -x "$MPI_PINGPONG" ] || fail "MPI_PINGPONG not set"
 
 # The busy loops die by themselves after 60 s should this script be killed
-# before its trap runs.
+# before its trap runs (timeout kills its child then).
 for i in 1 2; do
     setsid timeout -s KILL 60 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
     loops="$loops $!"

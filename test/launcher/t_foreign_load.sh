@@ -11,7 +11,7 @@
 loops=""
 # Each loop's pid leads its session and process group (setsid execs
 # timeout): kill the group, or the sh under a killed timeout runs on.
-trap 'for p in $loops; do kill -KILL -- -$p 2>/dev/null; done; rm -rf "$T"' EXIT
+trap 'for p in $loops; do kill -KILL -$p 2>/dev/null; done; rm -rf "$T"' EXIT
 [ -x "$MPI_PINGPONG" ] || fail "MPI_PINGPONG not set"
 
 # The busy loops die by themselves after 60 s should this script be killed

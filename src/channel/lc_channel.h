@@ -141,8 +141,9 @@ typedef struct lc_peer_shm {
     uint64_t tx_pos;
     uint64_t tx_mask;       /* cells - 1 (a power of two) */
     uint32_t tx_cell_size;
-    /* Nonzero: ring the peer's doorbell after each packet when its
-     * progress thread asked (lc_shm_bell.h, tx_bell_word). */
+    /* Nonzero: ring the peer's doorbell after each packet when it asked
+     * (LC_SHM_BELL_ALWAYS), or also only while it says it is pressed
+     * (LC_SHM_BELL_IF_PRESSED; lc_shm_bell.h, tx_bell_word). */
     uint32_t tx_bell;
     /* Nonzero: our pipeline fragments to this peer go into our big cells
      * with non-temporal stores (lc_copy_nt.h; set at connect from

@@ -568,7 +568,14 @@ _Static_assert(LC_PKT_SHM_CELL_HDR == LC_SHM_CELL_HDR && LC_PKT_SHM_POOL_HDR == 
 void lc_shm_bell_ring_peers(void)
 {
     for (int i = 0; i < lc_shm_rx_count; i++)
-        if (lc_shm_rx_peers[i]->shm.tx_bell_word) lc_shm_rx_peers[i]->shm.tx_bell = 1;
+        if (lc_shm_rx_peers[i]->shm.tx_bell_word) lc_shm_rx_peers[i]->shm.tx_bell = LC_SHM_BELL_ALWAYS;
+}
+
+void lc_shm_bell_ring_pressed_peers(void)
+{
+    for (int i = 0; i < lc_shm_rx_count; i++)
+        if (lc_shm_rx_peers[i]->shm.tx_bell_word && !lc_shm_rx_peers[i]->shm.tx_bell)
+            lc_shm_rx_peers[i]->shm.tx_bell = LC_SHM_BELL_IF_PRESSED;
 }
 
 /* A batch bound keeps one chatty peer from starving the others. */

@@ -7,9 +7,10 @@
  * sessions' busy processes a spinning wait is preempted for whole time
  * slices while the peer it waits for may be off its core as long: 2-rank
  * 8 B round trips of 6–12 ms median (docs/architecture.md, "Progress and
- * waiting").  sched_yield is no cure with ranks in sessions of their own
- * (mpiexec_spawn.c): each yield hands a whole slice to the other session
- * (0.3–1.4 ms median).  Sleeping on the doorbell is: the busy process
+ * waiting").  sched_yield is no cure: under the scheduler's autogroups
+ * it passes the core only within the yielder's session, so beside busy
+ * sessions each yield can hand them whole slices (0.3–1.4 ms median with
+ * ranks in sessions of their own).  Sleeping on the doorbell is: the busy process
  * runs while we sleep, and the peer's ring wakes us with the wake-up
  * preference of a sleeper (median 0.3–10 µs).
  *

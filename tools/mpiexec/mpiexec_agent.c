@@ -95,7 +95,7 @@ static int mpiexec_agent_start(mpiexec_job_t *job, mpiexec_proxy_t *px, char **w
     if (pid == 0) {
         char *argv[nwords + 3];
 
-        setsid(); /* as a rank (mpiexec_spawn.c): own session and group, pgid = pid */
+        setpgid(0, 0);
         mpiexec_child_signals();
         if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
             _exit(127);
@@ -109,9 +109,7 @@ static int mpiexec_agent_start(mpiexec_job_t *job, mpiexec_proxy_t *px, char **w
         mpiexec_say("cannot execute the launcher agent '%s': %m", argv[0]);
         _exit(127);
     }
-    /* No setpgid(pid, pid): the child could not setsid() after it; a
-     * signal sent before its setsid() falls back to the pid
-     * (mpiexec_agent_kill). */
+    setpgid(pid, pid);
     /* One short line into an empty pipe: it never blocks.  EPIPE (the
      * agent died at once) is the agent's exit to report, not ours. */
     mpiexec_auth_key_line(px->key, key_line);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Starting one rank, for mpiexec (local ranks) and for a proxy (the ranks
  * of its host): a PMI socketpair, stdout/stderr pipes, stdin (a pipe or
- * /dev/null), fork, and in the child: own session (and so process group), death with the
+ * /dev/null), fork, and in the child: own process group, death with the
  * parent, default signal handling, environment, optional core binding,
  * exec.
  *
@@ -61,23 +61,7 @@ static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, in
 {
     int err;
 
-    /* A session of its own (so also a process group of its own, pgid =
-     * pid, which mpiexec signals): the scheduler's autogroups
-     * (sched_autogroup_enabled) give each session, not each process, its
-     * share against other sessions' load, as Hydra's ranks get
-     * (docs/architecture.md, "Ranks in their own sessions").  It cannot
-     * fail: only a process group leader is refused, and nobody made this
-     * child one (the parent does not setpgid it; until this line a
-     * signal for its group falls back to its pid). */
-    /* Only when this host's ranks do not outnumber our CPUs: oversubscribed
-     * ranks wait by sched_yield (lc_progress.c), and a yield only passes
-     * the core within the yielder's autogroup — with each rank in its own
-     * it passed nothing and icoll.4.async went from 36 s to past 70 s. */
-    cpu_set_t mine;
-    if (sched_getaffinity(0, sizeof(mine), &mine) == 0 && req->local_size <= CPU_COUNT(&mine))
-        setsid();
-    else
-        setpgid(0, 0);
+    setpgid(0, 0);
     /* The rank must not outlive whoever started it (mpiexec killed by
      * SIGKILL, a proxy whose host lost mpiexec): nobody else would end it.
      * If the parent died before this line, getppid() already changed. */
@@ -160,9 +144,8 @@ int mpiexec_spawn(const mpiexec_spawn_req_t *req, mpiexec_spawned_t *res)
     if (pid == 0)
         mpiexec_spawn_child(req, me, sv[1], in[0], out[1], err[1], st[1], req->bind_core ? &cpus : NULL);
 
-    /* No setpgid(pid, pid) here: a child made a group leader first could
-     * not setsid().  By the time the status pipe below reads EOF (exec)
-     * the child's session and group exist. */
+    /* Also here, so the group exists before we might signal it. */
+    setpgid(pid, pid);
     res->pid = pid;
 
     close(st[1]);

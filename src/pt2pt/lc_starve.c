@@ -16,14 +16,18 @@
  *
  * So the waiting thread looks, every LC_STARVE_SPINS fruitless passes,
  * at its own involuntary context switches (getrusage RUSAGE_THREAD,
- * ru_nivcsw: the kernel took the core while it was runnable).  A spinner
- * on a core nobody else wants is almost never preempted; any such switch
- * in the window means something else wanted the core, and the waits
- * sleep on the doorbell (lc_progress_sleep: up to 1 ms, rung by the
- * peer's next packet) from then on.  A sleeping thread switches
- * voluntarily, so after LC_STARVE_SLEEPS fruitless passes the look is
- * taken again: no involuntary switch in between, and the waits spin
- * again (until the next preemption shows the load is still there).
+ * ru_nivcsw: the kernel took the core while it was runnable).  A lone
+ * switch says little: on a quiet machine a kernel thread or a timer
+ * takes the core now and then, and treating each as load put 8 B
+ * ping-pongs to sleep on the doorbell, 0.65-0.88 us against 0.12-0.13
+ * spinning (alternated, quiet, session 15).  A busy neighbour preempts a
+ * spinner once per time slice, every few ms, so load is
+ * LC_STARVE_MIN_SWITCHES switches within LC_STARVE_WINDOW seconds; then
+ * the waits sleep on the doorbell (lc_progress_sleep: up to 1 ms, rung by
+ * the peer's next packet).  A sleeping thread switches voluntarily, so
+ * after LC_STARVE_SLEEPS fruitless passes the look is taken again: no
+ * involuntary switch in between, and the waits spin again (until the
+ * next preemptions show the load is still there).
  *
  * Cost: one system call (~0.3 µs) per LC_STARVE_SPINS fruitless passes
  * (tens of ns each) while spinning; nothing on a pass that found work.
@@ -38,6 +42,7 @@
  */
 #include "pt2pt/lc_starve.h"
 #include "channel/lc_shm_bell.h"
+#include "util/lc_util.h"
 
 #include <sys/resource.h>
 
@@ -45,11 +50,18 @@
 #define LC_STARVE_SPINS 2048
 /* Fruitless sleeping passes between looks. */
 #define LC_STARVE_SLEEPS 256
+/* Load: this many involuntary switches within the window (a busy
+ * neighbour's time slices are a few ms: 3 in 50 ms is 60 a second,
+ * beyond what kernel threads and timers take from a quiet core). */
+#define LC_STARVE_MIN_SWITCHES 3
+#define LC_STARVE_WINDOW 0.05
 
 static struct {
     unsigned left; /* passes until the next look */
-    int pressed;   /* the last look saw an involuntary switch */
+    int pressed;   /* the waits sleep: load seen, not yet gone */
     long nivcsw;   /* involuntary switches at the last look */
+    long base;     /* ... at the start of the window (spinning) */
+    double since;  /* when the window started (s; 0: not yet) */
 } lc_starve = { .left = LC_STARVE_SPINS };
 
 static long lc_starve_nivcsw(void)
@@ -63,15 +75,24 @@ int lc_starve_pressed(void)
 {
     if (--lc_starve.left != 0) return lc_starve.pressed;
     long now = lc_starve_nivcsw();
-    /* The first look's baseline is 0, not the thread's switches so far:
-     * at worst one needless round of sleeps. */
-    int pressed = now != lc_starve.nivcsw;
+    double t = lc_time_now();
+    int pressed;
+    if (lc_starve.pressed) {
+        pressed = now != lc_starve.nivcsw; /* preempted even while sleeping: still loaded */
+    } else {
+        if (lc_starve.since == 0) /* the first look, or the first since the load went */
+            lc_starve.base = now, lc_starve.since = t;
+        else if (t - lc_starve.since > LC_STARVE_WINDOW)
+            lc_starve.base = lc_starve.nivcsw, lc_starve.since = t;
+        pressed = now - lc_starve.base >= LC_STARVE_MIN_SWITCHES;
+    }
     lc_starve.nivcsw = now;
     if (pressed != lc_starve.pressed) {
         /* Peers ring our doorbell only while this says so (lc_shm_bell.h).
          * seq_cst: before the first sleep's store of wanted. */
         atomic_store_explicit(&lc_shm_bell_own()->pressed, (uint32_t)pressed, memory_order_seq_cst);
         lc_starve.pressed = pressed;
+        lc_starve.since = 0;
     }
     lc_starve.left = lc_starve.pressed ? LC_STARVE_SLEEPS : LC_STARVE_SPINS;
     return lc_starve.pressed;

@@ -74,13 +74,12 @@ static inline void lc_shm_bell_check(lc_peer_t *peer)
 }
 
 /* Look at each shared-memory peer's doorbell after every packet put in
- * its rings: called when this rank's waits may sleep (lc_progress_idle),
- * and the peers' may too — the same wait policy, from the job's
- * environment and this kernel's rank and core counts. */
-void lc_shm_bell_ring_peers(void);
-/* The same, but only while a peer says its waits are pressed
- * (LOCUS_POLL=auto; peers already rung always stay so). */
-void lc_shm_bell_ring_pressed_peers(void);
+ * its rings (`mode` LC_SHM_BELL_ALWAYS), or only while the peer says its
+ * waits are pressed (LC_SHM_BELL_IF_PRESSED, LOCUS_POLL=auto; peers
+ * already rung always stay so): called when this rank's waits may sleep
+ * (lc_progress_idle), and the peers' may too — the same wait policy, from
+ * the job's environment and this kernel's rank and core counts. */
+void lc_shm_bell_ring_peers(uint32_t mode);
 
 /* Ring `b` (local or remote): bell++, wake one sleeper. */
 void lc_shm_bell_ring(lc_shm_bell_t *b);

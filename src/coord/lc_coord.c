@@ -560,9 +560,9 @@ static void lc_set_wait_policy(void)
     }
     if (lc_params.async_progress) lc_world.sleep_when_idle = lc_world.starve_when_idle = 0;
     if (lc_world.sleep_when_idle)
-        lc_shm_bell_ring_peers();
+        lc_shm_bell_ring_peers(LC_SHM_BELL_ALWAYS);
     else if (lc_world.starve_when_idle)
-        lc_shm_bell_ring_pressed_peers();
+        lc_shm_bell_ring_peers(LC_SHM_BELL_IF_PRESSED);
     lc_ofi_set_idle_yield(lc_world.yield_when_idle);
 }
 

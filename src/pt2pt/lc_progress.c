@@ -150,15 +150,20 @@ static inline int lc_progress_idle_leaves_section(void)
     return lc_unlikely(lc_thread_locking()) && (!lc_thread_async || lc_thread_app_multiple);
 }
 
+/* Every wake source is a shared-memory peer's packet, which rings the
+ * doorbell: no blocked send, no network or IVSHMEM endpoint. */
+static inline int lc_progress_may_sleep(void)
+{
+    return !lc_pt2pt_pending_peers && !lc_ofi_active && !lc_ivshmem_active;
+}
+
 void lc_progress_idle(void)
 {
     if (lc_progress_idle_leaves_section())
         lc_thread_yield();
-    else if (lc_world.sleep_when_idle && !lc_pt2pt_pending_peers && !lc_ofi_active &&
-             !lc_ivshmem_active && lc_idle_long())
+    else if (lc_world.sleep_when_idle && lc_progress_may_sleep() && lc_idle_long())
         lc_progress_sleep();
-    else if (lc_world.starve_when_idle && !lc_pt2pt_pending_peers && !lc_ofi_active &&
-             !lc_ivshmem_active && lc_starve_pressed())
+    else if (lc_world.starve_when_idle && lc_progress_may_sleep() && lc_starve_pressed())
         lc_progress_sleep();
     else if (lc_world.yield_when_idle)
         sched_yield();

@@ -212,6 +212,8 @@ typedef struct lc_pick_class {
     double win_bw;
     double win_round_best, win_last_best;
     uint8_t win_round_n;
+    uint32_t win_since_probe; /* windows pulled since one went through the pipeline whole (a window
+                               * probe, lc_pt2pt_pick.c) */
     /* The pipeline's variant (session 15): fragments with normal stores
      * ([0]) or non-temporal ones ([1]), picked on their own lone samples
      * (every pipeline sample is also one of its variant's), kept in
@@ -231,6 +233,8 @@ typedef struct lc_peer_pick {
     uint32_t sending;         /* our rendezvous sends to this peer whose RTS left, not yet finished */
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
     double last_rts;          /* sender's stamp of the last candidate's RTS (s; 0: unknown) */
+    bool in_window;           /* the last candidate was part of a window (lc_pick_in_window) */
+    uint8_t win_probe;        /* 1 + the class of a window probe going on; 0: none */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only
      * candidates count (from LC_PICK_MIN on: smaller ones always pipeline),

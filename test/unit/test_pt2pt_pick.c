@@ -311,6 +311,35 @@ static void lone_slow_windows_fast(void)
     CHECK(c->win_bw > 12e9);
 }
 
+/* Session 16, the host's fast mode, 64 KiB (a trace of every choice):
+ * windows through the pipeline at 11-19 GB/s, a lone message at ~5.8, CMA
+ * ~10: "CMA alone, pipeline in a window", until a burst of load took the
+ * windows' figure under CMA's (6.8 against 8.6) and the class went to
+ * CMA; then windows 7-21 of the run were pulled whole, with nothing to
+ * measure the pipeline's windows again.  Now a window probe (one window
+ * pipelined whole, ~2 % of the time by what it costs) renews the figure,
+ * and the windows go back to the pipeline; in the slow mode (windows 3.5
+ * GB/s at 1 MiB, CMA 12.7) none comes within the benchmark's 22 windows
+ * (learning_cost). */
+static void window_probe(void)
+{
+    static lc_peer_t r;
+    fresh_peer(&r);
+    lc_pick_class_t *c = &r.pick.cls[0];
+    int piped = 0, back = -1;
+    for (int w = 0; w < 22; w++) {
+        double win = w == 4 || w == 5 ? 9e9 : 12.7e9; /* two windows under load */
+        int n = pipe_window(&r, 64 * KiB, 64, win, 5.8e9, 10.6e9);
+        if (w == 5) CHECK(c->choice == 1 /* CMA */ && !c->demoted && c->win_bw < 9.1e9);
+        if (w > 5) piped += n;
+        if (w > 5 && back < 0 && c->choice == 4) back = w;
+    }
+    printf("window_probe: windows back on the pipeline from window %d; %d of %d messages pipelined after the load\n", back,
+           piped, 16 * 64);
+    CHECK(back >= 6 && back <= 16 && c->choice == 4 /* CMA alone, pipeline in a window */);
+    CHECK(piped >= (21 - back) * 62 && piped <= (22 - back) * 64 + 64);
+}
+
 /* Session 14: one stall of a rank (a time slice lost to another process)
  * in a fast-mode run, 1 MiB windows at 25 GB/s: the 16-message watch
  * period around it read 3.6 GB/s, under half CMA's 12.7, and demoted the
@@ -828,6 +857,7 @@ int main(void)
     nt_variant();
     one_stall();
     one_class_per_period();
+    window_probe();
     lone_slow_windows_fast();
     through_the_engine();
 

@@ -233,7 +233,8 @@ typedef struct lc_peer_pick {
     uint32_t sending;         /* our rendezvous sends to this peer whose RTS left, not yet finished */
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
     double last_rts;          /* sender's stamp of the last candidate's RTS (s; 0: unknown) */
-    bool in_window;           /* the last candidate was part of a window (lc_pick_in_window) */
+    bool win_seen;            /* a window started since the last lone candidate (lc_pt2pt_pick.c
+                               * counts windows by their starts) */
     uint8_t win_probe;        /* 1 + the class of a window probe going on; 0: none */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only

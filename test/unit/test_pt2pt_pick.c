@@ -93,6 +93,11 @@ static double stall_s;
  * alone), after the pulls in between (the receiver does one or the
  * other).  A pipeline sample among them is timed as lone.  Returns the
  * number pipelined. */
+/* Messages from late_rts_from on of a window had their RTS queued behind
+ * a full ring: each went out as the receiver's pull of the one before
+ * freed a cell, 1.05x CMA's time after it. */
+static int late_rts_from = 64;
+
 /* The rates of a modelled pair (bytes/s): the pipeline's windows and lone
  * messages for each variant ([0] normal stores, [1] non-temporal), CMA. */
 typedef struct rates {
@@ -110,8 +115,10 @@ static int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int
     static double t_rts = 1.0; /* the sender's stamps: its window's RTSs 0.1 us apart, windows 1 s */
     CHECK(n <= 64);
     t_rts += 1.0;
+    double t = t_rts;
     for (int i = 0; i < n; i++) {
-        int how = lc_pick_choose(p, size, t_rts + i * 1e-7, true);
+        t += i >= late_rts_from ? 1.05 * (double)size / r->pull : 1e-7;
+        int how = lc_pick_choose(p, size, t, true);
         if (how & LC_PICK_PULL) {
             CHECK(!(how & LC_PICK_NT)); /* a variant of the pipeline only */
             if (how & LC_PICK_SAMPLE) lc_pick_sample(p, size, 1, (double)size / r->pull);
@@ -327,6 +334,7 @@ static void window_probe(void)
     fresh_peer(&r);
     lc_pick_class_t *c = &r.pick.cls[0];
     int piped = 0, back = -1;
+    late_rts_from = 32; /* the RTSs that did not fit the ring: not a window's start each */
     for (int w = 0; w < 22; w++) {
         double win = w == 4 || w == 5 ? 9e9 : 12.7e9; /* two windows under load */
         int n = pipe_window(&r, 64 * KiB, 64, win, 5.8e9, 10.6e9);
@@ -334,9 +342,10 @@ static void window_probe(void)
         if (w > 5) piped += n;
         if (w > 5 && back < 0 && c->choice == 4) back = w;
     }
+    late_rts_from = 64;
     printf("window_probe: windows back on the pipeline from window %d; %d of %d messages pipelined after the load\n", back,
            piped, 16 * 64);
-    CHECK(back >= 6 && back <= 16 && c->choice == 4 /* CMA alone, pipeline in a window */);
+    CHECK(back >= 12 && back <= 16 && c->choice == 4 /* CMA alone, pipeline in a window */);
     CHECK(piped >= (21 - back) * 62 && piped <= (22 - back) * 64 + 64);
 }
 

@@ -318,11 +318,12 @@ static bool lc_pick_in_window(const lc_peer_pick_t *k, const lc_pick_class_t *c,
 /* A window's start, for counting windows: the first message in a window
  * after one that followed the message before it by more than
  * LC_PICK_LONE_GAP x what CMA takes to move it (or came unstamped).  A
- * message in the middle of a window can fall out of lc_pick_in_window:
- * in a class that pulls, RTSs that found the ring full go out one pull
- * apart, about CMA's own time (session 16: gaps of 7-8 us against 7.7 at
- * 64 KiB), while windows are 200-400 us apart; counted as starts, they
- * made probes come 3-5 times a window too often. */
+ * message in the middle of a window can fall out of lc_pick_in_window
+ * (session 16, 64 KiB, a class that pulls: a trace counted 3-5 starts per
+ * window of 64 when every re-entry counted, the windows' first RTSs
+ * 210-390 us apart, the boundary 7.7 us) — likely the RTSs that found the
+ * ring full, which go out as the receiver's pulls free cells, about one
+ * pull apart. */
 #define LC_PICK_LONE_GAP 4.0
 static uint32_t lc_pick_win_every(const lc_pick_class_t *c)
 {
@@ -373,7 +374,8 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
     if (c->choice != LC_PICK_UNDECIDED && lc_unlikely(++c->uses >= LC_PICK_RETRY))
         memset(c, 0, sizeof(*c)); /* sample both ways again */
     bool win = lc_pick_in_window(k, c, size, gap), start = win && !k->win_seen;
-    if (start) k->win_seen = true;
+    if (start)
+        k->win_seen = true;
     else if (!win && (gap == 0 || c->pull_bw == 0 || gap > LC_PICK_LONE_GAP * (double)size / c->pull_bw))
         k->win_seen = false;
     if (c->choice != LC_PICK_UNDECIDED) {

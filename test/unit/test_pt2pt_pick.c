@@ -341,15 +341,16 @@ static void window_probe(void)
         if (w > 5) piped += n;
         if (w > 5 && back < 0 && c->choice == 4) back = w;
     }
-    printf("window_probe: windows back on the pipeline from window %d; %d of %d messages pipelined after the load\n", back,
-           piped, 16 * 64);
+    printf("window_probe: windows back on the pipeline from window %d; %d of %d messages pipelined after the load\n",
+           back, piped, 16 * 64);
     CHECK(back >= 12 && back <= 16 && c->choice == 4 /* CMA alone, pipeline in a window */);
     CHECK(piped >= (21 - back) * 62 && piped <= (22 - back) * 64 + 64);
-    /* Windows are counted by their starts, once each: in a class that
-     * pulls, RTSs that found the ring full go out one pull apart, in and
-     * out of lc_pick_in_window by turns (seen: gaps of 7-8 us against
-     * 7.7); windows at 9 against CMA's 10.6 take a probe every 8 windows,
-     * 5 in 40, not 4 a window. */
+    /* Windows are counted by their starts, once each, although messages
+     * inside a window fall in and out of lc_pick_in_window (a trace of a
+     * class that pulls counted 3-5 starts a window when every re-entry
+     * counted; modelled: RTSs 0.5x and 1.05x a pull apart by turns):
+     * windows at 9 against CMA's 10.6 take a probe every 8 windows, 4-6
+     * in 40. */
     c->choice = 1, c->win_bw = 9e9, c->win_since_probe = 0, c->uses = 0;
     late_rts_from = 2;
     int probes = 0;
@@ -359,8 +360,8 @@ static void window_probe(void)
         for (int i = 0; i < 64; i++) {
             t += i >= late_rts_from ? ((i & 1) ? 1.05 : 0.5) * 64 * KiB / c->pull_bw : 1e-7;
             int how = lc_pick_choose(&r, 64 * KiB, t, true);
-            probes += how == LC_PICK_PIPE;       /* a window probe's first message (untimed) */
-            r.pick.sampling = false;             /* a lone probe's sample: not modelled here */
+            probes += how == LC_PICK_PIPE; /* a window probe's first message (untimed) */
+            r.pick.sampling = false;       /* a lone probe's sample: not modelled here */
         }
     }
     late_rts_from = 64;

@@ -335,13 +335,13 @@ static uint32_t lc_pick_win_every(const lc_pick_class_t *c)
 /* Is this message of class c (in a window: `win`; the first of its window
  * found in one: `start`) part of a window probe?  A probe starts with the
  * first message of a window that would be pulled, and the window's later
- * messages follow it while it or another is being pipelined. */
+ * messages follow it until one is not in the window. */
 static bool lc_pick_win_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool start)
 {
     uint8_t me = (uint8_t)(1 + (c - k->cls));
-    if (k->win_probe == me) {
-        if (win && k->pipelining != 0) return true;
-        k->win_probe = 0;
+    if (k->win_probe != 0) {
+        if (k->win_probe == me && win) return true;
+        if (k->win_probe == me || k->pipelining == 0) k->win_probe = 0; /* over (another class's: done) */
     }
     if (!start || k->win_probe || k->sending || c->demoted || !(c->win_bw > 0) ||
         (c->choice != LC_PICK_CHOSE_PULL && c->choice != LC_PICK_CHOSE_PIPE_LONE))

@@ -123,7 +123,9 @@
  * slower is probed more rarely (lc_pick_probe_every: ~2 % again).  A
  * class demoted for a crawling pipeline takes no pipeline probes (lone
  * probes looked fine while the windows crawled) until LC_PICK_RETRY
- * samples it afresh.
+ * samples it afresh.  Windows that go by CMA on a window figure take a
+ * window probe now and then (one window pipelined whole, ~2 % of the
+ * time: lc_pick_win_probe), so that their figure ages as CMA's does.
  *
  * The pipeline has two variants (session 15): fragments written into the
  * big cells with normal stores, or with non-temporal ones that leave the

@@ -25,7 +25,9 @@
  * pipelined, lone messages pulled), every period of a window counts for
  * its figure, and the RTS transit is added when the figures are made; a
  * watch period judges only the class it saw alone (one of several
- * classes judges none); and the
+ * classes judges none); windows that went to CMA on a window figure get
+ * window probes (counted once per window), which bring them back when
+ * the pipeline's windows are fast again; and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */

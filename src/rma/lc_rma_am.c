@@ -198,6 +198,14 @@ static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
 int lc_rma_am_flush(lc_rma_win_t *win, int target)
 {
     int err = MPI_SUCCESS;
+    /* One progress pass even when nothing of ours is in flight (own
+     * memory, CMA, a repeated flush): the flushing rank may be the
+     * passive target others wait for, polling its own memory with
+     * one-sided calls and flush and calling nothing else — MPICH's
+     * linked_list_bench_lock_all chases the list's tail on rank 0 itself
+     * while rank 1's append to that element waits in rank 0's queue.
+     * Without this pass neither ever moves. */
+    lc_progress();
     /* The progress pass may serve requests and track new answers of ours:
      * lc_rma_reap holds no pointer into win->out across it. */
     while (lc_rma_reap(win, target, &err)) lc_rma_idle();

@@ -311,6 +311,11 @@ static void check_unexpected(void)
     LC_CHECK(MPI_T_pvar_reset(s, len) == MPI_T_ERR_PVAR_NO_WRITE, "reset of a read-only variable");
     LC_CHECK(MPI_T_pvar_readreset(s, len, &v) == MPI_T_ERR_PVAR_NO_WRITE, "readreset of a read-only variable");
     LC_MPI(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
+    /* Rank 0's counter runs before rank 1 sends: else rank 0, preempted
+     * in the pass that ended the last check's receive, could take the
+     * early messages in that pass, before its start (CI, session 16, at
+     * load ~25: queue length 5, messages counted 0). */
+    LC_MPI(MPI_Barrier(MPI_COMM_WORLD));
     int x[EARLY_MSGS] = { 0 };
     if (rank == 1)
         for (int i = 0; i < EARLY_MSGS; i++) LC_MPI(MPI_Send(&x[i], 1, MPI_INT, 0, 100 + i, MPI_COMM_WORLD));

@@ -124,7 +124,7 @@ void lc_comm_destroy(lc_comm_t *c)
 
 void lc_comm_release(lc_comm_t *c)
 {
-    if (--c->refcount == 0) lc_comm_destroy(c);
+    if (lc_count_add_fetch(&c->refcount, -1) == 0) lc_comm_destroy(c);
 }
 
 void lc_comm_free_handle(lc_comm_t *c)

@@ -14,6 +14,8 @@
 
 #include "channel/lc_channel.h"
 
+#include "util/lc_thread.h"
+
 #include <mpi.h>
 #include <stdint.h>
 
@@ -101,7 +103,7 @@ void lc_comm_destroy(lc_comm_t *comm);
 typedef void lc_comm_destroy_fn_t(lc_comm_t *comm);
 extern lc_comm_destroy_fn_t *lc_comm_destroy_hook;
 /* References held by requests in flight. */
-static inline void lc_comm_retain(lc_comm_t *comm) { comm->refcount++; }
+static inline void lc_comm_retain(lc_comm_t *comm) { lc_count_add(&comm->refcount, 1); }
 void lc_comm_release(lc_comm_t *comm);
 /* MPI_Comm_free: the handle stops working at once; the object lives on
  * until the last request using it is released. */

@@ -74,7 +74,7 @@ unsigned lc_progress_passes;
 
 int lc_progress(void)
 {
-    lc_progress_passes++;
+    lc_count_add(&lc_progress_passes, 1u);
     int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_ivshmem_active) events += lc_ivshmem_poll();
@@ -87,7 +87,8 @@ int lc_progress(void)
 
 int lc_progress_pending(void)
 {
-    return lc_request_incomplete > 0 || lc_pt2pt_pending_peers > 0 || lc_progress_hooks_set != 0;
+    return lc_count_get(&lc_request_incomplete) > 0 || lc_count_get(&lc_pt2pt_pending_peers) > 0 ||
+           lc_progress_hooks_set != 0;
 }
 
 /* Fruitless passes (each followed by a yield) before a wait sleeps. */
@@ -101,8 +102,9 @@ static unsigned lc_idle_streak, lc_idle_last_pass;
 
 static int lc_idle_long(void)
 {
-    lc_idle_streak = lc_progress_passes == lc_idle_last_pass + 1 ? lc_idle_streak + 1 : 1;
-    lc_idle_last_pass = lc_progress_passes;
+    unsigned passes = lc_count_get(&lc_progress_passes);
+    lc_idle_streak = passes == lc_idle_last_pass + 1 ? lc_idle_streak + 1 : 1;
+    lc_idle_last_pass = passes;
     return lc_idle_streak >= LC_IDLE_YIELDS;
 }
 /* A sleep's limit: what wakes the rank but a shared-memory packet (a
@@ -124,7 +126,7 @@ static void lc_progress_sleep(void)
     if (lc_progress() != 0) {
         lc_idle_streak = 0; /* it found something: yield again first */
     } else {
-        lc_idle_last_pass = lc_progress_passes; /* this pass is the streak's, not a gap in it */
+        lc_idle_last_pass = lc_count_get(&lc_progress_passes); /* this pass is the streak's, not a gap in it */
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         t.tv_nsec += LC_IDLE_SLEEP_NS;
@@ -149,7 +151,7 @@ void lc_progress_idle(void)
 {
     if (lc_progress_idle_leaves_section())
         lc_thread_yield();
-    else if (lc_world.sleep_when_idle && !lc_pt2pt_pending_peers && !lc_ofi_active &&
+    else if (lc_world.sleep_when_idle && !lc_count_get(&lc_pt2pt_pending_peers) && !lc_ofi_active &&
              !lc_ivshmem_active && lc_idle_long())
         lc_progress_sleep();
     else if (lc_world.yield_when_idle)
@@ -184,7 +186,7 @@ int lc_progress_test(void)
 
 void lc_pt2pt_wait(lc_request_t *req)
 {
-    while (!req->complete)
+    while (!atomic_load_explicit(&req->complete, memory_order_acquire))
         if (!lc_progress()) lc_progress_idle();
 }
 

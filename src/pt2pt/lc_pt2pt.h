@@ -23,6 +23,7 @@
 #include "pt2pt/lc_comm.h"
 #include "pt2pt/lc_request.h"
 #include "coord/lc_world.h"
+#include "util/lc_thread.h"
 
 /* Register the packet handler with the channels. */
 void lc_pt2pt_init(void);
@@ -30,8 +31,9 @@ void lc_pt2pt_init(void);
 /* What the receive side counts, for MPI_T's performance variables
  * (src/mpi/lc_mpit_pvar.c).  Bumped only off the eager path: where a
  * rendezvous is delivered and where a message joins or leaves the
- * unexpected queue (which allocates anyway).  Written and read inside
- * the library's critical section (or by its one thread). */
+ * unexpected queue (which allocates anyway).  Updated with lc_count_add
+ * (lc_thread.h): the queues of different communicators are updated under
+ * their own locks at MULTIPLE, so the counters are atomic there. */
 typedef struct lc_pt2pt_stats {
     unsigned long rndv_pull;       /* rendezvous messages received by a single-copy pull (CMA, fi_read) */
     unsigned long rndv_pipe;       /* ... through the two-copy pipeline (or streamed packets) */
@@ -147,9 +149,9 @@ int lc_pt2pt_start(lc_request_t *preq);
 
 /* One pass over the channels and pending sends: number of events. */
 int lc_progress(void);
-/* Passes made so far by any thread (wraps; the section's lock orders it
- * under MPI_THREAD_MULTIPLE): the asynchronous progress thread keeps out
- * while application calls make passes themselves (lc_async.c). */
+/* Passes made so far by any thread (wraps; lc_count_add, lc_thread.h):
+ * the asynchronous progress thread keeps out while application calls
+ * make passes themselves (lc_async.c). */
 extern unsigned lc_progress_passes;
 /* Work upper layers do on every progress pass while they have any: the
  * schedules of nonblocking and persistent collectives (src/coll/lc_sched.c)

@@ -13,6 +13,25 @@
 
 int lc_pt2pt_pending_peers;
 
+/* MPI_THREAD_MULTIPLE: a shm peer's send side (its ring and `pending`)
+ * under its tx lock (lc_channel.h), held from the look at `pending` to
+ * the packet in the ring or the request in the queue, so that two threads
+ * sending to one peer keep each one's order and neither overtakes a
+ * queued send.  Other channels stay under the process-wide section (the
+ * self channel delivers inline, its handlers send back to it).  Returns
+ * whether it took the lock, for lc_tx_unlock. */
+static inline int lc_tx_lock(lc_peer_t *peer)
+{
+    if (lc_likely(!lc_thread_locking()) || peer->kind != LC_CHANNEL_SHM) return 0;
+    lc_lock_acquire(&peer->tx_lock);
+    return 1;
+}
+
+static inline void lc_tx_unlock(lc_peer_t *peer, int held)
+{
+    if (held) lc_lock_release(&peer->tx_lock);
+}
+
 LC_INLINE int lc_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                           const void *data, size_t datalen)
 {
@@ -35,7 +54,7 @@ LC_INLINE int lc_send_data(lc_request_t *req, const lc_pkt_hdr_t *hdr, const voi
 
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p)
 {
-    if (lc_list_empty(&peer->pending)) lc_pt2pt_pending_peers++;
+    if (lc_list_empty(&peer->pending)) lc_count_add(&lc_pt2pt_pending_peers, 1);
     lc_list_push_back(&peer->pending, &p->link);
 }
 
@@ -43,14 +62,18 @@ void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint3
 {
     lc_pkt_hdr_t hdr = { .kind = (uint8_t)kind };
     lc_pkt_ctl_t ctl = { .sreq = sreq, .rreq = rreq };
-    if (lc_list_empty(&peer->pending) && lc_try_send(peer, &hdr, &ctl, sizeof(ctl), NULL, 0) == LC_OK)
+    int held = lc_tx_lock(peer);
+    if (lc_list_empty(&peer->pending) && lc_try_send(peer, &hdr, &ctl, sizeof(ctl), NULL, 0) == LC_OK) {
+        lc_tx_unlock(peer, held);
         return;
+    }
     lc_ctl_pending_t *c = malloc(sizeof(*c));
     if (!c) lc_fatal("out of memory queueing a control packet for rank %d", peer->world_rank);
     c->pend.is_ctl = 1;
     c->hdr = hdr;
     c->ctl = ctl;
     lc_pt2pt_enqueue(peer, &c->pend);
+    lc_tx_unlock(peer, held);
 }
 
 /* The first packet of a send: the whole message (eager) or an RTS.  The
@@ -114,6 +137,11 @@ static int lc_send_stream(lc_request_t *req)
 static int lc_drain_peer(lc_peer_t *peer)
 {
     int events = 0;
+    int held = lc_tx_lock(peer);
+    if (lc_list_empty(&peer->pending)) { /* another thread drained it first */
+        lc_tx_unlock(peer, held);
+        return 0;
+    }
     while (!lc_list_empty(&peer->pending)) {
         lc_list_t *first = peer->pending.next;
         lc_pending_t *p = lc_container_of(first, lc_pending_t, link);
@@ -130,7 +158,8 @@ static int lc_drain_peer(lc_peer_t *peer)
         }
         events++;
     }
-    if (lc_list_empty(&peer->pending)) lc_pt2pt_pending_peers--;
+    if (lc_list_empty(&peer->pending)) lc_count_add(&lc_pt2pt_pending_peers, -1);
+    lc_tx_unlock(peer, held);
     return events;
 }
 
@@ -138,9 +167,9 @@ int lc_pt2pt_drain_pending(void)
 {
     int events = 0;
     int n = lc_world.universe_size; /* peers added later may queue too */
-    for (int i = 0; i < n && lc_pt2pt_pending_peers; i++) {
+    for (int i = 0; i < n && lc_count_get(&lc_pt2pt_pending_peers); i++) {
         lc_peer_t *peer = &lc_world.peers[i];
-        if (!lc_list_empty(&peer->pending)) events += lc_drain_peer(peer);
+        events += lc_drain_peer(peer); /* looks at `pending` under the peer's lock */
     }
     return events;
 }
@@ -198,7 +227,9 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
     req->remote = ctl.rreq;
     req->offset = 0;
     req->state = LC_ST_STREAMING;
+    int held = lc_tx_lock(from);
     if (!lc_list_empty(&from->pending) || lc_send_stream(req) != LC_OK) lc_pt2pt_enqueue(from, &req->pend);
+    lc_tx_unlock(from, held);
 }
 
 lc_request_t *lc_pt2pt_send_request(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
@@ -235,43 +266,66 @@ void lc_pt2pt_send_start(lc_request_t *req)
         lc_request_complete(req);
         return;
     }
-    req->peer = req->comm->peers[dest];
-    if (!lc_list_empty(&req->peer->pending) || lc_send_first_packet(req) != LC_OK)
-        lc_pt2pt_enqueue(req->peer, &req->pend);
+    lc_peer_t *peer = req->comm->peers[dest];
+    req->peer = peer;
+    int held = lc_tx_lock(peer);
+    if (!lc_list_empty(&peer->pending) || lc_send_first_packet(req) != LC_OK) lc_pt2pt_enqueue(peer, &req->pend);
+    lc_tx_unlock(peer, held);
 }
 
 int lc_pt2pt_try_send(const void *pre, size_t prelen, const void *buf, size_t bytes, int dest, int tag,
                       lc_comm_t *comm, int ctx_kind)
 {
     lc_peer_t *peer = comm->peers[dest];
-    if (prelen + bytes > peer->eager_limit || !lc_list_empty(&peer->pending)) return LC_AGAIN;
+    if (prelen + bytes > peer->eager_limit) return LC_AGAIN;
     lc_pkt_hdr_t hdr = {
         .kind = LC_PKT_EAGER,
         .tag = tag,
         .ctx = comm->ctx + (uint32_t)ctx_kind,
         .src = comm->rank,
     };
-    return lc_try_send(peer, &hdr, pre, prelen, buf, bytes) == LC_OK ? MPI_SUCCESS : LC_AGAIN;
+    int held = lc_tx_lock(peer);
+    int rc = lc_list_empty(&peer->pending) && lc_try_send(peer, &hdr, pre, prelen, buf, bytes) == LC_OK ? MPI_SUCCESS
+                                                                                                       : LC_AGAIN;
+    lc_tx_unlock(peer, held);
+    return rc;
 }
 
-int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
-                  lc_send_mode_t mode)
+LC_INLINE int lc_send_mt(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                         lc_send_mode_t mode, int mt)
 {
     /* Fast path: a small standard send straight into the ring. */
     if (lc_likely(mode != LC_MODE_SYNC && dest >= 0)) {
         lc_peer_t *peer = comm->peers[dest];
-        if (lc_likely(bytes <= peer->eager_limit && lc_list_empty(&peer->pending))) {
+        if (lc_likely(bytes <= peer->eager_limit)) {
             lc_pkt_hdr_t hdr = {
                 .kind = LC_PKT_EAGER,
                 .tag = tag,
                 .ctx = comm->ctx + (uint32_t)ctx_kind,
                 .src = comm->rank,
             };
-            if (lc_likely(lc_try_send(peer, &hdr, NULL, 0, buf, bytes) == LC_OK)) return MPI_SUCCESS;
+            int held = mt ? lc_tx_lock(peer) : 0;
+            int rc = lc_list_empty(&peer->pending) ? lc_try_send(peer, &hdr, NULL, 0, buf, bytes) : LC_AGAIN;
+            lc_tx_unlock(peer, held);
+            if (lc_likely(rc == LC_OK)) return MPI_SUCCESS;
         }
     }
     lc_request_t *req = NULL;
     int rc = lc_pt2pt_isend(buf, bytes, dest, tag, comm, ctx_kind, mode, &req);
     if (rc != MPI_SUCCESS) return rc;
     return lc_pt2pt_wait_release(req, MPI_STATUS_IGNORE);
+}
+
+/* Instantiated twice, as the matching side's hot paths (lc_pt2pt_match.c). */
+static LC_NOINLINE int lc_send_locked(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm,
+                                      int ctx_kind, lc_send_mode_t mode)
+{
+    return lc_send_mt(buf, bytes, dest, tag, comm, ctx_kind, mode, 1);
+}
+
+int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                  lc_send_mode_t mode)
+{
+    if (lc_unlikely(lc_thread_locking())) return lc_send_locked(buf, bytes, dest, tag, comm, ctx_kind, mode);
+    return lc_send_mt(buf, bytes, dest, tag, comm, ctx_kind, mode, 0);
 }

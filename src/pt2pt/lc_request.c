@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lc_request.c — the request pool. */
+/* lc_request.c — the request pool.
+ *
+ * At MPI_THREAD_MULTIPLE (decided once at init: lc_thread_locking) the
+ * free stack is guarded by its own mutex, so that an allocation or a
+ * release needs no process-wide section; below MULTIPLE nothing is taken.
+ * The table of blocks never moves (a fixed array of block pointers,
+ * filled in order and published by a release store of the count), so a
+ * lookup by handle or wire reference reads it without the mutex. */
 #include "pt2pt/lc_request.h"
 #include "pt2pt/lc_pt2pt.h"
 #include "util/lc_util.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,35 +19,48 @@
 #define LC_REQ_BLOCK (1u << LC_REQ_BLOCK_SHIFT)
 #define LC_REQ_MAX_BLOCKS ((LC_REQUEST_INDEX_MASK + 1) / LC_REQ_BLOCK)
 
-static lc_request_t **lc_req_blocks;
-static uint32_t lc_req_nblocks;
-static uint32_t *lc_req_free;      /* stack of free indices */
+static lc_request_t *lc_req_blocks[LC_REQ_MAX_BLOCKS];
+static _Atomic uint32_t lc_req_nblocks; /* blocks [0, n) are allocated (release store) */
+static uint32_t *lc_req_free;           /* stack of free indices (lc_req_lock at MULTIPLE) */
 static uint32_t lc_req_nfree;
+static pthread_mutex_t lc_req_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Taken around the free stack only at MULTIPLE (the flag is set before
+ * a second thread exists in MPI and never cleared, so a lock and its
+ * unlock see the same value). */
+static inline void lc_req_pool_lock(int mt)
+{
+    if (mt) pthread_mutex_lock(&lc_req_lock);
+}
+static inline void lc_req_pool_unlock(int mt)
+{
+    if (mt) pthread_mutex_unlock(&lc_req_lock);
+}
 
 /* Out of line: inlined, its calls made the allocation's fast path save
  * and restore six registers on every call. */
 static LC_NOINLINE int lc_request_grow(void)
 {
-    if (lc_req_nblocks >= LC_REQ_MAX_BLOCKS) return -1;
-    lc_request_t **blocks = realloc(lc_req_blocks, sizeof(*blocks) * (lc_req_nblocks + 1));
-    if (!blocks) return -1;
-    lc_req_blocks = blocks;
+    uint32_t nb = atomic_load_explicit(&lc_req_nblocks, memory_order_relaxed);
+    if (nb >= LC_REQ_MAX_BLOCKS) return -1;
     lc_request_t *blk = calloc(LC_REQ_BLOCK, sizeof(lc_request_t));
-    uint32_t *fr = realloc(lc_req_free, sizeof(uint32_t) * (lc_req_nblocks + 1) * LC_REQ_BLOCK);
+    uint32_t *fr = realloc(lc_req_free, sizeof(uint32_t) * (nb + 1) * LC_REQ_BLOCK);
     if (!blk || !fr) {
         free(blk);
         if (fr) lc_req_free = fr;
         return -1;
     }
     lc_req_free = fr;
-    lc_req_blocks[lc_req_nblocks] = blk;
-    uint32_t base = lc_req_nblocks * LC_REQ_BLOCK;
+    lc_req_blocks[nb] = blk;
+    uint32_t base = nb * LC_REQ_BLOCK;
     /* Push in reverse so low indices come out first; index 0 never does. */
     for (uint32_t i = LC_REQ_BLOCK; i-- > 0;) {
         blk[i].index = base + i;
         if (base + i) lc_req_free[lc_req_nfree++] = base + i;
     }
-    lc_req_nblocks++;
+    /* Publishes blk[] and lc_req_blocks[nb] to a lookup that reads the
+     * count with acquire. */
+    atomic_store_explicit(&lc_req_nblocks, nb + 1, memory_order_release);
     return 0;
 }
 
@@ -49,7 +70,7 @@ static inline lc_request_t *lc_request_live(uint32_t name, uint32_t gen, uint32_
 {
     uint32_t index = name & LC_REQUEST_INDEX_MASK;
     uint32_t b = index >> LC_REQ_BLOCK_SHIFT;
-    if (lc_unlikely(b >= lc_req_nblocks)) return NULL;
+    if (lc_unlikely(b >= atomic_load_explicit(&lc_req_nblocks, memory_order_acquire))) return NULL;
     lc_request_t *r = &lc_req_blocks[b][index & (LC_REQ_BLOCK - 1)];
     return lc_likely(r->in_use && (r->gen & gmask) == gen) ? r : NULL;
 }
@@ -71,9 +92,9 @@ unsigned lc_request_started;
 unsigned lc_request_completions;
 #define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
 
-static inline void lc_request_uncount(lc_request_t *req)
+static inline void lc_request_uncount(lc_request_t *req, int mt)
 {
-    lc_request_incomplete -= req->counted;
+    lc_count_add_mt(mt, &lc_request_incomplete, -(int)req->counted);
     req->counted = 0;
 }
 
@@ -103,10 +124,19 @@ static inline void lc_request_zero(lc_request_t *r)
     if (i < sizeof(*r)) *(uint64_t *)(void *)(p + i) = 0;
 }
 
-lc_request_t *lc_request_alloc(lc_req_kind_t kind)
+/* The pool's operations are written once with the level as a parameter
+ * `mt` and instantiated twice, for the flag read once per call: below
+ * MULTIPLE the constant 0 folds every lock and atomic away (callgrind:
+ * one read of the flag per operation instead of one per counter). */
+LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
 {
-    if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) return NULL;
+    lc_req_pool_lock(mt);
+    if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) {
+        lc_req_pool_unlock(mt);
+        return NULL;
+    }
     uint32_t idx = lc_req_free[--lc_req_nfree];
+    lc_req_pool_unlock(mt);
     lc_request_t *r = &lc_req_blocks[idx >> LC_REQ_BLOCK_SHIFT][idx & (LC_REQ_BLOCK - 1)];
     uint32_t gen = r->gen; /* the slot's life count survives the reset */
     lc_request_zero(r);
@@ -115,15 +145,26 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
     r->kind = (uint8_t)kind;
     r->in_use = 1;
     r->counted = (uint8_t)((LC_REQ_COUNTED >> kind) & 1u);
-    lc_request_incomplete += r->counted;
-    lc_request_started += r->counted;
+    lc_count_add_mt(mt, &lc_request_incomplete, (int)r->counted);
+    lc_count_add_mt(mt, &lc_request_started, (unsigned)r->counted);
     lc_list_init(&r->pend.link);
     return r;
 }
 
+static LC_NOINLINE lc_request_t *lc_request_alloc_locked(lc_req_kind_t kind)
+{
+    return lc_request_alloc_mt(kind, 1);
+}
+
+lc_request_t *lc_request_alloc(lc_req_kind_t kind)
+{
+    if (lc_unlikely(lc_thread_locking())) return lc_request_alloc_locked(kind);
+    return lc_request_alloc_mt(kind, 0);
+}
+
 void (*lc_request_sched_drop)(void *sched);
 
-void lc_request_release(lc_request_t *req)
+LC_INLINE void lc_request_release_mt(lc_request_t *req, int mt)
 {
     /* Releasing twice would put the index on the free stack twice: two
      * later requests would share a slot.  The MPI layer's handle checks
@@ -134,19 +175,39 @@ void lc_request_release(lc_request_t *req)
     if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);
     if (req->holds_comm) lc_comm_release(req->comm);
     req->holds_comm = 0;
-    lc_request_uncount(req);
+    lc_request_uncount(req, mt);
     req->in_use = 0;
     req->gen++; /* every name of this life is stale from now on */
+    lc_req_pool_lock(mt);
     lc_req_free[lc_req_nfree++] = req->index;
+    lc_req_pool_unlock(mt);
+}
+
+static LC_NOINLINE void lc_request_release_locked(lc_request_t *req)
+{
+    lc_request_release_mt(req, 1);
+}
+
+void lc_request_release(lc_request_t *req)
+{
+    if (lc_unlikely(lc_thread_locking())) {
+        lc_request_release_locked(req);
+        return;
+    }
+    lc_request_release_mt(req, 0);
 }
 
 void lc_request_complete(lc_request_t *req)
 {
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
-    req->complete = 1;
-    lc_request_completions++;
-    lc_request_uncount(req);
+    /* Release: a thread that sees the flag with acquire (lc_pt2pt_wait,
+     * MPI_Test in another thread) sees the data and status written
+     * before it. */
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
+    int mt = lc_thread_locking();
+    lc_count_add_mt(mt, &lc_request_completions, 1u);
+    lc_request_uncount(req, mt);
     if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
     if (req->user_freed) lc_request_release(req);
 }
@@ -174,11 +235,14 @@ void lc_request_status(const lc_request_t *req, MPI_Status *status)
 
 void lc_request_pool_fini(void)
 {
-    for (uint32_t b = 0; b < lc_req_nblocks; b++) free(lc_req_blocks[b]);
-    free(lc_req_blocks);
+    uint32_t nb = atomic_load_explicit(&lc_req_nblocks, memory_order_relaxed);
+    for (uint32_t b = 0; b < nb; b++) {
+        free(lc_req_blocks[b]);
+        lc_req_blocks[b] = NULL;
+    }
     free(lc_req_free);
-    lc_req_blocks = NULL;
     lc_req_free = NULL;
-    lc_req_nblocks = lc_req_nfree = 0;
+    atomic_store_explicit(&lc_req_nblocks, 0, memory_order_relaxed);
+    lc_req_nfree = 0;
     lc_request_incomplete = 0;
 }

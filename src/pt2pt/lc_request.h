@@ -23,6 +23,7 @@
 #include "util/lc_list.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,7 +85,7 @@ typedef struct lc_request {
     uint8_t pick_watch;      /* recv pipelined from a calibrating peer: lc_pick_watch_t (lc_pt2pt_impl.h),
                               * set by lc_pick_pipe_start and read back by lc_pick_pipe_done */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
-    volatile int complete;
+    atomic_int complete;     /* release store (lc_request_complete), acquire load by a waiter */
     uint32_t gen;            /* grows at each release: see the top of this file */
 
     /* operation */

@@ -8,6 +8,7 @@
  * lock, release on unlock); the depth is thread-local and needs none.
  */
 #include "util/lc_thread.h"
+#include "util/lc_lock.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -20,6 +21,9 @@ int lc_thread_app_multiple;
 int (*lc_thread_on_leave)(void);
 void (*lc_thread_after_leave)(void);
 _Atomic uint32_t *lc_thread_bell_wanted;
+
+/* lc_lock.h: its address names the thread. */
+_Thread_local char lc_lock_tag __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t lc_thread_cs = PTHREAD_MUTEX_INITIALIZER;
 /* initial-exec: every MPI call at MULTIPLE reads it twice, and the

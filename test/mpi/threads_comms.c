@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define MAXT 16
-#define NMSG 2000
+#define NMSG 600
 #define W 16
 
 static int rank, size, partner, nthreads;

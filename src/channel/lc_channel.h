@@ -48,6 +48,10 @@ typedef enum lc_pkt_kind {
  * sender packs the pipeline's DATA fragments straight into the cells. */
 #define LC_PKT_FLAG_LIST 0x2
 #define LC_PKT_FLAG_NOPULL 0x4
+/* CTS: write this message's pipeline fragments into the big cells with
+ * non-temporal stores (the receiver's pick chose that variant,
+ * src/pt2pt/lc_pt2pt_pick.c; the sender calls lc_shm_set_big_nt). */
+#define LC_PKT_FLAG_NT 0x8
 
 typedef struct lc_pkt_hdr {
     uint8_t kind;    /* lc_pkt_kind_t */
@@ -138,8 +142,9 @@ typedef struct lc_peer_shm {
     uint64_t tx_pos;
     uint64_t tx_mask;       /* cells - 1 (a power of two) */
     uint32_t tx_cell_size;
-    /* Nonzero: ring the peer's doorbell after each packet when its
-     * progress thread asked (lc_shm_bell.h, tx_bell_word). */
+    /* Nonzero: ring the peer's doorbell after each packet when it asked
+     * (LC_SHM_BELL_ALWAYS), or also only while it says it is pressed
+     * (LC_SHM_BELL_IF_PRESSED; lc_shm_bell.h, tx_bell_word). */
     uint32_t tx_bell;
     /* Nonzero: our pipeline fragments to this peer go into our big cells
      * with non-temporal stores (lc_copy_nt.h; set at connect from
@@ -189,13 +194,16 @@ typedef struct lc_pick_class {
     uint8_t n_pull, n_pipe;   /* samples taken of each (counted up to LC_PICK_SAMPLES: the first decision) */
     uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
     uint8_t demoted;          /* CMA because the chosen pipeline crawled (not because it sampled slower) */
+    uint8_t slow_watch;       /* watch periods in a row that read the chosen pipeline crawling */
     uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
     uint32_t since_probe;     /* timed messages since the protocol not chosen was last tried */
     uint32_t flips;           /* times a decided class changed its mind on newer samples */
     double pull_bw, pipe_bw;  /* recent throughput of each, bytes per second: the best of the
                                * current round of samples and the round before */
-    double round_best[2];     /* best of the current round: [0] pipeline, [1] pull */
+    double round_best[2];     /* best of the current round: [0] pipeline, [1] pull; as timed
+                               * from the receiver's taking the RTS, without the transit */
     double last_best[2];      /* best of the round before */
+    double round_size[2], last_size[2]; /* those best samples' sizes (bytes) */
     uint8_t round_n[2];       /* samples in the current round (both end it together) */
     uint32_t round_msgs;      /* samples of either since a round last ended */
     /* The pipeline's rate over a watch period (LC_PICK_WATCH_MSGS messages)
@@ -205,6 +213,17 @@ typedef struct lc_pick_class {
     double win_bw;
     double win_round_best, win_last_best;
     uint8_t win_round_n;
+    /* The pipeline's variant (session 15): fragments with normal stores
+     * ([0]) or non-temporal ones ([1]), picked on their own lone samples
+     * (every pipeline sample is also one of its variant's), kept in
+     * rounds as the protocols' are. */
+    uint8_t nt;               /* the variant pipelined messages of the class take */
+    uint8_t var_decided;      /* both variants had their first samples */
+    uint8_t var_n[2];         /* samples of each (up to LC_PICK_SAMPLES: the first decision) */
+    uint8_t var_round_n[2];
+    uint32_t var_round_msgs, var_since_probe;
+    double var_bw[2], var_round_best[2], var_last_best[2];
+    double var_round_size[2], var_last_size[2];
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */
@@ -212,6 +231,8 @@ typedef struct lc_peer_pick {
     uint32_t pipelining;      /* receives from this peer waiting for DATA */
     uint32_t sending;         /* our rendezvous sends to this peer whose RTS left, not yet finished */
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
+    double last_rts, rts_gap; /* sender's stamp of the last candidate's RTS; the current one's gap
+                               * to it (s; 0: unknown) */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only
      * candidates count (from LC_PICK_MIN on: smaller ones always pipeline),

@@ -35,7 +35,10 @@ const char *lc_pkt_decode_slow(const lc_pkt_hdr_t *hdr, const char *payload, siz
     if (h->len > room)
         return lc_pkt_bad(why, whylen, "%s length %u exceeds the %zu B of its %s", kind, (unsigned)h->len, room,
                           where);
-    uint8_t allowed = h->kind == LC_PKT_EAGER ? LC_PKT_EAGER_FLAGS : h->kind == LC_PKT_RTS ? LC_PKT_RTS_FLAGS : 0;
+    uint8_t allowed = h->kind == LC_PKT_EAGER ? LC_PKT_EAGER_FLAGS
+                      : h->kind == LC_PKT_RTS ? LC_PKT_RTS_FLAGS
+                      : h->kind == LC_PKT_CTS ? LC_PKT_CTS_FLAGS
+                                              : 0;
     if (h->flags & ~allowed) return lc_pkt_bad(why, whylen, "%s with unknown flags %#x", kind, (unsigned)h->flags);
     out->payload = payload;
     switch ((lc_pkt_kind_t)h->kind) {

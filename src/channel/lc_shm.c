@@ -566,10 +566,12 @@ _Static_assert(LC_PKT_SHM_CELL_HDR == LC_SHM_CELL_HDR && LC_PKT_SHM_POOL_HDR == 
                    LC_PKT_SHM_FLAG_POOL == LC_SHM_FLAG_POOL && offsetof(lc_shm_cell_t, hdr) == 8,
                "lc_pkt_decode.h's view of a cell is lc_shm.h's");
 
-void lc_shm_bell_ring_peers(void)
+void lc_shm_bell_ring_peers(uint32_t mode)
 {
-    for (int i = 0; i < lc_shm_rx_count; i++)
-        if (lc_shm_rx_peers[i]->shm.tx_bell_word) lc_shm_rx_peers[i]->shm.tx_bell = 1;
+    for (int i = 0; i < lc_shm_rx_count; i++) {
+        lc_peer_shm_t *s = &lc_shm_rx_peers[i]->shm;
+        if (s->tx_bell_word && s->tx_bell != LC_SHM_BELL_ALWAYS) s->tx_bell = mode;
+    }
 }
 
 /* A batch bound keeps one chatty peer from starving the others. */

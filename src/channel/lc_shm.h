@@ -121,7 +121,7 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
      * the new sequence number. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
     peer->shm.tx_pos = pos + 1;
-    if (lc_unlikely(peer->shm.tx_bell)) lc_shm_bell_after_send(peer);
+    lc_shm_bell_check(peer);
     return LC_OK;
 }
 

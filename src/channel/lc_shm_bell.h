@@ -39,7 +39,19 @@
 typedef struct lc_shm_bell {
     _Atomic uint32_t wanted;
     _Atomic uint32_t bell;
+    /* 1 while the owner's auto-mode waits may sleep (foreign load,
+     * lc_starve.c): peers whose tx_bell is LC_SHM_BELL_IF_PRESSED look at
+     * wanted only then.  Read relaxed, without the fence: a sender that
+     * has not seen it turn 1 yet misses a ring, which the sleep's 1 ms
+     * limit bounds — once per turn, against a fence per packet always. */
+    _Atomic uint32_t pressed;
 } lc_shm_bell_t;
+
+/* peer->shm.tx_bell: ring after every packet when the peer wants it
+ * (its progress thread, LOCUS_POLL=sleep), or only while it says it is
+ * pressed (LOCUS_POLL=auto). */
+#define LC_SHM_BELL_ALWAYS 1u
+#define LC_SHM_BELL_IF_PRESSED 2u
 
 /* This process's bell: in its own segment when it has one (peers can ring
  * it), else a process-local word (only its application threads ring). */
@@ -50,11 +62,24 @@ lc_shm_bell_t *lc_shm_bell_own(void);
  * unless started otherwise). */
 void lc_shm_bell_after_send(lc_peer_t *peer);
 
+/* At each send site, after the packet's release store: the quiet auto
+ * mode's cost is two loads and two branches, no fence. */
+static inline void lc_shm_bell_check(lc_peer_t *peer)
+{
+    uint32_t mode = peer->shm.tx_bell;
+    if (lc_unlikely(mode != 0) &&
+        (mode == LC_SHM_BELL_ALWAYS ||
+         atomic_load_explicit(&peer->shm.tx_bell_word->pressed, memory_order_relaxed)))
+        lc_shm_bell_after_send(peer);
+}
+
 /* Look at each shared-memory peer's doorbell after every packet put in
- * its rings: called when this rank's waits may sleep (lc_progress_idle),
- * and the peers' may too — the same wait policy, from the job's
- * environment and this kernel's rank and core counts. */
-void lc_shm_bell_ring_peers(void);
+ * its rings (`mode` LC_SHM_BELL_ALWAYS), or only while the peer says its
+ * waits are pressed (LC_SHM_BELL_IF_PRESSED, LOCUS_POLL=auto; peers
+ * already rung always stay so): called when this rank's waits may sleep
+ * (lc_progress_idle), and the peers' may too — the same wait policy, from
+ * the job's environment and this kernel's rank and core counts. */
+void lc_shm_bell_ring_peers(uint32_t mode);
 
 /* Ring `b` (local or remote): bell++, wake one sleeper. */
 void lc_shm_bell_ring(lc_shm_bell_t *b);

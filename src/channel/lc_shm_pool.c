@@ -109,7 +109,7 @@ static void lc_shm_publish_pooled(lc_peer_t *peer, lc_shm_cell_t *cell, uint64_t
      * before the receiver sees the new sequence number. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
     peer->shm.tx_pos = pos + 1;
-    if (lc_unlikely(peer->shm.tx_bell)) lc_shm_bell_after_send(peer);
+    lc_shm_bell_check(peer);
 }
 
 int lc_shm_try_send_pooled(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
@@ -169,6 +169,6 @@ int lc_shm_try_send_cursor(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void 
     /* Release: as in lc_shm_try_send. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);
     peer->shm.tx_pos = pos + 1;
-    if (lc_unlikely(peer->shm.tx_bell)) lc_shm_bell_after_send(peer);
+    lc_shm_bell_check(peer);
     return LC_OK;
 }

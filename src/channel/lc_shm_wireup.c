@@ -110,7 +110,7 @@ int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t
     /* With a progress thread here, assume one at the peer too (the same
      * job's environment): its thread may sleep waiting for our packets. */
     peer->shm.tx_bell_word = (lc_shm_bell_t *)((char *)seg->base + LC_SHM_BELL_OFFSET);
-    peer->shm.tx_bell = lc_params.async_progress != 0;
+    peer->shm.tx_bell = lc_params.async_progress ? LC_SHM_BELL_ALWAYS : 0;
     lc_shm_set_big_nt(peer, lc_params.shm_big_nt != 0);
     /* A packet fills at most one of the peer's ring cells (its
      * LOCUS_SHM_RING_CELL_SIZE may differ from ours) or one cell of our

@@ -538,7 +538,9 @@ static void lc_wireup_alone(void)
 }
 
 /* Waits yield when ranks on this kernel outnumber their cores, or as
- * LOCUS_POLL says (sleep: yield, then sleep on the doorbell).  Ranks whose waits may sleep look at
+ * LOCUS_POLL says (sleep: yield, then sleep on the doorbell); auto's
+ * spinning waits sleep on the doorbell while processes outside the job
+ * take their core (lc_starve.c).  Ranks whose waits may sleep look at
  * their shared-memory peers' doorbells after each packet (the peers'
  * waits may sleep too); with a progress thread the thread owns the
  * doorbell (and the peers already look), so the application's waits only
@@ -546,14 +548,21 @@ static void lc_wireup_alone(void)
 static void lc_set_wait_policy(void)
 {
     int oversubscribed = lc_world.local_size > lc_world.usable_cores;
+    lc_world.starve_when_idle = 0;
     switch (lc_params.poll_mode) {
     case LC_POLL_SPIN: lc_world.yield_when_idle = lc_world.sleep_when_idle = 0; break;
     case LC_POLL_YIELD: lc_world.yield_when_idle = 1, lc_world.sleep_when_idle = 0; break;
     case LC_POLL_SLEEP: lc_world.yield_when_idle = lc_world.sleep_when_idle = 1; break;
-    default: lc_world.yield_when_idle = oversubscribed, lc_world.sleep_when_idle = 0; break;
+    default: /* auto */
+        lc_world.yield_when_idle = oversubscribed, lc_world.sleep_when_idle = 0;
+        lc_world.starve_when_idle = !oversubscribed;
+        break;
     }
-    if (lc_params.async_progress) lc_world.sleep_when_idle = 0;
-    if (lc_world.sleep_when_idle) lc_shm_bell_ring_peers();
+    if (lc_params.async_progress) lc_world.sleep_when_idle = lc_world.starve_when_idle = 0;
+    if (lc_world.sleep_when_idle)
+        lc_shm_bell_ring_peers(LC_SHM_BELL_ALWAYS);
+    else if (lc_world.starve_when_idle)
+        lc_shm_bell_ring_peers(LC_SHM_BELL_IF_PRESSED);
     lc_ofi_set_idle_yield(lc_world.yield_when_idle);
 }
 

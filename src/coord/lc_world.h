@@ -14,6 +14,8 @@ typedef struct lc_world {
     int usable_cores;        /* CPUs in our affinity mask */
     int yield_when_idle;     /* waits call sched_yield (oversubscribed or LOCUS_POLL=yield) */
     int sleep_when_idle;     /* ... and then sleep on the doorbell (oversubscribed or LOCUS_POLL=sleep) */
+    int starve_when_idle;    /* spinning waits sleep on the doorbell while foreign load
+                              * preempts them (auto, not oversubscribed: lc_starve.c) */
     lc_peer_t *peers;        /* indexed by universe id: world ranks, then peers met later
                               * (lc_universe.h); never moves */
     _Atomic int universe_size; /* valid entries of peers (>= size) */

@@ -11,6 +11,10 @@
  * rank sleeps on its doorbell until a peer's packet rings it
  * (lc_progress_sleep).
  *
+ * In the auto mode a spinning wait sleeps on its doorbell at once, no
+ * yields first, while processes outside the job preempt it
+ * (lc_starve.c).  An MPI_Test-like call does not: it must return.
+ *
  * Why sleep: sched_yield keeps a waiting rank runnable, so with 64 ranks
  * on 2 cores every rank that waits still takes its turn on a core to find
  * nothing, and the few ranks with work wait behind all of them.  A
@@ -22,6 +26,7 @@
 #include "channel/lc_shm_bell.h"
 #include "coord/lc_liveness.h"
 #include "pt2pt/lc_pt2pt_impl.h"
+#include "pt2pt/lc_starve.h"
 #include "util/lc_thread.h"
 
 #include <sched.h>
@@ -147,12 +152,20 @@ static inline int lc_progress_idle_leaves_section(void)
     return lc_unlikely(lc_thread_locking()) && (!lc_thread_async || lc_thread_app_multiple);
 }
 
+/* Every wake source is a shared-memory peer's packet, which rings the
+ * doorbell: no blocked send, no network or IVSHMEM endpoint. */
+static inline int lc_progress_may_sleep(void)
+{
+    return !lc_count_get(&lc_pt2pt_pending_peers) && !lc_ofi_active && !lc_ivshmem_active;
+}
+
 void lc_progress_idle(void)
 {
     if (lc_progress_idle_leaves_section())
         lc_thread_yield();
-    else if (lc_world.sleep_when_idle && !lc_count_get(&lc_pt2pt_pending_peers) && !lc_ofi_active &&
-             !lc_ivshmem_active && lc_idle_long())
+    else if (lc_world.sleep_when_idle && lc_progress_may_sleep() && lc_idle_long())
+        lc_progress_sleep();
+    else if (lc_world.starve_when_idle && lc_progress_may_sleep() && lc_starve_pressed())
         lc_progress_sleep();
     else if (lc_world.yield_when_idle)
         sched_yield();

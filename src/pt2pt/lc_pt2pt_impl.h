@@ -37,6 +37,8 @@ extern int lc_pt2pt_pending_peers;
 
 /* Send a control packet now or queue it behind the peer's pending work. */
 void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint32_t rreq);
+/* The same with header flags (a CTS with LC_PKT_FLAG_NT). */
+void lc_pt2pt_send_ctl_flags(lc_peer_t *peer, lc_pkt_kind_t kind, uint8_t flags, uint32_t sreq, uint32_t rreq);
 /* lc_pt2pt_isend in two halves, so that lc_pt2pt_typed.c can give the
  * request its cursor before anything goes out: a send request filled in
  * (NULL: out of memory), and its start (the first packet now or queued;
@@ -81,13 +83,19 @@ void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm
 /* Receive the message Mprobe dequeued (`msg`, consumed) into req. */
 void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
 /* CMA or pipeline for one rendezvous message (lc_pt2pt_pick.c).  Bit 0:
- * pull; LC_PICK_SAMPLE: time it as a calibration sample. */
-enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2 };
+ * pull; LC_PICK_SAMPLE: time it as a calibration sample; LC_PICK_NT (a
+ * pipeline only): its fragments written with non-temporal stores, which
+ * the CTS tells the sender (LC_PKT_FLAG_NT). */
+enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2, LC_PICK_NT = 4 };
 /* For a message of `size` bytes from a peer with pick.calibrate that could
  * be pulled; `timed` when it may be a sample: one contiguous run into one
  * (no datatype on either side, not truncated), matched as its RTS
  * arrived, with the sender's stamp. */
 int lc_pick_choose(lc_peer_t *from, size_t size, bool timed);
+/* The sender's stamp of the RTS lc_pick_choose is about to judge (0:
+ * unknown, an unexpected message): how soon it followed the one before
+ * tells a window from a lone message, whichever way that one went. */
+void lc_pick_rts(lc_peer_t *from, double t_rts);
 /* A message of `size` bytes offered as a block list of `nblocks` segments
  * (a derived-datatype send, LC_PKT_FLAG_LIST) that lc_pick_choose would
  * pull: is the pull still the faster way, given what the kernel charges
@@ -96,10 +104,11 @@ bool lc_pick_list(lc_peer_t *from, size_t size, uint32_t nblocks);
 /* The RTS of a message that may be a sample reached the receiver `transit`
  * seconds after it left the sender. */
 void lc_pick_transit(lc_peer_t *from, double transit);
-/* A timed sample: `size` bytes pulled (or pipelined) in `seconds` from the
+/* A timed sample: `size` bytes pulled (`way` has LC_PICK_PULL) or
+ * pipelined (LC_PICK_NT: non-temporal fragments) in `seconds` from the
  * moment the receiver took the RTS to the end of the pull (the last
  * fragment); the fastest transit seen is added to it. */
-void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds);
+void lc_pick_sample(lc_peer_t *from, size_t size, int way, double seconds);
 /* How a pipelined receive from a calibrating peer counts in the watch of
  * the chosen pipeline (req->pick_watch, decided once at its start). */
 typedef enum lc_pick_watch {

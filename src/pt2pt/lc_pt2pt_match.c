@@ -154,11 +154,14 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
      * to pull (lc_pt2pt_typed.c). */
     int how = LC_PICK_PIPE;
     if (from->can_pull && size >= from->pull_min && !(flags & LC_PKT_FLAG_NOPULL) &&
-        (!(flags & LC_PKT_FLAG_LIST) || from->ops->pull_list))
-        how = lc_likely(!from->pick.calibrate)
-                  ? LC_PICK_PULL
-                  : lc_pick_choose(from, size,
-                                   t_rts > 0 && !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
+        (!(flags & LC_PKT_FLAG_LIST) || from->ops->pull_list)) {
+        if (lc_likely(!from->pick.calibrate)) {
+            how = LC_PICK_PULL;
+        } else {
+            lc_pick_rts(from, t_rts);
+            how = lc_pick_choose(from, size, t_rts > 0 && !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
+        }
+    }
     /* A block list costs the kernel a page pin per remote segment: with
      * many small ones the pipeline (which the sender can still run from
      * its cursor) is faster, as the receiver judges from its samples. */
@@ -196,7 +199,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
     if (lc_unlikely(from->pick.calibrate))
         lc_pick_pipe_start(from, req, how, t_go,
                            req->rcur != NULL || (flags & (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)) != 0);
-    lc_pt2pt_send_ctl(from, LC_PKT_CTS, sreq, lc_request_ref(req));
+    lc_pt2pt_send_ctl_flags(from, LC_PKT_CTS, (how & LC_PICK_NT) ? LC_PKT_FLAG_NT : 0, sreq, lc_request_ref(req));
 }
 
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)

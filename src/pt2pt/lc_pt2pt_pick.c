@@ -16,7 +16,8 @@
  * messages both ways, from the moment the receiver takes the RTS to the
  * end of the pull or the last fragment, plus the fastest transit of an RTS
  * seen from that peer (the RTS carries the sender's CLOCK_MONOTONIC: same
- * kernel, since CMA works).  A receiver that was not running when an RTS
+ * kernel, since CMA works; added when the figures are made, so that
+ * samples taken before it was known are not charged a queue's wait).  A receiver that was not running when an RTS
  * came thus does not count against the protocol that sample tried (under
  * load that made CMA samples read "0.0 GB/s" and chose the pipeline, whose
  * windows then crawled at 35 MB/s).  Only messages whose receive was
@@ -43,7 +44,10 @@
  * from the peer (the first window does: a pipeline sample in flight keeps
  * the rest of the window on the pipeline) is that class's window rate.
  * Windows then take the pipeline when it beats CMA's samples, lone
- * messages too unless they sampled under 1 / LC_PICK_PIPE_MARGIN of CMA.
+ * messages too if their samples beat CMA's, else CMA for a lone message
+ * and the pipeline in a window (LC_PICK_CHOSE_PIPE_WIN; a window is told
+ * by the RTS stamps, whichever way the message before went:
+ * lc_pick_in_window).
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with
@@ -56,7 +60,8 @@
  * out the pulls).
  * When that rate falls below LC_PICK_DEMOTE x the CMA samples (the pipeline
  * needs both ranks running; a busy host starves it, CMA needs only the
- * receiver), the class goes to CMA at once.  And every decision lasts
+ * receiver) for LC_PICK_DEMOTE_PERIODS periods in a row, the class goes to
+ * CMA (one slow period is a stall, not a crawl).  And every decision lasts
  * LC_PICK_RETRY messages of its class, then the class is sampled afresh:
  * a placement or a load that changes is followed both ways, and three
  * unlucky samples (first pulls of 64 KiB measured at 0.2-0.3 GB/s on a
@@ -118,6 +123,23 @@
  * probes looked fine while the windows crawled) until LC_PICK_RETRY
  * samples it afresh.
  *
+ * The pipeline has two variants (session 15): fragments written into the
+ * big cells with normal stores, or with non-temporal ones that leave the
+ * lines in memory rather than dirty in the sender's cache
+ * (lc_copy_nt.c).  Where the two cores share a cache the first wins (1
+ * MiB windows 30.6 GB/s against 17.7), where they do not the second (5.4
+ * against 20.4, CMA ~12.5: docs/performance.md).  So the pipeline's
+ * samples are also samples of their variant: while the class learns they
+ * alternate (normal stores first), then every LC_PICK_PROBE-th (or rarer)
+ * tries the variant not chosen; the variant with the better recent best
+ * is the class's (with LC_PICK_HYST; rounds as the protocols'), and the
+ * pipeline's figure against CMA is its better variant's.  A change of
+ * variant drops the window figure (it was the other variant's) and
+ * re-learns the class's pipeline.  The receiver's choice goes to the
+ * sender in the CTS (LC_PKT_FLAG_NT), which sets lc_shm_set_big_nt while
+ * that message streams.  LOCUS_SHM_BIG_NT=1 forces the variant on the
+ * sender's side, and nothing is learnt.
+ *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
  * receiver.
@@ -148,6 +170,13 @@
  * flipped back and forth by noise. */
 #define LC_PICK_WATCH_MSGS 16
 #define LC_PICK_DEMOTE 0.5
+/* Watch periods in a row that must read under LC_PICK_DEMOTE x CMA before
+ * the class is demoted.  One stall of a rank (a time slice lost to another
+ * process: ms, where 16 messages of 64 KiB-4 MiB take 0.1-3 ms) lies
+ * between two completions, so within one period; a starved pipeline is
+ * slow period after period.  Session 14: one such period demoted a class
+ * moving 25-30 GB/s to CMA for LC_PICK_RETRY messages in 2 runs of 11. */
+#define LC_PICK_DEMOTE_PERIODS 2
 /* Messages of a decided class before it is sampled again. */
 #define LC_PICK_RETRY 4096
 /* Every LC_PICK_PROBE-th timed message of a decided class tries the
@@ -181,6 +210,7 @@ typedef enum lc_pick_choice {
     LC_PICK_CHOSE_PULL,
     LC_PICK_CHOSE_PIPE,      /* always */
     LC_PICK_CHOSE_PIPE_LONE, /* for a lone message; CMA while another is pipelined */
+    LC_PICK_CHOSE_PIPE_WIN,  /* in a window (lc_pick_in_window); CMA for a lone message */
 } lc_pick_choice_t;
 
 static const char *const lc_pick_class_name[LC_PICK_CLASSES] = { "64 KiB-256 KiB", "256 KiB-1 MiB", "1-4 MiB",
@@ -207,12 +237,18 @@ static lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
     return &p->pick.cls[c];
 }
 
-static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
+/* How often to try the way not chosen, moving at `other` against the
+ * chosen's `chosen` (bytes/s). */
+static uint32_t lc_pick_every(double chosen, double other)
 {
-    double chosen = pipe ? c->pipe_bw : c->pull_bw, other = pipe ? c->pull_bw : c->pipe_bw;
     if (!(other > 0) || chosen <= other) return LC_PICK_PROBE;
     double n = LC_PICK_PROBE_COST * (chosen / other - 1.0);
     return n < LC_PICK_PROBE ? LC_PICK_PROBE : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
+}
+
+static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
+{
+    return pipe ? lc_pick_every(c->pipe_bw, c->pull_bw) : lc_pick_every(c->pull_bw, c->pipe_bw);
 }
 
 /* The class's windows are known to be slower through the pipeline than
@@ -230,6 +266,26 @@ static bool lc_pick_windows_slow(const lc_pick_class_t *c)
     return c->win_bw > 0 && c->n_pull > 0 && c->win_bw < c->pull_bw;
 }
 
+void lc_pick_rts(lc_peer_t *from, double t_rts)
+{
+    lc_peer_pick_t *k = &from->pick;
+    k->rts_gap = t_rts > 0 && k->last_rts > 0 && t_rts > k->last_rts ? t_rts - k->last_rts : 0;
+    if (t_rts > 0) k->last_rts = t_rts;
+}
+
+/* Part of a window, whichever way its first message went: another message
+ * from the peer is being pipelined, or the sender posted this one sooner
+ * after the one before than CMA moves a message of its size (it did not
+ * wait for that one: a ping-pong's sender does).  Session 15, the host's
+ * fast mode, 64 KiB, SHOW_CHANNELS: "CMA 10.6 GB/s, pipeline 5.8 GB/s,
+ * windows 12.7: CMA" — a lone message cannot overlap its two copies, a
+ * window overlaps one message's copy-out with the next one's copy-in; the
+ * lone figure (under 1/1.5 of CMA) sent the windows to CMA too. */
+static bool lc_pick_in_window(const lc_peer_pick_t *k, const lc_pick_class_t *c, size_t size)
+{
+    return k->pipelining != 0 || (k->rts_gap > 0 && c->pull_bw > 0 && k->rts_gap < (double)size / c->pull_bw);
+}
+
 static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
@@ -244,7 +300,8 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
     if (c->choice != LC_PICK_UNDECIDED && lc_unlikely(++c->uses >= LC_PICK_RETRY))
         memset(c, 0, sizeof(*c)); /* sample both ways again */
     if (c->choice != LC_PICK_UNDECIDED) {
-        bool pipe = c->choice == LC_PICK_CHOSE_PIPE || (c->choice == LC_PICK_CHOSE_PIPE_LONE && !busy);
+        bool pipe = c->choice == LC_PICK_CHOSE_PIPE || (c->choice == LC_PICK_CHOSE_PIPE_LONE && !busy) ||
+                    (c->choice == LC_PICK_CHOSE_PIPE_WIN && !k->sending && lc_pick_in_window(k, c, size));
         if (!timed) return pipe ? LC_PICK_PIPE : LC_PICK_PULL;
         /* The protocol not chosen, now and then: a pipeline probe only for
          * a lone message (as a first sample), none for a demoted class. */
@@ -283,9 +340,35 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
     return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
 }
 
+/* The pipeline's variant for a message lc_pick_decide pipelines: the
+ * class's, except that its samples learn both (alternating, normal stores
+ * first, until each has LC_PICK_SAMPLES) and then probe the variant not
+ * chosen every LC_PICK_PROBE-th sample, more rarely when it sampled much
+ * slower (lc_pick_every).  A probe is a lone message (every pipeline
+ * sample is), and costs at most the 40 % non-temporal stores lose where
+ * the cores share a cache (1 MiB windows 30.6 -> 17.7 GB/s) on 1 in
+ * LC_PICK_PROBE..LC_PICK_PROBE_MAX pipeline samples.  LOCUS_SHM_BIG_NT
+ * forces the variant on the sender's side: nothing to learn. */
+static int lc_pick_variant(lc_peer_t *from, size_t size, int how)
+{
+    if (lc_params.shm_big_nt) return how;
+    lc_pick_class_t *c = lc_pick_class(from, size);
+    bool nt = c->nt;
+    if (how & LC_PICK_SAMPLE) {
+        if (c->var_n[0] < LC_PICK_SAMPLES || c->var_n[1] < LC_PICK_SAMPLES) {
+            nt = c->var_n[1] < c->var_n[0];
+        } else if (++c->var_since_probe >= lc_pick_every(c->var_bw[nt], c->var_bw[!nt])) {
+            c->var_since_probe = 0;
+            nt = !nt;
+        }
+    }
+    return nt ? how | LC_PICK_NT : how;
+}
+
 int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
 {
     int how = lc_pick_decide(from, size, timed);
+    if (!(how & LC_PICK_PULL)) how = lc_pick_variant(from, size, how);
     /* A pull while a pipelined receive is pending stops the receiver from
      * draining its fragments: the watch period then times the two
      * protocols interleaved, not the pipeline (lc_pick_watch). */
@@ -327,8 +410,8 @@ void lc_pick_transit(lc_peer_t *from, double transit)
  * while lone samples read about CMA's 13, so the window rule kept the
  * windows on CMA, 0.44x; or windows at 3-5 GB/s).  Windows faster through
  * the pipeline: the pipeline always, unless a lone message is much slower
- * through it (under 1 / LC_PICK_PIPE_MARGIN of CMA: a ping-pong would pay
- * more than the windows gain); windows faster by CMA: the pipeline for a
+ * through it (then CMA for a lone message, the pipeline in a window:
+ * LC_PICK_CHOSE_PIPE_WIN); windows faster by CMA: the pipeline for a
  * lone message if its samples say so, CMA in a window. */
 static uint8_t lc_pick_rule(const lc_pick_class_t *c)
 {
@@ -339,14 +422,19 @@ static uint8_t lc_pick_rule(const lc_pick_class_t *c)
     case LC_PICK_CHOSE_PULL: lo *= LC_PICK_HYST, hi *= LC_PICK_HYST; break;
     case LC_PICK_CHOSE_PIPE: lo /= LC_PICK_HYST, hi /= LC_PICK_HYST; break;
     case LC_PICK_CHOSE_PIPE_LONE: lo /= LC_PICK_HYST, hi *= LC_PICK_HYST; break;
+    case LC_PICK_CHOSE_PIPE_WIN: lo *= LC_PICK_HYST, hi *= LC_PICK_HYST; break;
     default: break;
     }
     if (c->win_bw > 0) {
         double rw = c->win_bw / pull;
-        double wlo = c->choice == LC_PICK_CHOSE_PIPE         ? 1.0 / LC_PICK_HYST
-                     : c->choice == LC_PICK_UNDECIDED        ? 1.0
-                                                             : LC_PICK_HYST;
-        if (rw > wlo) return r > 1.0 / LC_PICK_PIPE_MARGIN ? LC_PICK_CHOSE_PIPE : LC_PICK_CHOSE_PULL;
+        double wlo = c->choice == LC_PICK_CHOSE_PIPE || c->choice == LC_PICK_CHOSE_PIPE_WIN ? 1.0 / LC_PICK_HYST
+                     : c->choice == LC_PICK_UNDECIDED                                      ? 1.0
+                                                                                           : LC_PICK_HYST;
+        /* Windows faster through the pipeline: there; a lone message the
+         * way its own samples say (session 15: with the 1/1.5 margin here
+         * a 64 KiB class whose lone messages sampled 0.55x CMA sent its
+         * windows, 1.2x faster through the pipeline, to CMA too). */
+        if (rw > wlo) return r > lo ? LC_PICK_CHOSE_PIPE : LC_PICK_CHOSE_PIPE_WIN;
         return r > lo ? LC_PICK_CHOSE_PIPE_LONE : LC_PICK_CHOSE_PULL;
     }
     return r > hi ? LC_PICK_CHOSE_PIPE : r > lo ? LC_PICK_CHOSE_PIPE_LONE : LC_PICK_CHOSE_PULL;
@@ -360,9 +448,10 @@ static void lc_pick_show(const lc_peer_t *from, const lc_pick_class_t *c, uint8_
     fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s%s (best of the last %d-%d): %s%s\n",
             lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,
             c->pipe_bw / 1e9, win, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES,
-            c->choice == LC_PICK_CHOSE_PULL   ? "CMA"
-            : c->choice == LC_PICK_CHOSE_PIPE ? "pipeline"
-                                              : "pipeline alone, CMA in a window",
+            c->choice == LC_PICK_CHOSE_PULL       ? "CMA"
+            : c->choice == LC_PICK_CHOSE_PIPE     ? "pipeline"
+            : c->choice == LC_PICK_CHOSE_PIPE_WIN ? "CMA alone, pipeline in a window"
+                                                  : "pipeline alone, CMA in a window",
             was == LC_PICK_UNDECIDED ? "" : " (changed on newer samples)");
 }
 
@@ -378,44 +467,130 @@ static void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
     lc_pick_show(from, c, was);
 }
 
-/* End protocol w's round of samples (w: 0 pipeline, 1 pull). */
-static void lc_pick_round_end(lc_pick_class_t *c, int w)
+/* Rounds of samples of two ways (the protocols: [0] pipeline, [1] pull;
+ * or the pipeline's variants: [0] normal stores, [1] non-temporal). */
+typedef struct lc_pick_rounds {
+    double *round_best, *last_best; /* best samples, without the RTS transit */
+    double *round_size, *last_size; /* those samples' sizes (bytes) */
+    uint8_t *round_n;
+    uint32_t *round_msgs;
+} lc_pick_rounds_t;
+
+/* End way w's round of samples. */
+static void lc_pick_round_end(lc_pick_rounds_t r, int w)
 {
-    c->last_best[w] = c->round_best[w];
-    c->round_best[w] = 0;
-    c->round_n[w] = 0;
-    c->round_msgs = 0;
+    r.last_best[w] = r.round_best[w];
+    r.last_size[w] = r.round_size[w];
+    r.round_best[w] = 0;
+    r.round_n[w] = 0;
+    *r.round_msgs = 0;
 }
 
-void lc_pick_sample(lc_peer_t *from, size_t size, int pulled, double seconds)
+/* A best sample's figure with the transit `t` added. */
+static double lc_pick_with_transit(double bw, double size, double t)
 {
-    lc_pick_class_t *c = lc_pick_class(from, size);
-    if (!(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
-    seconds += from->pick.transit;
-    double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
-    int w = pulled ? 1 : 0;
+    return bw > 0 ? size / (size / bw + t) : 0;
+}
+
+/* Add a sample of way w of `size` bytes at `bw` (without transit);
+ * recent[] gets each way's figure, the best of this round and the one
+ * before with the transit `t` added. */
+static void lc_pick_round_add(lc_pick_rounds_t r, int w, double size, double bw, double t, double recent[2])
+{
     /* Rounds: each figure is the best of this round and the last, so a
      * sample older than two rounds no longer counts.  A round ends for
-     * both protocols together, once each has LC_PICK_SAMPLES samples in
-     * it, so that both figures are the best over the same stretch of
-     * time.  (Session 13 ended each one's round on its own 3 samples: the
+     * both ways together, once each has LC_PICK_SAMPLES samples in it,
+     * so that both figures are the best over the same stretch of time.
+     * (Session 13 ended each one's round on its own 3 samples: the
      * chosen protocol, timed on every message, aged within six messages,
      * the other only with its probes, up to 1,024 messages apart; under
      * load the chosen CMA's figure fell with six unlucky pulls in a row,
      * 12.6 -> 3.3 GB/s, below a pipeline figure kept from calmer
      * moments, and a class flipped 6 times within one 4 MiB run.)  When
-     * the other protocol is not probed (a demoted class), the chosen
-     * one's round ends alone after as many samples as the rarest probes
-     * would take to fill one. */
-    if (bw > c->round_best[w]) c->round_best[w] = bw;
-    if (c->round_n[w] < UINT8_MAX) c->round_n[w]++;
-    if (c->round_n[0] >= LC_PICK_SAMPLES && c->round_n[1] >= LC_PICK_SAMPLES) {
-        for (int i = 0; i < 2; i++) lc_pick_round_end(c, i);
-    } else if (++c->round_msgs >= LC_PICK_SAMPLES * LC_PICK_PROBE_MAX) {
-        lc_pick_round_end(c, w);
+     * the other way is not probed (a demoted class), the chosen one's
+     * round ends alone after as many samples as the rarest probes would
+     * take to fill one. */
+    if (bw > r.round_best[w]) r.round_best[w] = bw, r.round_size[w] = size;
+    if (r.round_n[w] < UINT8_MAX) r.round_n[w]++;
+    if (r.round_n[0] >= LC_PICK_SAMPLES && r.round_n[1] >= LC_PICK_SAMPLES) {
+        for (int i = 0; i < 2; i++) lc_pick_round_end(r, i);
+    } else if (++*r.round_msgs >= LC_PICK_SAMPLES * LC_PICK_PROBE_MAX) {
+        lc_pick_round_end(r, w);
     }
+    /* The fastest transit is added when the figures are made, not when a
+     * sample is taken: it is only known once an RTS found the receiver
+     * waiting.  Session 15, 64 KiB: a run's first RTSs wait in the ring
+     * behind each other (the sender posts a window at once), so the first
+     * pulls were charged a 75 us transit, 6 us pulls read 0.8 GB/s
+     * (CMA "0.0-0.8 GB/s" in SHOW_CHANNELS), and the class went by those
+     * until the samples aged out; the transit fell to 1.8 us by the next
+     * window. */
+    for (int i = 0; i < 2; i++) {
+        double now = lc_pick_with_transit(r.round_best[i], r.round_size[i], t);
+        double before = lc_pick_with_transit(r.last_best[i], r.last_size[i], t);
+        recent[i] = now > before ? now : before;
+    }
+}
+
+static void lc_pick_show_variant(const lc_peer_t *from, const lc_pick_class_t *c, bool changed)
+{
+    if (!lc_params.show_channels) return;
+    fprintf(stderr,
+            "locus[%d]: from rank %d, %s: pipeline fragments stored normally %.1f GB/s, non-temporal %.1f GB/s "
+            "(best of the last %d-%d): %s%s\n",
+            lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->var_bw[0] / 1e9,
+            c->var_bw[1] / 1e9, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES, c->nt ? "non-temporal" : "normal stores",
+            changed ? " (changed on newer samples)" : "");
+}
+
+/* A pipeline sample of variant `nt` at `bw`: the variants' figures, and
+ * the class's variant once both have their first LC_PICK_SAMPLES.
+ * Non-temporal only when it beats normal stores by LC_PICK_HYST, and back
+ * only when it falls behind by as much: within noise of each other normal
+ * stores keep the lines in the cache a receiver on the same one reads
+ * from (and where both are one copy — no big cells, not x86-64 — they
+ * are).  A change re-measures the pipeline's windows: the window figure
+ * was the old variant's (1 MiB windows where the cores share no cache:
+ * 5.4 GB/s normal, 20.4 non-temporal), so it is dropped and the class
+ * learns its pipeline afresh (its CMA samples kept), the first window
+ * following a sample onto the pipeline as at the start. */
+static void lc_pick_variant_sample(const lc_peer_t *from, lc_pick_class_t *c, bool nt, double size, double bw)
+{
+    lc_pick_rounds_t r = { c->var_round_best, c->var_last_best, c->var_round_size, c->var_last_size,
+                           c->var_round_n, &c->var_round_msgs };
+    lc_pick_round_add(r, nt, size, bw, from->pick.transit, c->var_bw);
+    if (c->var_n[nt] < LC_PICK_SAMPLES) c->var_n[nt]++;
+    if (c->var_n[0] < LC_PICK_SAMPLES || c->var_n[1] < LC_PICK_SAMPLES) return;
+    bool first = !c->var_decided;
+    bool want = c->nt ? c->var_bw[1] * LC_PICK_HYST >= c->var_bw[0] : c->var_bw[1] > LC_PICK_HYST * c->var_bw[0];
+    c->var_decided = 1;
+    if (want == c->nt) {
+        if (first) lc_pick_show_variant(from, c, false);
+        return;
+    }
+    c->nt = want;
+    lc_pick_show_variant(from, c, !first);
+    if (c->demoted) return; /* CMA until LC_PICK_RETRY */
+    c->win_bw = c->win_round_best = c->win_last_best = 0;
+    c->win_round_n = 0;
+    c->n_pipe = 0;
+    if (c->choice != LC_PICK_UNDECIDED) c->flips++;
+    c->choice = LC_PICK_UNDECIDED;
+}
+
+void lc_pick_sample(lc_peer_t *from, size_t size, int way, double seconds)
+{
+    lc_pick_class_t *c = lc_pick_class(from, size);
+    if (!(seconds > 0 && seconds < LC_PICK_SAMPLE_MAX)) return;
+    double bw = (double)size / (seconds > 1e-9 ? seconds : 1e-9);
+    bool pulled = (way & LC_PICK_PULL) != 0;
+    int w = pulled ? 1 : 0;
+    /* Either variant's sample is the pipeline's too: its figure is its
+     * best variant's (the one it would take, once learnt). */
+    if (!pulled && !lc_params.shm_big_nt) lc_pick_variant_sample(from, c, (way & LC_PICK_NT) != 0, (double)size, bw);
     double recent[2];
-    for (int i = 0; i < 2; i++) recent[i] = c->round_best[i] > c->last_best[i] ? c->round_best[i] : c->last_best[i];
+    lc_pick_rounds_t r = { c->round_best, c->last_best, c->round_size, c->last_size, c->round_n, &c->round_msgs };
+    lc_pick_round_add(r, w, (double)size, bw, from->pick.transit, recent);
     c->pipe_bw = recent[0];
     c->pull_bw = recent[1];
     if (pulled) {
@@ -436,6 +611,20 @@ static void lc_pick_watch_clock(lc_peer_pick_t *k)
     k->watch_since = now;
 }
 
+/* A watched message of `size` bytes started or ended in this watch
+ * period: the period's class is its, unless another's did too.  Both ends
+ * count (session 15): a window's 64 messages all start in its first
+ * period, so marking starts only gave the class its first period as the
+ * window figure, the one that pays the window's start-up (64 KiB, fast
+ * mode, SHOW_CHANNELS: the class decided on "windows 6.6", its second
+ * window's first period, while that window's other three read 11.2-11.7). */
+static void lc_pick_watch_saw(lc_peer_t *from, size_t size)
+{
+    lc_peer_pick_t *k = &from->pick;
+    uint8_t cls = (uint8_t)(1 + (lc_pick_class(from, size) - k->cls));
+    k->watch_cls = k->watch_cls == 0 || k->watch_cls == cls ? cls : 0xff;
+}
+
 void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go, bool typed)
 {
     lc_peer_pick_t *k = &from->pick;
@@ -449,11 +638,11 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
             k->layout_bound++;
         } else {
             k->watching++;
-            uint8_t cls = (uint8_t)(1 + (lc_pick_class(from, req->msg_size) - k->cls));
-            k->watch_cls = k->watch_cls == 0 || k->watch_cls == cls ? cls : 0xff;
+            lc_pick_watch_saw(from, req->msg_size);
         }
     }
     req->pick_t0 = (how & LC_PICK_SAMPLE) ? t_go : 0;
+    req->pick_nt = (how & LC_PICK_NT) != 0;
 }
 
 /* Judge the chosen pipeline by what it moved since the last judgement,
@@ -485,9 +674,14 @@ static void lc_pick_watch(lc_peer_t *from)
     }
     for (int i = 0; i < LC_PICK_CLASSES; i++) {
         lc_pick_class_t *c = &k->cls[i];
-        if ((c->choice != LC_PICK_CHOSE_PIPE && c->choice != LC_PICK_CHOSE_PIPE_LONE) ||
-            rate >= LC_PICK_DEMOTE * c->pull_bw)
+        if ((c->choice != LC_PICK_CHOSE_PIPE && c->choice != LC_PICK_CHOSE_PIPE_LONE &&
+             c->choice != LC_PICK_CHOSE_PIPE_WIN) ||
+            rate >= LC_PICK_DEMOTE * c->pull_bw) {
+            c->slow_watch = 0;
             continue;
+        }
+        if (++c->slow_watch < LC_PICK_DEMOTE_PERIODS) continue; /* one stall: wait for the next period */
+        c->slow_watch = 0;
         c->choice = LC_PICK_CHOSE_PULL;
         c->demoted = 1;
         c->uses = 0;
@@ -514,6 +708,7 @@ void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)
     }
     k->watch_bytes += (double)req->msg_size; /* one pending all along: a window counts once */
     k->watching--;
-    if (t0 != 0) lc_pick_sample(from, req->msg_size, 0, k->watch_since - t0);
+    lc_pick_watch_saw(from, req->msg_size);
+    if (t0 != 0) lc_pick_sample(from, req->msg_size, req->pick_nt ? LC_PICK_NT : LC_PICK_PIPE, k->watch_since - t0);
     if (++k->watch_msgs >= LC_PICK_WATCH_MSGS) lc_pick_watch(from);
 }

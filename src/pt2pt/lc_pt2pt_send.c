@@ -7,6 +7,7 @@
 #include "channel/lc_shm.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_error.h"
+#include "util/lc_params.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,12 @@ void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p)
 
 void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint32_t rreq)
 {
-    lc_pkt_hdr_t hdr = { .kind = (uint8_t)kind };
+    lc_pt2pt_send_ctl_flags(peer, kind, 0, sreq, rreq);
+}
+
+void lc_pt2pt_send_ctl_flags(lc_peer_t *peer, lc_pkt_kind_t kind, uint8_t flags, uint32_t sreq, uint32_t rreq)
+{
+    lc_pkt_hdr_t hdr = { .kind = (uint8_t)kind, .flags = flags };
     lc_pkt_ctl_t ctl = { .sreq = sreq, .rreq = rreq };
     int held = lc_tx_lock(peer);
     if (lc_list_empty(&peer->pending) && lc_try_send(peer, &hdr, &ctl, sizeof(ctl), NULL, 0) == LC_OK) {
@@ -121,6 +127,12 @@ static int lc_send_first_packet(lc_request_t *req)
 /* Two-copy pipeline after CTS: DATA packets while the ring has room. */
 static int lc_send_stream(lc_request_t *req)
 {
+    /* The variant the receiver's CTS asked for, or LOCUS_SHM_BIG_NT's
+     * forced one.  Set per message as it (re)starts streaming: a peer's
+     * sends stream one at a time, in the order of its pending queue, so
+     * the per-peer switch is this message's while its fragments go out
+     * (only the shm channel reads it). */
+    lc_shm_set_big_nt(req->peer, req->pick_nt || lc_params.shm_big_nt);
     while (req->offset < req->bytes) {
         size_t n = req->bytes - req->offset;
         if (n > req->peer->chunk) n = req->peer->chunk;
@@ -225,6 +237,7 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
         return;
     }
     req->remote = ctl.rreq;
+    req->pick_nt = (hdr->flags & LC_PKT_FLAG_NT) != 0;
     req->offset = 0;
     req->state = LC_ST_STREAMING;
     int held = lc_tx_lock(from);

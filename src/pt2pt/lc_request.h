@@ -84,6 +84,8 @@ typedef struct lc_request {
     uint8_t counted;         /* counted in lc_request_incomplete (until complete or released) */
     uint8_t pick_watch;      /* recv pipelined from a calibrating peer: lc_pick_watch_t (lc_pt2pt_impl.h),
                               * set by lc_pick_pipe_start and read back by lc_pick_pipe_done */
+    uint8_t pick_nt;         /* pipeline with non-temporal fragments (lc_pt2pt_pick.c): recv, the variant its
+                              * CTS asked for (lc_pick_pipe_start); send, the CTS said so (LC_PKT_FLAG_NT) */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
     atomic_int complete;     /* release store (lc_request_complete), acquire load by a waiter */
     uint32_t gen;            /* grows at each release: see the top of this file */

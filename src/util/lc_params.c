@@ -36,7 +36,8 @@ const lc_param_desc_t lc_param_table[] = {
         "Write pipeline fragments into the big cells with non-temporal stores (x86-64; elsewhere a plain "
         "copy): the lines go to memory, not into the sender's cache, so the receiver reads clean lines. "
         "Faster where the two cores share no cache, slower where they do (docs/performance.md, "
-        "\"Non-temporal big cells\")."),
+        "\"Non-temporal big cells\"). 1 = for every peer; 0 = only where the per-pair pick "
+        "(CMA_THRESHOLD=auto) chose it for a size class, as its third variant beside CMA and the pipeline."),
     LC_PARAM_ROW_SIZE_IN("SHM_RING_CELL_SIZE", shm_ring_cell_size, "128", 64, 64 << 20, LC_PARAM_MUL64, LC_PARAM_RANKS,
         "Size of one cell of a (sender, receiver) ring (a multiple of 64, 64 to 64m): packets up to it "
         "minus the 32-byte header go inline (the latency path). Memory per rank: ranks x RING_CELLS x "
@@ -72,7 +73,8 @@ const lc_param_desc_t lc_param_table[] = {
         "Waiting: spin = busy-poll; yield = sched_yield between polls; sleep = yield, and after "
         "a run of fruitless polls sleep (up to 1 ms) until a shared-memory peer's packet "
         "rings this rank's doorbell; auto = spin unless ranks on this host outnumber the cores they may "
-        "run on, then yield (sleep is not yet the default: docs/architecture.md, \"Waiting\")."),
+        "run on, then yield; while spinning, a wait the kernel preempts (foreign load) sleeps on the "
+        "doorbell until the preemptions stop (docs/architecture.md, \"Progress and waiting\")."),
     LC_PARAM_ROW_BOOL("ASYNC_PROGRESS", async_progress, "0", LC_PARAM_RANKS,
         "Start a progress thread at MPI_Init that advances nonblocking and persistent operations "
         "(point-to-point, collectives, RMA, partitioned) while the application computes outside MPI. "

@@ -106,7 +106,7 @@ static void test_shm_decoder(void)
     CELL_BAD(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = sizeof(rts) }), &rts, sizeof(rts), "without the list flag");
     CELL_OK(&((lc_pkt_hdr_t){ .kind = LC_PKT_RTS, .len = sizeof(rts), .flags = LC_PKT_FLAG_LIST }), &rts, sizeof(rts));
 
-    /* Control packets: exact length, no flags. */
+    /* Control packets: exact length, no flags (but a CTS's LC_PKT_FLAG_NT). */
     lc_pkt_ctl_t ctl = { .sreq = 1, .rreq = 2 };
     for (uint8_t k = LC_PKT_CTS; k <= LC_PKT_ACK; k++) {
         if (k == LC_PKT_DATA) continue;
@@ -114,6 +114,12 @@ static void test_shm_decoder(void)
         CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl) - 1 }), &ctl, sizeof(ctl), "length 7, not 8");
         CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = 96 }), &ctl, sizeof(ctl), "length 96, not 8");
         CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = 1 }), &ctl, sizeof(ctl), "unknown flags");
+        /* the pick's non-temporal variant (lc_pt2pt_pick.c): a CTS's only flag */
+        if (k == LC_PKT_CTS)
+            CELL_OK(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = LC_PKT_FLAG_NT }), &ctl, sizeof(ctl));
+        else
+            CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = LC_PKT_FLAG_NT }), &ctl, sizeof(ctl),
+                     "unknown flags");
     }
     /* DATA: a length below its prefix would wrap the fragment's size. */
     lc_pkt_data_t d = { .rreq = 1, .offset = 0 };

@@ -19,7 +19,12 @@
  * much slower protocol is probed more rarely; a window whose pipeline was
  * measured slower than CMA no longer follows a pipeline sample onto the
  * pipeline, and both protocols' figures age over the same samples'
- * rounds (a burst of slow pulls does not flip a class); and the
+ * rounds (a burst of slow pulls does not flip a class); one slow watch
+ * period (a stall) does not demote, two in a row do; windows faster and
+ * lone messages slower through the pipeline than by CMA split (windows
+ * pipelined, lone messages pulled), every period of a window counts for
+ * its figure, and the RTS transit is added when the figures are made;
+ * and the
  * parameter: "auto" is the default, a number fixes it, "auto" is refused
  * where it is not the default.
  */
@@ -54,10 +59,15 @@ static void pipe_msg(lc_peer_t *p, int how, size_t size, double seconds)
 static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
 {
     int how = lc_pick_choose(p, size, true);
-    CHECK(how == (LC_PICK_PIPE | LC_PICK_SAMPLE));
+    CHECK((how & ~LC_PICK_NT) == (LC_PICK_PIPE | LC_PICK_SAMPLE)); /* either variant (learnt below) */
     pipe_msg(p, how, size, seconds);
     CHECK(!p->pick.sampling && p->pick.pipelining == 0);
 }
+
+/* Pipelined messages stall_at, stall_at + 16, ... (stall_n of them) of
+ * the next window waited stall_s longer each: a rank that lost its core. */
+static int stall_at = -1, stall_n = 1;
+static double stall_s;
 
 /* A window of `n` messages of `size` bytes posted at once, as the bw
  * benchmark makes them: each goes the way lc_pick_choose says; a pull
@@ -66,33 +76,61 @@ static void pipe_sample(lc_peer_t *p, size_t size, double seconds)
  * alone), after the pulls in between (the receiver does one or the
  * other).  A pipeline sample among them is timed as lone.  Returns the
  * number pipelined. */
-static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double lone_bw, double pull_bw)
+/* The rates of a modelled pair (bytes/s): the pipeline's windows and lone
+ * messages for each variant ([0] normal stores, [1] non-temporal), CMA. */
+typedef struct rates {
+    double win[2], lone[2], pull;
+} rates_t;
+
+/* As pipe_window below, each pipelined message in the variant its CTS
+ * asks for; a window moves at the rate of the variant most of its
+ * messages take.  `nt_p` (if not NULL) counts the messages pipelined
+ * non-temporally. */
+static int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int *nt_p)
 {
     lc_request_t req[64];
-    int piped = 0, pulled = 0, sampled = -1;
+    int piped = 0, pulled = 0, sampled = -1, nts = 0;
+    static double t_rts = 1.0; /* the sender's stamps: its window's RTSs 0.1 us apart, windows 1 s */
     CHECK(n <= 64);
+    t_rts += 1.0;
     for (int i = 0; i < n; i++) {
+        lc_pick_rts(p, t_rts + i * 1e-7);
         int how = lc_pick_choose(p, size, true);
         if (how & LC_PICK_PULL) {
-            if (how & LC_PICK_SAMPLE) lc_pick_sample(p, size, 1, (double)size / pull_bw);
+            CHECK(!(how & LC_PICK_NT)); /* a variant of the pipeline only */
+            if (how & LC_PICK_SAMPLE) lc_pick_sample(p, size, 1, (double)size / r->pull);
             pulled++;
             continue;
         }
         req[piped] = (lc_request_t){ .msg_size = size };
         lc_pick_pipe_start(p, &req[piped], how, lc_time_now(), false);
+        CHECK(req[piped].pick_nt == !!(how & LC_PICK_NT));
+        nts += !!(how & LC_PICK_NT);
         if (how & LC_PICK_SAMPLE) sampled = piped;
         piped++;
     }
+    if (nt_p) *nt_p += nts;
+    lc_pick_rts(p, 0); /* the next message's stamp: unknown, until told */
     if (!piped) return 0;
     /* Each completion comes one message's time after the one before (the
      * watch adds up those gaps); the first also waited out the pulls. */
-    double per = (double)size / (piped > 1 ? win_bw : lone_bw), waited = pulled * (double)size / pull_bw;
-    if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / lone_bw;
+    int v = 2 * nts > piped;
+    double win_bw = r->win[v], pull_bw = r->pull;
+    double per = (double)size / (piped > 1 ? win_bw : r->lone[v]), waited = pulled * (double)size / pull_bw;
+    if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / r->lone[req[sampled].pick_nt];
     for (int i = 0; i < piped; i++) {
-        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0);
+        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0) -
+                              (i >= stall_at && i < stall_at + 16 * stall_n && (i - stall_at) % 16 == 0 ? stall_s : 0);
         lc_pick_pipe_done(p, &req[i]);
     }
     return piped;
+}
+
+/* Both variants alike (the cases before session 15's). */
+static int pipe_window(lc_peer_t *p, size_t size, int n, double win_bw, double lone_bw, double pull_bw)
+{
+    rates_t r = { { win_bw, win_bw }, { lone_bw, lone_bw }, pull_bw };
+    return pipe_window_v(p, size, n, &r, NULL);
 }
 
 static void pull_sample(lc_peer_t *p, size_t size, double seconds)
@@ -153,6 +191,147 @@ static void learning_cost(void)
         lc_pick_sample(&r, MiB, 1, MiB / 3.3e9);
     }
     CHECK(c->pull_bw < 3.4e9 && c->pipe_bw < 2.1e9 && c->choice == 1);
+}
+
+/* Session 15: "pipeline, non-temporal" as a third variant.  The host's
+ * two placements at 1 MiB (session 14, GB/s, windows / lone): where the
+ * two vCPUs share no cache the pipeline moves 5.4 / 5, non-temporal 20.4
+ * / 18, CMA 12.3; where they share one, 30.6 / 20, 17.7 / 14, CMA 12.8.
+ * The bw benchmark's run (22 windows of 64) on a fresh class learns both
+ * variants and takes the better one for the windows; the worse one, much
+ * slower, is probed rarely. */
+static void nt_variant(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_pick_class_t *c = &r.pick.cls[2];
+
+    /* Slow placement: non-temporal best -> chosen, and windows on it. */
+    const rates_t slow = { { 5.4e9, 20.4e9 }, { 5e9, 18e9 }, 12.3e9 };
+    lc_peer_pick_reset(&r, true);
+    int learnt_at = -1, nt = 0, piped = 0;
+    for (int w = 0; w < 22; w++) {
+        int n = 0, k = pipe_window_v(&r, MiB, 64, &slow, &n);
+        if (getenv("PICK_DEBUG"))
+            printf("w%d: piped %d nt %d choice %d nt %d var %d/%d %.1f/%.1f pipe %.1f pull %.1f win %.1f\n", w, k, n,
+                   c->choice, c->nt, c->var_n[0], c->var_n[1], c->var_bw[0] / 1e9, c->var_bw[1] / 1e9,
+                   c->pipe_bw / 1e9, c->pull_bw / 1e9, c->win_bw / 1e9);
+        if (learnt_at < 0 && c->nt && c->choice == 2) learnt_at = w;
+        if (learnt_at >= 0 && w > learnt_at) nt += n, piped += k;
+    }
+    printf("nt_variant: slow placement: non-temporal pipeline always from window %d; later windows %d of %d "
+           "pipelined non-temporally\n",
+           learnt_at, nt, piped);
+    CHECK(c->nt == 1 && c->var_decided && c->choice == 2 /* the pipeline always */ && !c->demoted);
+    CHECK(c->var_bw[1] > 17e9 && c->var_bw[0] < 5.1e9 && c->win_bw > 17e9);
+    CHECK(learnt_at >= 0 && learnt_at <= 8 && piped >= (21 - learnt_at) * 63 && nt >= piped - (21 - learnt_at));
+
+    /* Fast placement: non-temporal worst -> not chosen; the windows stay
+     * on the normal pipeline (at most its 3 learning samples and a probe
+     * every 32 samples, one a window, go non-temporal). */
+    const rates_t fast = { { 30.6e9, 17.7e9 }, { 20e9, 14e9 }, 12.8e9 };
+    lc_peer_pick_reset(&r, true);
+    nt = piped = 0;
+    for (int w = 0; w < 22; w++) piped += pipe_window_v(&r, MiB, 64, &fast, &nt);
+    printf("nt_variant: fast placement: %d of %d messages pipelined non-temporally\n", nt, piped);
+    CHECK(c->nt == 0 && c->var_decided && c->choice == 2 && c->flips == 0);
+    CHECK(nt == 3 && piped >= 22 * 63 - 3);
+    /* A lone message at a time (a ping-pong), the non-temporal variant
+     * 4x slower than the normal one: probed every 150 samples, not 32
+     * (after the first few, every 32 until its 14 GB/s from the windows
+     * above ages out: two rounds, 3 probes each). */
+    int probes = 0;
+    for (int i = 0; i < 1000; i++) {
+        int how = lc_pick_choose(&r, MiB, true);
+        CHECK(how & LC_PICK_SAMPLE);
+        if (how & LC_PICK_PULL) {
+            lc_pick_sample(&r, MiB, LC_PICK_PULL, MiB / 12.8e9);
+        } else {
+            probes += !!(how & LC_PICK_NT);
+            pipe_msg(&r, how, MiB, MiB / ((how & LC_PICK_NT) ? 5e9 : 20e9));
+        }
+    }
+    printf("nt_variant: non-temporal 4x slower: %d probes in 1000 lone messages\n", probes);
+    CHECK(c->nt == 0 && c->choice == 2 && probes >= 5 && probes <= 10);
+
+    /* Forced (LOCUS_SHM_BIG_NT=1): the sender writes non-temporally
+     * whatever the CTS says; the receiver learns no variant. */
+    lc_params.shm_big_nt = 1;
+    lc_peer_pick_reset(&r, true);
+    nt = 0;
+    for (int w = 0; w < 4; w++) pipe_window_v(&r, MiB, 64, &slow, &nt);
+    CHECK(nt == 0 && c->var_n[0] == 0 && c->var_n[1] == 0 && !c->var_decided);
+    lc_params.shm_big_nt = 0;
+}
+
+/* Session 15, the host's fast mode, 64 KiB: windows through the pipeline
+ * at 12.7 GB/s against CMA's 10.6, a lone pipelined message at 5.8 (its
+ * two copies one after the other).  Under 1/1.5 of CMA, the lone samples
+ * sent the whole class to CMA: 0.89x the forced pipeline.  Now windows
+ * (a message the sender posted before the one before could have moved)
+ * take the pipeline, lone messages CMA: in the bw benchmark all but each
+ * window's first message are pipelined, a ping-pong is pulled. */
+static void lone_slow_windows_fast(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_peer_pick_reset(&r, true);
+    lc_pick_class_t *c = &r.pick.cls[0];
+    int piped = bw_run(&r, 64 * KiB, 12.7e9, 5.8e9, 10.6e9, 2);
+    CHECK(c->choice == 4 /* CMA alone, pipeline in a window */ && !c->demoted && piped >= 20 * 62);
+    int pulled = 0;
+    for (int i = 0; i < 1000; i++) { /* a ping-pong: each RTS 20 us after the one before */
+        lc_pick_rts(&r, 100.0 + i * 20e-6);
+        int how = lc_pick_choose(&r, 64 * KiB, true);
+        if (how & LC_PICK_PULL) {
+            pulled++;
+            lc_pick_sample(&r, 64 * KiB, 1, 64 * KiB / 10.6e9);
+        } else {
+            pipe_msg(&r, how, 64 * KiB, 64 * KiB / 5.8e9);
+        }
+    }
+    CHECK(c->choice == 4 && pulled >= 970); /* a pipeline probe every ~41 (2 %) */
+    /* The window figure comes from every period of a window, not only
+     * from the first, which pays the window's start (all 64 messages
+     * start in it): a first window whose first period took 1 ms more
+     * (the first pipelined traffic of the run) still reads ~12.7. */
+    lc_peer_pick_reset(&r, true);
+    stall_at = 1, stall_s = 1e-3;
+    pipe_window(&r, 64 * KiB, 64, 12.7e9, 5.8e9, 10.6e9);
+    stall_at = -1;
+    CHECK(c->win_bw > 12e9);
+}
+
+/* Session 14: one stall of a rank (a time slice lost to another process)
+ * in a fast-mode run, 1 MiB windows at 25 GB/s: the 16-message watch
+ * period around it read 3.6 GB/s, under half CMA's 12.7, and demoted the
+ * class to CMA for its next 4,096 messages (2 runs of 11).  One slow
+ * period no longer demotes; two in a row still do (a starved pipeline is
+ * slow period after period). */
+static void one_stall(void)
+{
+    static lc_peer_t r;
+    r.can_pull = true;
+    lc_world.local_size = 2;
+    lc_world.usable_cores = 2;
+    lc_peer_pick_reset(&r, true);
+    lc_pick_class_t *c = &r.pick.cls[2];
+    for (int w = 0; w < 4; w++) pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    CHECK(c->choice == 2 && !c->demoted);
+    stall_at = 30, stall_s = 4e-3;
+    pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    stall_at = -1;
+    int piped = 0;
+    for (int w = 0; w < 4; w++) piped += pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    CHECK(c->choice == 2 && !c->demoted && piped >= 4 * 63);
+    stall_at = 10, stall_n = 3; /* stalls in every period: the pipeline crawls */
+    pipe_window(&r, MiB, 64, 25e9, 20e9, 12.7e9);
+    stall_at = -1, stall_n = 1;
+    CHECK(c->choice == 1 && c->demoted);
 }
 
 /* The channel's handler, with every RTS marked as a derived-datatype
@@ -239,6 +418,37 @@ static void through_the_engine(void)
     self.pick.sending = 0;
     lc_channel_recv_handler = engine_handler;
 
+    /* Both sides agree on the variant: the receiver's pick asks for it in
+     * the CTS, the sender's request takes it, and the peer's switch
+     * (lc_shm_set_big_nt) is set while that message streams.  The class
+     * decided "the pipeline always, non-temporal"; then normal stores;
+     * then LOCUS_SHM_BIG_NT=1, the forced variant, which the CTS need not
+     * carry. */
+    lc_pick_class_t *c1 = &self.pick.cls[1];
+    for (int v = 0; v < 3; v++) {
+        memset(c1, 0, sizeof(*c1));
+        c1->choice = 2;
+        c1->n_pull = c1->n_pipe = c1->var_n[0] = c1->var_n[1] = 3;
+        c1->pull_bw = 12e9;
+        c1->pipe_bw = 20e9;
+        c1->nt = v == 0;
+        c1->var_decided = 1;
+        c1->var_bw[c1->nt] = 20e9;
+        c1->var_bw[!c1->nt] = 5e9;
+        lc_params.shm_big_nt = v == 2;
+        self.shm.tx_big_nt = v != 0; /* the other way from what this message wants */
+        memset(dst, 0, n);
+        CHECK(lc_pt2pt_irecv(dst, n, 0, 4, comm, LC_CTX_PT2PT, &r) == MPI_SUCCESS);
+        CHECK(lc_pt2pt_isend(src, n, 0, 4, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s) == MPI_SUCCESS);
+        CHECK(r->complete && s->complete && memcmp(dst, src, n) == 0);
+        CHECK(r->pick_nt == (v == 0) && s->pick_nt == r->pick_nt);
+        CHECK(self.shm.tx_big_nt == (v != 1));
+        lc_pt2pt_wait_release(r, MPI_STATUS_IGNORE);
+        lc_pt2pt_wait_release(s, MPI_STATUS_IGNORE);
+        self.pick.sending = 0;
+    }
+    lc_params.shm_big_nt = 0;
+
     lc_dt_release(every_other);
     free(src);
     free(dst);
@@ -276,7 +486,7 @@ int main(void)
     }
     CHECK(p.pick.cls[2].choice == 3);
     /* decided: a lone message is still timed (one sample at a time) */
-    CHECK(lc_pick_choose(&p, 2 * MiB, true) == (LC_PICK_PIPE | LC_PICK_SAMPLE) && p.pick.sampling);
+    CHECK((lc_pick_choose(&p, 2 * MiB, true) & ~LC_PICK_NT) == (LC_PICK_PIPE | LC_PICK_SAMPLE) && p.pick.sampling);
     CHECK(lc_pick_choose(&p, 2 * MiB, true) == LC_PICK_PIPE);
     p.pick.sampling = false;
     CHECK(lc_pick_choose(&p, 2 * MiB, false) == LC_PICK_PIPE);
@@ -402,6 +612,18 @@ int main(void)
     }
     CHECK(p.pick.cls[3].choice == 2);
     CHECK(p.pick.cls[3].pull_bw > 9.9e9 && p.pick.cls[3].pull_bw < 10.1e9);
+    /* The transit is added when the figures are made: pulls taken while the
+     * fastest transit seen was 75 us (a run's first RTSs queued behind each
+     * other) count with the 1.8 us known later, not as 0.8 GB/s. */
+    static lc_peer_t t;
+    t.can_pull = true;
+    lc_peer_pick_reset(&t, true);
+    lc_pick_transit(&t, 75e-6);
+    for (int i = 0; i < 3; i++) lc_pick_sample(&t, 64 * KiB, 1, 6.3e-6);
+    lc_pick_transit(&t, 1.8e-6);
+    for (int i = 0; i < 3; i++) lc_pick_sample(&t, 64 * KiB, 0, 64 * KiB / 12e9 - 1.8e-6);
+    CHECK(t.pick.cls[0].pull_bw > 8e9 && t.pick.cls[0].pipe_bw > 11.9e9 && t.pick.cls[0].pipe_bw < 12.1e9);
+    CHECK(t.pick.cls[0].choice == 3); /* 12 against 8.1: alone only (against 0.8: always) */
 
     /* The chosen pipeline watched: moving fast keeps it (1 GiB messages
      * at once: a descheduled test would need seconds to look slow)... */
@@ -551,6 +773,9 @@ int main(void)
     CHECK(!p.pick.calibrate && p.pick.cls[0].choice == 0);
 
     learning_cost();
+    nt_variant();
+    one_stall();
+    lone_slow_windows_fast();
     through_the_engine();
 
     if (failures) return 1;

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Each rank leads a process group of its own inside mpiexec's session
+# (mpiexec_spawn.c: not a session of its own, so that a waiting rank's
+# sched_yield reaches the job's other ranks: under the scheduler's
+# autogroups a yield passes the core only within the yielder's session);
+# the group takes in what the rank starts; mpiexec's signal forwarding
+# reaches the rank and its children (SIGTERM, SIGINT), and SIGKILL to
+# mpiexec ends the ranks (PDEATHSIG).
+. "$(dirname "$0")/lib.sh"
+mp=""
+pids=""
+trap '[ -n "$mp" ] && kill -KILL $mp 2>/dev/null; [ -n "$pids" ] && kill -KILL $pids 2>/dev/null; rm -rf "$T"' EXIT
+
+# field N (>= 3) of /proc/PID/stat: after the ") " that ends the name
+stat_field() { sed 's/^.*) //' "/proc/$1/stat" | cut -d' ' -f$(( $2 - 2 )); }
+
+# start: a 2-rank job of shells, each with a child; waits for both "R"
+# lines (rank pid, child pid) and sets mp, ranks, kids.
+start() {
+    : > "$T/out"
+    : > "$T/err"
+    "$MPIEXEC" -n 2 sh -c 'sleep 300 & echo "R $$ $!"; wait' > "$T/out" 2> "$T/err" &
+    mp=$!
+    i=0
+    while [ "$(grep -c '^R ' "$T/out")" -lt 2 ]; do
+        i=$((i + 1)); [ $i -gt 200 ] && fail "ranks never started"
+        sleep 0.05
+    done
+    ranks=$(awk '/^R /{print $2}' "$T/out")
+    kids=$(awk '/^R /{print $3}' "$T/out")
+    pids="$ranks $kids"
+}
+
+gone_within() { # MS PIDS...: every pid gone within MS
+    lim=$1; shift
+    t0=$(now_ms)
+    for p in "$@"; do
+        while kill -0 "$p" 2>/dev/null && [ "$(stat_field "$p" 3 2>/dev/null)" != Z ]; do
+            [ $(( $(now_ms) - t0 )) -ge "$lim" ] && fail "pid $p still there ${lim} ms after the signal"
+            sleep 0.05
+        done
+    done
+}
+
+for sig in TERM INT; do
+    start
+    for p in $ranks; do
+        [ "$(stat_field "$p" 5)" = "$p" ] || fail "rank pid $p does not lead its process group"
+        [ "$(stat_field "$p" 6)" = "$(stat_field "$mp" 6)" ] ||
+            fail "rank pid $p is not in mpiexec's session (session $(stat_field "$p" 6))"
+    done
+    for k in $kids; do
+        r=$(stat_field "$k" 4)
+        [ "$(stat_field "$k" 5)" = "$r" ] || fail "child $k of rank $r is not in its rank's process group"
+    done
+    t0=$(now_ms)
+    kill -$sig $mp
+    wait $mp
+    RC=$?
+    mp=""
+    ELAPSED_MS=$(( $(now_ms) - t0 ))
+    [ $sig = TERM ] && expect_rc 143
+    [ $sig = INT ] && expect_rc 130
+    expect_fast 2000
+    gone_within 2000 $ranks $kids
+    pids=""
+done
+
+# SIGKILL to mpiexec: the ranks die with it (PR_SET_PDEATHSIG); their
+# children are orphans (their group's leader died): ended here.
+start
+kill -KILL $mp
+wait $mp 2>/dev/null
+mp=""
+gone_within 2000 $ranks
+kill -KILL $kids 2>/dev/null
+pids=""
+echo "PASS"

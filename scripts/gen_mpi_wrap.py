@@ -15,7 +15,9 @@ writes OUTDIR/lc_mpi_impl.h and OUTDIR/lc_mpi_wrap.c:
 - lc_mpi_wrap.c: the exported PMPI_<Name> of every wrapped function and its
   weak MPI_<Name>.  A wrapper tests one flag: unless the job runs at
   MPI_THREAD_MULTIPLE it tail-calls the implementation; otherwise it runs
-  it inside the critical section (src/util/lc_thread.h).
+  it inside the critical section (src/util/lc_thread.h) — except the
+  point-to-point calls of FAST, which first ask src/mpi/lc_mpi_fast.c
+  whether they may run outside it.
 
 Direct functions (not wrapped: the source defines the exported PMPI_ itself)
 are those that must work whatever another thread does (MPI_Abort), read
@@ -31,6 +33,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import gen_api  # noqa: E402
 
 DIRECT = {"Pcontrol", "Wtime", "Wtick", "Abort", "Get_version", "Get_library_version"}
+# At MPI_THREAD_MULTIPLE these may run outside the section: the wrapper
+# asks lc_fast_<Name> (src/mpi/lc_mpi_fast.c) with the call's arguments
+# and takes the section only when it says no (docs/architecture.md
+# "Threads", the shared-memory fast path).
+FAST = {"Send", "Recv", "Isend", "Irecv", "Wait", "Test", "Waitall", "Testall"}
 MACRO = re.compile(r"^#define P?MPI_(\w+)\(", re.M)
 NAME = re.compile(r"(\w+)\s*(\[[^\]]*\])*$")
 
@@ -59,6 +66,7 @@ def main():
             "#include <mpi.h>", '#include "util/lc_thread.h"', "",
             '#define LC_WRAP_API __attribute__((visibility("default")))',
             "#define LC_WRAP_COLD __attribute__((noinline, cold))",
+            "#define LC_WRAP_MT __attribute__((noinline))",
             "#define LC_WRAP_ALIAS(name) \\",
             "    extern __typeof__(PMPI_##name) MPI_##name "
             '__attribute__((weak, alias("PMPI_" #name), visibility("default")))', ""]
@@ -80,10 +88,20 @@ def main():
                  f"    {ret} lc_ret = {call};",
                  "    lc_thread_leave();",
                  "    return lc_ret;",
-                 "}",
-                 f"LC_WRAP_API {ret} PMPI_{name}({args or 'void'})",
+                 "}"]
+        multiple = call.replace('lc_impl_', 'lc_locked_', 1)
+        if name in FAST:
+            # Not cold: at MULTIPLE this is the hot path.
+            wrap += [f"int lc_fast_{name}({args});",
+                     f"static LC_WRAP_MT {ret} lc_mt_{name}({args})",
+                     "{",
+                     f"    if (lc_fast_{name}({', '.join(arg_names(args))})) return {call};",
+                     f"    return {multiple};",
+                     "}"]
+            multiple = call.replace('lc_impl_', 'lc_mt_', 1)
+        wrap += [f"LC_WRAP_API {ret} PMPI_{name}({args or 'void'})",
                  "{",
-                 f"    if (lc_unlikely(lc_thread_locking())) return {call.replace('lc_impl_', 'lc_locked_', 1)};",
+                 f"    if (lc_unlikely(lc_thread_locking())) return {multiple};",
                  f"    return {call};",
                  "}",
                  f"LC_WRAP_ALIAS({name});", ""]

@@ -27,17 +27,24 @@
 #include "coord/lc_liveness.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "pt2pt/lc_starve.h"
+#include "util/lc_dtype.h"
 #include "util/lc_thread.h"
 
 #include <sched.h>
 #include <time.h>
 
-/* Every arrived packet: to the side that handles its kind. */
-static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+/* Every arrived packet: to the side that handles its kind.  Two
+ * instances, for the matching side's two (lc_pt2pt_threads_multiple). */
+LC_INLINE void lc_pt2pt_on_packet_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload, int mt)
 {
     switch ((lc_pkt_kind_t)hdr->kind) {
     case LC_PKT_EAGER:
-    case LC_PKT_RTS: lc_pt2pt_on_message(from, hdr, payload); return;
+    case LC_PKT_RTS:
+        if (mt)
+            lc_pt2pt_on_message_locked(from, hdr, payload);
+        else
+            lc_pt2pt_on_message_st(from, hdr, payload);
+        return;
     case LC_PKT_DATA: lc_pt2pt_on_data(from, hdr, payload); return;
     case LC_PKT_CTS:
     case LC_PKT_FIN:
@@ -47,10 +54,33 @@ static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const v
     lc_peer_fault(from, "unknown packet kind %u", (unsigned)hdr->kind);
 }
 
+static void lc_pt2pt_on_packet_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_pt2pt_on_packet_mt(from, hdr, payload, 0);
+}
+
+static void lc_pt2pt_on_packet_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_pt2pt_on_packet_mt(from, hdr, payload, 1);
+}
+
 void lc_pt2pt_init(void)
 {
     lc_pt2pt_match_init();
-    lc_channel_recv_handler = lc_pt2pt_on_packet;
+    lc_channel_recv_handler = lc_thread_locking() ? lc_pt2pt_on_packet_locked : lc_pt2pt_on_packet_st;
+}
+
+void lc_pt2pt_threads_multiple(void)
+{
+    /* The predefined datatypes' index is built on first use: now, while
+     * one thread is in MPI (the fast path looks types up outside the
+     * section). */
+    (void)lc_dtype_lookup(MPI_BYTE);
+    lc_request_pool_multiple();
+    lc_pt2pt_match_multiple();
+    lc_pt2pt_send_multiple();
+    /* Before lc_pt2pt_init (MPI_Init_thread grants first) it sets it. */
+    if (lc_channel_recv_handler) lc_channel_recv_handler = lc_pt2pt_on_packet_locked;
 }
 
 static lc_progress_hook_fn_t *lc_progress_hooks[LC_PROGRESS_HOOK_N];
@@ -77,13 +107,50 @@ static int lc_progress_run_hooks(void)
 
 unsigned lc_progress_passes;
 
+/* A pass's share that stays inside the section at MPI_THREAD_MULTIPLE:
+ * the network and IVSHMEM endpoints, the pending sends of peers other
+ * than shared-memory and self ones, the hooks (schedules, partitioned,
+ * RMA), completions deferred by threads outside the section, liveness. */
+static int lc_progress_section_share(int events)
+{
+    if (lc_ofi_active) events += lc_ofi_poll();
+    if (lc_ivshmem_active) events += lc_ivshmem_poll();
+    if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(1);
+    if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
+    events += lc_request_run_deferred();
+    events += lc_comm_run_deferred();
+    /* A fruitless pass: now and then, is whoever we wait for still alive? */
+    if (!events) lc_liveness_tick();
+    return events;
+}
+
+/* MPI_THREAD_MULTIPLE, where a thread may make the pass outside the
+ * section (the shared-memory fast path of Send/Recv/Wait/...): the shm
+ * rings by their rx try-locks and the pending sends to shm and self peers
+ * under their tx locks, by any thread; the rest by the thread that holds
+ * the section or takes it by try-lock — one that finds it held leaves it
+ * to the holder, whose passes run it. */
+static LC_NOINLINE int lc_progress_mt(void)
+{
+    __atomic_fetch_add(&lc_progress_passes, 1u, __ATOMIC_RELAXED);
+    int events = lc_shm_poll();
+    if (!lc_thread_try_enter()) {
+        if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(0);
+        return events;
+    }
+    events = lc_progress_section_share(events);
+    lc_thread_leave_progress();
+    return events;
+}
+
 int lc_progress(void)
 {
-    lc_count_add(&lc_progress_passes, 1u);
+    if (lc_unlikely(lc_thread_locking())) return lc_progress_mt();
+    lc_progress_passes++;
     int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_ivshmem_active) events += lc_ivshmem_poll();
-    if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
+    if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending(1);
     if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
     /* A fruitless pass: now and then, is whoever we wait for still alive? */
     if (!events) lc_liveness_tick();

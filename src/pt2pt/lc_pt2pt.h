@@ -50,11 +50,31 @@ int lc_pt2pt_fini(void);
 
 int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
                    lc_send_mode_t mode, lc_request_t **req_p);
-/* Blocking send; small standard sends take an allocation-free path. */
-int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
-                  lc_send_mode_t mode);
+/* Blocking send; small standard sends take an allocation-free path.
+ * Through a pointer set once (the unlocked instance below
+ * MPI_THREAD_MULTIPLE, the one with the peer's tx lock at it:
+ * lc_pt2pt_threads_multiple). */
+extern LC_HIDDEN int (*lc_pt2pt_send_p)(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                              lc_send_mode_t mode);
+static inline int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                                lc_send_mode_t mode)
+{
+    return lc_pt2pt_send_p(buf, bytes, dest, tag, comm, ctx_kind, mode);
+}
+/* MPI_THREAD_MULTIPLE granted (by MPI_Init_thread, MPI_Session_init or
+ * the asynchronous progress thread), before a second thread is in MPI:
+ * the pt2pt engine's hot functions switch, once, to their locked
+ * instances (the request pool, matching, the blocking send, the packet
+ * handler).  Idempotent. */
+void lc_pt2pt_threads_multiple(void);
 int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
                    lc_request_t **req_p);
+/* The same for a request the user holds (MPI_Irecv): it holds its
+ * communicator (lc_request_hold_comm) from the start.  Through a pointer
+ * set once, as lc_pt2pt_send: the reference is counted atomically only
+ * at MPI_THREAD_MULTIPLE, with no test of the level. */
+extern LC_HIDDEN int (*lc_pt2pt_irecv_user_p)(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
+                                              lc_request_t **req_p);
 /* Blocking receive; status may be MPI_STATUS_IGNORE. Returns the status
  * error (MPI_ERR_TRUNCATE) if any. */
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,

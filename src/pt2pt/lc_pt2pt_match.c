@@ -39,6 +39,7 @@ typedef struct lc_match_queues {
     lc_list_t posted;     /* receives waiting for a message, FIFO */
     lc_list_t unexpected; /* messages waiting for a receive (lc_unexp_t), FIFO */
     lc_lock_t lock;       /* both lists, at MULTIPLE */
+    int am;               /* active-message handlers on this slot's contexts (lc_pt2pt_am.c) */
 } lc_match_queues_t;
 
 /* The pair's lock at MULTIPLE (the flag is set once, before a second
@@ -107,6 +108,9 @@ static inline uint32_t lc_req_ctx(const lc_request_t *req)
     return req->comm->ctx + req->ctx_kind;
 }
 
+static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t flags, uint32_t sreq, size_t size,
+                            size_t n, uint64_t addr, uint64_t key, uint32_t nblocks, double t_rts);
+
 /* The one delivery routine: `data` is the eager payload (EAGER); `addr`
  * and `key` name the sender's buffer (RTS), or with LC_PKT_FLAG_LIST its
  * block list of `nblocks` entries; `t_rts` when the RTS left the sender
@@ -148,6 +152,22 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_request_complete(req);
         return;
     }
+    /* MPI_THREAD_MULTIPLE: the peer's protocol pick (`from->pick`, its
+     * calibration samples) is the peer's receive side's state: a ring's
+     * drain holds rx_lock already (recursive); a receive that matched an
+     * unexpected RTS takes it here, so that two threads never update it
+     * at once.  Safe to wait for: this thread holds no other lock (the
+     * queue's was dropped), and a holder of rx_lock never waits for one
+     * we hold. */
+    int rx_held = lc_unlikely(lc_thread_locking()) && from->kind == LC_CHANNEL_SHM;
+    if (rx_held) lc_lock_acquire(&from->rx_lock);
+    lc_deliver_rndv(req, from, src, flags, sreq, size, n, addr, key, nblocks, t_rts);
+    if (rx_held) lc_lock_release(&from->rx_lock);
+}
+
+static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t flags, uint32_t sreq, size_t size,
+                            size_t n, uint64_t addr, uint64_t key, uint32_t nblocks, double t_rts)
+{
     /* Rendezvous: pull in one copy where the channel proved it can, else
      * ask the sender to pipeline the data through the ring.  A derived-
      * datatype send that was not packed offers its block list, or nothing
@@ -268,19 +288,30 @@ LC_INLINE void lc_on_message_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
     lc_mq_unlock(q, held);
 }
 
-static LC_NOINLINE void lc_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
-{
-    lc_on_message_mt(from, hdr, payload, 1);
-}
-
-void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+/* The two instances; the packet handler of each level calls its own
+ * (lc_progress.c, chosen once by lc_pt2pt_threads_multiple). */
+void lc_pt2pt_on_message_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
     if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(hdr, payload)) return;
-    if (lc_unlikely(lc_thread_locking())) {
-        lc_on_message_locked(from, hdr, payload);
-        return;
-    }
     lc_on_message_mt(from, hdr, payload, 0);
+}
+
+void lc_pt2pt_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    /* RMA's active messages (lc_pt2pt_am.c) run their handlers inside the
+     * section: a ring drained outside it (the shared-memory fast path)
+     * enters it for a packet on a context that has a handler (a window's
+     * own communicator: never a user's message, so never a self-channel
+     * packet of the fast path, delivered with a tx lock held).  Waiting
+     * for it with this ring's rx lock held is safe: a section holder takes
+     * rx locks by try-lock only. */
+    if (lc_unlikely(__atomic_load_n(&lc_match_queues(hdr->ctx)->am, __ATOMIC_ACQUIRE) != 0)) {
+        lc_thread_enter_progress();
+        bool am = lc_pt2pt_am_dispatch(hdr, payload);
+        lc_thread_leave_progress();
+        if (am) return;
+    }
+    lc_on_message_mt(from, hdr, payload, 1);
 }
 
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -333,6 +364,36 @@ int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm
     return MPI_SUCCESS;
 }
 
+LC_INLINE int lc_irecv_user_mt(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, lc_request_t **req_p,
+                               int mt)
+{
+    lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
+    req->buf = buf;
+    req->bytes = bytes;
+    /* Held before it is posted: a delivery in another thread may complete
+     * it at once (the release, in the waiting thread, drops it). */
+    lc_count_add_mt(mt, &comm->refcount, 1);
+    req->holds_comm = 1;
+    *req_p = req;
+    lc_pt2pt_irecv_post(req, source, tag, comm, LC_CTX_PT2PT);
+    return MPI_SUCCESS;
+}
+
+static int lc_irecv_user_st(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, lc_request_t **req_p)
+{
+    return lc_irecv_user_mt(buf, bytes, source, tag, comm, req_p, 0);
+}
+
+static int lc_irecv_user_locked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
+                                lc_request_t **req_p)
+{
+    return lc_irecv_user_mt(buf, bytes, source, tag, comm, req_p, 1);
+}
+
+int (*lc_pt2pt_irecv_user_p)(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
+                             lc_request_t **req_p) = lc_irecv_user_st;
+
 LC_INLINE void lc_irecv_post_mt(lc_request_t *req, int source, int tag, uint32_t ctx, int mt)
 {
     lc_match_queues_t *q = lc_match_queues(ctx);
@@ -350,12 +411,7 @@ LC_INLINE void lc_irecv_post_mt(lc_request_t *req, int source, int tag, uint32_t
     lc_mq_unlock(q, held);
 }
 
-static LC_NOINLINE void lc_irecv_post_locked(lc_request_t *req, int source, int tag, uint32_t ctx)
-{
-    lc_irecv_post_mt(req, source, tag, ctx, 1);
-}
-
-void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+LC_INLINE void lc_irecv_post_req(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind, int mt)
 {
     req->rank = source;
     req->tag = tag;
@@ -370,11 +426,32 @@ void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm
     /* The context id and its queues once: req's fields were just stored,
      * so the compiler would load comm->ctx again for a second call. */
     uint32_t ctx = comm->ctx + (uint32_t)ctx_kind;
-    if (lc_unlikely(lc_thread_locking())) {
-        lc_irecv_post_locked(req, source, tag, ctx);
-        return;
-    }
-    lc_irecv_post_mt(req, source, tag, ctx, 0);
+    lc_irecv_post_mt(req, source, tag, ctx, mt);
+}
+
+static void lc_irecv_post_st(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+{
+    lc_irecv_post_req(req, source, tag, comm, ctx_kind, 0);
+}
+
+static void lc_irecv_post_locked(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+{
+    lc_irecv_post_req(req, source, tag, comm, ctx_kind, 1);
+}
+
+void (*lc_pt2pt_irecv_post_p)(lc_request_t *req, int source, int tag, lc_comm_t *comm,
+                              int ctx_kind) = lc_irecv_post_st;
+
+void lc_pt2pt_match_am(uint32_t ctx, int d)
+{
+    lc_match_queues_t *q = lc_match_queues(ctx);
+    __atomic_store_n(&q->am, q->am + d, __ATOMIC_RELEASE);
+}
+
+void lc_pt2pt_match_multiple(void)
+{
+    lc_pt2pt_irecv_post_p = lc_irecv_post_locked;
+    lc_pt2pt_irecv_user_p = lc_irecv_user_locked;
 }
 
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,

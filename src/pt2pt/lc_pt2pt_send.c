@@ -18,12 +18,20 @@ int lc_pt2pt_pending_peers;
  * under its tx lock (lc_channel.h), held from the look at `pending` to
  * the packet in the ring or the request in the queue, so that two threads
  * sending to one peer keep each one's order and neither overtakes a
- * queued send.  Other channels stay under the process-wide section (the
- * self channel delivers inline, its handlers send back to it).  Returns
+ * queued send.  The self peer's too: the self channel delivers inline in
+ * the sending thread, whose handlers answer it (CTS, DATA, FIN: the lock
+ * is recursive) and whose `pending` queue (used when a staging
+ * allocation fails) the fast path may reach outside the section.  Other
+ * channels (ofi, IVSHMEM) stay under the process-wide section.  Returns
  * whether it took the lock, for lc_tx_unlock. */
+static inline int lc_tx_lockable(const lc_peer_t *peer)
+{
+    return peer->kind == LC_CHANNEL_SHM || peer->kind == LC_CHANNEL_SELF;
+}
+
 static inline int lc_tx_lock(lc_peer_t *peer)
 {
-    if (lc_likely(!lc_thread_locking()) || peer->kind != LC_CHANNEL_SHM) return 0;
+    if (lc_likely(!lc_thread_locking()) || !lc_tx_lockable(peer)) return 0;
     lc_lock_acquire(&peer->tx_lock);
     return 1;
 }
@@ -175,12 +183,13 @@ static int lc_drain_peer(lc_peer_t *peer)
     return events;
 }
 
-int lc_pt2pt_drain_pending(void)
+int lc_pt2pt_drain_pending(int all)
 {
     int events = 0;
     int n = lc_world.universe_size; /* peers added later may queue too */
     for (int i = 0; i < n && lc_count_get(&lc_pt2pt_pending_peers); i++) {
         lc_peer_t *peer = &lc_world.peers[i];
+        if (!all && !lc_tx_lockable(peer)) continue; /* the section's (lc_progress_mt) */
         events += lc_drain_peer(peer); /* looks at `pending` under the peer's lock */
     }
     return events;
@@ -329,16 +338,24 @@ LC_INLINE int lc_send_mt(const void *buf, size_t bytes, int dest, int tag, lc_co
     return lc_pt2pt_wait_release(req, MPI_STATUS_IGNORE);
 }
 
-/* Instantiated twice, as the matching side's hot paths (lc_pt2pt_match.c). */
-static LC_NOINLINE int lc_send_locked(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm,
-                                      int ctx_kind, lc_send_mode_t mode)
+/* Instantiated twice, as the matching side's hot paths (lc_pt2pt_match.c),
+ * and reached through lc_pt2pt_send_p (lc_pt2pt.h), set once. */
+static int lc_send_st(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                      lc_send_mode_t mode)
+{
+    return lc_send_mt(buf, bytes, dest, tag, comm, ctx_kind, mode, 0);
+}
+
+static int lc_send_locked(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                          lc_send_mode_t mode)
 {
     return lc_send_mt(buf, bytes, dest, tag, comm, ctx_kind, mode, 1);
 }
 
-int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
-                  lc_send_mode_t mode)
+int (*lc_pt2pt_send_p)(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                       lc_send_mode_t mode) = lc_send_st;
+
+void lc_pt2pt_send_multiple(void)
 {
-    if (lc_unlikely(lc_thread_locking())) return lc_send_locked(buf, bytes, dest, tag, comm, ctx_kind, mode);
-    return lc_send_mt(buf, bytes, dest, tag, comm, ctx_kind, mode, 0);
+    lc_pt2pt_send_p = lc_send_locked;
 }

@@ -9,6 +9,8 @@
  * lookup by handle or wire reference reads it without the mutex. */
 #include "pt2pt/lc_request.h"
 #include "pt2pt/lc_pt2pt.h"
+#include "util/lc_lock.h"
+#include "util/lc_thread.h"
 #include "util/lc_util.h"
 
 #include <pthread.h>
@@ -151,16 +153,8 @@ LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
     return r;
 }
 
-static LC_NOINLINE lc_request_t *lc_request_alloc_locked(lc_req_kind_t kind)
-{
-    return lc_request_alloc_mt(kind, 1);
-}
-
-lc_request_t *lc_request_alloc(lc_req_kind_t kind)
-{
-    if (lc_unlikely(lc_thread_locking())) return lc_request_alloc_locked(kind);
-    return lc_request_alloc_mt(kind, 0);
-}
+static lc_request_t *lc_request_alloc_st(lc_req_kind_t kind) { return lc_request_alloc_mt(kind, 0); }
+static lc_request_t *lc_request_alloc_locked(lc_req_kind_t kind) { return lc_request_alloc_mt(kind, 1); }
 
 void (*lc_request_sched_drop)(void *sched);
 
@@ -173,7 +167,7 @@ LC_INLINE void lc_request_release_mt(lc_request_t *req, int mt)
     if (req->sched) lc_request_sched_drop(req->sched);
     req->sched = NULL;
     if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);
-    if (req->holds_comm) lc_comm_release(req->comm);
+    if (req->holds_comm) lc_comm_release_mt(req->comm, mt);
     req->holds_comm = 0;
     lc_request_uncount(req, mt);
     req->in_use = 0;
@@ -183,33 +177,132 @@ LC_INLINE void lc_request_release_mt(lc_request_t *req, int mt)
     lc_req_pool_unlock(mt);
 }
 
-static LC_NOINLINE void lc_request_release_locked(lc_request_t *req)
+static void lc_request_release_st(lc_request_t *req) { lc_request_release_mt(req, 0); }
+static void lc_request_release_locked(lc_request_t *req) { lc_request_release_mt(req, 1); }
+
+/* MPI_THREAD_MULTIPLE: completions whose callbacks must run inside the
+ * section with no fine lock held (lc_request.h), pushed under the pool's
+ * mutex (innermost in the lock order, so it may be taken under any). */
+static lc_request_t *lc_req_deferred;
+
+/* Whether a completion must be deferred: a non-plain request completed by
+ * a thread outside the section or holding a fine lock.  `user_freed` is
+ * read with acquire: MPI_Request_free sets it inside the section. */
+static inline int lc_request_defers(lc_request_t *req)
 {
-    lc_request_release_mt(req, 1);
+    if (lc_likely(req->stage == NULL && req->rcur == NULL && req->on_complete == NULL &&
+                  !__atomic_load_n(&req->user_freed, __ATOMIC_ACQUIRE)))
+        return 0;
+    return !lc_thread_held() || lc_lock_nheld != 0;
 }
 
-void lc_request_release(lc_request_t *req)
+static LC_NOINLINE void lc_request_defer(lc_request_t *req)
 {
-    if (lc_unlikely(lc_thread_locking())) {
-        lc_request_release_locked(req);
+    pthread_mutex_lock(&lc_req_lock);
+    req->defer_next = lc_req_deferred;
+    __atomic_store_n(&lc_req_deferred, req, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&lc_req_lock);
+}
+
+/* user_freed: 0, 1 (MPI_Request_free'd, its release pending), 2 (whoever
+ * turned 1 into 2 releases it: the completing thread or the freeing one,
+ * never both). */
+static LC_NOINLINE void lc_request_freed_done(lc_request_t *req)
+{
+    uint8_t one = 1;
+    if (!__atomic_compare_exchange_n(&req->user_freed, &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
+    if (lc_thread_held() && lc_lock_nheld == 0)
+        lc_request_release_mt(req, 1);
+    else
+        lc_request_defer(req); /* complete already: lc_request_run_deferred releases it */
+}
+
+void lc_request_free_running(lc_request_t *req)
+{
+    if (!lc_thread_locking()) {
+        req->user_freed = 1; /* not complete: lc_request_complete releases it */
         return;
     }
-    lc_request_release_mt(req, 0);
+    __atomic_store_n(&req->user_freed, 1, __ATOMIC_SEQ_CST);
+    if (atomic_load_explicit(&req->complete, memory_order_seq_cst)) lc_request_freed_done(req);
 }
 
-void lc_request_complete(lc_request_t *req)
+LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
 {
+    if (mt && lc_unlikely(lc_request_defers(req))) {
+        lc_request_defer(req);
+        return;
+    }
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
     /* Release: a thread that sees the flag with acquire (lc_pt2pt_wait,
      * MPI_Test in another thread) sees the data and status written
      * before it. */
-    atomic_store_explicit(&req->complete, 1, memory_order_release);
-    int mt = lc_thread_locking();
+    if (!mt) {
+        atomic_store_explicit(&req->complete, 1, memory_order_release);
+    } else {
+        /* Sequentially consistent, with the load of user_freed below:
+         * against MPI_Request_free in another thread, which stores
+         * user_freed and then loads complete (lc_request_free_running),
+         * one of the two sees the other's store. */
+        atomic_store_explicit(&req->complete, 1, memory_order_seq_cst);
+    }
     lc_count_add_mt(mt, &lc_request_completions, 1u);
     lc_request_uncount(req, mt);
     if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
-    if (req->user_freed) lc_request_release(req);
+    if (!mt) {
+        if (req->user_freed) lc_request_release_mt(req, 0);
+    } else if (lc_unlikely(__atomic_load_n(&req->user_freed, __ATOMIC_SEQ_CST) != 0)) {
+        lc_request_freed_done(req);
+    }
+}
+
+static void lc_request_complete_st(lc_request_t *req) { lc_request_complete_mt(req, 0); }
+static void lc_request_complete_locked(lc_request_t *req) { lc_request_complete_mt(req, 1); }
+
+/* Below MULTIPLE the unlocked instances; lc_request_pool_multiple swaps
+ * in the locked ones, once (lc_pt2pt_threads_multiple). */
+lc_request_t *(*lc_request_alloc_p)(lc_req_kind_t kind) = lc_request_alloc_st;
+void (*lc_request_release_p)(lc_request_t *req) = lc_request_release_st;
+void (*lc_request_complete_p)(lc_request_t *req) = lc_request_complete_st;
+
+int lc_request_run_deferred(void)
+{
+    if (lc_likely(__atomic_load_n(&lc_req_deferred, __ATOMIC_RELAXED) == NULL) || lc_lock_nheld != 0) return 0;
+    pthread_mutex_lock(&lc_req_lock);
+    lc_request_t *list = lc_req_deferred;
+    lc_req_deferred = NULL;
+    pthread_mutex_unlock(&lc_req_lock);
+    /* Pushed newest first: reverse, so they complete in the order they
+     * finished (a waiter on several sees the earlier one first). */
+    lc_request_t *fifo = NULL;
+    while (list) {
+        lc_request_t *next = list->defer_next;
+        list->defer_next = fifo;
+        fifo = list;
+        list = next;
+    }
+    int n = 0;
+    while (fifo) {
+        lc_request_t *next = fifo->defer_next;
+        fifo->defer_next = NULL;
+        /* Held, no fine lock: runs now.  One already complete was deferred
+         * for its release only (lc_request_freed_done). */
+        if (atomic_load_explicit(&fifo->complete, memory_order_acquire))
+            lc_request_release_mt(fifo, 1);
+        else
+            lc_request_complete_mt(fifo, 1);
+        fifo = next;
+        n++;
+    }
+    return n;
+}
+
+void lc_request_pool_multiple(void)
+{
+    lc_request_alloc_p = lc_request_alloc_locked;
+    lc_request_release_p = lc_request_release_locked;
+    lc_request_complete_p = lc_request_complete_locked;
 }
 
 void lc_status_set(MPI_Status *status, int source, int tag, size_t bytes, int cancelled)

@@ -132,6 +132,9 @@ typedef struct lc_request {
      * waits for with it.  It must not release `req`.  Next to stage and
      * rcur, which lc_request_complete reads anyway: the same cache line. */
     void (*on_complete)(struct lc_request *req);
+    /* MPI_THREAD_MULTIPLE: the list of completions deferred to the
+     * section's holder (lc_request_run_deferred). */
+    struct lc_request *defer_next;
     /* status */
     int st_source, st_tag, st_error;
     size_t st_bytes;
@@ -144,7 +147,30 @@ typedef struct lc_request {
 #define LC_REQUEST_HGEN_MASK 0x3fu  /* generation bits in a handle */
 #define LC_REQUEST_WGEN_MASK 0xfffu /* generation bits in a wire reference */
 
-lc_request_t *lc_request_alloc(lc_req_kind_t kind);
+/* The pool's three hot operations go through pointers set once: the
+ * unlocked instances below MPI_THREAD_MULTIPLE, the locked ones (pool
+ * mutex, atomic counters) from the moment it is granted
+ * (lc_request_pool_multiple, before a second thread is in MPI).  An
+ * indirect call costs what a direct one does; a flag test in each of
+ * them cost THREAD_SINGLE ~3 instructions per operation. */
+extern LC_HIDDEN lc_request_t *(*lc_request_alloc_p)(lc_req_kind_t kind);
+extern LC_HIDDEN void (*lc_request_release_p)(lc_request_t *req);
+extern LC_HIDDEN void (*lc_request_complete_p)(lc_request_t *req);
+void lc_request_pool_multiple(void);
+/* MPI_THREAD_MULTIPLE: run the completions that threads outside the
+ * section, or holding a shm/queue lock, deferred (a request with a
+ * callback, a staging buffer or cursor, or one the user freed: its
+ * completion may run user code — attribute delete callbacks of the
+ * communicator or datatype it was holding — or touch the section's
+ * state).  Called by the section's holder with no such lock held
+ * (lc_progress); returns how many ran. */
+int lc_request_run_deferred(void);
+/* MPI_Request_free of a request that was not complete when looked at:
+ * released by its completion — or here, at MULTIPLE, if another thread
+ * completed it meanwhile (exactly one of the two releases it). */
+void lc_request_free_running(lc_request_t *req);
+
+static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind) { return lc_request_alloc_p(kind); }
 /* Operations in flight that progress can advance: sends, receives,
  * collective instances and partitioned rounds allocated and neither
  * complete nor released (persistent and partitioned handles, messages
@@ -167,7 +193,7 @@ static inline void lc_request_hold_comm(lc_request_t *req)
         req->holds_comm = 1;
     }
 }
-void lc_request_release(lc_request_t *req);
+static inline void lc_request_release(lc_request_t *req) { lc_request_release_p(req); }
 /* Drops a request's reference on its schedule (`sched`) when the request
  * is released.  Set by the collective layer at MPI_Init; the request pool
  * sits below it and knows nothing of schedules. */
@@ -190,7 +216,7 @@ static inline uint32_t lc_request_ref(const lc_request_t *req)
 
 /* Mark complete; a request the user already freed is released here.  A
  * typed request drops its stage or cursor and its datatype first. */
-void lc_request_complete(lc_request_t *req);
+static inline void lc_request_complete(lc_request_t *req) { lc_request_complete_p(req); }
 
 /* Fill an MPI_Status (MPICH layout) from a completed request.  These
  * never write MPI_ERROR (see lc_status_set). */

@@ -34,6 +34,11 @@ typedef struct lc_lock {
 /* A per-thread address that names the thread (lc_thread.c). */
 extern _Thread_local char lc_lock_tag __attribute__((tls_model("initial-exec")));
 static inline uintptr_t lc_lock_self(void) { return (uintptr_t)&lc_lock_tag; }
+/* How many of these locks this thread holds (outermost takes): a thread
+ * that holds any must not run user code or wait for the section's
+ * holder's callbacks — a completion's callbacks are deferred then
+ * (lc_request.c, lc_comm.c). */
+extern _Thread_local unsigned lc_lock_nheld __attribute__((tls_model("initial-exec")));
 
 /* Take it if free or already ours: 1, else 0 (never waits). */
 static inline int lc_lock_try(lc_lock_t *l)
@@ -47,6 +52,7 @@ static inline int lc_lock_try(lc_lock_t *l)
     uintptr_t none = 0;
     if (atomic_compare_exchange_strong_explicit(&l->owner, &none, me, memory_order_acquire, memory_order_relaxed)) {
         l->depth = 1;
+        lc_lock_nheld++;
         return 1;
     }
     return 0;
@@ -69,7 +75,10 @@ static inline void lc_lock_acquire(lc_lock_t *l)
 
 static inline void lc_lock_release(lc_lock_t *l)
 {
-    if (--l->depth == 0) atomic_store_explicit(&l->owner, 0, memory_order_release);
+    if (--l->depth == 0) {
+        lc_lock_nheld--;
+        atomic_store_explicit(&l->owner, 0, memory_order_release);
+    }
 }
 
 #endif

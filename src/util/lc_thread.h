@@ -59,8 +59,8 @@ static inline int lc_thread_locking(void)
 /* The same, returning the new value (a reference count's release: only
  * the thread that takes it to 0 destroys). acq_rel at MULTIPLE: the
  * destroying thread must see every other holder's writes. */
-#define lc_count_add_fetch(p, d)                                                                              \
-    (lc_unlikely(lc_thread_locking()) ? __atomic_add_fetch((p), (d), __ATOMIC_ACQ_REL) : (*(p) += (d)))
+#define lc_count_add_fetch_mt(mt, p, d) ((mt) ? __atomic_add_fetch((p), (d), __ATOMIC_ACQ_REL) : (*(p) += (d)))
+#define lc_count_add_fetch(p, d) lc_count_add_fetch_mt(lc_unlikely(lc_thread_locking()), p, d)
 /* A relaxed read of such a counter (from any thread). */
 #define lc_count_get(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 /* *p = max(*p, v): a high-water mark (a compare-and-swap loop at
@@ -89,7 +89,8 @@ void lc_thread_leave(void);
  * mid-update, so the section is kept and this only yields. */
 void lc_thread_yield(void);
 
-/* This thread holds the critical section (for assertions). */
+/* This thread holds the critical section (for assertions, and for a
+ * completion at MULTIPLE: callbacks run only inside it). */
 int lc_thread_held(void);
 
 /* --- Asynchronous progress (LOCUS_ASYNC_PROGRESS, src/pt2pt/lc_async.c) ---
@@ -121,6 +122,13 @@ extern _Atomic uint32_t *lc_thread_bell_wanted;
 /* The progress thread's own enter / leave: not counted, no hook. */
 void lc_thread_enter_progress(void);
 void lc_thread_leave_progress(void);
+/* Enter the section if it is free or already this thread's: 1 (leave
+ * with lc_thread_leave_progress), else 0, never waiting.  A call that
+ * runs outside the section at MULTIPLE (the shared-memory fast path,
+ * docs/architecture.md "Threads") does the section's share of a
+ * progress pass only this way: a thread that finds it held leaves that
+ * share to the holder. */
+int lc_thread_try_enter(void);
 
 /* Leave the section completely (any depth) and return the depth, so that
  * a thread can wait for another one that needs the section (MPI_Finalize

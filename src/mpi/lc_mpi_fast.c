@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_mpi_fast.c — MPI_THREAD_MULTIPLE: which point-to-point calls may run
+ * outside the process-wide section (docs/architecture.md "Threads",
+ * stage 3 of the finer locking).
+ *
+ * The generated wrapper of MPI_Send, Recv, Isend, Irecv, Wait, Test,
+ * Waitall and Testall (scripts/gen_mpi_wrap.py) asks lc_fast_<Name> with
+ * the call's arguments at MULTIPLE; when it says yes the implementation
+ * runs without the section, so threads on different communicators do
+ * not take turns on one lock: the shared-memory rings, matching queues,
+ * request pool and counters they touch have their own locks and atomics
+ * (src/util/lc_lock.h, lc_thread.h), and a progress pass outside the
+ * section does only the shared-memory share of a pass (lc_progress.c).
+ *
+ * Yes only when every peer is a shared-memory or self one (no ofi or
+ * IVSHMEM endpoint is open), no asynchronous progress thread runs (its
+ * accounting of calls inside MPI is the section's), the application
+ * itself asked for MULTIPLE, the datatype is predefined (no staging, no
+ * datatype reference), and the requests are plain sends and receives
+ * (not persistent, partitioned, generalized, collective, buffered,
+ * typed, or freed).  Anything else, and every argument error the checks
+ * would report, takes the section as before: these tests need not be
+ * complete checks, only enough to keep what needs the section in it.
+ *
+ * The flags read here are written once, at init or when an endpoint
+ * opens, inside the section: relaxed loads (a call that raced an ofi
+ * endpoint's opening runs on the shared-memory path it was asked for).
+ */
+#include "mpi/lc_mpi.h"
+#include "channel/lc_ivshmem.h"
+#include "channel/lc_ofi.h"
+#include "pt2pt/lc_pt2pt.h"
+#include "util/lc_thread.h"
+
+static inline bool lc_fast_world(void)
+{
+    return lc_thread_app_multiple && !lc_thread_async && !__atomic_load_n(&lc_ofi_active, __ATOMIC_RELAXED) &&
+           !__atomic_load_n(&lc_ivshmem_active, __ATOMIC_RELAXED);
+}
+
+/* comm names a communicator whose `rank` (a specific peer, ANY_SOURCE or
+ * PROC_NULL) is reached through shared memory or the self channel. */
+static bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
+{
+    if (count < 0 || !lc_dtype_valid(dt)) return false;
+    lc_comm_t *c = lc_comm_lookup(comm);
+    if (!c) return false;
+    if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL) return true;
+    if ((unsigned)rank >= (unsigned)c->peer_count) return false;
+    const lc_peer_t *p = c->peers[rank];
+    return p->kind == LC_CHANNEL_SHM || p->kind == LC_CHANNEL_SELF;
+}
+
+/* A request MPI_Wait/Test may finish outside the section: NULL (nothing
+ * to do), or a plain send or receive with nothing to run at its end. */
+static bool lc_fast_request(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL) return true;
+    const lc_request_t *r = lc_request_lookup(h);
+    if (!r || (r->kind != LC_REQ_SEND && r->kind != LC_REQ_RECV)) return false;
+    return !r->partner && !r->ext && !r->user_freed && !r->udt && !r->stage && !r->rcur && !r->sched &&
+           !r->on_complete;
+}
+
+int lc_fast_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    (void)buf, (void)tag;
+    return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);
+}
+
+int lc_fast_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    (void)buf, (void)tag, (void)request;
+    return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);
+}
+
+int lc_fast_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Status *status)
+{
+    (void)buf, (void)tag, (void)status;
+    return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
+}
+
+int lc_fast_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    (void)buf, (void)tag, (void)request;
+    return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
+}
+
+int lc_fast_Wait(MPI_Request *request, MPI_Status *status)
+{
+    (void)status;
+    return request && lc_fast_world() && lc_fast_request(*request);
+}
+
+int lc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    (void)flag, (void)status;
+    return request && lc_fast_world() && lc_fast_request(*request);
+}
+
+static bool lc_fast_requests(int count, const MPI_Request reqs[])
+{
+    if (count < 0 || (count > 0 && !reqs) || !lc_fast_world()) return false;
+    for (int i = 0; i < count; i++)
+        if (!lc_fast_request(reqs[i])) return false;
+    return true;
+}
+
+int lc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    (void)array_of_statuses;
+    return lc_fast_requests(count, array_of_requests);
+}
+
+int lc_fast_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    (void)flag, (void)array_of_statuses;
+    return lc_fast_requests(count, array_of_requests);
+}

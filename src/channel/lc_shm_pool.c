@@ -34,6 +34,7 @@
  */
 #include "channel/lc_shm.h"
 #include "util/lc_copy_nt.h"
+#include "util/lc_thread.h"
 
 /* One set of cells of this process's segment that it fills and its
  * receivers hand back: the pool, or the big cells. */
@@ -62,21 +63,32 @@ void lc_shm_pool_init(const lc_shm_segment_t *seg)
                         seg ? seg->big_cell_size : 0);
 }
 
-/* A free cell of `set`, marked taken, or NULL when every cell is in flight. */
+/* A free cell of `set`, marked taken, or NULL when every cell is in flight.
+ * At MPI_THREAD_MULTIPLE two threads sending to different peers (under
+ * different tx locks) take cells of the one set at once: a cell is then
+ * taken by compare-and-swap, and the cursor is only a hint (relaxed). */
 static lc_shm_pool_cell_t *lc_shm_cellset_take(lc_shm_cellset_t *set)
 {
+    int mt = lc_unlikely(lc_thread_locking());
+    uint32_t cursor = __atomic_load_n(&set->cursor, __ATOMIC_RELAXED);
     for (uint32_t k = 0; k < set->ncells; k++) {
-        uint32_t i = set->cursor + k;
+        uint32_t i = cursor + k;
         if (i >= set->ncells) i -= set->ncells;
         lc_shm_pool_cell_t *c = (lc_shm_pool_cell_t *)(set->base + (size_t)i * set->cell_size);
         /* Acquire: the previous receiver's reads of the payload happened
          * before it cleared busy. */
-        if (atomic_load_explicit(&c->busy, memory_order_acquire) == 0) {
+        if (atomic_load_explicit(&c->busy, memory_order_acquire) != 0) continue;
+        if (!mt) {
             /* Relaxed: published by the ring packet's release. */
             atomic_store_explicit(&c->busy, 1, memory_order_relaxed);
-            set->cursor = i + 1 == set->ncells ? 0 : i + 1;
-            return c;
+        } else {
+            uint64_t free_ = 0;
+            if (!atomic_compare_exchange_strong_explicit(&c->busy, &free_, 1, memory_order_acquire,
+                                                         memory_order_relaxed))
+                continue; /* another thread of ours took it */
         }
+        __atomic_store_n(&set->cursor, i + 1 == set->ncells ? 0 : i + 1, __ATOMIC_RELAXED);
+        return c;
     }
     return NULL;
 }

@@ -41,6 +41,14 @@ static inline void lc_tx_unlock(lc_peer_t *peer, int held)
     if (held) lc_lock_release(&peer->tx_lock);
 }
 
+/* A rendezvous send to a calibrating peer finished (lc_pick_choose
+ * counts those in flight).  Atomic at MULTIPLE: the count is raised under
+ * the peer's tx lock and lowered by whichever thread handles the FIN. */
+static inline void lc_pick_sent(lc_peer_t *peer)
+{
+    if (lc_unlikely(peer->pick.calibrate) && lc_count_get(&peer->pick.sending)) lc_count_add(&peer->pick.sending, -1u);
+}
+
 LC_INLINE int lc_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const void *pre, size_t prelen,
                           const void *data, size_t datalen)
 {
@@ -105,8 +113,8 @@ static int lc_send_first_packet(lc_request_t *req)
         int sync = req->mode == LC_MODE_SYNC;
         if (sync) {
             hdr.flags = LC_PKT_FLAG_SYNC;
+            req->state = LC_ST_WAIT_ACK; /* before the name is published (lc_request_ref) */
             hdr.sreq = lc_request_ref(req);
-            req->state = LC_ST_WAIT_ACK;
         }
         if (lc_send_data(req, &hdr, NULL, 0, 0, req->bytes) != LC_OK) {
             req->state = LC_ST_EAGER_QUEUED;
@@ -116,6 +124,7 @@ static int lc_send_first_packet(lc_request_t *req)
         return LC_OK;
     }
     hdr.kind = LC_PKT_RTS;
+    req->state = LC_ST_WAIT_RNDV; /* before the name is published (lc_request_ref) */
     lc_pkt_rts_t rts = { .size = req->bytes, .addr = (uint64_t)(uintptr_t)req->buf, .sreq = lc_request_ref(req) };
     if (lc_unlikely(req->peer->pick.calibrate)) /* the receiver times the protocol from here */
         rts.stamp_ns = (uint64_t)(lc_time_now() * 1e9);
@@ -123,12 +132,22 @@ static int lc_send_first_packet(lc_request_t *req)
         rts.nblocks = req->nblocks;
         hdr.flags = req->nblocks ? LC_PKT_FLAG_LIST : LC_PKT_FLAG_NOPULL;
     }
-    req->state = LC_ST_WAIT_RNDV;
-    if (lc_try_send(req->peer, &hdr, &rts, sizeof(rts), NULL, 0) != LC_OK) {
+    /* lc_pick_choose counts our rendezvous sends in flight (an exchange).
+     * To a shm peer, counted before the RTS leaves: at MULTIPLE its FIN
+     * may be handled in another thread at once (and the request be gone
+     * after lc_try_send: only `peer` is read after it).  To self, after:
+     * the whole exchange runs inline in lc_try_send, and the RTS's own
+     * choice must not count its message. */
+    lc_peer_t *peer = req->peer;
+    int cal = lc_unlikely(peer->pick.calibrate);
+    int early = cal && peer->kind != LC_CHANNEL_SELF;
+    if (early) lc_count_add(&peer->pick.sending, 1u);
+    if (lc_try_send(peer, &hdr, &rts, sizeof(rts), NULL, 0) != LC_OK) {
+        if (early) lc_count_add(&peer->pick.sending, -1u);
         req->state = LC_ST_RTS_QUEUED;
         return LC_AGAIN;
     }
-    if (lc_unlikely(req->peer->pick.calibrate)) req->peer->pick.sending++; /* lc_pick_choose: an exchange */
+    if (cal && !early) lc_count_add(&peer->pick.sending, 1u);
     return LC_OK;
 }
 
@@ -149,7 +168,7 @@ static int lc_send_stream(lc_request_t *req)
         if (lc_send_data(req, &hdr, &d, sizeof(d), req->offset, n) != LC_OK) return LC_AGAIN;
         req->offset += n;
     }
-    if (lc_unlikely(req->peer->pick.calibrate) && req->peer->pick.sending) req->peer->pick.sending--;
+    lc_pick_sent(req->peer);
     lc_request_complete(req);
     return LC_OK;
 }
@@ -172,9 +191,15 @@ static int lc_drain_peer(lc_peer_t *peer)
             free(c);
         } else {
             lc_request_t *req = lc_container_of(p, lc_request_t, pend);
-            int rc = req->state == LC_ST_STREAMING ? lc_send_stream(req) : lc_send_first_packet(req);
-            if (rc != LC_OK) break;
+            /* Out of the queue before the packet goes: a send that
+             * completes may be released by its waiter at once (another
+             * thread at MULTIPLE).  Back at the head if it cannot go. */
             lc_list_remove(first);
+            int rc = req->state == LC_ST_STREAMING ? lc_send_stream(req) : lc_send_first_packet(req);
+            if (rc != LC_OK) {
+                lc_list_push_back(peer->pending.next, first); /* before the new head: the head again */
+                break;
+            }
         }
         events++;
     }
@@ -241,7 +266,7 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
         lc_pt2pt_wire_request(from, ctl.sreq, LC_REQ_SEND, LC_REQ_STATE_BIT(ack ? LC_ST_WAIT_ACK : LC_ST_WAIT_RNDV),
                               ack ? "ACK" : hdr->kind == LC_PKT_CTS ? "CTS" : "FIN");
     if (hdr->kind != LC_PKT_CTS) { /* FIN or ACK: the receiver has the data */
-        if (!ack && lc_unlikely(from->pick.calibrate) && from->pick.sending) from->pick.sending--;
+        if (!ack) lc_pick_sent(from);
         lc_request_complete(req);
         return;
     }

@@ -2,18 +2,17 @@
 /* lc_request.c — the request pool.
  *
  * At MPI_THREAD_MULTIPLE (decided once at init: lc_thread_locking) the
- * free stack is guarded by its own mutex, so that an allocation or a
+ * free stack is guarded by its own lock, so that an allocation or a
  * release needs no process-wide section; below MULTIPLE nothing is taken.
  * The table of blocks never moves (a fixed array of block pointers,
  * filled in order and published by a release store of the count), so a
- * lookup by handle or wire reference reads it without the mutex. */
+ * lookup by handle or wire reference reads it without the lock. */
 #include "pt2pt/lc_request.h"
 #include "pt2pt/lc_pt2pt.h"
 #include "util/lc_lock.h"
 #include "util/lc_thread.h"
 #include "util/lc_util.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,18 +24,22 @@ static lc_request_t *lc_req_blocks[LC_REQ_MAX_BLOCKS];
 static _Atomic uint32_t lc_req_nblocks; /* blocks [0, n) are allocated (release store) */
 static uint32_t *lc_req_free;           /* stack of free indices (lc_req_lock at MULTIPLE) */
 static uint32_t lc_req_nfree;
-static pthread_mutex_t lc_req_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Innermost in the lock order (taken under a queue's, a peer's, the
+ * section): held for a few instructions, so the small spin-then-yield
+ * lock of lc_lock.h rather than a mutex (a pthread mutex's lock and
+ * unlock cost ~50 instructions per allocation under callgrind). */
+static lc_lock_t lc_req_lock;
 
 /* Taken around the free stack only at MULTIPLE (the flag is set before
  * a second thread exists in MPI and never cleared, so a lock and its
  * unlock see the same value). */
 static inline void lc_req_pool_lock(int mt)
 {
-    if (mt) pthread_mutex_lock(&lc_req_lock);
+    if (mt) lc_lock_acquire(&lc_req_lock);
 }
 static inline void lc_req_pool_unlock(int mt)
 {
-    if (mt) pthread_mutex_unlock(&lc_req_lock);
+    if (mt) lc_lock_release(&lc_req_lock);
 }
 
 /* Out of line: inlined, its calls made the allocation's fast path save
@@ -74,6 +77,12 @@ static inline lc_request_t *lc_request_live(uint32_t name, uint32_t gen, uint32_
     uint32_t b = index >> LC_REQ_BLOCK_SHIFT;
     if (lc_unlikely(b >= atomic_load_explicit(&lc_req_nblocks, memory_order_acquire))) return NULL;
     lc_request_t *r = &lc_req_blocks[b][index & (LC_REQ_BLOCK - 1)];
+    /* `wire` first, with acquire: it pairs with the release store of
+     * lc_request_ref in the thread that put this name on the wire, so a
+     * thread that resolves a peer's answer sees what that thread wrote
+     * into the request before (at MULTIPLE the two may differ; the peer
+     * process in between is invisible to ThreadSanitizer). */
+    (void)__atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
     return lc_likely(r->in_use && (r->gen & gmask) == gen) ? r : NULL;
 }
 
@@ -181,50 +190,49 @@ static void lc_request_release_st(lc_request_t *req) { lc_request_release_mt(req
 static void lc_request_release_locked(lc_request_t *req) { lc_request_release_mt(req, 1); }
 
 /* MPI_THREAD_MULTIPLE: completions whose callbacks must run inside the
- * section with no fine lock held (lc_request.h), pushed under the pool's
- * mutex (innermost in the lock order, so it may be taken under any). */
+ * section with no fine lock held (lc_request.h), and requests the user
+ * freed while they ran (released once complete); both pushed under the
+ * pool's lock (innermost in the lock order, so it may be taken under
+ * any) and run by the section's holder (lc_request_run_deferred). */
 static lc_request_t *lc_req_deferred;
+static lc_request_t *lc_req_freed;
 
-/* Whether a completion must be deferred: a non-plain request completed by
- * a thread outside the section or holding a fine lock.  `user_freed` is
- * read with acquire: MPI_Request_free sets it inside the section. */
-static inline int lc_request_defers(lc_request_t *req)
+/* Whether a completion must be deferred: a request with something to run
+ * at its end, completed by a thread outside the section or holding a fine
+ * lock. */
+static inline int lc_request_defers(const lc_request_t *req)
 {
-    if (lc_likely(req->stage == NULL && req->rcur == NULL && req->on_complete == NULL &&
-                  !__atomic_load_n(&req->user_freed, __ATOMIC_ACQUIRE)))
-        return 0;
+    if (lc_likely(req->stage == NULL && req->rcur == NULL && req->on_complete == NULL && !req->user_freed)) return 0;
     return !lc_thread_held() || lc_lock_nheld != 0;
 }
 
 static LC_NOINLINE void lc_request_defer(lc_request_t *req)
 {
-    pthread_mutex_lock(&lc_req_lock);
+    lc_lock_acquire(&lc_req_lock);
     req->defer_next = lc_req_deferred;
     __atomic_store_n(&lc_req_deferred, req, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&lc_req_lock);
+    lc_lock_release(&lc_req_lock);
 }
 
-/* user_freed: 0, 1 (MPI_Request_free'd, its release pending), 2 (whoever
- * turned 1 into 2 releases it: the completing thread or the freeing one,
- * never both). */
-static LC_NOINLINE void lc_request_freed_done(lc_request_t *req)
+static void lc_request_push_freed(lc_request_t *req)
 {
-    uint8_t one = 1;
-    if (!__atomic_compare_exchange_n(&req->user_freed, &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
-    if (lc_thread_held() && lc_lock_nheld == 0)
-        lc_request_release_mt(req, 1);
-    else
-        lc_request_defer(req); /* complete already: lc_request_run_deferred releases it */
+    lc_lock_acquire(&lc_req_lock);
+    req->freed_next = lc_req_freed;
+    __atomic_store_n(&lc_req_freed, req, __ATOMIC_RELAXED);
+    lc_lock_release(&lc_req_lock);
 }
 
 void lc_request_free_running(lc_request_t *req)
 {
     if (!lc_thread_locking()) {
-        req->user_freed = 1; /* not complete: lc_request_complete releases it */
+        req->user_freed = 1; /* lc_request_complete releases it */
         return;
     }
-    __atomic_store_n(&req->user_freed, 1, __ATOMIC_SEQ_CST);
-    if (atomic_load_explicit(&req->complete, memory_order_seq_cst)) lc_request_freed_done(req);
+    /* At MULTIPLE another thread may be completing it right now, and a
+     * completion must touch nothing after its flag (a waiter may release
+     * the slot then): no flag to hand over, the section releases it once
+     * it sees it complete. */
+    lc_request_push_freed(req);
 }
 
 LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
@@ -235,26 +243,22 @@ LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
     }
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
+    /* Everything read or written before the flag: once it is set, a
+     * waiter (another thread at MULTIPLE) may release the slot and reuse
+     * it.  A request with a callback or freed by the user has no waiter
+     * (at MULTIPLE its completion runs in the section, deferred above). */
+    lc_request_uncount(req, mt);
+    void (*on_complete)(lc_request_t *) = req->on_complete;
+    int freed = req->user_freed;
     /* Release: a thread that sees the flag with acquire (lc_pt2pt_wait,
      * MPI_Test in another thread) sees the data and status written
      * before it. */
-    if (!mt) {
-        atomic_store_explicit(&req->complete, 1, memory_order_release);
-    } else {
-        /* Sequentially consistent, with the load of user_freed below:
-         * against MPI_Request_free in another thread, which stores
-         * user_freed and then loads complete (lc_request_free_running),
-         * one of the two sees the other's store. */
-        atomic_store_explicit(&req->complete, 1, memory_order_seq_cst);
-    }
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
+    /* After the flag: the schedule engine looks at its requests when this
+     * count moved (lc_sched.c), and must then find them complete. */
     lc_count_add_mt(mt, &lc_request_completions, 1u);
-    lc_request_uncount(req, mt);
-    if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
-    if (!mt) {
-        if (req->user_freed) lc_request_release_mt(req, 0);
-    } else if (lc_unlikely(__atomic_load_n(&req->user_freed, __ATOMIC_SEQ_CST) != 0)) {
-        lc_request_freed_done(req);
-    }
+    if (lc_unlikely(on_complete != NULL)) on_complete(req);
+    if (freed) lc_request_release_mt(req, mt);
 }
 
 static void lc_request_complete_st(lc_request_t *req) { lc_request_complete_mt(req, 0); }
@@ -266,35 +270,52 @@ lc_request_t *(*lc_request_alloc_p)(lc_req_kind_t kind) = lc_request_alloc_st;
 void (*lc_request_release_p)(lc_request_t *req) = lc_request_release_st;
 void (*lc_request_complete_p)(lc_request_t *req) = lc_request_complete_st;
 
-int lc_request_run_deferred(void)
+/* The freed requests that completed, released; the others kept. */
+static int lc_request_release_freed(void)
 {
-    if (lc_likely(__atomic_load_n(&lc_req_deferred, __ATOMIC_RELAXED) == NULL) || lc_lock_nheld != 0) return 0;
-    pthread_mutex_lock(&lc_req_lock);
-    lc_request_t *list = lc_req_deferred;
-    lc_req_deferred = NULL;
-    pthread_mutex_unlock(&lc_req_lock);
-    /* Pushed newest first: reverse, so they complete in the order they
-     * finished (a waiter on several sees the earlier one first). */
-    lc_request_t *fifo = NULL;
+    lc_lock_acquire(&lc_req_lock);
+    lc_request_t *list = lc_req_freed;
+    lc_req_freed = NULL;
+    lc_lock_release(&lc_req_lock);
+    int n = 0;
     while (list) {
-        lc_request_t *next = list->defer_next;
-        list->defer_next = fifo;
-        fifo = list;
+        lc_request_t *next = list->freed_next;
+        if (atomic_load_explicit(&list->complete, memory_order_acquire)) {
+            lc_request_release_mt(list, 1);
+            n++;
+        } else {
+            lc_request_push_freed(list);
+        }
         list = next;
     }
+    return n;
+}
+
+int lc_request_run_deferred(void)
+{
+    if (lc_lock_nheld != 0) return 0;
     int n = 0;
-    while (fifo) {
-        lc_request_t *next = fifo->defer_next;
-        fifo->defer_next = NULL;
-        /* Held, no fine lock: runs now.  One already complete was deferred
-         * for its release only (lc_request_freed_done). */
-        if (atomic_load_explicit(&fifo->complete, memory_order_acquire))
-            lc_request_release_mt(fifo, 1);
-        else
-            lc_request_complete_mt(fifo, 1);
-        fifo = next;
-        n++;
+    if (lc_unlikely(__atomic_load_n(&lc_req_deferred, __ATOMIC_RELAXED) != NULL)) {
+        lc_lock_acquire(&lc_req_lock);
+        lc_request_t *list = lc_req_deferred;
+        lc_req_deferred = NULL;
+        lc_lock_release(&lc_req_lock);
+        /* Pushed newest first: reversed, so that they complete in the
+         * order they finished (a waiter on several sees the earlier first). */
+        lc_request_t *fifo = NULL;
+        while (list) {
+            lc_request_t *next = list->defer_next;
+            list->defer_next = fifo;
+            fifo = list;
+            list = next;
+        }
+        for (; fifo; n++) {
+            lc_request_t *next = fifo->defer_next;
+            lc_request_complete_mt(fifo, 1); /* held, no fine lock: runs now */
+            fifo = next;
+        }
     }
+    if (lc_unlikely(__atomic_load_n(&lc_req_freed, __ATOMIC_RELAXED) != NULL)) n += lc_request_release_freed();
     return n;
 }
 

@@ -84,6 +84,9 @@ typedef struct lc_request {
     uint8_t counted;         /* counted in lc_request_incomplete (until complete or released) */
     uint8_t pick_watch;      /* recv pipelined from a calibrating peer: lc_pick_watch_t (lc_pt2pt_impl.h),
                               * set by lc_pick_pipe_start and read back by lc_pick_pipe_done */
+    uint8_t wire;            /* named on the wire: lc_request_ref's release store, by_ref's acquire load */
+    uint8_t typed;           /* a derived-datatype operation: udt/stage/rcur are set in its life (never
+                              * cleared before release: lc_mpi_fast.c reads it while they change) */
     uint8_t pick_nt;         /* pipeline with non-temporal fragments (lc_pt2pt_pick.c): recv, the variant its
                               * CTS asked for (lc_pick_pipe_start); send, the CTS said so (LC_PKT_FLAG_NT) */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
@@ -132,9 +135,11 @@ typedef struct lc_request {
      * waits for with it.  It must not release `req`.  Next to stage and
      * rcur, which lc_request_complete reads anyway: the same cache line. */
     void (*on_complete)(struct lc_request *req);
-    /* MPI_THREAD_MULTIPLE: the list of completions deferred to the
-     * section's holder (lc_request_run_deferred). */
+    /* MPI_THREAD_MULTIPLE: the lists of completions deferred to the
+     * section's holder and of freed requests it releases once complete
+     * (lc_request_run_deferred); a request may be on both. */
     struct lc_request *defer_next;
+    struct lc_request *freed_next;
     /* status */
     int st_source, st_tag, st_error;
     size_t st_bytes;
@@ -166,8 +171,9 @@ void lc_request_pool_multiple(void);
  * (lc_progress); returns how many ran. */
 int lc_request_run_deferred(void);
 /* MPI_Request_free of a request that was not complete when looked at:
- * released by its completion — or here, at MULTIPLE, if another thread
- * completed it meanwhile (exactly one of the two releases it). */
+ * released by its completion — at MULTIPLE, by the section's holder once
+ * it is complete (lc_request_run_deferred): the completing thread may be
+ * another one, which must not touch the request after its flag. */
 void lc_request_free_running(lc_request_t *req);
 
 static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind) { return lc_request_alloc_p(kind); }
@@ -208,9 +214,14 @@ static inline MPI_Request lc_request_handle(const lc_request_t *req)
     return (MPI_Request)(LC_REQUEST_KIND | (req->gen & LC_REQUEST_HGEN_MASK) << LC_REQUEST_INDEX_BITS | req->index);
 }
 
-/* How a packet names the request (sreq/rreq fields). */
-static inline uint32_t lc_request_ref(const lc_request_t *req)
+/* How a packet names the request (sreq/rreq fields).  Called once the
+ * fields the answer's handler reads (state, buffers) are written: `wire`
+ * is stored with release, for lc_request_by_ref's acquire load in the
+ * thread that handles the answer (MULTIPLE: maybe another one; a plain
+ * move on x86-64). */
+static inline uint32_t lc_request_ref(lc_request_t *req)
 {
+    __atomic_store_n(&req->wire, 1, __ATOMIC_RELEASE);
     return (req->gen & LC_REQUEST_WGEN_MASK) << LC_REQUEST_INDEX_BITS | req->index;
 }
 

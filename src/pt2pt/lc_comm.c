@@ -170,6 +170,11 @@ void lc_comm_destroy_mt(lc_comm_t *c)
     pthread_mutex_unlock(&lc_comm_defer_lock);
 }
 
+bool lc_comm_deferred_any(void)
+{
+    return __atomic_load_n(&lc_comm_deferred, __ATOMIC_RELAXED) != NULL;
+}
+
 int lc_comm_run_deferred(void)
 {
     if (lc_likely(__atomic_load_n(&lc_comm_deferred, __ATOMIC_RELAXED) == NULL) || lc_lock_nheld != 0) return 0;

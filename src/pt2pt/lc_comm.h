@@ -104,7 +104,10 @@ void lc_comm_destroy(lc_comm_t *comm);
 typedef void lc_comm_destroy_fn_t(lc_comm_t *comm);
 extern lc_comm_destroy_fn_t *lc_comm_destroy_hook;
 /* References held by requests in flight. */
-static inline void lc_comm_retain(lc_comm_t *comm) { lc_count_add(&comm->refcount, 1); }
+static inline void lc_comm_retain(lc_comm_t *comm)
+{
+    lc_count_add(&comm->refcount, 1);
+}
 void lc_comm_release(lc_comm_t *comm);
 /* MPI_THREAD_MULTIPLE: destroy a communicator whose last reference went
  * away — at once inside the section with no fine lock held, else later:
@@ -114,6 +117,7 @@ void lc_comm_release(lc_comm_t *comm);
  * the section's next holder (lc_comm_run_deferred, from lc_progress). */
 void lc_comm_destroy_mt(lc_comm_t *comm);
 int lc_comm_run_deferred(void);
+bool lc_comm_deferred_any(void);
 /* The same for a caller that knows the level (`mt`, a constant in the
  * request pool's two instances). */
 static inline void lc_comm_release_mt(lc_comm_t *comm, int mt)

@@ -89,10 +89,10 @@ static unsigned lc_progress_hooks_set; /* bit per slot in use */
 void lc_progress_hook_set(lc_progress_hook_slot_t slot, lc_progress_hook_fn_t *fn)
 {
     lc_progress_hooks[slot] = fn;
-    if (fn)
-        lc_progress_hooks_set |= 1u << slot;
-    else
-        lc_progress_hooks_set &= ~(1u << slot);
+    /* Atomic: a pass outside the section (lc_progress_mt) reads the set
+     * to decide whether to try the section for it. */
+    unsigned set = fn ? lc_progress_hooks_set | 1u << slot : lc_progress_hooks_set & ~(1u << slot);
+    __atomic_store_n(&lc_progress_hooks_set, set, __ATOMIC_RELAXED);
 }
 
 static int lc_progress_run_hooks(void)
@@ -130,14 +130,37 @@ static int lc_progress_section_share(int events)
  * under their tx locks, by any thread; the rest by the thread that holds
  * the section or takes it by try-lock — one that finds it held leaves it
  * to the holder, whose passes run it. */
+/* A thread outside the section tries it only when its share has work:
+ * an endpoint to poll, hooks, deferred completions or destructions — or,
+ * every LC_LIVENESS_PASSES fruitless passes of this thread, liveness
+ * (lc_liveness_look, which itself looks at most every 0.1 s).  Trying it
+ * on every pass made every thread write the section mutex's line. */
+static _Thread_local unsigned lc_progress_idle_mt __attribute__((tls_model("initial-exec")));
+
+static inline int lc_progress_section_wanted(int events)
+{
+    if (__atomic_load_n(&lc_ofi_active, __ATOMIC_RELAXED) || __atomic_load_n(&lc_ivshmem_active, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&lc_progress_hooks_set, __ATOMIC_RELAXED) || lc_request_deferred_any() ||
+        lc_comm_deferred_any())
+        return 1;
+    if (events) return 0;
+    if (++lc_progress_idle_mt < LC_LIVENESS_PASSES) return 0;
+    lc_progress_idle_mt = 0;
+    return 2;
+}
+
 static LC_NOINLINE int lc_progress_mt(void)
 {
-    __atomic_fetch_add(&lc_progress_passes, 1u, __ATOMIC_RELAXED);
+    /* Read by the asynchronous progress thread only (lc_async.c): at the
+     * application's MULTIPLE without it, one more line every thread would
+     * write on every pass. */
+    if (lc_thread_async) __atomic_fetch_add(&lc_progress_passes, 1u, __ATOMIC_RELAXED);
     int events = lc_shm_poll();
-    if (!lc_thread_try_enter()) {
-        if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(0);
-        return events;
-    }
+    if (lc_thread_held()) return lc_progress_section_share(events);
+    if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(0);
+    int want = lc_progress_section_wanted(events);
+    if (!want || !lc_thread_try_enter()) return events;
+    if (want == 2) lc_liveness_look();
     events = lc_progress_section_share(events);
     lc_thread_leave_progress();
     return events;

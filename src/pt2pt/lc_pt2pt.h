@@ -55,7 +55,7 @@ int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *
  * MPI_THREAD_MULTIPLE, the one with the peer's tx lock at it:
  * lc_pt2pt_threads_multiple). */
 extern LC_HIDDEN int (*lc_pt2pt_send_p)(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
-                              lc_send_mode_t mode);
+                                        lc_send_mode_t mode);
 static inline int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
                                 lc_send_mode_t mode)
 {

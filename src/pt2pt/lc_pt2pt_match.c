@@ -385,8 +385,7 @@ static int lc_irecv_user_st(void *buf, size_t bytes, int source, int tag, lc_com
     return lc_irecv_user_mt(buf, bytes, source, tag, comm, req_p, 0);
 }
 
-static int lc_irecv_user_locked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
-                                lc_request_t **req_p)
+static int lc_irecv_user_locked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, lc_request_t **req_p)
 {
     return lc_irecv_user_mt(buf, bytes, source, tag, comm, req_p, 1);
 }
@@ -439,8 +438,7 @@ static void lc_irecv_post_locked(lc_request_t *req, int source, int tag, lc_comm
     lc_irecv_post_req(req, source, tag, comm, ctx_kind, 1);
 }
 
-void (*lc_pt2pt_irecv_post_p)(lc_request_t *req, int source, int tag, lc_comm_t *comm,
-                              int ctx_kind) = lc_irecv_post_st;
+void (*lc_pt2pt_irecv_post_p)(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind) = lc_irecv_post_st;
 
 void lc_pt2pt_match_am(uint32_t ctx, int d)
 {

@@ -688,7 +688,8 @@ static void lc_pick_watch(lc_peer_t *from)
         c->demoted = 1;
         c->uses = 0;
         if (lc_params.show_channels)
-            fprintf(stderr, "locus[%d]: from rank %d, %s: the pipeline moved %.2f GB/s of late, CMA sampled %.1f: CMA\n",
+            fprintf(stderr,
+                    "locus[%d]: from rank %d, %s: the pipeline moved %.2f GB/s of late, CMA sampled %.1f: CMA\n",
                     lc_log_rank, from->world_rank, lc_pick_class_name[i], rate / 1e9, c->pull_bw / 1e9);
     }
 }

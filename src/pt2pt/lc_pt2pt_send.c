@@ -215,7 +215,7 @@ int lc_pt2pt_drain_pending(int all)
     for (int i = 0; i < n && lc_count_get(&lc_pt2pt_pending_peers); i++) {
         lc_peer_t *peer = &lc_world.peers[i];
         if (!all && !lc_tx_lockable(peer)) continue; /* the section's (lc_progress_mt) */
-        events += lc_drain_peer(peer); /* looks at `pending` under the peer's lock */
+        events += lc_drain_peer(peer);               /* looks at `pending` under the peer's lock */
     }
     return events;
 }
@@ -333,7 +333,7 @@ int lc_pt2pt_try_send(const void *pre, size_t prelen, const void *buf, size_t by
     };
     int held = lc_tx_lock(peer);
     int rc = lc_list_empty(&peer->pending) && lc_try_send(peer, &hdr, pre, prelen, buf, bytes) == LC_OK ? MPI_SUCCESS
-                                                                                                       : LC_AGAIN;
+                                                                                                        : LC_AGAIN;
     lc_tx_unlock(peer, held);
     return rc;
 }

@@ -162,8 +162,14 @@ LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
     return r;
 }
 
-static lc_request_t *lc_request_alloc_st(lc_req_kind_t kind) { return lc_request_alloc_mt(kind, 0); }
-static lc_request_t *lc_request_alloc_locked(lc_req_kind_t kind) { return lc_request_alloc_mt(kind, 1); }
+static lc_request_t *lc_request_alloc_st(lc_req_kind_t kind)
+{
+    return lc_request_alloc_mt(kind, 0);
+}
+static lc_request_t *lc_request_alloc_locked(lc_req_kind_t kind)
+{
+    return lc_request_alloc_mt(kind, 1);
+}
 
 void (*lc_request_sched_drop)(void *sched);
 
@@ -186,8 +192,14 @@ LC_INLINE void lc_request_release_mt(lc_request_t *req, int mt)
     lc_req_pool_unlock(mt);
 }
 
-static void lc_request_release_st(lc_request_t *req) { lc_request_release_mt(req, 0); }
-static void lc_request_release_locked(lc_request_t *req) { lc_request_release_mt(req, 1); }
+static void lc_request_release_st(lc_request_t *req)
+{
+    lc_request_release_mt(req, 0);
+}
+static void lc_request_release_locked(lc_request_t *req)
+{
+    lc_request_release_mt(req, 1);
+}
 
 /* MPI_THREAD_MULTIPLE: completions whose callbacks must run inside the
  * section with no fine lock held (lc_request.h), and requests the user
@@ -243,11 +255,21 @@ LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
     }
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
-    /* Everything read or written before the flag: once it is set, a
-     * waiter (another thread at MULTIPLE) may release the slot and reuse
+    if (!mt) {
+        /* One thread: the order of before (the flag, the counters, the
+         * callbacks), which keeps fewer values live across the store. */
+        atomic_store_explicit(&req->complete, 1, memory_order_release);
+        lc_request_completions++;
+        lc_request_uncount(req, 0);
+        if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
+        if (req->user_freed) lc_request_release_mt(req, 0);
+        return;
+    }
+    /* MULTIPLE: everything read or written before the flag, since once it
+     * is set a waiter in another thread may release the slot and reuse
      * it.  A request with a callback or freed by the user has no waiter
-     * (at MULTIPLE its completion runs in the section, deferred above). */
-    lc_request_uncount(req, mt);
+     * (its completion runs in the section, deferred above). */
+    lc_request_uncount(req, 1);
     void (*on_complete)(lc_request_t *) = req->on_complete;
     int freed = req->user_freed;
     /* Release: a thread that sees the flag with acquire (lc_pt2pt_wait,
@@ -256,13 +278,19 @@ LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
     atomic_store_explicit(&req->complete, 1, memory_order_release);
     /* After the flag: the schedule engine looks at its requests when this
      * count moved (lc_sched.c), and must then find them complete. */
-    lc_count_add_mt(mt, &lc_request_completions, 1u);
+    lc_count_add_mt(1, &lc_request_completions, 1u);
     if (lc_unlikely(on_complete != NULL)) on_complete(req);
-    if (freed) lc_request_release_mt(req, mt);
+    if (freed) lc_request_release_mt(req, 1);
 }
 
-static void lc_request_complete_st(lc_request_t *req) { lc_request_complete_mt(req, 0); }
-static void lc_request_complete_locked(lc_request_t *req) { lc_request_complete_mt(req, 1); }
+static void lc_request_complete_st(lc_request_t *req)
+{
+    lc_request_complete_mt(req, 0);
+}
+static void lc_request_complete_locked(lc_request_t *req)
+{
+    lc_request_complete_mt(req, 1);
+}
 
 /* Below MULTIPLE the unlocked instances; lc_request_pool_multiple swaps
  * in the locked ones, once (lc_pt2pt_threads_multiple). */
@@ -289,6 +317,12 @@ static int lc_request_release_freed(void)
         list = next;
     }
     return n;
+}
+
+bool lc_request_deferred_any(void)
+{
+    return __atomic_load_n(&lc_req_deferred, __ATOMIC_RELAXED) != NULL ||
+           __atomic_load_n(&lc_req_freed, __ATOMIC_RELAXED) != NULL;
 }
 
 int lc_request_run_deferred(void)

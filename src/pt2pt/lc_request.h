@@ -170,13 +170,18 @@ void lc_request_pool_multiple(void);
  * state).  Called by the section's holder with no such lock held
  * (lc_progress); returns how many ran. */
 int lc_request_run_deferred(void);
+/* Something for lc_request_run_deferred (a relaxed look, from any thread). */
+bool lc_request_deferred_any(void);
 /* MPI_Request_free of a request that was not complete when looked at:
  * released by its completion — at MULTIPLE, by the section's holder once
  * it is complete (lc_request_run_deferred): the completing thread may be
  * another one, which must not touch the request after its flag. */
 void lc_request_free_running(lc_request_t *req);
 
-static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind) { return lc_request_alloc_p(kind); }
+static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind)
+{
+    return lc_request_alloc_p(kind);
+}
 /* Operations in flight that progress can advance: sends, receives,
  * collective instances and partitioned rounds allocated and neither
  * complete nor released (persistent and partitioned handles, messages
@@ -199,7 +204,10 @@ static inline void lc_request_hold_comm(lc_request_t *req)
         req->holds_comm = 1;
     }
 }
-static inline void lc_request_release(lc_request_t *req) { lc_request_release_p(req); }
+static inline void lc_request_release(lc_request_t *req)
+{
+    lc_request_release_p(req);
+}
 /* Drops a request's reference on its schedule (`sched`) when the request
  * is released.  Set by the collective layer at MPI_Init; the request pool
  * sits below it and knows nothing of schedules. */
@@ -227,7 +235,10 @@ static inline uint32_t lc_request_ref(lc_request_t *req)
 
 /* Mark complete; a request the user already freed is released here.  A
  * typed request drops its stage or cursor and its datatype first. */
-static inline void lc_request_complete(lc_request_t *req) { lc_request_complete_p(req); }
+static inline void lc_request_complete(lc_request_t *req)
+{
+    lc_request_complete_p(req);
+}
 
 /* Fill an MPI_Status (MPICH layout) from a completed request.  These
  * never write MPI_ERROR (see lc_status_set). */

@@ -33,7 +33,10 @@ typedef struct lc_lock {
 
 /* A per-thread address that names the thread (lc_thread.c). */
 extern _Thread_local char lc_lock_tag __attribute__((tls_model("initial-exec")));
-static inline uintptr_t lc_lock_self(void) { return (uintptr_t)&lc_lock_tag; }
+static inline uintptr_t lc_lock_self(void)
+{
+    return (uintptr_t)&lc_lock_tag;
+}
 /* How many of these locks this thread holds (outermost takes): a thread
  * that holds any must not run user code or wait for the section's
  * holder's callbacks — a completion's callbacks are deferred then

@@ -46,12 +46,12 @@ static inline int lc_thread_locking(void)
  * store cost two more instructions per site, which compilers do not fuse.
  * The cost below MULTIPLE is the flag's load and a well-predicted branch.
  * p is evaluated more than once: pass a plain lvalue's address. */
-#define lc_count_add_mt(mt, p, d)                                                                             \
-    do {                                                                                                      \
-        if (mt)                                                                                               \
-            __atomic_fetch_add((p), (d), __ATOMIC_RELAXED);                                                   \
-        else                                                                                                  \
-            *(p) += (d);                                                                                      \
+#define lc_count_add_mt(mt, p, d)                                                                                      \
+    do {                                                                                                               \
+        if (mt)                                                                                                        \
+            __atomic_fetch_add((p), (d), __ATOMIC_RELAXED);                                                            \
+        else                                                                                                           \
+            *(p) += (d);                                                                                               \
     } while (0)
 #define lc_count_add(p, d) lc_count_add_mt(lc_unlikely(lc_thread_locking()), p, d)
 /* A function that updates several such counters reads the flag once and
@@ -65,17 +65,17 @@ static inline int lc_thread_locking(void)
 #define lc_count_get(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 /* *p = max(*p, v): a high-water mark (a compare-and-swap loop at
  * MULTIPLE, so that two raisers do not lower each other's mark). */
-#define lc_count_max(p, v)                                                                                    \
-    do {                                                                                                      \
-        __typeof__(*(p)) lc_cm_v_ = (v);                                                                      \
-        if (lc_unlikely(lc_thread_locking())) {                                                               \
-            __typeof__(*(p)) lc_cm_o_ = __atomic_load_n((p), __ATOMIC_RELAXED);                               \
-            while (lc_cm_o_ < lc_cm_v_ &&                                                                     \
-                   !__atomic_compare_exchange_n((p), &lc_cm_o_, lc_cm_v_, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
-                ;                                                                                             \
-        } else if (*(p) < lc_cm_v_) {                                                                         \
-            *(p) = lc_cm_v_;                                                                                  \
-        }                                                                                                     \
+#define lc_count_max(p, v)                                                                                             \
+    do {                                                                                                               \
+        __typeof__(*(p)) lc_cm_v_ = (v);                                                                               \
+        if (lc_unlikely(lc_thread_locking())) {                                                                        \
+            __typeof__(*(p)) lc_cm_o_ = __atomic_load_n((p), __ATOMIC_RELAXED);                                        \
+            while (lc_cm_o_ < lc_cm_v_ &&                                                                              \
+                   !__atomic_compare_exchange_n((p), &lc_cm_o_, lc_cm_v_, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))      \
+                ;                                                                                                      \
+        } else if (*(p) < lc_cm_v_) {                                                                                  \
+            *(p) = lc_cm_v_;                                                                                           \
+        }                                                                                                              \
     } while (0)
 
 /* Enter / leave the critical section; recursive (a user callback called

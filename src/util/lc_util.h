@@ -20,7 +20,7 @@
  * compiler then addresses it directly (one instruction) instead of
  * through the GOT, which -fvisibility=hidden alone does not let it
  * assume for an extern declaration. */
-#define LC_HIDDEN      __attribute__((visibility("hidden")))
+#define LC_HIDDEN __attribute__((visibility("hidden")))
 #define LC_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define lc_container_of(ptr, type, member) \
     ((type *)((char *)(ptr) - offsetof(type, member)))

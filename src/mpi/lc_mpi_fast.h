@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lc_mpi_fast.c — MPI_THREAD_MULTIPLE: which point-to-point calls may run
+ * lc_mpi_fast.h — MPI_THREAD_MULTIPLE: which point-to-point calls may run
  * outside the process-wide section (docs/architecture.md "Threads",
- * stage 3 of the finer locking).
+ * stage 3 of the finer locking).  Included by the generated wrappers
+ * (build/generated/lc_mpi_wrap.c) only: inline there, so that asking
+ * costs no call and no spill of the call's arguments.
  *
  * The generated wrapper of MPI_Send, Recv, Isend, Irecv, Wait, Test,
  * Waitall and Testall (scripts/gen_mpi_wrap.py) asks lc_fast_<Name> with
@@ -27,11 +29,20 @@
  * opens, inside the section: relaxed loads (a call that raced an ofi
  * endpoint's opening runs on the shared-memory path it was asked for).
  */
-#include "mpi/lc_mpi.h"
+#ifndef LC_MPI_FAST_H
+#define LC_MPI_FAST_H
+
+/* Not mpi/lc_mpi.h: it renames PMPI_<Name> to the implementations, which
+ * the file that includes this one defines as the wrappers. */
 #include "channel/lc_ivshmem.h"
 #include "channel/lc_ofi.h"
-#include "pt2pt/lc_pt2pt.h"
+#include "pt2pt/lc_comm.h"
+#include "pt2pt/lc_request.h"
+#include "util/lc_dtype.h"
 #include "util/lc_thread.h"
+
+#include <mpi.h>
+#include <stdbool.h>
 
 static inline bool lc_fast_world(void)
 {
@@ -41,7 +52,7 @@ static inline bool lc_fast_world(void)
 
 /* comm names a communicator whose `rank` (a specific peer, ANY_SOURCE or
  * PROC_NULL) is reached through shared memory or the self channel. */
-static bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
+static inline bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
 {
     /* A basic predefined type's handle carries its size (lc_dtype.h): no
      * table lookup for the common case. */
@@ -56,7 +67,7 @@ static bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
 
 /* A request MPI_Wait/Test may finish outside the section: NULL (nothing
  * to do), or a plain send or receive with nothing to run at its end. */
-static bool lc_fast_request(MPI_Request h)
+static inline bool lc_fast_request(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL) return true;
     const lc_request_t *r = lc_request_lookup(h);
@@ -64,46 +75,46 @@ static bool lc_fast_request(MPI_Request h)
     return !r->partner && !r->ext && !r->user_freed && !r->typed && !r->sched && !r->on_complete;
 }
 
-int lc_fast_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static inline int lc_fast_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     (void)buf, (void)tag;
     return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);
 }
 
-int lc_fast_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                  MPI_Request *request)
+static inline int lc_fast_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                MPI_Request *request)
 {
     (void)buf, (void)tag, (void)request;
     return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);
 }
 
-int lc_fast_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                 MPI_Status *status)
+static inline int lc_fast_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                               MPI_Status *status)
 {
     (void)buf, (void)tag, (void)status;
     return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
 }
 
-int lc_fast_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                  MPI_Request *request)
+static inline int lc_fast_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                MPI_Request *request)
 {
     (void)buf, (void)tag, (void)request;
     return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
 }
 
-int lc_fast_Wait(MPI_Request *request, MPI_Status *status)
+static inline int lc_fast_Wait(MPI_Request *request, MPI_Status *status)
 {
     (void)status;
     return request && lc_fast_world() && lc_fast_request(*request);
 }
 
-int lc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
+static inline int lc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     (void)flag, (void)status;
     return request && lc_fast_world() && lc_fast_request(*request);
 }
 
-static bool lc_fast_requests(int count, const MPI_Request reqs[])
+static inline bool lc_fast_requests(int count, const MPI_Request reqs[])
 {
     if (count < 0 || (count > 0 && !reqs) || !lc_fast_world()) return false;
     for (int i = 0; i < count; i++)
@@ -111,14 +122,16 @@ static bool lc_fast_requests(int count, const MPI_Request reqs[])
     return true;
 }
 
-int lc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+static inline int lc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     (void)array_of_statuses;
     return lc_fast_requests(count, array_of_requests);
 }
 
-int lc_fast_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+static inline int lc_fast_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     (void)flag, (void)array_of_statuses;
     return lc_fast_requests(count, array_of_requests);
 }
+
+#endif

@@ -213,13 +213,15 @@ typedef struct lc_pick_class {
     double win_bw;
     double win_round_best, win_last_best;
     uint8_t win_round_n;
+    uint32_t win_since_probe; /* windows pulled since one went through the pipeline whole (a window
+                               * probe, lc_pt2pt_pick.c) */
     /* The pipeline's variant (session 15): fragments with normal stores
      * ([0]) or non-temporal ones ([1]), picked on their own lone samples
      * (every pipeline sample is also one of its variant's), kept in
      * rounds as the protocols' are. */
     uint8_t nt;               /* the variant pipelined messages of the class take */
-    uint8_t var_decided;      /* both variants had their first samples */
-    uint8_t var_n[2];         /* samples of each (up to LC_PICK_SAMPLES: the first decision) */
+    uint8_t var_n[2];         /* samples of each (up to LC_PICK_SAMPLES: both there, the variant
+                               * is decided) */
     uint8_t var_round_n[2];
     uint32_t var_round_msgs, var_since_probe;
     double var_bw[2], var_round_best[2], var_last_best[2];
@@ -231,8 +233,10 @@ typedef struct lc_peer_pick {
     uint32_t pipelining;      /* receives from this peer waiting for DATA */
     uint32_t sending;         /* our rendezvous sends to this peer whose RTS left, not yet finished */
     double transit;           /* fastest RTS seen, sender's stamp to the receiver taking it (s) */
-    double last_rts, rts_gap; /* sender's stamp of the last candidate's RTS; the current one's gap
-                               * to it (s; 0: unknown) */
+    double last_rts;          /* sender's stamp of the last candidate's RTS (s; 0: unknown) */
+    bool win_seen;            /* a window started since the last lone candidate (lc_pt2pt_pick.c
+                               * counts windows by their starts) */
+    uint8_t win_probe;        /* 1 + the class of a window probe going on; 0: none */
     /* The pipeline at work once chosen: bytes it delivered and the time
      * some pipelined receive was pending, since the last judgement; only
      * candidates count (from LC_PICK_MIN on: smaller ones always pipeline),

@@ -224,6 +224,13 @@ static struct fi_info *lc_ofi_getinfo(void)
      * of ~75 MB per process (rxm's bounce-buffer pools).  A value the
      * user set wins; libfabric reads it at its first fi_getinfo. */
     setenv("FI_OFI_RXM_ENABLE_PASSTHRU", "1", 0);
+    const char *why = lc_ofi_dl_why();
+    if (why) {
+        lc_log_error("the network channel needs libfabric, which could not be loaded (%s): install it "
+                     "(Debian: libfabric1), point LD_LIBRARY_PATH at it, or run all ranks on one host",
+                     why);
+        return NULL;
+    }
     /* Most wanted first: RMA and send-after-send order; without SAS the
      * channel reorders itself, without RMA it streams. */
     static const int tries[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };

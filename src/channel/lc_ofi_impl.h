@@ -39,6 +39,10 @@
 
 #define LC_OFI_FI_VERSION FI_VERSION(1, 9)
 
+/* libfabric is loaded on first use (lc_ofi_dl.c): NULL once it is, else
+ * why it could not be (the loader's message). */
+const char *lc_ofi_dl_why(void);
+
 enum lc_ofi_wire_type {
     LC_OFI_WIRE_PKT = 1, /* an engine packet follows */
     LC_OFI_WIRE_CREDIT,  /* credits only; uses no credit */

@@ -52,6 +52,10 @@ int lc_op_user_create(MPI_User_function *fn, MPI_User_function_c *fn_c, bool com
 int lc_op_user_check(MPI_Op op);
 /* Free a user operation (lc_op_user_check first). */
 void lc_op_user_free(MPI_Op op);
+/* A schedule step that applies a user operation holds it (no-op for a
+ * predefined one): MPI_Op_free leaves it alive until the last release. */
+void lc_op_user_retain(MPI_Op op);
+void lc_op_user_release(MPI_Op op);
 /* Call the user function on count elements (in chunks of INT_MAX for a
  * function that takes an int count). */
 void lc_op_user_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, size_t count);

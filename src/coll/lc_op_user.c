@@ -19,6 +19,8 @@ typedef struct lc_op_user {
     MPI_User_function *fn;     /* int count */
     MPI_User_function_c *fn_c; /* MPI_Count count (MPI_Op_create_c) */
     bool commute;
+    int refs;   /* 1 for the handle until MPI_Op_free, + 1 per schedule step using it */
+    bool freed; /* MPI_Op_free was called: the handle names no operation for the user */
 } lc_op_user_t;
 
 static lc_handle_table_t lc_ops = LC_HANDLE_TABLE_INIT(0x98000000u, 0x03ffffffu);
@@ -27,7 +29,7 @@ int lc_op_user_create(MPI_User_function *fn, MPI_User_function_c *fn_c, bool com
 {
     lc_op_user_t *u = malloc(sizeof(*u));
     if (!u) return lc_error(MPI_ERR_NO_MEM, "out of memory creating an operation");
-    *u = (lc_op_user_t){ .fn = fn, .fn_c = fn_c, .commute = commute };
+    *u = (lc_op_user_t){ .fn = fn, .fn_c = fn_c, .commute = commute, .refs = 1 };
     int rc = lc_handle_add(&lc_ops, u, op_p);
     if (rc != MPI_SUCCESS) free(u);
     return rc;
@@ -35,15 +37,37 @@ int lc_op_user_create(MPI_User_function *fn, MPI_User_function_c *fn_c, bool com
 
 int lc_op_user_check(MPI_Op op)
 {
-    if (lc_likely(lc_handle_get(&lc_ops, op) != NULL)) return MPI_SUCCESS;
+    const lc_op_user_t *u = lc_handle_get(&lc_ops, op);
+    if (lc_likely(u != NULL && !u->freed)) return MPI_SUCCESS;
     if (op == MPI_OP_NULL) return lc_error(MPI_ERR_OP, "the operation is MPI_OP_NULL");
     return lc_error(MPI_ERR_OP, "%#x is not a valid operation (freed, or not an operation)", (unsigned)op);
 }
 
+/* MPI_Op_free only marks the operation for deallocation (MPI 4.1 §6.9.5):
+ * a nonblocking or persistent reduction started with it still applies it
+ * (MPICH's coll/nonblocking3 frees it right after MPI_Ireduce).  The
+ * handle stays in the table with the last reference, so it is not given
+ * to a new operation meanwhile. */
+void lc_op_user_retain(MPI_Op op)
+{
+    lc_op_user_t *u = lc_handle_get(&lc_ops, op);
+    if (u) u->refs++;
+}
+
+void lc_op_user_release(MPI_Op op)
+{
+    lc_op_user_t *u = lc_handle_get(&lc_ops, op);
+    if (!u || --u->refs > 0) return;
+    lc_handle_remove(&lc_ops, op);
+    free(u);
+}
+
 void lc_op_user_free(MPI_Op op)
 {
-    free(lc_handle_get(&lc_ops, op));
-    lc_handle_remove(&lc_ops, op);
+    lc_op_user_t *u = lc_handle_get(&lc_ops, op);
+    if (!u || u->freed) return;
+    u->freed = true;
+    lc_op_user_release(op);
 }
 
 bool lc_op_user_commutative(MPI_Op op)

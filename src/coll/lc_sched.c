@@ -4,6 +4,7 @@
  * the progress engine, completing the request (see lc_sched.h).
  */
 #include "coll/lc_sched.h"
+#include "coll/lc_op.h"
 #include "coll/lc_coll_impl.h"
 
 #include <stddef.h>
@@ -60,6 +61,8 @@ void lc_sched_free(lc_sched_t *s)
     if (!s) return;
     for (lc_sched_hook_t *h = s->hooks; h; h = h->next) h->fn(h->arg);
     s->hooks = NULL;
+    for (int i = 0; i < s->nops; i++)
+        if (s->ops[i].kind == LC_SOP_REDUCE) lc_op_user_release(s->ops[i].op);
     /* Keep the largest small buffer as the spare scratch. */
     for (int i = 0; i < s->nbufs; i++) {
         size_t n = s->buf_bytes[i];
@@ -205,6 +208,7 @@ int lc_sched_reduce(lc_sched_t *s, void *src, void *dst, size_t count, MPI_Datat
         op->bytes = count * lc_dtype_size(dt);
         op->dt = dt;
         op->op = op_;
+        lc_op_user_retain(op_); /* released by lc_sched_free */
         op->lower = lower;
         op->strict = strict;
     }

@@ -19,6 +19,7 @@ typedef struct lc_keyval {
     void *extra;
     int handle;               /* what callbacks receive, also after the handle is freed */
     int refs;                 /* 1 for the handle until it is freed, + 1 per attribute using the key */
+    bool freed;               /* MPI_*_free_keyval was called: the handle's reference is gone */
 } lc_keyval_t;
 
 typedef struct lc_attr {
@@ -44,9 +45,15 @@ static const char *lc_attr_kind_name(lc_attr_kind_t kind)
     return kind == LC_ATTR_COMM ? "communicator" : kind == LC_ATTR_TYPE ? "datatype" : "window";
 }
 
+/* The handle stays in the table until the last reference goes: a program
+ * may still name a freed key that an object uses (MPI_Attr_delete of it,
+ * as MPICH's attr/fkeyval does), and the handle cannot meanwhile be given
+ * to a new keyval. */
 static void lc_keyval_release(lc_keyval_t *k)
 {
-    if (--k->refs == 0) free(k);
+    if (--k->refs > 0) return;
+    lc_handle_remove(lc_keyval_table(k->kind), k->handle);
+    free(k);
 }
 
 int lc_keyval_create(lc_attr_kind_t kind, lc_attr_copy_fn_t *copy, lc_attr_delete_fn_t *del, void *extra,
@@ -95,8 +102,12 @@ int lc_keyval_free(lc_attr_kind_t kind, int *keyval_p)
     int rc = MPI_SUCCESS;
     lc_keyval_t *k = lc_keyval_find(kind, *keyval_p, &rc);
     if (!k) return rc;
-    lc_handle_remove(lc_keyval_table(kind), *keyval_p);
-    lc_keyval_release(k);
+    /* A second free of a key still in use (through a copy of the handle)
+     * changes nothing, as in MPICH (attr/keyval_double_free). */
+    if (!k->freed) {
+        k->freed = true;
+        lc_keyval_release(k);
+    }
     *keyval_p = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -236,7 +247,7 @@ void lc_keyval_fini(void)
     for (size_t t = 0; t < LC_ARRAY_SIZE(lc_keyvals); t++) {
         for (int i = 0; i < lc_keyvals[t].len; i++) {
             lc_keyval_t *k = lc_handle_slot(&lc_keyvals[t], i);
-            if (k) lc_keyval_release(k);
+            if (k && !k->freed && --k->refs == 0) free(k); /* the table goes below */
         }
         lc_handle_table_reset(&lc_keyvals[t]);
     }

@@ -24,7 +24,8 @@
  * Callbacks may call MPI, even on the same object: every walk detaches
  * the entry it works on (or takes a snapshot) before calling out.
  *
- * A keyval lives on after MPI_*_free_keyval until no object uses it.
+ * A keyval lives on after MPI_*_free_keyval until no object uses it, and
+ * so does its handle (a second free of it meanwhile does nothing).
  *
  * Handles: keyvals are 0xa4000000 | (kind << 22) | index (MPICH's direct
  * keyvals), so a keyval names its object kind; the predefined attribute

@@ -5,8 +5,10 @@
  * MPI_Remove_error_class/_code/_string.
  *
  * Added classes and codes live in one table indexed by (class k, code j),
- * j = 0 being the class itself (encoding in lc_mpi_errhandler.h).  Values
- * are never reused after a removal, so MPI_LASTUSEDCODE only grows.
+ * j = 0 being the class itself (encoding in lc_mpi_errhandler.h).  A
+ * removed class's slot k is reused once the 255 slots have all been used
+ * (programs that add and remove classes in a loop, as MPI 4.1 allows),
+ * so MPI_LASTUSEDCODE only grows: a reused value is below it.
  */
 #include "mpi/lc_mpi_errhandler.h"
 
@@ -133,14 +135,25 @@ static void lc_err_used(int code)
     if (code > lc_lastusedcode) lc_lastusedcode = code;
 }
 
+/* A slot of a removed class (its codes were removed with it), or -1. */
+static int lc_errclass_free_slot(void)
+{
+    for (int k = 1; k < LC_ERR_DYN_CLASSES; k++)
+        if (!lc_errclasses[0][k].used) return k;
+    return -1;
+}
+
 LC_API int PMPI_Add_error_class(int *errorclass)
 {
     int rc;
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_check_ptr(errorclass, "errorclass"));
-    if (lc_errclass_next >= LC_ERR_DYN_CLASSES)
-        LC_TRY(lc_error(MPI_ERR_OTHER, "all %d error classes a program may add are used", LC_ERR_DYN_CLASSES - 1));
-    int k = lc_errclass_next++;
+    int k = lc_errclass_next < LC_ERR_DYN_CLASSES ? lc_errclass_next++ : lc_errclass_free_slot();
+    if (k < 0)
+        LC_TRY(lc_error(MPI_ERR_OTHER,
+                        "all %d error classes a program may add are in use; remove some "
+                        "(MPI_Remove_error_class)",
+                        LC_ERR_DYN_CLASSES - 1));
     lc_errclasses[0][k] = (lc_errclass_t){ .used = true, .next_code = 1 };
     *errorclass = LC_ERR_DYN | k;
     lc_err_used(*errorclass);

@@ -77,7 +77,12 @@ void lc_errhandler_fini(void)
 int lc_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p)
 {
     int rc = lc_check_initialized();
-    if (rc == MPI_SUCCESS) rc = lc_check_ptr((void *)fn, "comm_errhandler_fn");
+    return rc == MPI_SUCCESS ? lc_errhandler_new(fn, eh_p) : rc;
+}
+
+int lc_errhandler_new(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p)
+{
+    int rc = lc_check_ptr((void *)fn, "comm_errhandler_fn");
     if (rc == MPI_SUCCESS) rc = lc_check_ptr(eh_p, "errhandler");
     if (rc != MPI_SUCCESS) return rc;
     lc_errhandler_t *e = malloc(sizeof(*e));

@@ -34,6 +34,10 @@ bool lc_errhandler_is_fortran(MPI_Errhandler eh);
 /* A new user error handler calling `fn` (communicators and windows alike:
  * their handles are ints, lc_mpi_error_handler).  MPI error code. */
 int lc_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p);
+/* The same without the "MPI is initialized" check: MPI 4.1 §11.4.1 lets
+ * MPI_Session_create_errhandler run at any time (its handler is made
+ * before the MPI_Session_init it is given to). */
+int lc_errhandler_new(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh_p);
 void lc_errhandler_fini(void);
 
 /* Text of an error code for messages: the recorded message of a Locus

@@ -7,6 +7,7 @@
  * MPI_Info_create_env works before MPI_Init).
  */
 #include "mpi/lc_mpi_info.h"
+#include "pmi/lc_pmi.h"
 #include "util/lc_handle.h"
 
 #include <stdio.h>
@@ -135,8 +136,15 @@ static int lc_info_fill_env(lc_info_t *info)
     }
     int rc = lc_info_set(info, "command", cmd);
     if (rc == MPI_SUCCESS) rc = lc_info_set(info, "argv", args);
-    if (rc == MPI_SUCCESS && lc_mpi_state == LC_MPI_STATE_INIT) {
-        snprintf(buf, sizeof(buf), "%d", lc_world.size);
+    /* The keys do not depend on whether MPI is initialized (MPICH's
+     * info/infocreateenv compares objects made before MPI_Init, after it
+     * and after MPI_Finalize): maxprocs is the size the launcher started
+     * the job with, and thread_level is left out, as it names a level
+     * asked for at launch (§11.2.3), which Locus's mpiexec has no way to
+     * ask for -- not the level MPI_Init_thread was given. */
+    int maxprocs = lc_pmi_env_size();
+    if (rc == MPI_SUCCESS && maxprocs > 0) {
+        snprintf(buf, sizeof(buf), "%d", maxprocs);
         rc = lc_info_set(info, "maxprocs", buf);
     }
     struct utsname u;
@@ -146,12 +154,6 @@ static int lc_info_fill_env(lc_info_t *info)
         rc = lc_info_set(info, "host", buf);
     }
     if (rc == MPI_SUCCESS && getcwd(buf, sizeof(buf))) rc = lc_info_set(info, "wdir", buf);
-    int level;
-    if (rc == MPI_SUCCESS && lc_mpi_state == LC_MPI_STATE_INIT && PMPI_Query_thread(&level) == MPI_SUCCESS) {
-        static const char *const names[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                             "MPI_THREAD_MULTIPLE" };
-        rc = lc_info_set(info, "thread_level", names[level & 3]);
-    }
     return rc;
 }
 

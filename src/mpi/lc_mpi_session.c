@@ -379,9 +379,13 @@ LC_MPI_ALIAS(Comm_create_from_group);
 LC_API int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
                                           MPI_Errhandler *errhandler)
 {
-    /* The communicator handlers' object serves (see the head comment). */
-    return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void (*)(void))session_errhandler_fn,
-                                       errhandler);
+    /* The communicator handlers' object serves (see the head comment);
+     * unlike theirs, this call is allowed before MPI is initialized. */
+    int rc;
+    LC_TRY(lc_errhandler_new((MPI_Comm_errhandler_function *)(void (*)(void))session_errhandler_fn, errhandler));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(NULL, "MPI_Session_create_errhandler", rc);
 }
 LC_MPI_ALIAS(Session_create_errhandler);
 

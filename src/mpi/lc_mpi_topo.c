@@ -73,39 +73,103 @@ static int lc_dims_check(int nnodes, int ndims, const int dims[], int *left_p, i
     return MPI_SUCCESS;
 }
 
-/* Prime factors of what is left, largest first, each given to the free
- * dimension with the smallest product so far: as balanced as the factors
- * allow.  Then the free dimensions in non-increasing order. */
+/* The search of lc_dims_fill: the divisors of what is left (ascending),
+ * the candidate being built and the best one so far.  A candidate is
+ * non-increasing; it is better than another when the spread (first -
+ * last) of the whole is smaller, then that of the candidate without its
+ * first entry, and so on: the balance MPI 4.1 §8.5.2 asks for ("as close
+ * to each other as possible"), with the ties broken as MPICH's
+ * decompositions break them (its test table, topo/baddims.h, agrees). */
+typedef struct lc_dims_search {
+    const int *div;
+    int ndiv, n;
+    int *cur, *best;
+    bool found;
+} lc_dims_search_t;
+
+/* Whether cur[] beats best[] (both non-increasing, n entries). */
+static bool lc_dims_better(const int *cur, const int *best, int n)
+{
+    for (int i = 0; i < n - 1; i++) {
+        int a = cur[i] - cur[n - 1], b = best[i] - best[n - 1];
+        if (a != b) return a < b;
+    }
+    return false;
+}
+
+/* Whether x^k <= n. */
+static bool lc_dims_pow_le(long long x, int k, int n)
+{
+    long long p = 1;
+    for (int i = 0; i < k; i++)
+        if ((p *= x) > n) return false;
+    return true;
+}
+
+/* The largest x with x^k <= n (n >= 1). */
+static int lc_dims_root(int n, int k)
+{
+    int lo = 1, hi = n; /* lo^k <= n always */
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (lc_dims_pow_le(mid, k, n))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Fill cur[at..] with a non-increasing factorisation of `left` whose
+ * entries are at most `maxf`. */
+static void lc_dims_search(lc_dims_search_t *s, int at, int left, int maxf)
+{
+    int k = s->n - at; /* entries still to choose */
+    if (k == 1) {
+        if (left > maxf) return;
+        s->cur[at] = left;
+        if (!s->found || lc_dims_better(s->cur, s->best, s->n)) memcpy(s->best, s->cur, sizeof(int) * (size_t)s->n);
+        s->found = true;
+        return;
+    }
+    /* The last entry is at most root_k(left): a candidate whose first entry
+     * is already further than the best spread from it cannot win. */
+    int last_max = lc_dims_root(left, k);
+    for (int i = s->ndiv - 1; i >= 0; i--) {
+        int f = s->div[i];
+        if (f > maxf || left % f) continue;
+        if (f < left && lc_dims_pow_le(f, k, left - 1)) break; /* f^k < left: f cannot be the largest of k */
+        int first = at == 0 ? f : s->cur[0];
+        if (s->found && first - last_max > s->best[0] - s->best[s->n - 1]) {
+            if (at == 0) continue; /* a smaller first entry may still win */
+            break;
+        }
+        s->cur[at] = f;
+        lc_dims_search(s, at + 1, left / f, f);
+    }
+}
+
+/* The free dimensions get the best non-increasing factorisation of what
+ * is left (lc_dims_search_t), in order. */
 static int lc_dims_fill(int left, int free_dims, int ndims, int dims[])
 {
-    int *f = malloc(sizeof(int) * (size_t)free_dims);
-    if (!f) return lc_error(MPI_ERR_NO_MEM, "out of memory");
-    int prime[32], nprime = 0; /* an int has at most 31 prime factors */
-    for (int p = 2, n = left; n > 1;) {
-        if ((long)p * p > n) p = n; /* n is prime */
-        if (n % p == 0) {
-            prime[nprime++] = p;
-            n /= p;
-        } else {
-            p++;
+    int ndiv = 0;
+    for (long d = 1; d * d <= left; d++)
+        if (left % d == 0) ndiv += d * d == left ? 1 : 2;
+    int *buf = malloc(sizeof(int) * ((size_t)ndiv + 2 * (size_t)free_dims));
+    if (!buf) return lc_error(MPI_ERR_NO_MEM, "out of memory");
+    int *div = buf, lo = 0, hi = ndiv;
+    for (long d = 1; d * d <= left; d++) /* ascending: small ones up, their cofactors down */
+        if (left % d == 0) {
+            div[lo++] = (int)d;
+            if (d * d != left) div[--hi] = (int)(left / d);
         }
-    }
-    for (int i = 0; i < free_dims; i++) f[i] = 1;
-    for (int k = nprime - 1; k >= 0; k--) {
-        int low = 0;
-        for (int i = 1; i < free_dims; i++)
-            if (f[i] < f[low]) low = i;
-        f[low] *= prime[k];
-    }
-    for (int i = 1; i < free_dims; i++) /* insertion sort, descending */
-        for (int j = i; j > 0 && f[j] > f[j - 1]; j--) {
-            int x = f[j];
-            f[j] = f[j - 1];
-            f[j - 1] = x;
-        }
+    lc_dims_search_t s = { .div = div, .ndiv = ndiv, .n = free_dims, .cur = buf + ndiv,
+                           .best = buf + ndiv + free_dims };
+    lc_dims_search(&s, 0, left, left);
     for (int i = 0, k = 0; i < ndims; i++)
-        if (dims[i] == 0) dims[i] = f[k++];
-    free(f);
+        if (dims[i] == 0) dims[i] = s.best[k++];
+    free(buf);
     return MPI_SUCCESS;
 }
 

@@ -270,6 +270,12 @@ static int lc_pmi_env_int(const char *name, int dflt, int *value_p)
     return 0;
 }
 
+int lc_pmi_env_size(void)
+{
+    int size = 0;
+    return lc_pmi_env_int("PMI_SIZE", 0, &size) == 0 && size > 0 ? size : 0;
+}
+
 /* PMI_PORT=host:port: connect, then `cmd=initack pmiid=N`; the server
  * answers `cmd=initack` and `cmd=set` lines with size, rank and debug. */
 static int lc_pmi_connect_port(const char *hostport)

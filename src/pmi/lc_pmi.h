@@ -39,6 +39,11 @@ typedef struct lc_pmi_info {
 
 /* Connect to the launcher (or become a singleton) and fill *info_p. */
 int lc_pmi_init(lc_pmi_info_t *info_p);
+/* The job's size the launcher put in the environment (PMI_SIZE, set by
+ * mpiexec for its ranks and for spawned ones alike), or 0 when it is not
+ * there or not a number; needs no lc_pmi_init (MPI_INFO_ENV's "maxprocs"
+ * before MPI_Init). */
+int lc_pmi_env_size(void);
 
 /* Publish key=value for every rank of the job (visible after the next
  * lc_pmi_fence).  Putting a key twice replaces its value. */

@@ -103,14 +103,12 @@ void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
  * the CTS tells the sender (LC_PKT_FLAG_NT). */
 enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2, LC_PICK_NT = 4 };
 /* For a message of `size` bytes from a peer with pick.calibrate that could
- * be pulled; `timed` when it may be a sample: one contiguous run into one
- * (no datatype on either side, not truncated), matched as its RTS
- * arrived, with the sender's stamp. */
-int lc_pick_choose(lc_peer_t *from, size_t size, bool timed);
-/* The sender's stamp of the RTS lc_pick_choose is about to judge (0:
- * unknown, an unexpected message): how soon it followed the one before
- * tells a window from a lone message, whichever way that one went. */
-void lc_pick_rts(lc_peer_t *from, double t_rts);
+ * be pulled; `t_rts`, the sender's stamp of its RTS (0: unknown, an
+ * unexpected message): how soon it followed the one before tells a window
+ * from a lone message, whichever way that one went; `timed` when it may be
+ * a sample: one contiguous run into one (no datatype on either side, not
+ * truncated), matched as its RTS arrived, with the sender's stamp. */
+int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed);
 /* A message of `size` bytes offered as a block list of `nblocks` segments
  * (a derived-datatype send, LC_PKT_FLAG_LIST) that lc_pick_choose would
  * pull: is the pull still the faster way, given what the kernel charges

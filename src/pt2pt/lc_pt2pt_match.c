@@ -178,8 +178,8 @@ static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t
         if (lc_likely(!from->pick.calibrate)) {
             how = LC_PICK_PULL;
         } else {
-            lc_pick_rts(from, t_rts);
-            how = lc_pick_choose(from, size, t_rts > 0 && !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
+            how =
+                lc_pick_choose(from, size, t_rts, t_rts > 0 && !req->rcur && !(flags & LC_PKT_FLAG_LIST) && n == size);
         }
     }
     /* A block list costs the kernel a page pin per remote segment: with

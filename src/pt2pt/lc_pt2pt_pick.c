@@ -61,7 +61,9 @@
  * When that rate falls below LC_PICK_DEMOTE x the CMA samples (the pipeline
  * needs both ranks running; a busy host starves it, CMA needs only the
  * receiver) for LC_PICK_DEMOTE_PERIODS periods in a row, the class goes to
- * CMA (one slow period is a stall, not a crawl).  And every decision lasts
+ * CMA (one slow period is a stall, not a crawl).  A period judges only the
+ * class it saw alone (session 16; a period of several classes judges
+ * none: lc_pick_watch).  And every decision lasts
  * LC_PICK_RETRY messages of its class, then the class is sampled afresh:
  * a placement or a load that changes is followed both ways, and three
  * unlucky samples (first pulls of 64 KiB measured at 0.2-0.3 GB/s on a
@@ -121,7 +123,9 @@
  * slower is probed more rarely (lc_pick_probe_every: ~2 % again).  A
  * class demoted for a crawling pipeline takes no pipeline probes (lone
  * probes looked fine while the windows crawled) until LC_PICK_RETRY
- * samples it afresh.
+ * samples it afresh.  Windows that go by CMA on a window figure take a
+ * window probe now and then (one window pipelined whole, ~2 % of the
+ * time: lc_pick_win_probe), so that their figure ages as CMA's does.
  *
  * The pipeline has two variants (session 15): fragments written into the
  * big cells with normal stores, or with non-temporal ones that leave the
@@ -266,27 +270,99 @@ static bool lc_pick_windows_slow(const lc_pick_class_t *c)
     return c->win_bw > 0 && c->n_pull > 0 && c->win_bw < c->pull_bw;
 }
 
-void lc_pick_rts(lc_peer_t *from, double t_rts)
+/* How long after the one before the sender stamped this candidate's RTS
+ * (0: unknown — no stamp, or not after the last one), remembering its
+ * stamp for the next.  Passed to lc_pick_decide rather than kept in the
+ * peer: it belongs to one message, and a gap left in the peer would be
+ * read by whatever lc_pick_choose came next. */
+static double lc_pick_rts_gap(lc_peer_pick_t *k, double t_rts)
 {
-    lc_peer_pick_t *k = &from->pick;
-    k->rts_gap = t_rts > 0 && k->last_rts > 0 && t_rts > k->last_rts ? t_rts - k->last_rts : 0;
+    double gap = t_rts > 0 && k->last_rts > 0 && t_rts > k->last_rts ? t_rts - k->last_rts : 0;
     if (t_rts > 0) k->last_rts = t_rts;
+    return gap;
 }
 
 /* Part of a window, whichever way its first message went: another message
  * from the peer is being pipelined, or the sender posted this one sooner
- * after the one before than CMA moves a message of its size (it did not
- * wait for that one: a ping-pong's sender does).  Session 15, the host's
- * fast mode, 64 KiB, SHOW_CHANNELS: "CMA 10.6 GB/s, pipeline 5.8 GB/s,
- * windows 12.7: CMA" — a lone message cannot overlap its two copies, a
- * window overlaps one message's copy-out with the next one's copy-in; the
- * lone figure (under 1/1.5 of CMA) sent the windows to CMA too. */
-static bool lc_pick_in_window(const lc_peer_pick_t *k, const lc_pick_class_t *c, size_t size)
+ * (`gap`) after the one before than CMA moves a message of its size (it
+ * did not wait for that one: a ping-pong's sender does).  Session 15, the
+ * host's fast mode, 64 KiB, SHOW_CHANNELS: "CMA 10.6 GB/s, pipeline 5.8
+ * GB/s, windows 12.7: CMA" — a lone message cannot overlap its two
+ * copies, a window overlaps one message's copy-out with the next one's
+ * copy-in; the lone figure (under 1/1.5 of CMA) sent the windows to CMA
+ * too. */
+static bool lc_pick_in_window(const lc_peer_pick_t *k, const lc_pick_class_t *c, size_t size, double gap)
 {
-    return k->pipelining != 0 || (k->rts_gap > 0 && c->pull_bw > 0 && k->rts_gap < (double)size / c->pull_bw);
+    return k->pipelining != 0 || (gap > 0 && c->pull_bw > 0 && gap < (double)size / c->pull_bw);
 }
 
-static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
+/* Windows of a decided class that go by CMA although the class has a
+ * window figure of its pipeline (the figure said CMA, or the class's lone
+ * messages take the pipeline and a window's others are pulled): every so
+ * many of them, one window goes through the pipeline whole (a window
+ * probe), and its watch periods renew the window figure.  Without them
+ * that figure stayed as it was when the windows left the pipeline, while
+ * CMA's was renewed with every pull: session 16, 64 KiB, the host's fast
+ * mode, a trace of every choice: a load burst took the window figure to
+ * 6.8 GB/s against CMA's 8.6, and windows 7-21 of 22 were all pulled
+ * (9.2 GB/s for the run) with nothing left to notice the pipeline's
+ * windows moving 11-19 again.  Spaced as the protocols' probes, by what
+ * one costs: a window at win_bw instead of pull_bw costs (pull_bw / win_bw
+ * - 1) windows' time, so one every LC_PICK_PROBE_COST x that many windows
+ * (~2 %), at least LC_PICK_WIN_PROBE_MIN apart, at most LC_PICK_PROBE_MAX:
+ * where windows were measured much slower (the slow mode: 3.5 against
+ * 12.7 GB/s at 1 MiB, one in 130 windows) they hardly ever come; near the
+ * boundary (9 against 10) one in 5.  None for a demoted class (its
+ * pipeline crawled) or one without a window figure (lone samples say
+ * little of windows: a pipeline whose lone samples looked 1.35x CMA
+ * moved windows at 1/40 of it under load, session 9). */
+#define LC_PICK_WIN_PROBE_MIN 4
+/* A window's start, for counting windows: the first message in a window
+ * after one that followed the message before it by more than
+ * LC_PICK_LONE_GAP x what CMA takes to move it (or came unstamped).  A
+ * message in the middle of a window can fall out of lc_pick_in_window
+ * (session 16, 64 KiB, a class that pulls: a trace counted 3-5 starts per
+ * window of 64 when every re-entry counted, the windows' first RTSs
+ * 210-390 us apart, the boundary 7.7 us) — likely the RTSs that found the
+ * ring full, which go out as the receiver's pulls free cells, about one
+ * pull apart. */
+#define LC_PICK_LONE_GAP 4.0
+static uint32_t lc_pick_win_every(const lc_pick_class_t *c)
+{
+    if (!(c->pull_bw > c->win_bw)) return LC_PICK_WIN_PROBE_MIN;
+    double n = LC_PICK_PROBE_COST * (c->pull_bw / c->win_bw - 1.0);
+    return n < LC_PICK_WIN_PROBE_MIN ? LC_PICK_WIN_PROBE_MIN : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
+}
+
+/* Is this message of class c (in a window: `win`; the first of its window
+ * found in one: `start`) part of a window probe?  A probe starts with the
+ * first message of a window that would be pulled, and the window's later
+ * messages follow it until one is not in the window. */
+static bool lc_pick_win_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool start)
+{
+    uint8_t me = (uint8_t)(1 + (c - k->cls));
+    if (k->win_probe != 0) {
+        if (k->win_probe == me && win) return true;
+        if (k->win_probe == me || k->pipelining == 0) k->win_probe = 0; /* over (another class's: done) */
+    }
+    if (!start || k->win_probe || lc_count_get(&k->sending) || c->demoted || !(c->win_bw > 0) ||
+        (c->choice != LC_PICK_CHOSE_PULL && c->choice != LC_PICK_CHOSE_PIPE_LONE))
+        return false;
+    if (++c->win_since_probe < lc_pick_win_every(c)) return false;
+    c->win_since_probe = 0;
+    k->win_probe = me;
+    /* Its watch periods are the window's own: a partial period (lone
+     * probes long before) would dilute them. */
+    if (k->watching == 0) {
+        k->watch_msgs = 0;
+        k->watch_bytes = k->watch_time = 0;
+        k->watch_cls = 0;
+        k->watch_mixed = false;
+    }
+    return true;
+}
+
+static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
     lc_peer_pick_t *k = &from->pick;
@@ -301,9 +377,15 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
     bool busy = k->pipelining != 0 || sending != 0;
     if (c->choice != LC_PICK_UNDECIDED && lc_unlikely(++c->uses >= LC_PICK_RETRY))
         memset(c, 0, sizeof(*c)); /* sample both ways again */
+    bool win = lc_pick_in_window(k, c, size, gap), start = win && !k->win_seen;
+    if (start)
+        k->win_seen = true;
+    else if (!win && (gap == 0 || c->pull_bw == 0 || gap > LC_PICK_LONE_GAP * (double)size / c->pull_bw))
+        k->win_seen = false;
     if (c->choice != LC_PICK_UNDECIDED) {
+        if (lc_pick_win_probe(k, c, win, start)) return LC_PICK_PIPE;
         bool pipe = c->choice == LC_PICK_CHOSE_PIPE || (c->choice == LC_PICK_CHOSE_PIPE_LONE && !busy) ||
-                    (c->choice == LC_PICK_CHOSE_PIPE_WIN && !sending && lc_pick_in_window(k, c, size));
+                    (c->choice == LC_PICK_CHOSE_PIPE_WIN && !sending && win);
         if (!timed) return pipe ? LC_PICK_PIPE : LC_PICK_PULL;
         /* The protocol not chosen, now and then: a pipeline probe only for
          * a lone message (as a first sample), none for a demoted class. */
@@ -342,6 +424,13 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, bool timed)
     return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
 }
 
+/* Both variants have their first LC_PICK_SAMPLES: the class has chosen
+ * one (var_n counts no further, and is cleared only with the class). */
+static bool lc_pick_variant_decided(const lc_pick_class_t *c)
+{
+    return c->var_n[0] >= LC_PICK_SAMPLES && c->var_n[1] >= LC_PICK_SAMPLES;
+}
+
 /* The pipeline's variant for a message lc_pick_decide pipelines: the
  * class's, except that its samples learn both (alternating, normal stores
  * first, until each has LC_PICK_SAMPLES) and then probe the variant not
@@ -357,7 +446,7 @@ static int lc_pick_variant(lc_peer_t *from, size_t size, int how)
     lc_pick_class_t *c = lc_pick_class(from, size);
     bool nt = c->nt;
     if (how & LC_PICK_SAMPLE) {
-        if (c->var_n[0] < LC_PICK_SAMPLES || c->var_n[1] < LC_PICK_SAMPLES) {
+        if (!lc_pick_variant_decided(c)) {
             nt = c->var_n[1] < c->var_n[0];
         } else if (++c->var_since_probe >= lc_pick_every(c->var_bw[nt], c->var_bw[!nt])) {
             c->var_since_probe = 0;
@@ -367,9 +456,9 @@ static int lc_pick_variant(lc_peer_t *from, size_t size, int how)
     return nt ? how | LC_PICK_NT : how;
 }
 
-int lc_pick_choose(lc_peer_t *from, size_t size, bool timed)
+int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed)
 {
-    int how = lc_pick_decide(from, size, timed);
+    int how = lc_pick_decide(from, size, lc_pick_rts_gap(&from->pick, t_rts), timed);
     if (!(how & LC_PICK_PULL)) how = lc_pick_variant(from, size, how);
     /* A pull while a pipelined receive is pending stops the receiver from
      * draining its fragments: the watch period then times the two
@@ -561,11 +650,10 @@ static void lc_pick_variant_sample(const lc_peer_t *from, lc_pick_class_t *c, bo
     lc_pick_rounds_t r = { c->var_round_best, c->var_last_best, c->var_round_size, c->var_last_size,
                            c->var_round_n, &c->var_round_msgs };
     lc_pick_round_add(r, nt, size, bw, from->pick.transit, c->var_bw);
+    bool first = !lc_pick_variant_decided(c); /* this sample may complete the first decision */
     if (c->var_n[nt] < LC_PICK_SAMPLES) c->var_n[nt]++;
-    if (c->var_n[0] < LC_PICK_SAMPLES || c->var_n[1] < LC_PICK_SAMPLES) return;
-    bool first = !c->var_decided;
+    if (!lc_pick_variant_decided(c)) return;
     bool want = c->nt ? c->var_bw[1] * LC_PICK_HYST >= c->var_bw[0] : c->var_bw[1] > LC_PICK_HYST * c->var_bw[0];
-    c->var_decided = 1;
     if (want == c->nt) {
         if (first) lc_pick_show_variant(from, c, false);
         return;
@@ -647,11 +735,43 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
     req->pick_nt = (how & LC_PICK_NT) != 0;
 }
 
-/* Judge the chosen pipeline by what it moved since the last judgement,
- * and keep it as the window figure of the class that period saw alone.
- * A period with a pull in it says nothing of the pipeline (in a window of
- * a "pipeline alone" class the lone pipelined message waits out the
- * pulls of all the others: it read 1/64 of CMA and demoted the class). */
+/* Judge class c's chosen pipeline by a watch period of its own that
+ * moved `rate` (bytes/s): LC_PICK_DEMOTE_PERIODS of them in a row under
+ * LC_PICK_DEMOTE x its CMA figure send it to CMA. */
+static void lc_pick_judge(const lc_peer_t *from, lc_pick_class_t *c, double rate)
+{
+    if ((c->choice != LC_PICK_CHOSE_PIPE && c->choice != LC_PICK_CHOSE_PIPE_LONE &&
+         c->choice != LC_PICK_CHOSE_PIPE_WIN) ||
+        rate >= LC_PICK_DEMOTE * c->pull_bw) {
+        c->slow_watch = 0;
+        return;
+    }
+    if (++c->slow_watch < LC_PICK_DEMOTE_PERIODS) return; /* one stall: wait for the next period */
+    c->slow_watch = 0;
+    c->choice = LC_PICK_CHOSE_PULL;
+    c->demoted = 1;
+    c->uses = 0;
+    if (lc_params.show_channels)
+        fprintf(stderr, "locus[%d]: from rank %d, %s: the pipeline moved %.2f GB/s of late, CMA sampled %.1f: CMA\n",
+                lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], rate / 1e9, c->pull_bw / 1e9);
+}
+
+/* The end of a watch period: what the pipeline moved in it is the window
+ * figure of the class the period saw alone, and judges that class's
+ * choice (lc_pick_judge).  A period with a pull in it says nothing of the
+ * pipeline (in a window of a "pipeline alone" class the lone pipelined
+ * message waits out the pulls of all the others: it read 1/64 of CMA and
+ * demoted the class).
+ *
+ * Nor does a period that saw several classes judge any of them (session
+ * 16): its rate is theirs together, and each class's figure against CMA
+ * is its own.  Judged against every class that chose a pipeline, one
+ * period at the end of the bw benchmark's 4 MiB windows (fast mode, 1.85
+ * GB/s) demoted all three of a peer's classes to CMA at once, the 64 KiB
+ * and 1 MiB ones on no period of theirs.  A mixed period leaves every
+ * class's count of slow periods as it was: "in a row" counts a class's
+ * own periods.  Traffic whose every period mixes classes is then judged
+ * by its samples and LC_PICK_RETRY only, as typed traffic is. */
 static void lc_pick_watch(lc_peer_t *from)
 {
     lc_peer_pick_t *k = &from->pick;
@@ -662,9 +782,9 @@ static void lc_pick_watch(lc_peer_t *from)
     k->watch_bytes = k->watch_time = 0;
     k->watch_mixed = false;
     k->watch_cls = 0;
-    if (mixed) return;
-    if (cls >= 1 && cls <= LC_PICK_CLASSES && rate < HUGE_VAL) {
-        lc_pick_class_t *c = &k->cls[cls - 1];
+    if (mixed || cls < 1 || cls > LC_PICK_CLASSES) return; /* several classes: 0xff */
+    lc_pick_class_t *c = &k->cls[cls - 1];
+    if (rate < HUGE_VAL) {
         if (rate > c->win_round_best) c->win_round_best = rate;
         if (++c->win_round_n >= LC_PICK_SAMPLES) {
             c->win_last_best = c->win_round_best;
@@ -674,24 +794,7 @@ static void lc_pick_watch(lc_peer_t *from)
         c->win_bw = c->win_round_best > c->win_last_best ? c->win_round_best : c->win_last_best;
         lc_pick_redecide(from, c);
     }
-    for (int i = 0; i < LC_PICK_CLASSES; i++) {
-        lc_pick_class_t *c = &k->cls[i];
-        if ((c->choice != LC_PICK_CHOSE_PIPE && c->choice != LC_PICK_CHOSE_PIPE_LONE &&
-             c->choice != LC_PICK_CHOSE_PIPE_WIN) ||
-            rate >= LC_PICK_DEMOTE * c->pull_bw) {
-            c->slow_watch = 0;
-            continue;
-        }
-        if (++c->slow_watch < LC_PICK_DEMOTE_PERIODS) continue; /* one stall: wait for the next period */
-        c->slow_watch = 0;
-        c->choice = LC_PICK_CHOSE_PULL;
-        c->demoted = 1;
-        c->uses = 0;
-        if (lc_params.show_channels)
-            fprintf(stderr,
-                    "locus[%d]: from rank %d, %s: the pipeline moved %.2f GB/s of late, CMA sampled %.1f: CMA\n",
-                    lc_log_rank, from->world_rank, lc_pick_class_name[i], rate / 1e9, c->pull_bw / 1e9);
-    }
+    lc_pick_judge(from, c, rate);
 }
 
 void lc_pick_pipe_done(lc_peer_t *from, lc_request_t *req)

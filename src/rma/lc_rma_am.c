@@ -198,6 +198,14 @@ static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
 int lc_rma_am_flush(lc_rma_win_t *win, int target)
 {
     int err = MPI_SUCCESS;
+    /* One progress pass even when nothing of ours is in flight (own
+     * memory, CMA, a repeated flush): the flushing rank may be the
+     * passive target others wait for, polling its own memory with
+     * one-sided calls and flush and calling nothing else — MPICH's
+     * linked_list_bench_lock_all chases the list's tail on rank 0 itself
+     * while rank 1's append to that element waits in rank 0's queue.
+     * Without this pass neither ever moves. */
+    lc_progress();
     /* The progress pass may serve requests and track new answers of ours:
      * lc_rma_reap holds no pointer into win->out across it. */
     while (lc_rma_reap(win, target, &err)) lc_rma_idle();
@@ -269,16 +277,38 @@ void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
     }
 }
 
+/* Dynamic windows: whether [disp, disp + bytes) is all attached memory.
+ * The span may run over several attached regions that touch or overlap
+ * (two halves of one array attached separately, as MPICH's
+ * win_dynamic_rma_flush_get does): from `disp`, step to the end of any
+ * region holding the current byte until the span is covered.  Each step
+ * moves strictly forward, and a region that helped once cannot again
+ * (the position is then past its end), so at most nregions steps. */
+static bool lc_rma_dyn_covered(const lc_rma_win_t *win, uint64_t disp, size_t bytes)
+{
+    if (bytes > UINT64_MAX - disp) return false;
+    uint64_t pos = disp, end = disp + bytes;
+    for (int step = 0; step <= win->nregions; step++) {
+        bool in = false;
+        uint64_t reach = pos;
+        for (int i = 0; i < win->nregions; i++) {
+            const lc_rma_region_t *r = &win->regions[i];
+            uint64_t rend = r->size > UINT64_MAX - r->base ? UINT64_MAX : (uint64_t)r->base + r->size;
+            /* (pos == rend counts only for an empty access, as before) */
+            if (pos < r->base || pos > rend || (pos == rend && bytes)) continue;
+            in = true;
+            if (rend > reach) reach = rend;
+        }
+        if (!in) return false; /* byte `pos` is in no region */
+        if (reach >= end) return true;
+        pos = reach;
+    }
+    return false;
+}
+
 char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes)
 {
-    if (win->flavor == LC_RMA_DYNAMIC) {
-        for (int i = 0; i < win->nregions; i++) {
-            lc_rma_region_t *r = &win->regions[i];
-            if (disp >= r->base && disp - r->base <= r->size && bytes <= r->size - (disp - r->base))
-                return (char *)(uintptr_t)disp;
-        }
-        return NULL;
-    }
+    if (win->flavor == LC_RMA_DYNAMIC) return lc_rma_dyn_covered(win, disp, bytes) ? (char *)(uintptr_t)disp : NULL;
     if (disp > win->size || bytes > win->size - disp) return NULL;
     return (char *)win->base + disp;
 }

@@ -31,8 +31,12 @@ int lc_rma_flush(lc_rma_win_t *win, int target)
 
 void lc_rma_sync(lc_rma_win_t *win)
 {
-    (void)win;
     lc_rma_mfence();
+    /* Win_sync in a loop is how a rank polls its own window memory: on the
+     * active-message path what it waits for may be a request queued here,
+     * so serve the queue (as flush does, lc_rma_am_flush).  Direct windows
+     * need no pass: other ranks store into our memory themselves. */
+    if (!win->direct) lc_progress();
 }
 
 int lc_rma_fence(lc_rma_win_t *win, int assert_)

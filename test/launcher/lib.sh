@@ -43,3 +43,27 @@ expect_gone_within() {
     [ -n "$at" ] || fail "the probe did not announce its failure"
     [ $((END_MS - at)) -lt "$1" ] || fail "job ended $((END_MS - at)) ms after the failure, limit $1 ms"
 }
+# wait_lines PATTERN COUNT FILE [TRIES]: poll every 50 ms, TRIES times (200
+# unless given), until COUNT lines of FILE match PATTERN (a background job's
+# ranks announcing themselves); a failure otherwise.
+wait_lines() {
+    i=0
+    until [ "$(grep -c -- "$1" "$3" 2>/dev/null)" -ge "$2" ]; do
+        i=$((i + 1))
+        [ $i -gt "${4:-200}" ] && fail "$(grep -c -- "$1" "$3" 2>/dev/null) of $2 lines match '$1' in $3 after $i polls: $(tail -c 2000 "$3" 2>/dev/null)"
+        sleep 0.05
+    done
+}
+# signal_job SIG: send SIG (TERM or INT) to the background mpiexec whose pid
+# is $mp and wait for it; it must exit with 128 + the signal's number within
+# 2 s.  Sets RC and ELAPSED_MS, clears mp.
+signal_job() {
+    t0=$(now_ms)
+    kill -"$1" "$mp"
+    wait "$mp"
+    RC=$?
+    mp=""
+    ELAPSED_MS=$(( $(now_ms) - t0 ))
+    case $1 in TERM) expect_rc 143 ;; INT) expect_rc 130 ;; esac
+    expect_fast 2000
+}

@@ -56,11 +56,7 @@ expect_hosts_clean
 run "$LC_HOSTS" run "$HOSTS_NAME" h1 sh -c 'exec "$@" > "$0" 2>&1' "$T/job" "$MPIEXEC" -launcher-exec "$AGENT" \
     -hosts h1:1,h2:1,h3:1 "$PMI_PROBE" wait &
 bg=$!
-i=0
-until [ "$(grep -c READY "$T/job" 2>/dev/null)" = 3 ]; do
-    i=$((i + 1)); [ $i -gt 200 ] && fail "ranks never got ready"
-    sleep 0.05
-done
+wait_lines READY 3 "$T/job"
 mp=$("$LC_HOSTS" procs "$HOSTS_NAME" h1 | awk '$2 ~ /mpiexec$/ && $3 == "-launcher-exec" { print $1 }')
 [ -n "$mp" ] || fail "mpiexec not found on h1"
 t0=$(now_ms)

@@ -20,11 +20,7 @@ start_job() {
     timeout -k 2 30 "$LC_HOSTS" run "$HOSTS_NAME" h1 sh -c 'exec "$@" > "$0" 2>&1' "$log" \
         "$MPIEXEC" -launcher-exec "$AGENT" "$@" "$PMI_PROBE" wait &
     bg=$!
-    i=0
-    until [ "$(grep -c READY "$log")" = "$NRANKS" ]; do
-        i=$((i + 1)); [ $i -gt 300 ] && fail "ranks never got ready: $(cat "$log")"
-        sleep 0.05
-    done
+    wait_lines READY "$NRANKS" "$log" 300
 }
 
 # host_proc HOST PATTERN: pid (as seen from here) of a process of HOST.

@@ -9,8 +9,12 @@
 # Under a sanitizer build the rank's own SIGSEGV must stay a signal.
 export ASAN_OPTIONS="handle_segv=0:${ASAN_OPTIONS:-}"
 unset IPATH_NO_BACKTRACE
-for victim in 0 2; do
-    run "$MPIEXEC" -n 3 "$MPI_VICTIM" segv $victim
+# Also over the network channel: libfabric (and with it libinfinipath) is
+# loaded only when that channel opens (src/channel/lc_ofi_dl.c).
+for victim in 0 2 net2; do
+    net=0
+    [ $victim = net2 ] && net=1 victim=2
+    run env LOCUS_NET_FORCE=$net "$MPIEXEC" -n 3 "$MPI_VICTIM" segv $victim
     expect_rc 139
     expect_err "^mpiexec: rank $victim (pid [0-9]*) killed by signal 11 (Segmentation fault); ending the job"
     grep -q "Backtrace" "$T/err" && fail "a SIGSEGV handler in the rank printed a backtrace"

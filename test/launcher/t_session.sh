@@ -22,11 +22,7 @@ start() {
     : > "$T/err"
     "$MPIEXEC" -n 2 sh -c 'sleep 300 & echo "R $$ $!"; wait' > "$T/out" 2> "$T/err" &
     mp=$!
-    i=0
-    while [ "$(grep -c '^R ' "$T/out")" -lt 2 ]; do
-        i=$((i + 1)); [ $i -gt 200 ] && fail "ranks never started"
-        sleep 0.05
-    done
+    wait_lines '^R ' 2 "$T/out"
     ranks=$(awk '/^R /{print $2}' "$T/out")
     kids=$(awk '/^R /{print $3}' "$T/out")
     pids="$ranks $kids"
@@ -54,15 +50,7 @@ for sig in TERM INT; do
         r=$(stat_field "$k" 4)
         [ "$(stat_field "$k" 5)" = "$r" ] || fail "child $k of rank $r is not in its rank's process group"
     done
-    t0=$(now_ms)
-    kill -$sig $mp
-    wait $mp
-    RC=$?
-    mp=""
-    ELAPSED_MS=$(( $(now_ms) - t0 ))
-    [ $sig = TERM ] && expect_rc 143
-    [ $sig = INT ] && expect_rc 130
-    expect_fast 2000
+    signal_job $sig
     gone_within 2000 $ranks $kids
     pids=""
 done

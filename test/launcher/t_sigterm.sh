@@ -16,22 +16,10 @@ for sig in TERM INT; do
     : > "$T/err"
     "$MPIEXEC" -n 3 "$PMI_PROBE" wait > "$T/out" 2> "$T/err" &
     mp=$!
-    i=0
-    while [ "$(grep -c READY "$T/out")" -lt 3 ]; do
-        i=$((i + 1)); [ $i -gt 200 ] && fail "ranks never got ready"
-        sleep 0.05
-    done
+    wait_lines READY 3 "$T/out"
     ranks=$(pgrep -P $mp)
     [ "$(echo $ranks | wc -w)" -eq 3 ] || fail "expected 3 rank processes, found: $ranks"
-    t0=$(now_ms)
-    kill -$sig $mp
-    wait $mp
-    RC=$?
-    mp=""
-    ELAPSED_MS=$(( $(now_ms) - t0 ))
-    [ $sig = TERM ] && expect_rc 143
-    [ $sig = INT ] && expect_rc 130
-    expect_fast 2000
+    signal_job $sig
     expect_err "^mpiexec: received signal"
     for p in $ranks; do kill -0 $p 2>/dev/null && fail "rank pid $p survived SIG$sig"; done
 done
@@ -42,11 +30,7 @@ done
 : > "$T/err"
 "$MPIEXEC" -n 3 "$PMI_PROBE" stuck > "$T/out" 2> "$T/err" &
 mp=$!
-i=0
-while [ "$(grep -c READY "$T/out")" -lt 3 ]; do
-    i=$((i + 1)); [ $i -gt 200 ] && fail "ranks never got ready"
-    sleep 0.05
-done
+wait_lines READY 3 "$T/out"
 ranks=$(pgrep -P $mp)
 kill -TERM $mp
 wait $mp

@@ -4,7 +4,8 @@
  * MPI_Comm_dup (copy callbacks decide what the duplicate gets:
  * MPI_COMM_DUP_FN copies, MPI_COMM_NULL_COPY_FN does not, a callback may
  * change the value), MPI_Comm_free (delete callbacks run, in reverse order
- * of setting in Locus), a keyval freed while in use, a copy callback that
+ * of setting in Locus), a keyval freed while in use (its handle still
+ * names it and is not reused; a second free does nothing), a copy callback that
  * fails (the dup fails with its code); the deprecated Keyval_create/
  * Attr_put/get/delete/Keyval_free; the predefined attributes on
  * MPI_COMM_WORLD; MPI_COMM_SELF's attributes deleted at the start of
@@ -88,6 +89,15 @@ static void test_callbacks(void)
     int saved = k_plus;
     LC_MPI(MPI_Comm_free_keyval(&k_plus));
     LC_CHECK(k_plus == MPI_KEYVAL_INVALID, "freed keyval is %#x", (unsigned)k_plus);
+    /* ... and so do their handles: a new key gets another one, the freed
+     * one still reaches the attribute, freeing it again does nothing (as
+     * MPICH's tests attr/fkeyval and attr/keyval_double_free expect) */
+    int other, again = saved;
+    LC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &other, NULL));
+    LC_CHECK(other != saved, "a new keyval got the handle %#x of a freed one still in use", (unsigned)saved);
+    LC_CHECK(get(b, saved, &flag) == (void *)103 && flag, "the freed key no longer reaches its attribute");
+    LC_MPI(MPI_Comm_free_keyval(&again));
+    LC_MPI(MPI_Comm_free_keyval(&other));
     ndeleted = 0;
     LC_MPI(MPI_Comm_free(&b)); /* deletes 103 (key saved, freed) */
     LC_CHECK(ndeleted == 1 && deleted[0] == 103, "free(b): %d deletes, first %d", ndeleted, deleted[0]);
@@ -97,7 +107,6 @@ static void test_callbacks(void)
     if (!lc_library_is_mpich()) /* Locus: reverse order of setting */
         LC_CHECK(deleted[0] == 3 && deleted[1] == 2 && deleted[2] == 4, "free(a) order %d %d %d", deleted[0],
                  deleted[1], deleted[2]);
-    (void)saved;
     LC_MPI(MPI_Comm_free_keyval(&k_dup));
     LC_MPI(MPI_Comm_free_keyval(&k_null));
 }

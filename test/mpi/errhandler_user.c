@@ -8,7 +8,8 @@
  * returns it; the deprecated Errhandler_create/set/get.
  * MPI_Add_error_class/_code/_string: classes and codes map back with
  * MPI_Error_class, strings with MPI_Error_string, MPI_LASTUSEDCODE grows;
- * a code of a predefined class; MPI 4.1 MPI_Remove_error_* (Locus only:
+ * a code of a predefined class; MPI 4.1 MPI_Remove_error_* (and adding
+ * after removing, 4,000 times; Locus only:
  * MPICH 4.0.2 is MPI 4.0). */
 #include "lc_test.h"
 
@@ -115,6 +116,24 @@ static void test_codes(void)
     rc = MPI_Error_class(code, &got);
     LC_CHECK(lc_class_of(rc) == MPI_ERR_ARG, "a removed code is still valid (class %d)", lc_class_of(rc));
     LC_MPI(MPI_Remove_error_code(code2));
+    /* Adding and removing in a loop never runs out (Locus had 255 classes
+     * for the life of the program; MPICH test errhan/adderr) */
+    for (int i = 0; i < 1000 && lc_errs == 0; i++) {
+        int k[4], c[4];
+        for (int j = 0; j < 4; j++) {
+            LC_MPI(MPI_Add_error_class(&k[j]));
+            LC_MPI(MPI_Add_error_code(k[j], &c[j]));
+            LC_MPI(MPI_Add_error_string(c[j], "looping"));
+        }
+        for (int j = 0; j < 4; j++) {
+            LC_MPI(MPI_Error_class(c[j], &got));
+            LC_CHECK(got == k[j], "round %d: class of code %#x is %#x, expected %#x", i, (unsigned)c[j],
+                     (unsigned)got, (unsigned)k[j]);
+            LC_MPI(MPI_Remove_error_string(c[j]));
+            LC_MPI(MPI_Remove_error_code(c[j]));
+            LC_MPI(MPI_Remove_error_class(k[j]));
+        }
+    }
 #endif
 }
 

@@ -10,7 +10,8 @@
  * loop, an MPI_Testany loop, or MPI_Wait in reverse order.  Then the
  * blocking collectives run on the same inputs and the outputs must be
  * equal byte for byte (integer data: every algorithm gives the same
- * bits).  Ibarrier: no rank completes it before every rank started it. */
+ * bits).  Ibarrier: no rank completes it before every rank started it.
+ * First, reductions whose user operation is freed while they run. */
 #include "lc_types.h"
 
 #include <stdint.h>
@@ -251,9 +252,43 @@ static void check_ibarrier(MPI_Comm comm)
     LC_CHECK(done >= late, "Ibarrier completed %.6f s before the last rank started it", late - done);
 }
 
+static void add_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++) ((int32_t *)inout)[i] += ((const int32_t *)in)[i];
+}
+
+/* MPI_Op_free right after starting reductions with the operation: they
+ * still apply it (MPI 4.1 §6.9.5; MPICH's coll/nonblocking3 does this,
+ * and Locus crashed on the freed operation). */
+static void check_op_freed_while_pending(MPI_Comm comm)
+{
+    int r, p;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    enum { N = 1000 };
+    static int32_t in[N], red[N], all[N];
+    for (int i = 0; i < N; i++) in[i] = r + i;
+    MPI_Op add;
+    MPI_Request req[2];
+    LC_MPI(MPI_Op_create(add_fn, 1, &add));
+    LC_MPI(MPI_Ireduce(in, red, N, MPI_INT32_T, add, 0, comm, &req[0]));
+    LC_MPI(MPI_Iallreduce(in, all, N, MPI_INT32_T, add, comm, &req[1]));
+    LC_MPI(MPI_Op_free(&add));
+    LC_CHECK(add == MPI_OP_NULL, "MPI_Op_free left %#x", (unsigned)add);
+    LC_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        int32_t want = p * (p - 1) / 2 + p * i;
+        bad += all[i] != want || (r == 0 && red[i] != want);
+    }
+    LC_CHECK(bad == 0, "reductions with an operation freed while they ran: %d wrong elements", bad);
+}
+
 int main(int argc, char **argv)
 {
     LC_MPI(MPI_Init(&argc, &argv));
+    check_op_freed_while_pending(MPI_COMM_WORLD);
     int quick = lc_quick_arg(argc, argv);
     MPI_Comm comms[4];
     const char *cnames[4];

@@ -3,7 +3,7 @@
  * after it; set/get/get_valuelen/get_string (with a buffer too small, and
  * *buflen 0 to ask the length)/get_nkeys/get_nthkey (insertion order)/
  * delete/dup/free; MPI_INFO_ENV and MPI_Info_create_env hold only keys
- * the standard names; errors: a key too long (MPI_ERR_INFO_KEY), a value
+ * the standard names, the same before MPI_Init as after; errors: a key too long (MPI_ERR_INFO_KEY), a value
  * too long (MPI_ERR_INFO_VALUE), a missing key for delete
  * (MPI_ERR_INFO_NOKEY), n out of range for get_nthkey (MPI_ERR_ARG),
  * MPI_INFO_NULL (MPI_ERR_INFO or MPI_ERR_ARG). */
@@ -64,10 +64,33 @@ static void test_basic(MPI_Info info)
     LC_CHECK(d == MPI_INFO_NULL, "freed info handle is %#x", (unsigned)d);
 }
 
+static const char *known[] = { "command", "argv", "maxprocs", "soft", "host", "arch", "wdir", "file", "thread_level" };
+
+/* MPI_Info_create_env gives the same keys and values before MPI_Init as
+ * after it (MPICH test info/infocreateenv; Locus had maxprocs and
+ * thread_level only after). */
+static void test_env_early(MPI_Info early)
+{
+    MPI_Info late;
+    LC_MPI(MPI_Info_create_env(0, NULL, &late));
+    for (size_t j = 0; j < sizeof(known) / sizeof(known[0]); j++) {
+        char v1[MPI_MAX_INFO_VAL + 1] = "", v2[MPI_MAX_INFO_VAL + 1] = "";
+        int f1, f2;
+        LC_MPI(MPI_Info_get(early, known[j], MPI_MAX_INFO_VAL, v1, &f1));
+        LC_MPI(MPI_Info_get(late, known[j], MPI_MAX_INFO_VAL, v2, &f2));
+        LC_CHECK(f1 == f2 && strcmp(v1, v2) == 0, "create_env's \"%s\": before MPI_Init %s\"%s\", after %s\"%s\"",
+                 known[j], f1 ? "" : "(none) ", v1, f2 ? "" : "(none) ", v2);
+    }
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag, size;
+    LC_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    LC_MPI(MPI_Info_get(late, "maxprocs", MPI_MAX_INFO_VAL, v, &flag));
+    LC_CHECK(!flag || atoi(v) == size, "maxprocs = %s in a job of %d", v, size);
+    LC_MPI(MPI_Info_free(&late));
+}
+
 static void test_env(void)
 {
-    static const char *known[] = { "command", "argv", "maxprocs", "soft", "host", "arch", "wdir", "file",
-                                   "thread_level" };
     MPI_Info envs[2] = { MPI_INFO_ENV, MPI_INFO_NULL };
     LC_MPI(MPI_Info_create_env(0, NULL, &envs[1]));
     for (int e = 0; e < 2; e++) {
@@ -116,11 +139,15 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Info_create(&info));
     LC_MPI(MPI_Info_set(info, "alpha", "1"));
     LC_MPI(MPI_Info_set(info, "zeta", "last"));
+    MPI_Info early;
+    LC_MPI(MPI_Info_create_env(argc, argv, &early));
     LC_MPI(MPI_Init(&argc, &argv));
     LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     LC_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     test_basic(info);
     test_env();
+    test_env_early(early);
+    LC_MPI(MPI_Info_free(&early));
     test_errors(info);
     LC_MPI(MPI_Info_free(&info));
     return lc_finish();

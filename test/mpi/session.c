@@ -7,7 +7,8 @@
  * and communicators from groups (collectives on them, two string tags);
  * MPI_Session_get_info's thread_level; session error handlers (errors
  * returned with MPI_ERRORS_RETURN, a user handler called by
- * MPI_Session_call_errhandler and by a failing call).  Results are
+ * MPI_Session_call_errhandler and by a failing call, a handler made
+ * before MPI is initialized).  Results are
  * summed over the session's world communicator. */
 #include "lc_test.h"
 
@@ -20,6 +21,15 @@ static void on_error(MPI_Session *s, int *code, ...)
     (void)s;
     handler_calls++;
     handler_code = *code;
+}
+
+/* s2's first handler, made before MPI is initialized. */
+static int first_calls;
+static void on_first_error(MPI_Session *s, int *code, ...)
+{
+    (void)s;
+    (void)code;
+    first_calls++;
 }
 
 static int find_pset(MPI_Session s, const char *want)
@@ -58,13 +68,22 @@ int main(int argc, char **argv)
     int world = early || (argc > 1 && strcmp(argv[1], "world") == 0);
     if (world) LC_MPI(MPI_Init(&argc, &argv));
 
+    /* MPI_Session_create_errhandler and MPI_Errhandler_free work before
+     * MPI is initialized (MPI 4.1 §11.4.1): s2 starts with such a handler,
+     * freed while s2 still uses it.  (MPICH 4.0.2 refuses it before
+     * MPI_Init: there s2 gets MPI_ERRORS_RETURN.) */
+    int mpich = lc_library_is_mpich();
+    MPI_Errhandler first_eh = MPI_ERRORS_RETURN;
+    if (!mpich || world) LC_MPI(MPI_Session_create_errhandler(on_first_error, &first_eh));
+
     MPI_Info hints;
     MPI_Session s1, s2;
     LC_MPI(MPI_Info_create(&hints));
     LC_MPI(MPI_Info_set(hints, "thread_level", "MPI_THREAD_FUNNELED"));
     LC_MPI(MPI_Session_init(hints, MPI_ERRORS_RETURN, &s1));
     LC_MPI(MPI_Info_free(&hints));
-    LC_MPI(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2));
+    LC_MPI(MPI_Session_init(MPI_INFO_NULL, first_eh, &s2));
+    LC_MPI(MPI_Errhandler_free(&first_eh));
     int init = -1;
     LC_MPI(MPI_Initialized(&init));
     LC_CHECK(init == world, "MPI_Initialized = %d with%s MPI_Init", init, world ? "" : "out");
@@ -128,10 +147,10 @@ int main(int argc, char **argv)
 
     /* errors: returned, then through a user handler (MPICH 4.0.2 ignores
      * the session's handler and aborts on a bad pset name) */
-    int mpich = lc_library_is_mpich();
     MPI_Group g;
     int rc = mpich ? 1 : MPI_Group_from_session_pset(s2, "mpi://NO_SUCH_SET", &g);
     LC_CHECK(rc != MPI_SUCCESS, "a pset that does not exist gave a group");
+    LC_CHECK(mpich || first_calls == 1, "s2's first handler ran %d times for a bad pset name", first_calls);
     MPI_Errhandler eh, got;
     LC_MPI(MPI_Session_create_errhandler(on_error, &eh));
     LC_MPI(MPI_Session_set_errhandler(s2, eh));

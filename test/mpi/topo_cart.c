@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* topo_cart: Cartesian topologies.  MPI_Dims_create (balanced factors in
+/* topo_cart: Cartesian topologies.  MPI_Dims_create (the most balanced factors in
  * non-increasing order, fixed entries kept, bad input rejected with the
  * right class); MPI_Cart_create on a 2-D grid of every rank (periodic in
  * dimension 0 only) and on a grid smaller than the communicator; the
@@ -12,7 +12,7 @@
 
 static void dims_case(int nnodes, int ndims, const int *in, const int *want)
 {
-    int d[8];
+    int d[16];
     memcpy(d, in, sizeof(int) * (size_t)ndims);
     LC_MPI(MPI_Dims_create(nnodes, ndims, d));
     for (int i = 0; i < ndims; i++)
@@ -45,6 +45,18 @@ int main(int argc, char **argv)
     dims_case(1, 3, (int[]){0, 0, 0}, (int[]){1, 1, 1});
     dims_case(8, 2, (int[]){2, 4}, (int[]){2, 4});
     dims_case(8, 2, (int[]){2, 2}, (int[]){2, 2}); /* fixed entries dividing nnodes: kept */
+    /* As balanced as possible (smallest spread), not the greedy split of
+     * the prime factors (72: 12 x 6); ties go to the more balanced rest,
+     * as MPICH's table topo/baddims.h has them. */
+    dims_case(72, 2, (int[]){0, 0}, (int[]){9, 8});
+    dims_case(540, 2, (int[]){0, 0}, (int[]){27, 20});
+    dims_case(671550, 3, (int[]){0, 0, 0}, (int[]){121, 75, 74});
+    dims_case(427392, 3, (int[]){0, 0, 0}, (int[]){106, 64, 63});
+    dims_case(246672, 4, (int[]){0, 0, 0, 0}, (int[]){571, 9, 8, 6});
+    dims_case(1440, 3, (int[]){0, 5, 0}, (int[]){18, 5, 16});
+    /* Large inputs answer quickly (the search prunes). */
+    dims_case(735134400, 6, (int[]){0, 0, 0, 0, 0, 0}, (int[]){34, 33, 30, 30, 28, 26});
+    dims_case(1 << 30, 10, (int[]){0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, (int[]){8, 8, 8, 8, 8, 8, 8, 8, 8, 8});
     int bad[2] = {2, 0};
     LC_CHECK(err_class(MPI_Dims_create(5, 2, bad)) == MPI_ERR_DIMS, "Dims_create(5, {2,0}) not MPI_ERR_DIMS");
     LC_CHECK(err_class(MPI_Dims_create(-1, 2, bad)) == MPI_ERR_ARG, "Dims_create(-1, ...) not MPI_ERR_ARG");

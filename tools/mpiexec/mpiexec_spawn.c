@@ -12,7 +12,8 @@
  * stdout, stderr and PMI_FD.  Exec failures travel back through a
  * close-on-exec pipe: EOF means exec succeeded, 4 bytes mean errno.
  *
- * IPATH_NO_BACKTRACE=1 unless the user set it: Debian's libfabric loads
+ * IPATH_NO_BACKTRACE=1 unless the user set it: Debian's libfabric (loaded
+ * by a rank whose network channel opens, src/channel/lc_ofi_dl.c) loads
  * libinfinipath (through the psm provider), whose constructor installs a
  * SIGSEGV/SIGBUS handler that prints a backtrace and exits with code 1,
  * so a crash would be reported as "exited with code 1" and leave no core

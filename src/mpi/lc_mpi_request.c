@@ -610,13 +610,11 @@ LC_API int PMPI_Request_free(MPI_Request *request)
     } else if (req->kind == LC_REQ_GREQ || req->partner) { /* composite (lc_mpi_grequest.c) */
         LC_TRY(lc_mpi_request_free(req));
     } else if (t && t != req) {           /* persistent with a running instance */
-        if (atomic_load_explicit(&t->complete, memory_order_acquire))
-            lc_request_release(t);
-        else
-            lc_request_free_running(t);
+        if (t->complete) lc_request_release(t);
+        else t->user_freed = 1;
         lc_request_release(req);
-    } else if (t && !atomic_load_explicit(&t->complete, memory_order_acquire)) {
-        lc_request_free_running(t); /* running: released when it completes */
+    } else if (t && !t->complete) { /* running: released when it completes */
+        t->user_freed = 1;
     } else {
         lc_request_release(req);
     }

@@ -54,6 +54,17 @@ static void check_distinct(MPI_Comm *cs, int n)
     free(q);
 }
 
+/* Waitall, naming the first failed request's error (MPI_ERR_INTERN "no
+ * context id free" before the fix) rather than MPI_ERR_IN_STATUS. */
+static void wait_all(int n, MPI_Request *rq)
+{
+    MPI_Status st[PER];
+    if (MPI_Waitall(n, rq, st) == MPI_SUCCESS) return;
+    for (int i = 0; i < n; i++)
+        if (st[i].MPI_ERROR != MPI_SUCCESS) LC_FATAL("MPI_Comm_idup failed: %s", lc_err_str(st[i].MPI_ERROR));
+    LC_FATAL("MPI_Waitall failed with no failed request");
+}
+
 int main(int argc, char **argv)
 {
     LC_MPI(MPI_Init(&argc, &argv));
@@ -114,7 +125,7 @@ int main(int argc, char **argv)
         for (int i = 0; i <= n; i++) {
             if (i == blocking_at) {
                 /* odd ranks first wait for what they started on par[0] */
-                if (me % 2) LC_MPI(MPI_Waitall(PER, rq[0], MPI_STATUSES_IGNORE));
+                if (me % 2) wait_all(PER, rq[0]);
                 LC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &bdup));
                 if (me == 0 || me == np - 1) LC_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, pair, it, &bgrp));
             }
@@ -122,7 +133,7 @@ int main(int argc, char **argv)
             int j = order[i][0], k = order[i][1];
             LC_MPI(MPI_Comm_idup(par[j], &out[j][k], &rq[j][k]));
         }
-        for (int j = NPAR - 1; j >= 0; j--) LC_MPI(MPI_Waitall(PER, rq[j], MPI_STATUSES_IGNORE));
+        for (int j = NPAR - 1; j >= 0; j--) wait_all(PER, rq[j]);
 
         MPI_Comm all[NPAR * PER + NPAR + 3];
         int na = 0;

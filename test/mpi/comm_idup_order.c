@@ -24,7 +24,10 @@
 #define PER 3 /* idups outstanding per parent */
 #define ITERS 12
 
-static int salt_of(int parent, int k) { return 100 * parent + k; }
+static int salt_of(int parent, int k)
+{
+    return 100 * parent + k;
+}
 
 /* Messages with a distinct value on every communicator of `cs` that
  * contains both this rank and its neighbors: a crossed context shows. */

@@ -51,8 +51,9 @@ int lc_inter_connect_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rlea
 /* Agree with the other members on a free context slot (lc_mpi_ctx.c):
  * `reduce` ANDs words[n] over the members in place (collective over
  * them); `parent` and `tag` (-1 unless Comm_create_group's) name the
- * agreement, `members` is how many take part.  The caller takes the slot before it waits on anything.
- * MPI error code. */
+ * agreement, `members` is how many take part (0: unknown, several).
+ * The caller takes the slot before it waits on anything.  MPI error
+ * code. */
 typedef int lc_ctx_reduce_fn_t(uint64_t *words, int n, void *arg);
 int lc_mpi_ctx_agree(lc_comm_t *parent, int tag, int members, lc_ctx_reduce_fn_t *reduce, void *arg, int *slot_p);
 
@@ -69,7 +70,7 @@ typedef struct lc_ctx_agreement {
     uint32_t seq;     /* the parent's ctx_seq at the start (tag -1), else 0 */
     bool established; /* a round came back: every member has started it */
     bool owner;       /* this round offers the whole free mask (but the reserve) */
-    bool alone;       /* one member: offers every free slot, defers to nobody */
+    bool alone;       /* one member: offers the lowest free slot, defers to nobody */
     bool linked;
     uint64_t held[LC_CTX_WORDS]; /* this round's offer, marked taken */
 } lc_ctx_agreement_t;

@@ -24,7 +24,7 @@
  * may be blocked waiting for a third communication (MPI 4.1 §6.12: a
  * nonblocking collective started by every member must complete whatever
  * the members do next), so an agreement must never wait for one that
- * not every member has started.  Hence two kinds of round:
+ * not every member has started.  Hence:
  *
  *  - first round (not yet "established"): offer a window of the lowest
  *    LC_CTX_WINDOW free slots, not the owner's.  With nothing else going
@@ -33,18 +33,22 @@
  *    has started the agreement and all of its rounds will complete.
  *    Among such established agreements of this process the lowest key
  *    (parent context, tag, sequence on the parent — the same on every
- *    member) owns the free mask: it offers every free slot and says so
- *    in the last word; the others offer nothing.  Ownership passes only
- *    at round boundaries and only to the lowest established agreement.
+ *    member) owns the free mask: it offers every free slot (but the
+ *    reserve) and says so in the last word; the others offer nothing.
+ *    Ownership passes only at round boundaries and only to the lowest
+ *    established agreement.
+ *  - an agreement of one member takes the lowest free slot at once and
+ *    defers to nobody (see lc_ctx_agreement_offer); the windows and the
+ *    owner leave it the LC_CTX_RESERVE highest free slots.
  *
  * Why it ends: take the lowest key X among established agreements in
  * progress anywhere.  An established owner's round completes (its
  * members are all in it), so on each member of X the owner changes
  * within a round, to X (the lowest there) at X's next round, and stays
  * X.  Once X owns on every member its round offers every free slot of
- * every member: a slot, or "no slot" — the only remaining false failure
- * is a slot held by some other agreement's first-round window, i.e.
- * when fewer than a few windows of slots are left.  Agreements whose
+ * every member: a slot, or "no slot" — falsely only when the common
+ * free slots are all in the reserve or in other agreements' first-round
+ * windows, i.e. when few slots are left.  Agreements whose
  * first round waits for a member never block anyone: they hold a window
  * and defer to nobody.  Keys: agreements sharing a member either have
  * different parents (different context ids on that member) or share one

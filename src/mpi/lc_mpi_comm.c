@@ -80,7 +80,7 @@ static int lc_ctx_reduce_all(uint64_t *words, int n, void *arg)
 /* Agree on a free slot with the other members of `parent`. */
 static int lc_ctx_agree(lc_comm_t *parent, int *slot_p)
 {
-    return lc_mpi_ctx_agree(parent, -1, lc_ctx_reduce_all, parent, slot_p);
+    return lc_mpi_ctx_agree(parent, -1, parent->remote_world ? 0 : parent->size, lc_ctx_reduce_all, parent, slot_p);
 }
 
 int lc_mpi_comm_make(lc_comm_t *parent, int slot, int rank, int size, const int *world_ranks, lc_comm_t **out_p)

@@ -51,10 +51,35 @@ int lc_inter_connect_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rlea
 /* Agree with the other members on a free context slot (lc_mpi_ctx.c):
  * `reduce` ANDs words[n] over the members in place (collective over
  * them); `parent` and `tag` (-1 unless Comm_create_group's) name the
- * agreement.  The caller takes the slot before it waits on anything.
- * MPI error code. */
+ * agreement, `members` is how many take part (0: unknown, several).
+ * The caller takes the slot before it waits on anything.  MPI error
+ * code. */
 typedef int lc_ctx_reduce_fn_t(uint64_t *words, int n, void *arg);
-int lc_mpi_ctx_agree(lc_comm_t *parent, int tag, lc_ctx_reduce_fn_t *reduce, void *arg, int *slot_p);
+int lc_mpi_ctx_agree(lc_comm_t *parent, int tag, int members, lc_ctx_reduce_fn_t *reduce, void *arg, int *slot_p);
+
+/* One agreement in progress, for the ones that run as schedules
+ * (MPI_Comm_idup); lc_mpi_ctx.c says how rounds offer and why it ends.
+ * begin registers it (tag as above); each round: offer fills
+ * words[LC_CTX_WORDS + 1] (held until round_end), the members AND them,
+ * round_end; end unregisters (idempotent: also from a schedule's free
+ * hook).  Lives where its owner puts it until end. */
+typedef struct lc_ctx_agreement {
+    struct lc_ctx_agreement *next;
+    uint32_t ctx;     /* the parent's context id */
+    int tag;          /* Comm_create_group's tag; -1 for the others */
+    uint32_t seq;     /* the parent's ctx_seq at the start (tag -1), else 0 */
+    bool established; /* a round came back: every member has started it */
+    bool owner;       /* this round offers the whole free mask (but the reserve) */
+    bool alone;       /* one member: offers the lowest free slot, defers to nobody */
+    bool linked;
+    uint64_t held[LC_CTX_WORDS]; /* this round's offer, marked taken */
+} lc_ctx_agreement_t;
+void lc_ctx_agreement_begin(lc_ctx_agreement_t *a, lc_comm_t *parent, int tag, int members);
+void lc_ctx_agreement_offer(lc_ctx_agreement_t *a, uint64_t *words);
+void lc_ctx_agreement_round_end(lc_ctx_agreement_t *a);
+void lc_ctx_agreement_end(lc_ctx_agreement_t *a);
+/* The lowest slot of mask[LC_CTX_WORDS], -1: none. */
+int lc_ctx_agreement_lowest(const uint64_t *mask);
 
 /* The MPI_APPNUM attribute's value (-1 when unknown). */
 extern int lc_mpi_appnum;

@@ -92,7 +92,7 @@ static int lc_ctx_agree_group(lc_comm_t *c, const lc_group_t *g, int tag, int *s
     int rc = lc_group_in_comm(g, c, &members);
     if (rc != MPI_SUCCESS) return rc;
     lc_ctx_subset_t a = { .c = c, .members = members, .g = g, .tag = tag };
-    rc = lc_mpi_ctx_agree(c, tag, lc_ctx_reduce_subset, &a, slot_p);
+    rc = lc_mpi_ctx_agree(c, tag, g->size, lc_ctx_reduce_subset, &a, slot_p);
     free(members);
     return rc;
 }

@@ -3,25 +3,17 @@
  * lc_mpi_comm_idup.c — MPI_Comm_idup and MPI_Comm_idup_with_info: the
  * context-id agreement of MPI_Comm_dup as a schedule.
  *
- * A blocking duplicate ANDs every member's free-slot mask (an allreduce)
- * and takes the lowest common slot.  Nonblocking, other communicators
- * may be created between the start and the end of the agreement, so the
- * slots a rank offers must not be taken meanwhile: at the start each
- * rank holds (marks taken) the 64 lowest slots free on it and offers only
- * those; the schedule is an allreduce (BAND) of the offers, then a local
- * step that frees the holds, takes the lowest slot of the result and
+ * The agreement is lc_mpi_ctx.c's (it says how each round's offer is
+ * made and held and why the rounds end, also with other idups and
+ * blocking creations in progress on any parents in any order): the
+ * schedule is a round — an allreduce (BAND) of the offers — then a local
+ * step that ends the round, takes the lowest slot of the result and
  * makes the communicator (group, topology, hints, attributes through
  * their copy callbacks) and writes the caller's handle.  Every rank
- * computes the same slot from the same result.
- *
- * The windows of two members need not meet: a member on which an earlier
- * idup already completed offers the slots that one released, while a
- * member still running it offers higher ones.  Every member then sees the
- * same empty result and retries together — the last step adds a new
- * offer, allreduce and last step to the schedule — with a window twice
- * as large, up to every free slot; by then earlier idups have completed
- * everywhere.  Only when no slot at all is free on every member does the
- * request fail (MPI_ERR_INTERN), as MPI_Comm_dup would.
+ * computes the same slot from the same result; when the result is empty
+ * every member appends the next round to the schedule alike, and when
+ * every member offered all it had (the last word) the request fails
+ * (MPI_ERR_INTERN), as MPI_Comm_dup would.
  *
  * An intercommunicator needs two slots: one free on every member of both
  * groups (the intercommunicator's) and one free on every member of the
@@ -30,7 +22,8 @@
  * swap their group's result, each leader broadcasts the other group's in
  * its group; the last step takes the lowest slot of both results and the
  * lowest other slot of its own group's.  Both groups see the same pair of
- * results, so both decide alike whether to retry.
+ * results, so both decide alike whether to retry.  A failed schedule
+ * ends the agreement from its free hook.
  */
 #include "coll/lc_sched.h"
 #include "mpi/lc_mpi_attr.h"
@@ -41,27 +34,27 @@
 
 #include <string.h>
 
-#define LC_IDUP_WINDOW 64
-
 typedef struct lc_idup {
     lc_sched_t *sched;
-    int window; /* slots offered; LC_CTX_WORDS * 64: all free ones */
+    lc_ctx_agreement_t agreement;
     lc_comm_t *parent;
     lc_info_t *hints; /* the new communicator's, until it takes them */
     MPI_Comm *newcomm;
-    uint64_t offer[LC_CTX_WORDS];
-    uint64_t agreed[LC_CTX_WORDS];
-    uint64_t remote[LC_CTX_WORDS]; /* intercommunicator: the remote group's `agreed` */
+    /* [LC_CTX_WORDS]: "every slot free here was offered" (lc_mpi_ctx.c) */
+    uint64_t offer[LC_CTX_WORDS + 1];
+    uint64_t agreed[LC_CTX_WORDS + 1];
+    uint64_t remote[LC_CTX_WORDS + 1]; /* intercommunicator: the remote group's `agreed` */
 } lc_idup_t;
 
-/* Hold (taken = 1) or free the slots of `mask`. */
-static void lc_idup_hold(const uint64_t *mask, int taken)
-{
-    for (int w = 0; w < LC_CTX_WORDS; w++)
-        for (uint64_t m = mask[w]; m; m &= m - 1) lc_comm_ctx_hold(w * 64 + __builtin_ctzll(m), taken);
-}
+static int lc_idup_round(lc_idup_t *d);
 
-static int lc_idup_round(lc_idup_t *d, int window);
+/* The schedule's free hook: a schedule that failed before its last step
+ * leaves the agreement registered and its offer held. */
+static void lc_idup_drop(void *arg)
+{
+    lc_idup_t *d = arg;
+    lc_ctx_agreement_end(&d->agreement);
+}
 
 static int lc_idup_fail(lc_idup_t *d, int rc)
 {
@@ -89,7 +82,9 @@ static int lc_idup_finish_inter(lc_idup_t *d)
     int islot = lc_idup_lowest(both, -1);
     int lslot = islot < 0 ? -1 : lc_idup_lowest(d->agreed, islot);
     int rslot = islot < 0 ? -1 : lc_idup_lowest(d->remote, islot); /* the remote group's decision */
-    if ((lslot < 0 || rslot < 0) && d->window < LC_CTX_WORDS * 64) return lc_idup_round(d, 2 * d->window);
+    bool all = d->agreed[LC_CTX_WORDS] && d->remote[LC_CTX_WORDS]; /* every member offered all */
+    if ((lslot < 0 || rslot < 0) && !all) return lc_idup_round(d);
+    lc_ctx_agreement_end(&d->agreement);
     if (lslot < 0 || rslot < 0)
         return lc_idup_fail(d, lc_error(MPI_ERR_INTERN, "MPI_Comm_idup: no pair of communicator context ids is "
                                                         "free on every member of an intercommunicator's groups "
@@ -118,12 +113,12 @@ static int lc_idup_finish_inter(lc_idup_t *d)
 static int lc_idup_finish(void *arg)
 {
     lc_idup_t *d = arg;
-    lc_idup_hold(d->offer, 0);
+    /* The chosen slots are free again too: taken below, before any wait. */
+    lc_ctx_agreement_round_end(&d->agreement);
     if (d->parent->remote_world) return lc_idup_finish_inter(d);
-    int slot = -1;
-    for (int w = 0; w < LC_CTX_WORDS && slot < 0; w++)
-        if (d->agreed[w]) slot = w * 64 + __builtin_ctzll(d->agreed[w]);
-    if (slot < 0 && d->window < LC_CTX_WORDS * 64) return lc_idup_round(d, 2 * d->window);
+    int slot = lc_ctx_agreement_lowest(d->agreed);
+    if (slot < 0 && !d->agreed[LC_CTX_WORDS]) return lc_idup_round(d);
+    lc_ctx_agreement_end(&d->agreement);
     if (slot < 0) {
         if (d->hints) lc_info_free(d->hints);
         d->hints = NULL;
@@ -150,30 +145,19 @@ static int lc_idup_finish(void *arg)
     return MPI_SUCCESS;
 }
 
-/* The offer: the `window` lowest slots free here. */
-static void lc_idup_offer(uint64_t *offer, int window)
-{
-    const uint64_t *free_mask = lc_comm_ctx_free_mask();
-    int left = window;
-    memset(offer, 0, sizeof(uint64_t) * LC_CTX_WORDS);
-    for (int w = 0; w < LC_CTX_WORDS && left; w++)
-        for (uint64_t m = free_mask[w]; m && left; m &= m - 1, left--) offer[w] |= m & -m;
-}
-
-/* Add one agreement to the schedule: offer (held from now on), allreduce
+/* Add one round to the schedule: offer (held from now on), allreduce
  * (BAND), then lc_idup_finish.  From lc_comm_idup, and from
  * lc_idup_finish itself to retry. */
-static int lc_idup_round(lc_idup_t *d, int window)
+static int lc_idup_round(lc_idup_t *d)
 {
-    d->window = window;
-    lc_idup_offer(d->offer, window);
+    lc_ctx_agreement_offer(&d->agreement, d->offer);
     lc_sched_t *outer = lc_coll_capture, *s = d->sched; /* none expected; kept in case */
     lc_comm_t *p = d->parent, *group = p->remote_world ? p->local : p;
     /* An intercommunicator's schedule addresses its local group's steps
      * to the hidden local intracommunicator (lc_sched.h, peer_comm). */
     if (group != p) s->peer_comm = group;
     lc_coll_capture = s;
-    int rc = lc_coll_allreduce(d->offer, d->agreed, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, group);
+    int rc = lc_coll_allreduce(d->offer, d->agreed, LC_CTX_WORDS + 1, MPI_UINT64_T, MPI_BAND, group);
     lc_coll_capture = NULL;
     if (rc == MPI_SUCCESS) rc = lc_sched_fence(s);
     if (rc == MPI_SUCCESS && group != p) {
@@ -186,7 +170,7 @@ static int lc_idup_round(lc_idup_t *d, int window)
         }
         s->peer_comm = group;
         lc_coll_capture = s;
-        if (rc == MPI_SUCCESS) rc = lc_coll_bcast(d->remote, LC_CTX_WORDS, MPI_UINT64_T, 0, group);
+        if (rc == MPI_SUCCESS) rc = lc_coll_bcast(d->remote, LC_CTX_WORDS + 1, MPI_UINT64_T, 0, group);
         lc_coll_capture = NULL;
         if (rc == MPI_SUCCESS) rc = lc_sched_fence(s);
     }
@@ -194,7 +178,6 @@ static int lc_idup_round(lc_idup_t *d, int window)
     lc_coll_capture = outer;
     if (rc == MPI_SUCCESS) rc = lc_sched_fence(d->sched);
     if (rc == MPI_SUCCESS) rc = lc_sched_call(d->sched, lc_idup_finish, d);
-    if (rc == MPI_SUCCESS) lc_idup_hold(d->offer, 1);
     return rc;
 }
 
@@ -211,8 +194,14 @@ static int lc_comm_idup(lc_comm_t *c, const lc_info_t *info, MPI_Comm *newcomm, 
     d->newcomm = newcomm;
     if (info && (rc = lc_info_dup(info, &d->hints)) != MPI_SUCCESS) goto err_sched;
     d->sched = s;
+    /* begin before the hook: the hook ends it whenever the schedule goes */
+    lc_ctx_agreement_begin(&d->agreement, c, -1, c->remote_world ? 0 : c->size);
+    if ((rc = lc_sched_on_free(s, lc_idup_drop, d)) != MPI_SUCCESS) {
+        lc_ctx_agreement_end(&d->agreement);
+        goto err_info;
+    }
     if (rc == MPI_SUCCESS && !(req = lc_request_alloc(LC_REQ_COLL))) rc = lc_error(MPI_ERR_NO_MEM, "out of requests");
-    if (rc == MPI_SUCCESS && (rc = lc_idup_round(d, LC_IDUP_WINDOW)) != MPI_SUCCESS) lc_request_release(req);
+    if (rc == MPI_SUCCESS && (rc = lc_idup_round(d)) != MPI_SUCCESS) lc_request_release(req);
     if (rc != MPI_SUCCESS) goto err_info;
     lc_sched_take_tag(s);
     req->comm = c;

@@ -34,10 +34,17 @@ static bool lc_mpi_blocks_uniform(const lc_mpi_blocks_t *a)
     return a->combiner == MPI_COMBINER_INDEXED_BLOCK || a->combiner == MPI_COMBINER_HINDEXED_BLOCK;
 }
 
+/* A struct's types are its array, which may be NULL when count is 0
+ * (like the other arrays): the combiner says which kind, not the pointer. */
+static bool lc_mpi_blocks_struct(const lc_mpi_blocks_t *a)
+{
+    return a->combiner == MPI_COMBINER_STRUCT;
+}
+
 static lc_dt_contents_t *lc_mpi_blocks_contents(const lc_mpi_blocks_t *a, lc_dt_t *old, lc_dt_t **types)
 {
     bool uniform = lc_mpi_blocks_uniform(a);
-    MPI_Count n = a->count, nb = uniform ? 1 : n, ni, na, nc, nd = a->types ? n : 1;
+    MPI_Count n = a->count, nb = uniform ? 1 : n, ni, na, nc, nd = lc_mpi_blocks_struct(a) ? n : 1;
     if (a->large) {
         ni = na = 0;
         nc = 1 + nb + n;
@@ -100,13 +107,14 @@ static int lc_mpi_type_blocks(const lc_mpi_blocks_t *a, MPI_Datatype *newtype)
     if (lc_mpi_blocks_uniform(a)) LC_TRY(lc_mpi_dt_check_blocklen(a->blocklen, "blocklength"));
     else LC_TRY(lc_mpi_dt_check_array(a->blens.p, a->count, "array_of_blocklengths"));
     LC_TRY(lc_mpi_dt_check_array(a->displs.p, a->count, "array_of_displacements"));
-    if (a->types) LC_TRY(lc_mpi_dt_check_array(a->types, a->count, "array_of_types"));
+    if (lc_mpi_blocks_struct(a))
+        LC_TRY(lc_mpi_dt_check_array(a->types, a->count, "array_of_types"));
     else LC_TRY(lc_mpi_dt_old(a->oldtype, &old));
     LC_TRY(lc_check_ptr(newtype, "newtype"));
     displs = malloc(n * sizeof(*displs));
     if (a->blens.p) blens = malloc(n * sizeof(*blens));
-    if (a->types) types = malloc(n * sizeof(*types));
-    if (!displs || (a->blens.p && !blens) || (a->types && !types)) {
+    if (lc_mpi_blocks_struct(a)) types = malloc(n * sizeof(*types));
+    if (!displs || (a->blens.p && !blens) || (lc_mpi_blocks_struct(a) && !types)) {
         rc = lc_error(MPI_ERR_NO_MEM, "out of memory building a datatype");
         goto err;
     }

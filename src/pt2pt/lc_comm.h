@@ -61,6 +61,7 @@ typedef struct lc_comm {
     lc_graph_t *graph;       /* NULL: no graph topology (never set together with cart) */
     uint32_t sched_seq;      /* nonblocking/persistent collectives started so far: their tags */
     void *sched_memo;        /* memoized schedules (src/coll/lc_sched_memo.c), NULL: none */
+    uint32_t ctx_seq;        /* context-id agreements started on it (src/mpi/lc_mpi_ctx.c) */
     uint32_t part_seq;       /* partitioned sends initialized so far: their streams (lc_pt2pt_part.c) */
     char name[MPI_MAX_OBJECT_NAME];
     /* Owned by the MPI layer (src/mpi), released by lc_comm_destroy_hook: */

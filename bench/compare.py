@@ -634,7 +634,8 @@ def rma_jobs(flavor, quick):
     """One-sided (bench/lc_osu_rma.c, the OSU method): put/get latency with
     lock + flush per iteration, bandwidth with 32 per flush, 8 B put/get
     latency with fence, and 8 B Accumulate, Fetch_and_op and
-    Compare_and_swap latency with lock + flush; rank 1 waits in a barrier.
+    Compare_and_swap latency with lock + flush; 8 B puts and accumulates
+    with 20,000 per flush (time per operation); rank 1 waits in a barrier.
     flavor "allocate" (MPI_Win_allocate) or "create" (MPI_Win_create on
     malloc'd memory).  Compare_and_swap runs as a job of its own: Open MPI
     4.1.4 crashes in it on one host, and the other figures stay."""
@@ -646,6 +647,8 @@ def rma_jobs(flavor, quick):
            Metric(f"get fence{tag} 8B (us)", "get_fence_latency", 8, "value", "us", True)]
     ms += [Metric(f"put_bw{tag} {fmt_size(s)} (MB/s)", "put_bw", s, "value", "MB/s", False) for s in (MiB,)]
     ms += [Metric(f"get_bw{tag} {fmt_size(s)} (MB/s)", "get_bw", s, "value", "MB/s", False) for s in (MiB,)]
+    ms += [Metric(f"put x20000/flush{tag} 8B (us)", "put_epoch", 8, "value", "us", True),
+           Metric(f"accumulate x20000/flush{tag} 8B (us)", "acc_epoch", 8, "value", "us", True)]
     ms += [Metric(f"accumulate{tag} 8B (us)", "acc_latency", 8, "value", "us", True),
            Metric(f"fetch_and_op{tag} 8B (us)", "fetch_and_op_latency", 8, "value", "us", True)]
     name = "rma" if flavor == "allocate" else "rmac"

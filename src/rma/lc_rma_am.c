@@ -76,6 +76,11 @@ void lc_rma_am_disable(lc_rma_win_t *win)
 static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user,
                         const lc_rma_unpack_t *unpack)
 {
+    if (win->nout == win->capout && win->headout >= win->nout / 2) { /* room at the front: move down */
+        memmove(win->out, win->out + win->headout, (size_t)(win->nout - win->headout) * sizeof *win->out);
+        win->nout -= win->headout;
+        win->headout = 0;
+    }
     if (win->nout == win->capout) {
         int cap = win->capout ? 2 * win->capout : 16;
         lc_rma_out_t *o = realloc(win->out, (size_t)cap * sizeof *o);
@@ -165,34 +170,61 @@ int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target,
     return rc;
 }
 
-/* Release the completed requests we track (answers of ours included);
- * the number still in flight for `target` (-1: any). */
+/* Release one completed request we track (answers of ours included). */
+static void lc_rma_release(lc_rma_win_t *win, lc_rma_out_t *o, int *err_p)
+{
+    if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
+    if (o->sample) lc_rma_pick_sample(win, o->target, o->sample, true, lc_time_now() - o->t0);
+    lc_request_release(o->req);
+    if (o->unpack.t) { /* a derived result type: the answer came packed */
+        lc_dt_t *t = o->unpack.t;
+        lc_dt_unpack(t, o->unpack.count, o->unpack.buf, 0, o->buf, (size_t)(o->unpack.count * t->size));
+        lc_dt_release(t);
+    }
+    free(o->buf);
+    if (o->user) { /* the answer came: complete at the target */
+        lc_request_complete(o->user);
+        win->nuser--;
+    }
+}
+
+/* Release the completed requests at the front: O(1) per pass while the
+ * front is in flight (a scan of every request per progress pass made
+ * 100,000 puts before a flush quadratic: 96 % of the origin's time). */
+static void lc_rma_reap_front(lc_rma_win_t *win, int *err_p)
+{
+    while (win->headout < win->nout && win->out[win->headout].req->complete)
+        lc_rma_release(win, &win->out[win->headout++], err_p);
+    if (win->headout == win->nout) win->headout = win->nout = 0;
+}
+
+/* Release every completed request, wherever it is; the number still in
+ * flight for `target` (-1: any). */
 static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
 {
-    int left = 0, j = 0;
-    for (int i = 0; i < win->nout; i++) {
+    int left = 0, j = win->headout;
+    for (int i = win->headout; i < win->nout; i++) {
         lc_rma_out_t *o = &win->out[i];
         if (o->req->complete) {
-            if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
-            if (o->sample) lc_rma_pick_sample(win, o->target, o->sample, true, lc_time_now() - o->t0);
-            lc_request_release(o->req);
-            if (o->unpack.t) { /* a derived result type: the answer came packed */
-                lc_dt_t *t = o->unpack.t;
-                lc_dt_unpack(t, o->unpack.count, o->unpack.buf, 0, o->buf, (size_t)(o->unpack.count * t->size));
-                lc_dt_release(t);
-            }
-            free(o->buf);
-            if (o->user) { /* the answer came: complete at the target */
-                lc_request_complete(o->user);
-                win->nuser--;
-            }
+            lc_rma_release(win, o, err_p);
             continue;
         }
         if (target < 0 || o->target == target) left++;
         win->out[j++] = *o;
     }
     win->nout = j;
+    if (win->headout == win->nout) win->headout = win->nout = 0;
     return left;
+}
+
+/* Whether a request for `target` (-1: any) is still in flight. */
+static bool lc_rma_in_flight(const lc_rma_win_t *win, int target)
+{
+    for (int i = win->headout; i < win->nout; i++) {
+        const lc_rma_out_t *o = &win->out[i];
+        if (!o->req->complete && (target < 0 || o->target == target)) return true;
+    }
+    return false;
 }
 
 int lc_rma_am_flush(lc_rma_win_t *win, int target)
@@ -207,8 +239,16 @@ int lc_rma_am_flush(lc_rma_win_t *win, int target)
      * Without this pass neither ever moves. */
     lc_progress();
     /* The progress pass may serve requests and track new answers of ours:
-     * lc_rma_reap holds no pointer into win->out across it. */
-    while (lc_rma_reap(win, target, &err)) lc_rma_idle();
+     * nothing here holds a pointer into win->out across it.  The wait
+     * releases from the front (the in-flight test stops at the first
+     * request for `target` it finds); one whole reap at the end releases
+     * what completed behind a slower request and reports its error. */
+    for (;;) {
+        lc_rma_reap_front(win, &err);
+        if (!lc_rma_in_flight(win, target)) break;
+        lc_rma_idle();
+    }
+    lc_rma_reap(win, target, &err);
     return err;
 }
 
@@ -486,9 +526,12 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
     int events = lc_rma_take_arrived(win);
     /* A target that never flushes still frees the answers it sent, and
      * request forms (MPI_Rput ...) complete without a flush. */
-    if (win->nuser || win->nout >= 64) {
+    if (win->nuser) { /* a user request completes as soon as its answer is in */
         int err = MPI_SUCCESS;
         lc_rma_reap(win, -1, &err);
+    } else if (win->nout - win->headout >= 64) {
+        int err = MPI_SUCCESS;
+        lc_rma_reap_front(win, &err);
     }
     while (!lc_list_empty(&win->inq)) { /* apply in arrival order */
         lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;

@@ -143,8 +143,11 @@ struct lc_rma_win {
      * While > 0 the handler queues every request, so they all apply in
      * arrival order. */
     int am_queued;
-    lc_rma_out_t *out;     /* requests in flight */
-    int nout, capout;
+    /* Requests in flight: out[headout .. nout).  They complete mostly in
+     * the order they were sent (FIFO channels), so the completed ones are
+     * released from the front (lc_rma_reap_front) without a scan. */
+    lc_rma_out_t *out;
+    int headout, nout, capout;
     int nuser;                /* entries of `out` with a user request */
     int sample_next;          /* > 0: the next answer posted is timed (lc_rma_pick.c) */
     int lock_shared;          /* target side: shared holders */

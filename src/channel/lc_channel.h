@@ -212,6 +212,8 @@ typedef struct lc_pick_class {
     double win_bw;
     double win_round_best, win_last_best;
     uint8_t win_round_n;
+    double win_pull_bw;       /* pull_bw when a watch period last renewed win_bw: what the window
+                               * figure is weighed against when CMA's has risen since (lc_pt2pt_pick_winprobe.c) */
     uint32_t win_since_probe; /* windows pulled since one went through the pipeline whole (a window
                                * probe, lc_pt2pt_pick.c) */
     /* The pipeline's variant (session 15): fragments with normal stores

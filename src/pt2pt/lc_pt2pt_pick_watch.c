@@ -164,6 +164,7 @@ static void lc_pick_watch(lc_peer_t *from)
             c->win_round_n = 0;
         }
         c->win_bw = c->win_round_best > c->win_last_best ? c->win_round_best : c->win_last_best;
+        c->win_pull_bw = c->pull_bw; /* the window probes' yardstick (lc_pick_win_every) */
         lc_pick_redecide(from, c);
     }
     lc_pick_judge(from, c, rate);

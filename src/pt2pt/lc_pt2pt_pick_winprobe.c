@@ -29,10 +29,23 @@
  * little of windows: a pipeline whose lone samples looked 1.35x CMA
  * moved windows at 1/40 of it under load, session 9). */
 #define LC_PICK_WIN_PROBE_MIN 4
+/* The spacing weighs the window figure against CMA's figure of its own
+ * time (win_pull_bw) when CMA's has risen since: a burst of load slows
+ * both protocols, and CMA's figure is renewed by every pull while the
+ * window figure waits for a probe.  Session 17, a trace at 64 KiB in the
+ * fast mode: windows 1.7 GB/s while the pulls read 2.0, then pulls at 9.8
+ * within a window; spaced by 9.8 / 1.7 no probe came in the run (one per
+ * 238 windows), by 2.0 / 1.7 one comes 4-8 windows later and renews the
+ * figure (13.8: the windows went back to the pipeline).  In the slow mode
+ * the windows read slower than CMA at the same time (3.5 against 12.7
+ * GB/s at 1 MiB), and the spacing is what it was.  A figure made before
+ * any pull (win_pull_bw 0, the class's first window) is weighed against
+ * CMA's as it is. */
 static uint32_t lc_pick_win_every(const lc_pick_class_t *c)
 {
-    if (!(c->pull_bw > c->win_bw)) return LC_PICK_WIN_PROBE_MIN;
-    double n = LC_PICK_PROBE_COST * (c->pull_bw / c->win_bw - 1.0);
+    double pull = c->win_pull_bw > 0 && c->win_pull_bw < c->pull_bw ? c->win_pull_bw : c->pull_bw;
+    if (!(pull > c->win_bw)) return LC_PICK_WIN_PROBE_MIN;
+    double n = LC_PICK_PROBE_COST * (pull / c->win_bw - 1.0);
     return n < LC_PICK_WIN_PROBE_MIN ? LC_PICK_WIN_PROBE_MIN : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
 }
 

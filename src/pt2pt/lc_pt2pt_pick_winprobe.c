@@ -36,7 +36,9 @@
  * fast mode: windows 1.7 GB/s while the pulls read 2.0, then pulls at 9.8
  * within a window; spaced by 9.8 / 1.7 no probe came in the run (one per
  * 238 windows), by 2.0 / 1.7 one comes 4-8 windows later and renews the
- * figure (13.8: the windows went back to the pipeline).  In the slow mode
+ * figure (unit case window_probe_burst: windows at 13.8 go back to the
+ * pipeline; in the trace they came back only with a change of variant,
+ * docs/performance.md "Session 17").  In the slow mode
  * the windows read slower than CMA at the same time (3.5 against 12.7
  * GB/s at 1 MiB), and the spacing is what it was.  A figure made before
  * any pull (win_pull_bw 0, the class's first window) is weighed against

@@ -144,8 +144,19 @@ static bool lc_pick_no_pipe(void)
            (lc_thread_async && 2 * lc_world.local_size > lc_world.usable_cores);
 }
 
+/* While the pipeline's variant is not decided, a class that pulls probes
+ * the pipeline every LC_PICK_PROBE timed messages whatever it costs: its
+ * window figure is the normal stores' (a window follows the class's
+ * variant, normal until decided), and the variant that would beat CMA in
+ * a window is known only once both variants have their lone samples.
+ * Session 17, traces at 64 KiB: normal-store windows 1.7-5.2 GB/s sent
+ * the windows to CMA (8-10) at window 2-4; spaced by cost, the lone
+ * probes decided the variant at windows 7-15 of 22, and the non-temporal
+ * windows then moved 10.9-15.2.  At most 2 x LC_PICK_SAMPLES such probes
+ * per class and LC_PICK_RETRY. */
 static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
 {
+    if (!pipe && !lc_params.shm_big_nt && !lc_pick_variant_decided(c)) return LC_PICK_PROBE;
     return pipe ? lc_pick_every(c->pipe_bw, c->pull_bw) : lc_pick_every(c->pull_bw, c->pipe_bw);
 }
 

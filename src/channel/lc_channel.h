@@ -49,7 +49,7 @@ typedef enum lc_pkt_kind {
 #define LC_PKT_FLAG_NOPULL 0x4
 /* CTS: write this message's pipeline fragments into the big cells with
  * non-temporal stores (the receiver's pick chose that variant,
- * src/pt2pt/lc_pt2pt_pick.c; the sender calls lc_shm_set_big_nt). */
+ * src/pt2pt/lc_pt2pt_pick_variant.c; the sender calls lc_shm_set_big_nt). */
 #define LC_PKT_FLAG_NT 0x8
 
 typedef struct lc_pkt_hdr {
@@ -191,7 +191,7 @@ typedef struct lc_peer_ofi {
 #define LC_PICK_CLASSES 4
 typedef struct lc_pick_class {
     uint8_t n_pull, n_pipe;   /* samples taken of each (counted up to LC_PICK_SAMPLES: the first decision) */
-    uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.c): undecided, pull, pipeline */
+    uint8_t choice;           /* lc_pick_choice_t (lc_pt2pt_pick.h): undecided, pull, pipeline */
     uint8_t demoted;          /* CMA because the chosen pipeline crawled (not because it sampled slower) */
     uint8_t slow_watch;       /* watch periods in a row that read the chosen pipeline crawling */
     uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
@@ -212,8 +212,10 @@ typedef struct lc_pick_class {
     double win_bw;
     double win_round_best, win_last_best;
     uint8_t win_round_n;
+    double win_pull_bw;       /* pull_bw when a watch period last renewed win_bw: what the window
+                               * figure is weighed against when CMA's has risen since (lc_pt2pt_pick_winprobe.c) */
     uint32_t win_since_probe; /* windows pulled since one went through the pipeline whole (a window
-                               * probe, lc_pt2pt_pick.c) */
+                               * probe, lc_pt2pt_pick_winprobe.c) */
     /* The pipeline's variant (session 15): fragments with normal stores
      * ([0]) or non-temporal ones ([1]), picked on their own lone samples
      * (every pipeline sample is also one of its variant's), kept in

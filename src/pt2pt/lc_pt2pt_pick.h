@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lc_pt2pt_pick.h — what the pick's files share (CMA or the pipeline per
+ * pair and size class, issue 13; the model is described in
+ * lc_pt2pt_pick.c): its constants, a class's choices, and the functions
+ * one of its files calls in another.  Only the pick's files include it;
+ * the rest of the engine calls the lc_pick_* entry points declared in
+ * lc_pt2pt_impl.h.
+ *
+ *   lc_pt2pt_pick.c           the decision per message and per class
+ *   lc_pt2pt_pick_rounds.c    rounds of samples: figures that age alike
+ *   lc_pt2pt_pick_variant.c   the pipeline's variants (normal or
+ *                             non-temporal stores)
+ *   lc_pt2pt_pick_winprobe.c  window probes: windows that went by CMA
+ *                             try the pipeline now and then
+ *   lc_pt2pt_pick_watch.c     watch periods: a chosen pipeline's rate,
+ *                             window figures, demotion
+ */
+#ifndef LC_PT2PT_PICK_H
+#define LC_PT2PT_PICK_H
+
+#include "pt2pt/lc_pt2pt_impl.h"
+
+#define LC_PICK_SAMPLES 3
+/* Lead the pipeline needs on lone messages to be used for windows too.
+ * Where it does not share a cache (this VM, 2026-11-26, quiet) CMA moved
+ * windows of 64 KiB-4 MiB 1.37-1.6x faster while the pipeline was ~1.4x
+ * faster for a lone 64 KiB message; on a busy host the pipeline's windows
+ * collapse (every full pool waits for a time slice: 1 MiB at 28 MB/s
+ * against CMA's 1.2 GB/s) while its best lone samples still looked 1.35x
+ * CMA.  Where the cores share a cache the pipeline was 3.5-4.5x CMA,
+ * windowed (docs/performance.md "CMA or pipeline"). */
+#define LC_PICK_PIPE_MARGIN 1.5
+/* Messages of a decided class before it is sampled again. */
+#define LC_PICK_RETRY 4096
+/* Every LC_PICK_PROBE-th timed message of a decided class tries the
+ * protocol not chosen, or more rarely when the other one sampled much
+ * slower: a probe costs about (chosen / other - 1) messages' time, kept
+ * under 1/LC_PICK_PROBE_COST of the time (2 %) up to LC_PICK_PROBE_MAX.
+ * (Session 13, a quiet host whose pipeline ran at 3 GB/s against CMA's
+ * 10.6: a pipeline probe every 32 64 KiB messages alone was 8 %.) */
+#define LC_PICK_PROBE 32
+#define LC_PICK_PROBE_COST 50.0
+#define LC_PICK_PROBE_MAX 1024
+/* A decided class moves across a boundary of the table (pipeline/CMA =
+ * 1 or LC_PICK_PIPE_MARGIN) only when the ratio passes it by this factor. */
+#define LC_PICK_HYST 1.12
+
+typedef enum lc_pick_choice {
+    LC_PICK_UNDECIDED = 0,
+    LC_PICK_CHOSE_PULL,
+    LC_PICK_CHOSE_PIPE,      /* always */
+    LC_PICK_CHOSE_PIPE_LONE, /* for a lone message; CMA while another is pipelined */
+    LC_PICK_CHOSE_PIPE_WIN,  /* in a window (lc_pick_in_window); CMA for a lone message */
+} lc_pick_choice_t;
+
+/* "64 KiB-256 KiB", ..., for SHOW_CHANNELS (lc_pt2pt_pick.c). */
+extern const char *const lc_pick_class_name[LC_PICK_CLASSES];
+
+static inline lc_pick_class_t *lc_pick_class(lc_peer_t *p, size_t size)
+{
+    int c = 0;
+    for (size_t s = size >> 18; s && c < LC_PICK_CLASSES - 1; s >>= 2) c++; /* 256 KiB, 1 MiB, 4 MiB */
+    return &p->pick.cls[c];
+}
+
+/* How often to try the way not chosen, moving at `other` against the
+ * chosen's `chosen` (bytes/s). */
+static inline uint32_t lc_pick_every(double chosen, double other)
+{
+    if (!(other > 0) || chosen <= other) return LC_PICK_PROBE;
+    double n = LC_PICK_PROBE_COST * (chosen / other - 1.0);
+    return n < LC_PICK_PROBE ? LC_PICK_PROBE : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
+}
+
+/* Both variants have their first LC_PICK_SAMPLES: the class has chosen
+ * one (var_n counts no further, and is cleared only with the class). */
+static inline bool lc_pick_variant_decided(const lc_pick_class_t *c)
+{
+    return c->var_n[0] >= LC_PICK_SAMPLES && c->var_n[1] >= LC_PICK_SAMPLES;
+}
+
+/* Decide class c again on its figures, once it has its first samples
+ * (lc_pt2pt_pick.c). */
+void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c);
+
+/* Rounds of samples of two ways (the protocols: [0] pipeline, [1] pull;
+ * or the pipeline's variants: [0] normal stores, [1] non-temporal). */
+typedef struct lc_pick_rounds {
+    double *round_best, *last_best; /* best samples, without the RTS transit */
+    double *round_size, *last_size; /* those samples' sizes (bytes) */
+    uint8_t *round_n;
+    uint32_t *round_msgs;
+} lc_pick_rounds_t;
+/* Add a sample of way w of `size` bytes at `bw` (without transit);
+ * recent[] gets each way's figure, the best of this round and the one
+ * before with the transit `t` added (lc_pt2pt_pick_rounds.c). */
+void lc_pick_round_add(lc_pick_rounds_t r, int w, double size, double bw, double t, double recent[2]);
+
+/* A pipeline sample of variant `nt` at `bw` (lc_pt2pt_pick_variant.c). */
+void lc_pick_variant_sample(const lc_peer_t *from, lc_pick_class_t *c, bool nt, double size, double bw);
+/* The pipeline's variant for a message lc_pick_decide pipelines: `how`
+ * with LC_PICK_NT or without (lc_pt2pt_pick_variant.c). */
+int lc_pick_variant(lc_peer_t *from, size_t size, int how);
+
+/* Is this message of class c (in a window: `win`; the first of its window
+ * found in one: `start`) part of a window probe?
+ * (lc_pt2pt_pick_winprobe.c) */
+bool lc_pick_win_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool start);
+
+#endif

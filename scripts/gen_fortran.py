@@ -198,7 +198,10 @@ def glue_function(name, ret, args, h, prefix):
         elif kind == "instr":
             params.append(f"char *{n}")
             strlens.append(f"size_t {n}_len")
-            pre.append(f"char *c_{n} = lc_f_str_in({n}, {n}_len);")
+            # MPI 4.1 §10: in Fortran, leading and trailing blanks of info
+            # keys and values are stripped (elsewhere only trailing ones)
+            strin = "lc_f_str_in_info" if name.startswith("Info_") else "lc_f_str_in"
+            pre.append(f"char *c_{n} = {strin}({n}, {n}_len);")
             call.append(f"c_{n}")
             frees.append(f"c_{n}")
         elif kind == "outstr":
@@ -206,7 +209,11 @@ def glue_function(name, ret, args, h, prefix):
             strlens.append(f"size_t {n}_len")
             pre.append(f"char *c_{n} = lc_f_str_buf((size_t)({param}));")
             call.append(f"c_{n}")
-            post.append(f"lc_f_str_out({n}, {n}_len, c_{n});")
+            # With a flag (Info_get), a key not found leaves the string as it
+            # was (MPI 4.1 §10): *flag is still C's here (converted after)
+            has_flag = any(a.name == "flag" and kind_of(a, h)[0] == "logical" for a in args)
+            guard = "if (*flag) " if has_flag else ""
+            post.append(f"{guard}lc_f_str_out({n}, {n}_len, c_{n});")
             frees.append(f"c_{n}")
         elif kind in ("weights", "errcodes"):
             params.append(f"MPI_Fint *{n}")

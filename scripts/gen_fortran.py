@@ -561,12 +561,16 @@ def render_module(bound):
             t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
             head = f"{t} function MPI_{name.upper()}({', '.join(dummies)})"
             tail = "end function"
-        out.append(wrap("        " + head))
         uses = [n for n, _ in ints if any(n in d for d in decl)]
-        if uses:
-            out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
-        out += [wrap("          " + d) for d in decl]
-        out.append("        " + tail)
+        # Functions (Wtime, Wtick, Aint_add, Aint_diff) get their PMPI_
+        # names declared too, as in mpif.h: without an interface a PMPI_WTIME
+        # reference is an implicit REAL (MPICH's f90/timer/wtimef90)
+        for p in ("MPI_",) if ret == "int" else ("MPI_", "PMPI_"):
+            out.append(wrap("        " + (head if p == "MPI_" else head.replace(" MPI_", " PMPI_", 1))))
+            if uses:
+                out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
+            out += [wrap("          " + d) for d in decl]
+            out.append("        " + tail)
     # (src/fortran/lc_f_support.c)
     out += ["        subroutine MPI_F_SYNC_REG(buf)",
             "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",

@@ -446,7 +446,11 @@ def decls(ints, logicals):
     # 6 blanks + text: valid fixed form (columns 7-72) and free form.
     out = []
     for name, v in ints:
-        out.append(f"      INTEGER {name}")
+        # MPI 4.1 A.1.1: MPI_DISPLACEMENT_CURRENT is INTEGER(KIND=MPI_OFFSET_KIND)
+        # in Fortran (MPICH: integer*8); a default INTEGER passed as
+        # MPI_FILE_SET_VIEW's DISP left 4 garbage bytes in the offset read
+        t = "INTEGER(KIND=MPI_OFFSET_KIND)" if name == "MPI_DISPLACEMENT_CURRENT" else "INTEGER"
+        out.append(f"      {t} {name}")
         out.append(f"      PARAMETER ({name}={v})")
     for name, v in logicals:
         out.append(f"      LOGICAL {name}")
@@ -631,6 +635,8 @@ def render_f08(bound):
         t = typed.get(name)
         if t in F08_HANDLES:
             out.append(f"  type({t}), parameter :: {name} = {t}({v})")
+        elif name == "MPI_DISPLACEMENT_CURRENT":  # (as in decls above)
+            out.append(f"  integer(kind=MPI_OFFSET_KIND), parameter :: {name} = {v}")
         else:
             out.append(f"  integer, parameter :: {name} = {v}")
     for name, v in logicals:

@@ -440,7 +440,9 @@ enum {
     MPI_T_BIND_MPI_REQUEST = 9707,
     MPI_T_BIND_MPI_WIN = 9708,
     MPI_T_BIND_MPI_MESSAGE = 9709,
-    MPI_T_BIND_MPI_INFO = 9710
+    MPI_T_BIND_MPI_INFO = 9710,
+    /* MPI 4.0; MPICH >= 4.1 gives it the next value (4.0.2 lacks it) */
+    MPI_T_BIND_MPI_SESSION = 9711
 };
 /* Where and when a control variable may be changed. */
 enum {

@@ -198,7 +198,10 @@ def glue_function(name, ret, args, h, prefix):
         elif kind == "instr":
             params.append(f"char *{n}")
             strlens.append(f"size_t {n}_len")
-            pre.append(f"char *c_{n} = lc_f_str_in({n}, {n}_len);")
+            # MPI 4.1 §10: in Fortran, leading and trailing blanks of info
+            # keys and values are stripped (elsewhere only trailing ones)
+            strin = "lc_f_str_in_info" if name.startswith("Info_") else "lc_f_str_in"
+            pre.append(f"char *c_{n} = {strin}({n}, {n}_len);")
             call.append(f"c_{n}")
             frees.append(f"c_{n}")
         elif kind == "outstr":
@@ -206,7 +209,11 @@ def glue_function(name, ret, args, h, prefix):
             strlens.append(f"size_t {n}_len")
             pre.append(f"char *c_{n} = lc_f_str_buf((size_t)({param}));")
             call.append(f"c_{n}")
-            post.append(f"lc_f_str_out({n}, {n}_len, c_{n});")
+            # With a flag (Info_get), a key not found leaves the string as it
+            # was (MPI 4.1 §10): *flag is still C's here (converted after)
+            has_flag = any(a.name == "flag" and kind_of(a, h)[0] == "logical" for a in args)
+            guard = "if (*flag) " if has_flag else ""
+            post.append(f"{guard}lc_f_str_out({n}, {n}_len, c_{n});")
             frees.append(f"c_{n}")
         elif kind in ("weights", "errcodes"):
             params.append(f"MPI_Fint *{n}")
@@ -439,7 +446,11 @@ def decls(ints, logicals):
     # 6 blanks + text: valid fixed form (columns 7-72) and free form.
     out = []
     for name, v in ints:
-        out.append(f"      INTEGER {name}")
+        # MPI 4.1 A.1.1: MPI_DISPLACEMENT_CURRENT is INTEGER(KIND=MPI_OFFSET_KIND)
+        # in Fortran (MPICH: integer*8); a default INTEGER passed as
+        # MPI_FILE_SET_VIEW's DISP left 4 garbage bytes in the offset read
+        t = "INTEGER(KIND=MPI_OFFSET_KIND)" if name == "MPI_DISPLACEMENT_CURRENT" else "INTEGER"
+        out.append(f"      {t} {name}")
         out.append(f"      PARAMETER ({name}={v})")
     for name, v in logicals:
         out.append(f"      LOGICAL {name}")
@@ -554,12 +565,16 @@ def render_module(bound):
             t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
             head = f"{t} function MPI_{name.upper()}({', '.join(dummies)})"
             tail = "end function"
-        out.append(wrap("        " + head))
         uses = [n for n, _ in ints if any(n in d for d in decl)]
-        if uses:
-            out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
-        out += [wrap("          " + d) for d in decl]
-        out.append("        " + tail)
+        # Functions (Wtime, Wtick, Aint_add, Aint_diff) get their PMPI_
+        # names declared too, as in mpif.h: without an interface a PMPI_WTIME
+        # reference is an implicit REAL (MPICH's f90/timer/wtimef90)
+        for p in ("MPI_",) if ret == "int" else ("MPI_", "PMPI_"):
+            out.append(wrap("        " + (head if p == "MPI_" else head.replace(" MPI_", " PMPI_", 1))))
+            if uses:
+                out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
+            out += [wrap("          " + d) for d in decl]
+            out.append("        " + tail)
     # (src/fortran/lc_f_support.c)
     out += ["        subroutine MPI_F_SYNC_REG(buf)",
             "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
@@ -620,6 +635,8 @@ def render_f08(bound):
         t = typed.get(name)
         if t in F08_HANDLES:
             out.append(f"  type({t}), parameter :: {name} = {t}({v})")
+        elif name == "MPI_DISPLACEMENT_CURRENT":  # (as in decls above)
+            out.append(f"  integer(kind=MPI_OFFSET_KIND), parameter :: {name} = {v}")
         else:
             out.append(f"  integer, parameter :: {name} = {v}")
     for name, v in logicals:

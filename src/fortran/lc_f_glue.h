@@ -116,6 +116,7 @@ void MPII_Errhandler_set_fc(MPI_Errhandler eh);
  * buffer of n chars for the C function, then copied back blank-padded
  * (truncated to the Fortran length).  NULL when out of memory. */
 char *lc_f_str_in(const char *s, size_t len);
+char *lc_f_str_in_info(const char *s, size_t len);
 char *lc_f_str_buf(size_t n);
 void lc_f_str_out(char *dst, size_t len, const char *src);
 int lc_f_nomem(const char *func);

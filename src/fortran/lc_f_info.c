@@ -22,7 +22,7 @@ static void lc_f_info_get_string(lc_c_info_get_string_fn *fn, const char *name, 
         room = value_len;
     if (room > (size_t)MPI_MAX_INFO_VAL)
         room = MPI_MAX_INFO_VAL;
-    char *c_key = lc_f_str_in(key, key_len);
+    char *c_key = lc_f_str_in_info(key, key_len);
     char *c_value = lc_f_str_buf(room + 1);
     if (!c_key || !c_value) {
         free(c_key);

@@ -54,6 +54,20 @@ char *lc_f_str_in(const char *s, size_t len)
     return c;
 }
 
+/* Info keys and values: leading blanks go too (MPI 4.1 §10: "In Fortran,
+ * leading and trailing spaces are stripped from both"). */
+char *lc_f_str_in_info(const char *s, size_t len)
+{
+    const char *nul = memchr(s, '\0', len);
+    if (nul)
+        len = (size_t)(nul - s);
+    while (len > 0 && *s == ' ') {
+        s++;
+        len--;
+    }
+    return lc_f_str_in(s, len);
+}
+
 char *lc_f_str_buf(size_t n)
 {
     return calloc(n ? n : 1, 1);

@@ -142,6 +142,13 @@
         errs = errs + 1
         print *, 'FAIL: grequest', st(MPI_SOURCE), nfree
       end if
+!     MPI_DISPLACEMENT_CURRENT is INTEGER(KIND=MPI_OFFSET_KIND) (MPI 4.1
+!     A.1.1): a default INTEGER given as MPI_FILE_SET_VIEW's DISP had 4
+!     stray bytes read after it (MPICH's f77/io/setviewcurf)
+      if (kind(MPI_DISPLACEMENT_CURRENT) .ne. MPI_OFFSET_KIND) then
+        errs = errs + 1
+        print *, 'FAIL: kind of MPI_DISPLACEMENT_CURRENT'
+      end if
       call MPI_ALLREDUCE(MPI_IN_PLACE, errs, 1, MPI_INTEGER, MPI_SUM,
      &     MPI_COMM_WORLD, ierr)
       if (rank .eq. 0 .and. errs .eq. 0) print '(a)', ' No Errors'

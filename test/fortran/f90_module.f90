@@ -75,6 +75,7 @@ program f90module
   use mpi
   use checks
   implicit none
+  double precision :: t0
   external absmax, copy_plus, count_delete, record_error
   integer :: eh
   integer :: kv1, kv2, kv3, dup1, dup2
@@ -267,6 +268,13 @@ program f90module
   call MPI_Error_class(handled_code, errclass, i)
   call check(handled == 1 .and. errclass == MPI_ERR_RANK, 'Fortran error handler')
   call MPI_Comm_free(dup1, ierr)
+
+  ! the module declares the functions' PMPI_ names too, as mpif.h does
+  ! (without them, under implicit none, this does not compile)
+  t0 = PMPI_WTIME()
+  call check(t0 >= 0d0, 'PMPI_WTIME')
+  t0 = PMPI_WTICK()
+  call check(t0 > 0d0, 'PMPI_WTICK')
 
   call MPI_Reduce(errs, all, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0 .and. all == 0) print '(a)', ' No Errors'

@@ -423,6 +423,24 @@ static void check_events(void)
     LC_CHECK(strstr(text, "MPI_T_ERR_INVALID_INDEX") != NULL, "MPI_Error_string(MPI_T_ERR_INVALID_INDEX): %s", text);
 }
 
+/* MPI 4.1 Table 15.4's binding kinds: all twelve defined and distinct
+ * (MPI_T_BIND_MPI_SESSION, new in 4.0, was missing: MPICH's
+ * threads/mpi_t/mpit_threading did not compile).  Locus's mpi.h only:
+ * MPICH 4.0.2's lacks MPI_T_BIND_MPI_SESSION. */
+static void check_bind_constants(void)
+{
+#ifdef LOCUS_MPI
+    const int kinds[] = {MPI_T_BIND_NO_OBJECT, MPI_T_BIND_MPI_COMM, MPI_T_BIND_MPI_DATATYPE, MPI_T_BIND_MPI_ERRHANDLER,
+                         MPI_T_BIND_MPI_FILE, MPI_T_BIND_MPI_GROUP, MPI_T_BIND_MPI_OP, MPI_T_BIND_MPI_REQUEST,
+                         MPI_T_BIND_MPI_WIN, MPI_T_BIND_MPI_MESSAGE, MPI_T_BIND_MPI_INFO, MPI_T_BIND_MPI_SESSION};
+    const int n = (int)(sizeof(kinds) / sizeof(kinds[0]));
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) LC_CHECK(kinds[i] != kinds[j], "binding kinds %d and %d are equal", i, j);
+    /* MPICH's ABI (>= 4.1): the value after MPI_T_BIND_MPI_INFO */
+    LC_CHECK(MPI_T_BIND_MPI_SESSION == 9711, "MPI_T_BIND_MPI_SESSION %d", (int)MPI_T_BIND_MPI_SESSION);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -432,6 +450,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
     LC_CHECK(early_errs == 0, "%d failures before MPI_Init (above)", early_errs);
     early_errs = 0;
+    check_bind_constants();
     check_cvars();
     check_pvars_generic();
     if (lc_world_size() >= 2) {

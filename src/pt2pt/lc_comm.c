@@ -5,7 +5,6 @@
 
 #include "util/lc_lock.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,8 +154,14 @@ void lc_comm_destroy(lc_comm_t *c)
     free(c);
 }
 
+/* Communicators whose destruction waits for the section's holder, pushed
+ * and taken under a small lock of lc_lock.h (as the request pool's
+ * deferred lists; held for a few instructions, maybe under a fine lock).
+ * The head is stored relaxed: the lock orders the list; the lock-free
+ * look of lc_comm_deferred_any is a hint, and a push it misses is seen at
+ * the holder's next pass. */
 static lc_comm_t *lc_comm_deferred;
-static pthread_mutex_t lc_comm_defer_lock = PTHREAD_MUTEX_INITIALIZER;
+static lc_lock_t lc_comm_defer_lock;
 
 void lc_comm_destroy_mt(lc_comm_t *c)
 {
@@ -164,10 +169,10 @@ void lc_comm_destroy_mt(lc_comm_t *c)
         lc_comm_destroy(c);
         return;
     }
-    pthread_mutex_lock(&lc_comm_defer_lock);
+    lc_lock_acquire(&lc_comm_defer_lock);
     c->defer_next = lc_comm_deferred;
     __atomic_store_n(&lc_comm_deferred, c, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&lc_comm_defer_lock);
+    lc_lock_release(&lc_comm_defer_lock);
 }
 
 bool lc_comm_deferred_any(void)
@@ -178,10 +183,10 @@ bool lc_comm_deferred_any(void)
 int lc_comm_run_deferred(void)
 {
     if (lc_likely(__atomic_load_n(&lc_comm_deferred, __ATOMIC_RELAXED) == NULL) || lc_lock_nheld != 0) return 0;
-    pthread_mutex_lock(&lc_comm_defer_lock);
+    lc_lock_acquire(&lc_comm_defer_lock);
     lc_comm_t *list = lc_comm_deferred;
-    lc_comm_deferred = NULL;
-    pthread_mutex_unlock(&lc_comm_defer_lock);
+    __atomic_store_n(&lc_comm_deferred, NULL, __ATOMIC_RELAXED);
+    lc_lock_release(&lc_comm_defer_lock);
     int n = 0;
     for (; list; n++) {
         lc_comm_t *next = list->defer_next;
@@ -214,10 +219,14 @@ lc_comm_t *lc_comm_lookup_slow(MPI_Comm handle)
 void lc_comm_destroy_all(void)
 {
     /* Intercommunicators first: each frees its hidden local communicator. */
-    for (int i = 0; i < lc_comm_table_len; i++)
-        if (lc_comm_at((unsigned)i) && lc_comm_at((unsigned)i)->local) lc_comm_destroy(lc_comm_at((unsigned)i));
-    for (int i = 0; i < lc_comm_table_len; i++)
-        if (lc_comm_at((unsigned)i)) lc_comm_destroy(lc_comm_at((unsigned)i));
+    for (int i = 0; i < lc_comm_table_len; i++) {
+        lc_comm_t *c = lc_comm_at((unsigned)i);
+        if (c && c->local) lc_comm_destroy(c);
+    }
+    for (int i = 0; i < lc_comm_table_len; i++) {
+        lc_comm_t *c = lc_comm_at((unsigned)i);
+        if (c) lc_comm_destroy(c);
+    }
     for (int b = 0; b < LC_COMM_BLOCKS; b++) {
         free(lc_comm_blocks[b]);
         lc_comm_blocks[b] = NULL;

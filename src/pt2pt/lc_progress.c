@@ -107,29 +107,27 @@ static int lc_progress_run_hooks(void)
 
 unsigned lc_progress_passes;
 
-/* A pass's share that stays inside the section at MPI_THREAD_MULTIPLE:
- * the network and IVSHMEM endpoints, the pending sends of peers other
- * than shared-memory and self ones, the hooks (schedules, partitioned,
- * RMA), completions deferred by threads outside the section, liveness. */
-static int lc_progress_section_share(int events)
+/* A pass after the shm rings (`events` found there): the network and
+ * IVSHMEM endpoints, the pending sends, the hooks (schedules,
+ * partitioned, RMA), liveness.  At MPI_THREAD_MULTIPLE (mt, a constant
+ * in each caller) this is the share that stays inside the section, and
+ * it runs the completions and destructions that threads outside it
+ * deferred too. */
+LC_INLINE int lc_progress_section_share(int events, int mt)
 {
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_ivshmem_active) events += lc_ivshmem_poll();
     if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(1);
     if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
-    events += lc_request_run_deferred();
-    events += lc_comm_run_deferred();
+    if (mt) {
+        events += lc_request_run_deferred();
+        events += lc_comm_run_deferred();
+    }
     /* A fruitless pass: now and then, is whoever we wait for still alive? */
     if (!events) lc_liveness_tick();
     return events;
 }
 
-/* MPI_THREAD_MULTIPLE, where a thread may make the pass outside the
- * section (the shared-memory fast path of Send/Recv/Wait/...): the shm
- * rings by their rx try-locks and the pending sends to shm and self peers
- * under their tx locks, by any thread; the rest by the thread that holds
- * the section or takes it by try-lock — one that finds it held leaves it
- * to the holder, whose passes run it. */
 /* A thread outside the section tries it only when its share has work:
  * an endpoint to poll, hooks, deferred completions or destructions — or,
  * every LC_LIVENESS_PASSES fruitless passes of this thread, liveness
@@ -149,6 +147,12 @@ static inline int lc_progress_section_wanted(int events)
     return 2;
 }
 
+/* MPI_THREAD_MULTIPLE, where a thread may make the pass outside the
+ * section (the shared-memory fast path of Send/Recv/Wait/...): the shm
+ * rings by their rx try-locks and the pending sends to shm and self peers
+ * under their tx locks, by any thread; the rest by the thread that holds
+ * the section or takes it by try-lock — one that finds it held leaves it
+ * to the holder, whose passes run it. */
 static LC_NOINLINE int lc_progress_mt(void)
 {
     /* Read by the asynchronous progress thread only (lc_async.c): at the
@@ -156,12 +160,12 @@ static LC_NOINLINE int lc_progress_mt(void)
      * write on every pass. */
     if (lc_thread_async) __atomic_fetch_add(&lc_progress_passes, 1u, __ATOMIC_RELAXED);
     int events = lc_shm_poll();
-    if (lc_thread_held()) return lc_progress_section_share(events);
+    if (lc_thread_held()) return lc_progress_section_share(events, 1);
     if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(0);
     int want = lc_progress_section_wanted(events);
     if (!want || !lc_thread_try_enter()) return events;
     if (want == 2) lc_liveness_look();
-    events = lc_progress_section_share(events);
+    events = lc_progress_section_share(events, 1);
     lc_thread_leave_progress();
     return events;
 }
@@ -170,14 +174,7 @@ int lc_progress(void)
 {
     if (lc_unlikely(lc_thread_locking())) return lc_progress_mt();
     lc_progress_passes++;
-    int events = lc_shm_poll();
-    if (lc_ofi_active) events += lc_ofi_poll();
-    if (lc_ivshmem_active) events += lc_ivshmem_poll();
-    if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending(1);
-    if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
-    /* A fruitless pass: now and then, is whoever we wait for still alive? */
-    if (!events) lc_liveness_tick();
-    return events;
+    return lc_progress_section_share(lc_shm_poll(), 0);
 }
 
 int lc_progress_pending(void)

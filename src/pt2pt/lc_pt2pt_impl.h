@@ -48,8 +48,8 @@ lc_request_t *lc_pt2pt_send_request(const void *buf, size_t bytes, int dest, int
 void lc_pt2pt_send_start(lc_request_t *req);
 /* Append a send request to the peer's pending queue. */
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
-/* Push what the peer's pending queue holds while the ring has room. */
-/* all = 0: only the peers whose send side has a tx lock (shm, self), for
+/* Push what the peers' pending queues hold while their rings have room.
+ * all = 0: only the peers whose send side has a tx lock (shm, self), for
  * a pass outside the section at MULTIPLE (lc_progress_mt). */
 int lc_pt2pt_drain_pending(int all);
 /* A packet from `from` names one of our requests by its wire reference

@@ -443,6 +443,9 @@ void (*lc_pt2pt_irecv_post_p)(lc_request_t *req, int source, int tag, lc_comm_t 
 void lc_pt2pt_match_am(uint32_t ctx, int d)
 {
     lc_match_queues_t *q = lc_match_queues(ctx);
+    /* Written inside the section only (handlers are added and removed
+     * there), so a plain read of the old value; release, for the acquire
+     * load of a ring drained outside it (lc_pt2pt_on_message_locked). */
     __atomic_store_n(&q->am, q->am + d, __ATOMIC_RELEASE);
 }
 

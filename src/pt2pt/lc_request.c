@@ -218,20 +218,32 @@ static inline int lc_request_defers(const lc_request_t *req)
     return !lc_thread_held() || lc_lock_nheld != 0;
 }
 
-static LC_NOINLINE void lc_request_defer(lc_request_t *req)
+/* Push `req` on `*list` through its link `*next` (defer_next or
+ * freed_next: a request may be on both lists), under the pool's lock.
+ * The head is stored relaxed: the lock orders the list for its takers
+ * (lc_req_list_take); the lock-free look of lc_request_deferred_any is
+ * a hint, and a push it misses is seen at the holder's next pass. */
+static void lc_req_list_push(lc_request_t **list, lc_request_t **next, lc_request_t *req)
 {
     lc_lock_acquire(&lc_req_lock);
-    req->defer_next = lc_req_deferred;
-    __atomic_store_n(&lc_req_deferred, req, __ATOMIC_RELAXED);
+    *next = *list;
+    __atomic_store_n(list, req, __ATOMIC_RELAXED);
     lc_lock_release(&lc_req_lock);
 }
 
-static void lc_request_push_freed(lc_request_t *req)
+/* The whole list, emptied, newest first. */
+static lc_request_t *lc_req_list_take(lc_request_t **list)
 {
     lc_lock_acquire(&lc_req_lock);
-    req->freed_next = lc_req_freed;
-    __atomic_store_n(&lc_req_freed, req, __ATOMIC_RELAXED);
+    lc_request_t *all = *list;
+    __atomic_store_n(list, NULL, __ATOMIC_RELAXED);
     lc_lock_release(&lc_req_lock);
+    return all;
+}
+
+static LC_NOINLINE void lc_request_defer(lc_request_t *req)
+{
+    lc_req_list_push(&lc_req_deferred, &req->defer_next, req);
 }
 
 void lc_request_free_running(lc_request_t *req)
@@ -244,7 +256,7 @@ void lc_request_free_running(lc_request_t *req)
      * completion must touch nothing after its flag (a waiter may release
      * the slot then): no flag to hand over, the section releases it once
      * it sees it complete. */
-    lc_request_push_freed(req);
+    lc_req_list_push(&lc_req_freed, &req->freed_next, req);
 }
 
 LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
@@ -301,10 +313,7 @@ void (*lc_request_complete_p)(lc_request_t *req) = lc_request_complete_st;
 /* The freed requests that completed, released; the others kept. */
 static int lc_request_release_freed(void)
 {
-    lc_lock_acquire(&lc_req_lock);
-    lc_request_t *list = lc_req_freed;
-    lc_req_freed = NULL;
-    lc_lock_release(&lc_req_lock);
+    lc_request_t *list = lc_req_list_take(&lc_req_freed);
     int n = 0;
     while (list) {
         lc_request_t *next = list->freed_next;
@@ -312,7 +321,7 @@ static int lc_request_release_freed(void)
             lc_request_release_mt(list, 1);
             n++;
         } else {
-            lc_request_push_freed(list);
+            lc_req_list_push(&lc_req_freed, &list->freed_next, list);
         }
         list = next;
     }
@@ -330,10 +339,7 @@ int lc_request_run_deferred(void)
     if (lc_lock_nheld != 0) return 0;
     int n = 0;
     if (lc_unlikely(__atomic_load_n(&lc_req_deferred, __ATOMIC_RELAXED) != NULL)) {
-        lc_lock_acquire(&lc_req_lock);
-        lc_request_t *list = lc_req_deferred;
-        lc_req_deferred = NULL;
-        lc_lock_release(&lc_req_lock);
+        lc_request_t *list = lc_req_list_take(&lc_req_deferred);
         /* Pushed newest first: reversed, so that they complete in the
          * order they finished (a waiter on several sees the earlier first). */
         lc_request_t *fifo = NULL;

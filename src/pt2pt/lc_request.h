@@ -86,7 +86,7 @@ typedef struct lc_request {
                               * set by lc_pick_pipe_start and read back by lc_pick_pipe_done */
     uint8_t wire;            /* named on the wire: lc_request_ref's release store, by_ref's acquire load */
     uint8_t typed;           /* a derived-datatype operation: udt/stage/rcur are set in its life (never
-                              * cleared before release: lc_mpi_fast.c reads it while they change) */
+                              * cleared before release: lc_mpi_fast.h reads it while they change) */
     uint8_t pick_nt;         /* pipeline with non-temporal fragments (lc_pt2pt_pick.c): recv, the variant its
                               * CTS asked for (lc_pick_pipe_start); send, the CTS said so (LC_PKT_FLAG_NT) */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
@@ -153,8 +153,8 @@ typedef struct lc_request {
 #define LC_REQUEST_WGEN_MASK 0xfffu /* generation bits in a wire reference */
 
 /* The pool's three hot operations go through pointers set once: the
- * unlocked instances below MPI_THREAD_MULTIPLE, the locked ones (pool
- * mutex, atomic counters) from the moment it is granted
+ * unlocked instances below MPI_THREAD_MULTIPLE, the locked ones (the
+ * pool's lock of lc_lock.h, atomic counters) from the moment it is granted
  * (lc_request_pool_multiple, before a second thread is in MPI).  An
  * indirect call costs what a direct one does; a flag test in each of
  * them cost THREAD_SINGLE ~3 instructions per operation. */

@@ -18,6 +18,7 @@
 #ifndef LC_CHANNEL_H
 #define LC_CHANNEL_H
 
+#include "util/lc_lock.h"
 #include "util/lc_error.h"
 #include "util/lc_list.h"
 
@@ -270,6 +271,13 @@ typedef struct lc_peer {
      * that MPI's non-overtaking order holds. */
     lc_list_t pending;
     lc_peer_shm_t shm;
+    /* MPI_THREAD_MULTIPLE, shm peers only (lc_lock.h): tx_lock guards the
+     * ring we write and `pending` (a packet goes into the ring, or joins
+     * the queue, in one hold: non-overtaking); rx_lock the ring we read,
+     * taken by try-lock — a thread that finds it held goes on, the holder
+     * drains it. */
+    lc_lock_t tx_lock;
+    lc_lock_t rx_lock;
 
     const lc_channel_ops_t *ops;
     size_t chunk;           /* data bytes of one pipelined DATA packet */

@@ -4,6 +4,7 @@
 #include "channel/lc_cma.h"
 #include "channel/lc_pkt_decode.h"
 #include "util/lc_params.h"
+#include "util/lc_thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -609,8 +610,14 @@ static __attribute__((noinline)) void lc_shm_poll_slow(lc_peer_t *peer, lc_shm_c
 int lc_shm_poll(void)
 {
     int handled = 0;
+    /* MULTIPLE: one thread drains a ring at a time, by try-lock: a thread
+     * that finds it held goes on (the holder hands the packets to their
+     * queues, where the waiting thread's requests are).  The packets of a
+     * ring are matched while it is held, so in ring order. */
+    int mt = lc_unlikely(lc_thread_locking());
     for (int i = 0; i < lc_shm_rx_count; i++) {
         lc_peer_t *peer = lc_shm_rx_peers[i];
+        if (mt && !lc_lock_try(&peer->rx_lock)) continue;
         for (int n = 0; n < LC_SHM_POLL_BATCH; n++) {
             uint64_t pos = peer->shm.rx_pos;
             lc_shm_cell_t *cell = lc_shm_cell(peer->shm.rx_cells, pos, lc_shm_rx_mask, lc_shm_rx_cell_size);
@@ -628,6 +635,7 @@ int lc_shm_poll(void)
             atomic_store_explicit(&cell->seq, pos + lc_shm_rx_ncells, memory_order_release);
             handled++;
         }
+        if (mt) lc_lock_release(&peer->rx_lock);
     }
     return handled;
 }

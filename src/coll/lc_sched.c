@@ -345,7 +345,7 @@ static int lc_sched_advance(lc_sched_t *s)
 static int lc_sched_progress(void)
 {
     if (lc_sched_in_progress) return 0;
-    unsigned done = lc_request_completions;
+    unsigned done = lc_count_get(&lc_request_completions);
     if (done == lc_sched_seen && !lc_sched_kick) return 0;
     /* Read before advancing: completions during the pass move it again. */
     lc_sched_seen = done;

@@ -76,7 +76,7 @@ LC_API int PMPI_Grequest_complete(MPI_Request request)
             lc_error(MPI_ERR_REQUEST, "%#x is not a generalized request (from MPI_Grequest_start)", (unsigned)request));
     if (req->complete) LC_TRY(lc_error(MPI_ERR_REQUEST, "the generalized request is already complete"));
     req->state = LC_ST_DONE;
-    req->complete = 1;
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
     if (req->user_freed) LC_TRY(lc_greq_free(req));
     return MPI_SUCCESS;
 err:

@@ -27,7 +27,10 @@ static int lc_persistent(lc_req_kind_t kind, void *buf, MPI_Count count, MPI_Dat
     req->mode = (uint8_t)mode;
     req->dtype = dt;
     req->count = count;
-    if ((req->udt = lc_mpi_derived(dt))) lc_dt_retain(req->udt); /* started with the typed forms */
+    if ((req->udt = lc_mpi_derived(dt))) { /* started with the typed forms */
+        lc_dt_retain(req->udt);
+        req->typed = 1;
+    }
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
 err:

@@ -33,10 +33,13 @@ static int lc_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int
     LC_TRY(lc_check_recv(buf, count, dt, source, tag, comm, &c));
     LC_TRY(lc_check_request_out(request));
     lc_dt_t *t = lc_mpi_derived(dt);
-    if (lc_likely(!t))
-        LC_TRY(lc_pt2pt_irecv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, &req));
-    else
-        LC_TRY(lc_pt2pt_irecv_dt(buf, count, t, source, tag, c, LC_CTX_PT2PT, &req));
+    if (lc_likely(!t)) {
+        /* Holds the communicator itself (lc_pt2pt.h). */
+        LC_TRY(lc_pt2pt_irecv_user_p(buf, lc_bytes(count, dt), source, tag, c, &req));
+        *request = lc_request_handle(req);
+        return MPI_SUCCESS;
+    }
+    LC_TRY(lc_pt2pt_irecv_dt(buf, count, t, source, tag, c, LC_CTX_PT2PT, &req));
     lc_mpi_request_out(req, request);
     return MPI_SUCCESS;
 err:

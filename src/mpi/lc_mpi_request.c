@@ -610,11 +610,13 @@ LC_API int PMPI_Request_free(MPI_Request *request)
     } else if (req->kind == LC_REQ_GREQ || req->partner) { /* composite (lc_mpi_grequest.c) */
         LC_TRY(lc_mpi_request_free(req));
     } else if (t && t != req) {           /* persistent with a running instance */
-        if (t->complete) lc_request_release(t);
-        else t->user_freed = 1;
+        if (atomic_load_explicit(&t->complete, memory_order_acquire))
+            lc_request_release(t);
+        else
+            lc_request_free_running(t);
         lc_request_release(req);
-    } else if (t && !t->complete) { /* running: released when it completes */
-        t->user_freed = 1;
+    } else if (t && !atomic_load_explicit(&t->complete, memory_order_acquire)) {
+        lc_request_free_running(t); /* running: released when it completes */
     } else {
         lc_request_release(req);
     }

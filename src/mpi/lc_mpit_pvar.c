@@ -57,7 +57,8 @@ int lc_mpit_pvar_count(void)
 
 static unsigned long lc_mpit_stat(int pvar)
 {
-    return *(const unsigned long *)((const char *)&lc_pt2pt_stats + lc_mpit_pvars[pvar].offset);
+    const char *at = (const char *)&lc_pt2pt_stats + lc_mpit_pvars[pvar].offset;
+    return lc_count_get((const unsigned long *)(const void *)at);
 }
 
 static bool lc_mpit_pvar_continuous(int pvar)

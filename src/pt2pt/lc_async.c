@@ -155,11 +155,12 @@ static int lc_async_on_leave(void)
 {
     /* A call that made progress passes itself (a Test, a wait; not an
      * MPI_Comm_rank) counts as the application driving progress. */
-    if (lc_progress_passes != lc_async_passes_seen) {
-        lc_async_passes_seen = lc_progress_passes;
+    unsigned passes = lc_count_get(&lc_progress_passes);
+    if (passes != lc_async_passes_seen) {
+        lc_async_passes_seen = passes;
         atomic_fetch_add_explicit(&lc_async_calls, 1, memory_order_relaxed);
     }
-    unsigned started = lc_request_started;
+    unsigned started = lc_count_get(&lc_request_started);
     int fresh = started != lc_async_started_seen;
     lc_async_started_seen = started;
     if (!lc_progress_pending()) return 0;
@@ -384,7 +385,7 @@ static void *lc_async_main(void *arg)
         if (atomic_load_explicit(&lc_thread_inside, memory_order_relaxed) == 0) {
             lc_async_passes++;
             int events = lc_progress();
-            lc_async_passes_seen = lc_progress_passes; /* this pass is not the application's */
+            lc_async_passes_seen = lc_count_get(&lc_progress_passes); /* this pass is not the application's */
             if (events > 0) {
                 idle = 0;
                 nap = LC_ASYNC_NAP_MIN_NS;
@@ -395,7 +396,7 @@ static void *lc_async_main(void *arg)
                 atomic_store(&lc_async_bell->wanted, 1);
                 uint32_t v = atomic_load(&lc_async_bell->bell);
                 int late = lc_progress();
-                lc_async_passes_seen = lc_progress_passes; /* the thread's, as above */
+                lc_async_passes_seen = lc_count_get(&lc_progress_passes); /* the thread's, as above */
                 if (late > 0) {
                     idle = 0;
                     nap = LC_ASYNC_NAP_MIN_NS;
@@ -433,6 +434,7 @@ int lc_async_start(void)
     lc_thread_on_leave = lc_async_on_leave;
     lc_thread_after_leave = lc_async_wake;
     lc_thread_async = 1;
+    lc_pt2pt_threads_multiple();
     atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
     int rc = pthread_create(&lc_async_thread, NULL, lc_async_main, NULL);
     if (rc != 0) {

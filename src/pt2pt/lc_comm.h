@@ -14,6 +14,8 @@
 
 #include "channel/lc_channel.h"
 
+#include "util/lc_thread.h"
+
 #include <mpi.h>
 #include <stdint.h>
 
@@ -55,6 +57,7 @@ typedef struct lc_comm {
     struct lc_comm *local;
     MPI_Errhandler errhandler;
     int context_slot;        /* bit in the context-id mask (freed with the object) */
+    struct lc_comm *defer_next; /* lc_comm_destroy_mt's list */
     int refcount;            /* the handle + requests in flight (MPI 4.1 §7.4.3: pending
                                 operations on a freed communicator complete normally) */
     lc_cart_t *cart;         /* NULL: no topology */
@@ -102,8 +105,31 @@ void lc_comm_destroy(lc_comm_t *comm);
 typedef void lc_comm_destroy_fn_t(lc_comm_t *comm);
 extern lc_comm_destroy_fn_t *lc_comm_destroy_hook;
 /* References held by requests in flight. */
-static inline void lc_comm_retain(lc_comm_t *comm) { comm->refcount++; }
+static inline void lc_comm_retain(lc_comm_t *comm)
+{
+    lc_count_add(&comm->refcount, 1);
+}
 void lc_comm_release(lc_comm_t *comm);
+/* MPI_THREAD_MULTIPLE: destroy a communicator whose last reference went
+ * away — at once inside the section with no fine lock held, else later:
+ * the destroy hook runs attribute delete callbacks (user code), which
+ * need the section; a request released outside it (the fast path's
+ * MPI_Wait on a communicator the user freed) leaves the destruction to
+ * the section's next holder (lc_comm_run_deferred, from lc_progress). */
+void lc_comm_destroy_mt(lc_comm_t *comm);
+int lc_comm_run_deferred(void);
+bool lc_comm_deferred_any(void);
+/* The same for a caller that knows the level (`mt`, a constant in the
+ * request pool's two instances). */
+static inline void lc_comm_release_mt(lc_comm_t *comm, int mt)
+{
+    if (lc_count_add_fetch_mt(mt, &comm->refcount, -1) == 0) {
+        if (mt)
+            lc_comm_destroy_mt(comm);
+        else
+            lc_comm_destroy(comm);
+    }
+}
 /* MPI_Comm_free: the handle stops working at once; the object lives on
  * until the last request using it is released. */
 void lc_comm_free_handle(lc_comm_t *comm);

@@ -27,17 +27,24 @@
 #include "coord/lc_liveness.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "pt2pt/lc_starve.h"
+#include "util/lc_dtype.h"
 #include "util/lc_thread.h"
 
 #include <sched.h>
 #include <time.h>
 
-/* Every arrived packet: to the side that handles its kind. */
-static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+/* Every arrived packet: to the side that handles its kind.  Two
+ * instances, for the matching side's two (lc_pt2pt_threads_multiple). */
+LC_INLINE void lc_pt2pt_on_packet_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload, int mt)
 {
     switch ((lc_pkt_kind_t)hdr->kind) {
     case LC_PKT_EAGER:
-    case LC_PKT_RTS: lc_pt2pt_on_message(from, hdr, payload); return;
+    case LC_PKT_RTS:
+        if (mt)
+            lc_pt2pt_on_message_locked(from, hdr, payload);
+        else
+            lc_pt2pt_on_message_st(from, hdr, payload);
+        return;
     case LC_PKT_DATA: lc_pt2pt_on_data(from, hdr, payload); return;
     case LC_PKT_CTS:
     case LC_PKT_FIN:
@@ -47,10 +54,33 @@ static void lc_pt2pt_on_packet(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const v
     lc_peer_fault(from, "unknown packet kind %u", (unsigned)hdr->kind);
 }
 
+static void lc_pt2pt_on_packet_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_pt2pt_on_packet_mt(from, hdr, payload, 0);
+}
+
+static void lc_pt2pt_on_packet_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_pt2pt_on_packet_mt(from, hdr, payload, 1);
+}
+
 void lc_pt2pt_init(void)
 {
     lc_pt2pt_match_init();
-    lc_channel_recv_handler = lc_pt2pt_on_packet;
+    lc_channel_recv_handler = lc_thread_locking() ? lc_pt2pt_on_packet_locked : lc_pt2pt_on_packet_st;
+}
+
+void lc_pt2pt_threads_multiple(void)
+{
+    /* The predefined datatypes' index is built on first use: now, while
+     * one thread is in MPI (the fast path looks types up outside the
+     * section). */
+    (void)lc_dtype_lookup(MPI_BYTE);
+    lc_request_pool_multiple();
+    lc_pt2pt_match_multiple();
+    lc_pt2pt_send_multiple();
+    /* Before lc_pt2pt_init (MPI_Init_thread grants first) it sets it. */
+    if (lc_channel_recv_handler) lc_channel_recv_handler = lc_pt2pt_on_packet_locked;
 }
 
 static lc_progress_hook_fn_t *lc_progress_hooks[LC_PROGRESS_HOOK_N];
@@ -59,10 +89,10 @@ static unsigned lc_progress_hooks_set; /* bit per slot in use */
 void lc_progress_hook_set(lc_progress_hook_slot_t slot, lc_progress_hook_fn_t *fn)
 {
     lc_progress_hooks[slot] = fn;
-    if (fn)
-        lc_progress_hooks_set |= 1u << slot;
-    else
-        lc_progress_hooks_set &= ~(1u << slot);
+    /* Atomic: a pass outside the section (lc_progress_mt) reads the set
+     * to decide whether to try the section for it. */
+    unsigned set = fn ? lc_progress_hooks_set | 1u << slot : lc_progress_hooks_set & ~(1u << slot);
+    __atomic_store_n(&lc_progress_hooks_set, set, __ATOMIC_RELAXED);
 }
 
 static int lc_progress_run_hooks(void)
@@ -77,22 +107,80 @@ static int lc_progress_run_hooks(void)
 
 unsigned lc_progress_passes;
 
-int lc_progress(void)
+/* A pass after the shm rings (`events` found there): the network and
+ * IVSHMEM endpoints, the pending sends, the hooks (schedules,
+ * partitioned, RMA), liveness.  At MPI_THREAD_MULTIPLE (mt, a constant
+ * in each caller) this is the share that stays inside the section, and
+ * it runs the completions and destructions that threads outside it
+ * deferred too. */
+LC_INLINE int lc_progress_section_share(int events, int mt)
 {
-    lc_progress_passes++;
-    int events = lc_shm_poll();
     if (lc_ofi_active) events += lc_ofi_poll();
     if (lc_ivshmem_active) events += lc_ivshmem_poll();
-    if (lc_pt2pt_pending_peers) events += lc_pt2pt_drain_pending();
+    if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(1);
     if (lc_unlikely(lc_progress_hooks_set != 0)) events += lc_progress_run_hooks();
+    if (mt) {
+        events += lc_request_run_deferred();
+        events += lc_comm_run_deferred();
+    }
     /* A fruitless pass: now and then, is whoever we wait for still alive? */
     if (!events) lc_liveness_tick();
     return events;
 }
 
+/* A thread outside the section tries it only when its share has work:
+ * an endpoint to poll, hooks, deferred completions or destructions — or,
+ * every LC_LIVENESS_PASSES fruitless passes of this thread, liveness
+ * (lc_liveness_look, which itself looks at most every 0.1 s).  Trying it
+ * on every pass made every thread write the section mutex's line. */
+static _Thread_local unsigned lc_progress_idle_mt __attribute__((tls_model("initial-exec")));
+
+static inline int lc_progress_section_wanted(int events)
+{
+    if (__atomic_load_n(&lc_ofi_active, __ATOMIC_RELAXED) || __atomic_load_n(&lc_ivshmem_active, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&lc_progress_hooks_set, __ATOMIC_RELAXED) || lc_request_deferred_any() ||
+        lc_comm_deferred_any())
+        return 1;
+    if (events) return 0;
+    if (++lc_progress_idle_mt < LC_LIVENESS_PASSES) return 0;
+    lc_progress_idle_mt = 0;
+    return 2;
+}
+
+/* MPI_THREAD_MULTIPLE, where a thread may make the pass outside the
+ * section (the shared-memory fast path of Send/Recv/Wait/...): the shm
+ * rings by their rx try-locks and the pending sends to shm and self peers
+ * under their tx locks, by any thread; the rest by the thread that holds
+ * the section or takes it by try-lock — one that finds it held leaves it
+ * to the holder, whose passes run it. */
+static LC_NOINLINE int lc_progress_mt(void)
+{
+    /* Read by the asynchronous progress thread only (lc_async.c): at the
+     * application's MULTIPLE without it, one more line every thread would
+     * write on every pass. */
+    if (lc_thread_async) __atomic_fetch_add(&lc_progress_passes, 1u, __ATOMIC_RELAXED);
+    int events = lc_shm_poll();
+    if (lc_thread_held()) return lc_progress_section_share(events, 1);
+    if (lc_count_get(&lc_pt2pt_pending_peers)) events += lc_pt2pt_drain_pending(0);
+    int want = lc_progress_section_wanted(events);
+    if (!want || !lc_thread_try_enter()) return events;
+    if (want == 2) lc_liveness_look();
+    events = lc_progress_section_share(events, 1);
+    lc_thread_leave_progress();
+    return events;
+}
+
+int lc_progress(void)
+{
+    if (lc_unlikely(lc_thread_locking())) return lc_progress_mt();
+    lc_progress_passes++;
+    return lc_progress_section_share(lc_shm_poll(), 0);
+}
+
 int lc_progress_pending(void)
 {
-    return lc_request_incomplete > 0 || lc_pt2pt_pending_peers > 0 || lc_progress_hooks_set != 0;
+    return lc_count_get(&lc_request_incomplete) > 0 || lc_count_get(&lc_pt2pt_pending_peers) > 0 ||
+           lc_progress_hooks_set != 0;
 }
 
 /* Fruitless passes (each followed by a yield) before a wait sleeps. */
@@ -106,8 +194,9 @@ static unsigned lc_idle_streak, lc_idle_last_pass;
 
 static int lc_idle_long(void)
 {
-    lc_idle_streak = lc_progress_passes == lc_idle_last_pass + 1 ? lc_idle_streak + 1 : 1;
-    lc_idle_last_pass = lc_progress_passes;
+    unsigned passes = lc_count_get(&lc_progress_passes);
+    lc_idle_streak = passes == lc_idle_last_pass + 1 ? lc_idle_streak + 1 : 1;
+    lc_idle_last_pass = passes;
     return lc_idle_streak >= LC_IDLE_YIELDS;
 }
 /* A sleep's limit: what wakes the rank but a shared-memory packet (a
@@ -129,7 +218,7 @@ static void lc_progress_sleep(void)
     if (lc_progress() != 0) {
         lc_idle_streak = 0; /* it found something: yield again first */
     } else {
-        lc_idle_last_pass = lc_progress_passes; /* this pass is the streak's, not a gap in it */
+        lc_idle_last_pass = lc_count_get(&lc_progress_passes); /* this pass is the streak's, not a gap in it */
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         t.tv_nsec += LC_IDLE_SLEEP_NS;
@@ -154,7 +243,7 @@ static inline int lc_progress_idle_leaves_section(void)
  * doorbell: no blocked send, no network or IVSHMEM endpoint. */
 static inline int lc_progress_may_sleep(void)
 {
-    return !lc_pt2pt_pending_peers && !lc_ofi_active && !lc_ivshmem_active;
+    return !lc_count_get(&lc_pt2pt_pending_peers) && !lc_ofi_active && !lc_ivshmem_active;
 }
 
 void lc_progress_idle(void)
@@ -197,7 +286,7 @@ int lc_progress_test(void)
 
 void lc_pt2pt_wait(lc_request_t *req)
 {
-    while (!req->complete)
+    while (!atomic_load_explicit(&req->complete, memory_order_acquire))
         if (!lc_progress()) lc_progress_idle();
 }
 

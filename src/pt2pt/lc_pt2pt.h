@@ -23,6 +23,7 @@
 #include "pt2pt/lc_comm.h"
 #include "pt2pt/lc_request.h"
 #include "coord/lc_world.h"
+#include "util/lc_thread.h"
 
 /* Register the packet handler with the channels. */
 void lc_pt2pt_init(void);
@@ -30,8 +31,9 @@ void lc_pt2pt_init(void);
 /* What the receive side counts, for MPI_T's performance variables
  * (src/mpi/lc_mpit_pvar.c).  Bumped only off the eager path: where a
  * rendezvous is delivered and where a message joins or leaves the
- * unexpected queue (which allocates anyway).  Written and read inside
- * the library's critical section (or by its one thread). */
+ * unexpected queue (which allocates anyway).  Updated with lc_count_add
+ * (lc_thread.h): the queues of different communicators are updated under
+ * their own locks at MULTIPLE, so the counters are atomic there. */
 typedef struct lc_pt2pt_stats {
     unsigned long rndv_pull;       /* rendezvous messages received by a single-copy pull (CMA, fi_read) */
     unsigned long rndv_pipe;       /* ... through the two-copy pipeline (or streamed packets) */
@@ -48,11 +50,31 @@ int lc_pt2pt_fini(void);
 
 int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
                    lc_send_mode_t mode, lc_request_t **req_p);
-/* Blocking send; small standard sends take an allocation-free path. */
-int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
-                  lc_send_mode_t mode);
+/* Blocking send; small standard sends take an allocation-free path.
+ * Through a pointer set once (the unlocked instance below
+ * MPI_THREAD_MULTIPLE, the one with the peer's tx lock at it:
+ * lc_pt2pt_threads_multiple). */
+extern LC_HIDDEN int (*lc_pt2pt_send_p)(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                                        lc_send_mode_t mode);
+static inline int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                                lc_send_mode_t mode)
+{
+    return lc_pt2pt_send_p(buf, bytes, dest, tag, comm, ctx_kind, mode);
+}
+/* MPI_THREAD_MULTIPLE granted (by MPI_Init_thread, MPI_Session_init or
+ * the asynchronous progress thread), before a second thread is in MPI:
+ * the pt2pt engine's hot functions switch, once, to their locked
+ * instances (the request pool, matching, the blocking send, the packet
+ * handler).  Idempotent. */
+void lc_pt2pt_threads_multiple(void);
 int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
                    lc_request_t **req_p);
+/* The same for a request the user holds (MPI_Irecv): it holds its
+ * communicator (lc_request_hold_comm) from the start.  Through a pointer
+ * set once, as lc_pt2pt_send: the reference is counted atomically only
+ * at MPI_THREAD_MULTIPLE, with no test of the level. */
+extern LC_HIDDEN int (*lc_pt2pt_irecv_user_p)(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
+                                              lc_request_t **req_p);
 /* Blocking receive; status may be MPI_STATUS_IGNORE. Returns the status
  * error (MPI_ERR_TRUNCATE) if any. */
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
@@ -147,9 +169,9 @@ int lc_pt2pt_start(lc_request_t *preq);
 
 /* One pass over the channels and pending sends: number of events. */
 int lc_progress(void);
-/* Passes made so far by any thread (wraps; the section's lock orders it
- * under MPI_THREAD_MULTIPLE): the asynchronous progress thread keeps out
- * while application calls make passes themselves (lc_async.c). */
+/* Passes made so far by any thread (wraps; lc_count_add, lc_thread.h):
+ * the asynchronous progress thread keeps out while application calls
+ * make passes themselves (lc_async.c). */
 extern unsigned lc_progress_passes;
 /* Work upper layers do on every progress pass while they have any: the
  * schedules of nonblocking and persistent collectives (src/coll/lc_sched.c)

@@ -35,6 +35,10 @@ int lc_pt2pt_am_register(lc_comm_t *comm, int ctx_kind, int tag, lc_pt2pt_am_fn_
         lc_am_cap = cap;
     }
     lc_am_table[lc_pt2pt_am_count++] = (lc_am_entry_t){ comm->ctx + (uint32_t)ctx_kind, tag, fn, arg };
+    /* A ring drained outside the section (MULTIPLE) enters it for a packet
+     * on this context (lc_pt2pt_on_message_locked); the table itself is
+     * read inside. */
+    lc_pt2pt_match_am(comm->ctx + (uint32_t)ctx_kind, 1);
     return MPI_SUCCESS;
 }
 
@@ -44,6 +48,7 @@ void lc_pt2pt_am_unregister(lc_comm_t *comm, int ctx_kind, int tag)
     for (int i = 0; i < lc_pt2pt_am_count; i++) {
         if (lc_am_table[i].ctx != ctx || lc_am_table[i].tag != tag) continue;
         lc_am_table[i] = lc_am_table[--lc_pt2pt_am_count];
+        lc_pt2pt_match_am(ctx, -1);
         break;
     }
     if (!lc_pt2pt_am_count) {

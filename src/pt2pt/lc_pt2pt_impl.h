@@ -48,8 +48,10 @@ lc_request_t *lc_pt2pt_send_request(const void *buf, size_t bytes, int dest, int
 void lc_pt2pt_send_start(lc_request_t *req);
 /* Append a send request to the peer's pending queue. */
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
-/* Push what the peer's pending queue holds while the ring has room. */
-int lc_pt2pt_drain_pending(void);
+/* Push what the peers' pending queues hold while their rings have room.
+ * all = 0: only the peers whose send side has a tx lock (shm, self), for
+ * a pass outside the section at MULTIPLE (lc_progress_mt). */
+int lc_pt2pt_drain_pending(int all);
 /* A packet from `from` names one of our requests by its wire reference
  * (lc_request_ref: index and generation).  It is accepted only if it names
  * a request alive in that generation, of `kind` (LC_REQ_SEND or
@@ -71,7 +73,8 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
 /* Receive side (lc_pt2pt_match.c): an EAGER or RTS is matched against the
  * posted queue, else queued as unexpected; a DATA fragment is copied into
  * the receive it names. */
-void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+void lc_pt2pt_on_message_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+void lc_pt2pt_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 /* Set up the per-context posted/unexpected queues (lc_pt2pt_match.c); once
  * per process, before the first packet can arrive (lc_pt2pt_init). */
@@ -79,7 +82,19 @@ void lc_pt2pt_match_init(void);
 /* Post a receive request whose buffer (buf, bytes, or rcur) is set: match
  * an unexpected message or join the posted queue (lc_pt2pt_typed.c fills
  * in a cursor first). */
-void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind);
+extern LC_HIDDEN void (*lc_pt2pt_irecv_post_p)(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind);
+static inline void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+{
+    lc_pt2pt_irecv_post_p(req, source, tag, comm, ctx_kind);
+}
+/* The locked instances of the matching side and of the blocking send
+ * (lc_pt2pt_threads_multiple). */
+void lc_pt2pt_match_multiple(void);
+/* An active-message handler added (d = 1) or removed (-1) on context ctx
+ * (lc_pt2pt_am.c): a ring drained outside the section enters it for
+ * packets on such a context. */
+void lc_pt2pt_match_am(uint32_t ctx, int d);
+void lc_pt2pt_send_multiple(void);
 /* Receive the message Mprobe dequeued (`msg`, consumed) into req. */
 void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
 /* CMA or pipeline for one rendezvous message (lc_pt2pt_pick.c).  Bit 0:

@@ -19,9 +19,15 @@
  * packet, never through a communicator object: a message may arrive
  * before this process has created the communicator it belongs to, and
  * MPI_Comm_connect's root pair borrows MPI_COMM_WORLD's context.
- * Today every access is inside the one critical section (lc_thread.h);
- * the pair is what a per-communicator lock would guard
- * (docs/architecture.md "Threads").
+ * At MPI_THREAD_MULTIPLE each pair has its lock (lc_lock.h), held only
+ * around the queue operation — a search and the unlink or the push that
+ * follows it — never around a delivery: the entry matched is unlinked
+ * under the lock and then belongs to the thread that matched it, which
+ * copies the data, answers the sender and completes the request with no
+ * queue lock held (so no callback runs under one).  An arriving packet is
+ * matched while its ring's rx lock is held (lc_shm_poll), so two packets
+ * of one source on one context are matched in ring order.  Below
+ * MULTIPLE no lock is taken (docs/architecture.md "Threads").
  */
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_error.h"
@@ -32,9 +38,29 @@
 typedef struct lc_match_queues {
     lc_list_t posted;     /* receives waiting for a message, FIFO */
     lc_list_t unexpected; /* messages waiting for a receive (lc_unexp_t), FIFO */
+    lc_lock_t lock;       /* both lists, at MULTIPLE */
+    int am;               /* active-message handlers on this slot's contexts (lc_pt2pt_am.c) */
 } lc_match_queues_t;
 
-/* [slot]: every slot of the context-id mask (LC_CTX_WORDS x 64), 64 KiB. */
+/* The pair's lock at MULTIPLE (the flag is set once, before a second
+ * thread is in MPI); returns whether it was taken, for lc_mq_unlock.
+ * The two hot paths (a packet's arrival, a receive's posting) are written
+ * once with `mt` and instantiated twice, the unlocked one with the
+ * constant 0: below MULTIPLE it is the code of before (with the lock
+ * calls in it, the compiler saved six registers on every call). */
+static inline int lc_mq_lock(lc_match_queues_t *q, int mt)
+{
+    if (!mt) return 0;
+    lc_lock_acquire(&q->lock);
+    return 1;
+}
+
+static inline void lc_mq_unlock(lc_match_queues_t *q, int held)
+{
+    if (held) lc_lock_release(&q->lock);
+}
+
+/* [slot]: every slot of the context-id mask (LC_CTX_WORDS x 64), 96 KiB. */
 #define LC_MATCH_SLOTS (LC_CTX_WORDS * 64)
 static lc_match_queues_t lc_match_q[LC_MATCH_SLOTS];
 lc_pt2pt_stats_t lc_pt2pt_stats;
@@ -68,7 +94,7 @@ static inline lc_match_queues_t *lc_match_queues(uint32_t ctx)
 static inline void lc_unexp_unlink(lc_unexp_t *u)
 {
     lc_list_remove(&u->link);
-    lc_pt2pt_stats.unexp_len--;
+    lc_count_add(&lc_pt2pt_stats.unexp_len, -1ul);
 }
 
 static inline bool lc_matches(uint32_t want_ctx, int want_src, int want_tag, uint32_t ctx, int src, int tag)
@@ -81,6 +107,9 @@ static inline uint32_t lc_req_ctx(const lc_request_t *req)
 {
     return req->comm->ctx + req->ctx_kind;
 }
+
+static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t flags, uint32_t sreq, size_t size,
+                            size_t n, uint64_t addr, uint64_t key, uint32_t nblocks, double t_rts);
 
 /* The one delivery routine: `data` is the eager payload (EAGER); `addr`
  * and `key` name the sender's buffer (RTS), or with LC_PKT_FLAG_LIST its
@@ -123,6 +152,22 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_request_complete(req);
         return;
     }
+    /* MPI_THREAD_MULTIPLE: the peer's protocol pick (`from->pick`, its
+     * calibration samples) is the peer's receive side's state: a ring's
+     * drain holds rx_lock already (recursive); a receive that matched an
+     * unexpected RTS takes it here, so that two threads never update it
+     * at once.  Safe to wait for: this thread holds no other lock (the
+     * queue's was dropped), and a holder of rx_lock never waits for one
+     * we hold. */
+    int rx_held = lc_unlikely(lc_thread_locking()) && from->kind == LC_CHANNEL_SHM;
+    if (rx_held) lc_lock_acquire(&from->rx_lock);
+    lc_deliver_rndv(req, from, src, flags, sreq, size, n, addr, key, nblocks, t_rts);
+    if (rx_held) lc_lock_release(&from->rx_lock);
+}
+
+static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t flags, uint32_t sreq, size_t size,
+                            size_t n, uint64_t addr, uint64_t key, uint32_t nblocks, double t_rts)
+{
     /* Rendezvous: pull in one copy where the channel proved it can, else
      * ask the sender to pipeline the data through the ring.  A derived-
      * datatype send that was not packed offers its block list, or nothing
@@ -149,8 +194,8 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_pick_transit(from, t_go - t_rts);
     }
     if (how & LC_PICK_PULL) {
-        lc_pt2pt_stats.rndv_pull++;
-        lc_pt2pt_stats.rndv_pull_bytes += n;
+        lc_count_add(&lc_pt2pt_stats.rndv_pull, 1ul);
+        lc_count_add(&lc_pt2pt_stats.rndv_pull_bytes, (unsigned long)n);
         int rc = LC_OK;
         if (!n)
             rc = LC_OK;
@@ -167,8 +212,8 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_request_complete(req);
         return;
     }
-    lc_pt2pt_stats.rndv_pipe++;
-    lc_pt2pt_stats.rndv_pipe_bytes += n;
+    lc_count_add(&lc_pt2pt_stats.rndv_pipe, 1ul);
+    lc_count_add(&lc_pt2pt_stats.rndv_pipe_bytes, (unsigned long)n);
     req->state = LC_ST_RECV_DATA;
     req->offset = 0;
     if (lc_unlikely(from->pick.calibrate))
@@ -183,14 +228,19 @@ void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u)
                u->data, 0);
 }
 
-void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+LC_INLINE void lc_on_message_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload, int mt)
 {
-    if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(hdr, payload)) return;
     lc_match_queues_t *q = lc_match_queues(hdr->ctx);
+    int held = lc_mq_lock(q, mt);
     lc_list_for_each(it, &q->posted) {
         lc_request_t *req = lc_container_of(it, lc_request_t, pend.link);
         if (!lc_matches(lc_req_ctx(req), req->rank, req->tag, hdr->ctx, hdr->src, hdr->tag)) continue;
         lc_list_remove(it);
+        /* Matched, out of the queue: no longer cancellable (lc_pt2pt_cancel
+         * looks for LC_ST_POSTED under this lock); lc_deliver sets the
+         * state it goes on in. */
+        req->state = LC_ST_NEW;
+        lc_mq_unlock(q, held);
         if (hdr->kind == LC_PKT_EAGER) {
             lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0, 0, 0,
                        payload, 0);
@@ -232,8 +282,36 @@ void lc_pt2pt_on_message(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *p
         u->nblocks = rts.nblocks;
     }
     lc_list_push_back(&q->unexpected, &u->link);
-    lc_pt2pt_stats.unexp_msgs++;
-    if (++lc_pt2pt_stats.unexp_len > lc_pt2pt_stats.unexp_peak) lc_pt2pt_stats.unexp_peak = lc_pt2pt_stats.unexp_len;
+    lc_count_add(&lc_pt2pt_stats.unexp_msgs, 1ul);
+    lc_count_add(&lc_pt2pt_stats.unexp_len, 1ul);
+    lc_count_max(&lc_pt2pt_stats.unexp_peak, lc_count_get(&lc_pt2pt_stats.unexp_len));
+    lc_mq_unlock(q, held);
+}
+
+/* The two instances; the packet handler of each level calls its own
+ * (lc_progress.c, chosen once by lc_pt2pt_threads_multiple). */
+void lc_pt2pt_on_message_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(hdr, payload)) return;
+    lc_on_message_mt(from, hdr, payload, 0);
+}
+
+void lc_pt2pt_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    /* RMA's active messages (lc_pt2pt_am.c) run their handlers inside the
+     * section: a ring drained outside it (the shared-memory fast path)
+     * enters it for a packet on a context that has a handler (a window's
+     * own communicator: never a user's message, so never a self-channel
+     * packet of the fast path, delivered with a tx lock held).  Waiting
+     * for it with this ring's rx lock held is safe: a section holder takes
+     * rx locks by try-lock only. */
+    if (lc_unlikely(__atomic_load_n(&lc_match_queues(hdr->ctx)->am, __ATOMIC_ACQUIRE) != 0)) {
+        lc_thread_enter_progress();
+        bool am = lc_pt2pt_am_dispatch(hdr, payload);
+        lc_thread_leave_progress();
+        if (am) return;
+    }
+    lc_on_message_mt(from, hdr, payload, 1);
 }
 
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -286,7 +364,53 @@ int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm
     return MPI_SUCCESS;
 }
 
-void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+LC_INLINE int lc_irecv_user_mt(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, lc_request_t **req_p,
+                               int mt)
+{
+    lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
+    req->buf = buf;
+    req->bytes = bytes;
+    /* Held before it is posted: a delivery in another thread may complete
+     * it at once (the release, in the waiting thread, drops it). */
+    lc_count_add_mt(mt, &comm->refcount, 1);
+    req->holds_comm = 1;
+    *req_p = req;
+    lc_pt2pt_irecv_post(req, source, tag, comm, LC_CTX_PT2PT);
+    return MPI_SUCCESS;
+}
+
+static int lc_irecv_user_st(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, lc_request_t **req_p)
+{
+    return lc_irecv_user_mt(buf, bytes, source, tag, comm, req_p, 0);
+}
+
+static int lc_irecv_user_locked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, lc_request_t **req_p)
+{
+    return lc_irecv_user_mt(buf, bytes, source, tag, comm, req_p, 1);
+}
+
+int (*lc_pt2pt_irecv_user_p)(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
+                             lc_request_t **req_p) = lc_irecv_user_st;
+
+LC_INLINE void lc_irecv_post_mt(lc_request_t *req, int source, int tag, uint32_t ctx, int mt)
+{
+    lc_match_queues_t *q = lc_match_queues(ctx);
+    int held = lc_mq_lock(q, mt);
+    lc_unexp_t *u = lc_find_unexpected(q, ctx, source, tag);
+    if (u) {
+        lc_unexp_unlink(u);
+        lc_mq_unlock(q, held);
+        lc_pt2pt_deliver_unexp(req, u);
+        free(u);
+        return;
+    }
+    req->state = LC_ST_POSTED;
+    lc_list_push_back(&q->posted, &req->pend.link);
+    lc_mq_unlock(q, held);
+}
+
+LC_INLINE void lc_irecv_post_req(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind, int mt)
 {
     req->rank = source;
     req->tag = tag;
@@ -301,16 +425,34 @@ void lc_pt2pt_irecv_post(lc_request_t *req, int source, int tag, lc_comm_t *comm
     /* The context id and its queues once: req's fields were just stored,
      * so the compiler would load comm->ctx again for a second call. */
     uint32_t ctx = comm->ctx + (uint32_t)ctx_kind;
+    lc_irecv_post_mt(req, source, tag, ctx, mt);
+}
+
+static void lc_irecv_post_st(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+{
+    lc_irecv_post_req(req, source, tag, comm, ctx_kind, 0);
+}
+
+static void lc_irecv_post_locked(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+{
+    lc_irecv_post_req(req, source, tag, comm, ctx_kind, 1);
+}
+
+void (*lc_pt2pt_irecv_post_p)(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind) = lc_irecv_post_st;
+
+void lc_pt2pt_match_am(uint32_t ctx, int d)
+{
     lc_match_queues_t *q = lc_match_queues(ctx);
-    lc_unexp_t *u = lc_find_unexpected(q, ctx, source, tag);
-    if (u) {
-        lc_unexp_unlink(u);
-        lc_pt2pt_deliver_unexp(req, u);
-        free(u);
-        return;
-    }
-    req->state = LC_ST_POSTED;
-    lc_list_push_back(&q->posted, &req->pend.link);
+    /* Written inside the section only (handlers are added and removed
+     * there), so a plain read of the old value; release, for the acquire
+     * load of a ring drained outside it (lc_pt2pt_on_message_locked). */
+    __atomic_store_n(&q->am, q->am + d, __ATOMIC_RELEASE);
+}
+
+void lc_pt2pt_match_multiple(void)
+{
+    lc_pt2pt_irecv_post_p = lc_irecv_post_locked;
+    lc_pt2pt_irecv_user_p = lc_irecv_user_locked;
 }
 
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
@@ -333,18 +475,23 @@ void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MP
                              lc_request_t **msg_p)
 {
     uint32_t ctx = comm->ctx + LC_CTX_PT2PT;
-    lc_unexp_t *u = lc_find_unexpected(lc_match_queues(ctx), ctx, source, tag);
+    lc_match_queues_t *q = lc_match_queues(ctx);
+    int held = lc_mq_lock(q, lc_unlikely(lc_thread_locking()));
+    lc_unexp_t *u = lc_find_unexpected(q, ctx, source, tag);
     *flag = u != NULL;
-    if (!u) return;
-    if (status != MPI_STATUS_IGNORE) lc_status_set(status, u->src, u->tag, u->size, 0);
-    if (msg_p) {
-        lc_request_t *msg = lc_request_alloc(LC_REQ_MESSAGE);
-        if (!msg) lc_fatal("out of memory allocating an MPI_Message");
-        lc_unexp_unlink(u);
-        msg->msg = u;
-        msg->comm = comm;
-        *msg_p = msg;
+    if (u) {
+        if (status != MPI_STATUS_IGNORE) lc_status_set(status, u->src, u->tag, u->size, 0);
+        if (msg_p) {
+            /* The pool's lock nests inside the queue's (it takes no other). */
+            lc_request_t *msg = lc_request_alloc(LC_REQ_MESSAGE);
+            if (!msg) lc_fatal("out of memory allocating an MPI_Message");
+            lc_unexp_unlink(u);
+            msg->msg = u;
+            msg->comm = comm;
+            *msg_p = msg;
+        }
     }
+    lc_mq_unlock(q, held);
 }
 
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p)
@@ -372,8 +519,17 @@ void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg)
 void lc_pt2pt_cancel(lc_request_t *req)
 {
     if (req->kind == LC_REQ_PRECV || req->kind == LC_REQ_PSEND) req = req->active;
-    if (!req || req->kind != LC_REQ_RECV || req->state != LC_ST_POSTED) return;
+    if (!req || req->kind != LC_REQ_RECV) return;
+    /* Under the queue's lock: a packet matching it in another thread's
+     * ring drain takes it out and changes its state under the same lock. */
+    lc_match_queues_t *q = lc_match_queues(lc_req_ctx(req));
+    int held = lc_mq_lock(q, lc_unlikely(lc_thread_locking()));
+    if (req->state != LC_ST_POSTED) {
+        lc_mq_unlock(q, held);
+        return;
+    }
     lc_list_remove(&req->pend.link);
+    lc_mq_unlock(q, held);
     req->cancelled = 1;
     req->st_source = MPI_ANY_SOURCE;
     req->st_tag = MPI_ANY_TAG;

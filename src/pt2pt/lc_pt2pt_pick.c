@@ -221,7 +221,9 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
      * at once, each core copying every fragment of both (in and out),
      * where a pull is one copy each: 2 ranks, Ialltoall of 1 MiB, 91-95 us
      * against 53 (h6, 2026-11-26). */
-    bool busy = k->pipelining != 0 || k->sending != 0;
+    /* `sending` is the send side's (tx lock at MULTIPLE): an atomic read. */
+    uint32_t sending = lc_count_get(&k->sending);
+    bool busy = k->pipelining != 0 || sending != 0;
     if (c->choice != LC_PICK_UNDECIDED && lc_unlikely(++c->uses >= LC_PICK_RETRY))
         memset(c, 0, sizeof(*c)); /* sample both ways again */
     bool win = lc_pick_in_window(k, c, size, gap), start = win && !k->win_seen;
@@ -232,7 +234,7 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
     if (c->choice != LC_PICK_UNDECIDED) {
         if (lc_pick_win_probe(k, c, win, start)) return LC_PICK_PIPE;
         bool pipe = c->choice == LC_PICK_CHOSE_PIPE || (c->choice == LC_PICK_CHOSE_PIPE_LONE && !busy) ||
-                    (c->choice == LC_PICK_CHOSE_PIPE_WIN && !k->sending && win);
+                    (c->choice == LC_PICK_CHOSE_PIPE_WIN && !sending && win);
         if (!timed) return pipe ? LC_PICK_PIPE : LC_PICK_PULL;
         /* The protocol not chosen, now and then: a pipeline probe only for
          * a lone message (as a first sample), none for a demoted class. */

@@ -62,7 +62,7 @@ bool lc_pick_win_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool sta
         if (k->win_probe == me && win) return true;
         if (k->win_probe == me || k->pipelining == 0) k->win_probe = 0; /* over (another class's: done) */
     }
-    if (!start || k->win_probe || k->sending || c->demoted || !(c->win_bw > 0) ||
+    if (!start || k->win_probe || lc_count_get(&k->sending) || c->demoted || !(c->win_bw > 0) ||
         (c->choice != LC_PICK_CHOSE_PULL && c->choice != LC_PICK_CHOSE_PIPE_LONE))
         return false;
     if (++c->win_since_probe < lc_pick_win_every(c)) return false;

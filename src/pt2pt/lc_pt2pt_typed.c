@@ -101,6 +101,7 @@ static int lc_typed_stage_alloc(size_t bytes, void **stage_p)
 static void lc_typed_attach(lc_request_t *req, lc_dt_t *t, const void *buf, MPI_Count count, void *stage)
 {
     lc_dt_retain(t);
+    req->typed = 1;
     req->udt = t;
     req->ubuf = (void *)buf;
     req->ucount = count;
@@ -319,6 +320,7 @@ static int lc_typed_send_cursor(const void *buf, MPI_Count count, lc_dt_t *t, in
         return lc_error(MPI_ERR_NO_MEM, "cannot allocate a send request");
     }
     lc_dt_retain(t);
+    req->typed = 1;
     req->udt = t;
     req->ubuf = (void *)buf;
     req->ucount = count;
@@ -347,6 +349,7 @@ static int lc_typed_recv_request(void *buf, MPI_Count count, lc_dt_t *t, lc_requ
         return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
     }
     lc_dt_retain(t);
+    req->typed = 1;
     req->udt = t;
     req->ubuf = buf;
     req->ucount = count;

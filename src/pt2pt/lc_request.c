@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lc_request.c — the request pool. */
+/* lc_request.c — the request pool.
+ *
+ * At MPI_THREAD_MULTIPLE (decided once at init: lc_thread_locking) the
+ * free stack is guarded by its own lock, so that an allocation or a
+ * release needs no process-wide section; below MULTIPLE nothing is taken.
+ * The table of blocks never moves (a fixed array of block pointers,
+ * filled in order and published by a release store of the count), so a
+ * lookup by handle or wire reference reads it without the lock. */
 #include "pt2pt/lc_request.h"
 #include "pt2pt/lc_pt2pt.h"
+#include "util/lc_lock.h"
+#include "util/lc_thread.h"
 #include "util/lc_util.h"
 
 #include <stdlib.h>
@@ -11,35 +20,52 @@
 #define LC_REQ_BLOCK (1u << LC_REQ_BLOCK_SHIFT)
 #define LC_REQ_MAX_BLOCKS ((LC_REQUEST_INDEX_MASK + 1) / LC_REQ_BLOCK)
 
-static lc_request_t **lc_req_blocks;
-static uint32_t lc_req_nblocks;
-static uint32_t *lc_req_free;      /* stack of free indices */
+static lc_request_t *lc_req_blocks[LC_REQ_MAX_BLOCKS];
+static _Atomic uint32_t lc_req_nblocks; /* blocks [0, n) are allocated (release store) */
+static uint32_t *lc_req_free;           /* stack of free indices (lc_req_lock at MULTIPLE) */
 static uint32_t lc_req_nfree;
+/* Innermost in the lock order (taken under a queue's, a peer's, the
+ * section): held for a few instructions, so the small spin-then-yield
+ * lock of lc_lock.h rather than a mutex (a pthread mutex's lock and
+ * unlock cost ~50 instructions per allocation under callgrind). */
+static lc_lock_t lc_req_lock;
+
+/* Taken around the free stack only at MULTIPLE (the flag is set before
+ * a second thread exists in MPI and never cleared, so a lock and its
+ * unlock see the same value). */
+static inline void lc_req_pool_lock(int mt)
+{
+    if (mt) lc_lock_acquire(&lc_req_lock);
+}
+static inline void lc_req_pool_unlock(int mt)
+{
+    if (mt) lc_lock_release(&lc_req_lock);
+}
 
 /* Out of line: inlined, its calls made the allocation's fast path save
  * and restore six registers on every call. */
 static LC_NOINLINE int lc_request_grow(void)
 {
-    if (lc_req_nblocks >= LC_REQ_MAX_BLOCKS) return -1;
-    lc_request_t **blocks = realloc(lc_req_blocks, sizeof(*blocks) * (lc_req_nblocks + 1));
-    if (!blocks) return -1;
-    lc_req_blocks = blocks;
+    uint32_t nb = atomic_load_explicit(&lc_req_nblocks, memory_order_relaxed);
+    if (nb >= LC_REQ_MAX_BLOCKS) return -1;
     lc_request_t *blk = calloc(LC_REQ_BLOCK, sizeof(lc_request_t));
-    uint32_t *fr = realloc(lc_req_free, sizeof(uint32_t) * (lc_req_nblocks + 1) * LC_REQ_BLOCK);
+    uint32_t *fr = realloc(lc_req_free, sizeof(uint32_t) * (nb + 1) * LC_REQ_BLOCK);
     if (!blk || !fr) {
         free(blk);
         if (fr) lc_req_free = fr;
         return -1;
     }
     lc_req_free = fr;
-    lc_req_blocks[lc_req_nblocks] = blk;
-    uint32_t base = lc_req_nblocks * LC_REQ_BLOCK;
+    lc_req_blocks[nb] = blk;
+    uint32_t base = nb * LC_REQ_BLOCK;
     /* Push in reverse so low indices come out first; index 0 never does. */
     for (uint32_t i = LC_REQ_BLOCK; i-- > 0;) {
         blk[i].index = base + i;
         if (base + i) lc_req_free[lc_req_nfree++] = base + i;
     }
-    lc_req_nblocks++;
+    /* Publishes blk[] and lc_req_blocks[nb] to a lookup that reads the
+     * count with acquire. */
+    atomic_store_explicit(&lc_req_nblocks, nb + 1, memory_order_release);
     return 0;
 }
 
@@ -49,8 +75,14 @@ static inline lc_request_t *lc_request_live(uint32_t name, uint32_t gen, uint32_
 {
     uint32_t index = name & LC_REQUEST_INDEX_MASK;
     uint32_t b = index >> LC_REQ_BLOCK_SHIFT;
-    if (lc_unlikely(b >= lc_req_nblocks)) return NULL;
+    if (lc_unlikely(b >= atomic_load_explicit(&lc_req_nblocks, memory_order_acquire))) return NULL;
     lc_request_t *r = &lc_req_blocks[b][index & (LC_REQ_BLOCK - 1)];
+    /* `wire` first, with acquire: it pairs with the release store of
+     * lc_request_ref in the thread that put this name on the wire, so a
+     * thread that resolves a peer's answer sees what that thread wrote
+     * into the request before (at MULTIPLE the two may differ; the peer
+     * process in between is invisible to ThreadSanitizer). */
+    (void)__atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
     return lc_likely(r->in_use && (r->gen & gmask) == gen) ? r : NULL;
 }
 
@@ -71,9 +103,9 @@ unsigned lc_request_started;
 unsigned lc_request_completions;
 #define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
 
-static inline void lc_request_uncount(lc_request_t *req)
+static inline void lc_request_uncount(lc_request_t *req, int mt)
 {
-    lc_request_incomplete -= req->counted;
+    lc_count_add_mt(mt, &lc_request_incomplete, -(int)req->counted);
     req->counted = 0;
 }
 
@@ -103,10 +135,19 @@ static inline void lc_request_zero(lc_request_t *r)
     if (i < sizeof(*r)) *(uint64_t *)(void *)(p + i) = 0;
 }
 
-lc_request_t *lc_request_alloc(lc_req_kind_t kind)
+/* The pool's operations are written once with the level as a parameter
+ * `mt` and instantiated twice, for the flag read once per call: below
+ * MULTIPLE the constant 0 folds every lock and atomic away (callgrind:
+ * one read of the flag per operation instead of one per counter). */
+LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
 {
-    if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) return NULL;
+    lc_req_pool_lock(mt);
+    if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) {
+        lc_req_pool_unlock(mt);
+        return NULL;
+    }
     uint32_t idx = lc_req_free[--lc_req_nfree];
+    lc_req_pool_unlock(mt);
     lc_request_t *r = &lc_req_blocks[idx >> LC_REQ_BLOCK_SHIFT][idx & (LC_REQ_BLOCK - 1)];
     uint32_t gen = r->gen; /* the slot's life count survives the reset */
     lc_request_zero(r);
@@ -115,15 +156,24 @@ lc_request_t *lc_request_alloc(lc_req_kind_t kind)
     r->kind = (uint8_t)kind;
     r->in_use = 1;
     r->counted = (uint8_t)((LC_REQ_COUNTED >> kind) & 1u);
-    lc_request_incomplete += r->counted;
-    lc_request_started += r->counted;
+    lc_count_add_mt(mt, &lc_request_incomplete, (int)r->counted);
+    lc_count_add_mt(mt, &lc_request_started, (unsigned)r->counted);
     lc_list_init(&r->pend.link);
     return r;
 }
 
+static lc_request_t *lc_request_alloc_st(lc_req_kind_t kind)
+{
+    return lc_request_alloc_mt(kind, 0);
+}
+static lc_request_t *lc_request_alloc_locked(lc_req_kind_t kind)
+{
+    return lc_request_alloc_mt(kind, 1);
+}
+
 void (*lc_request_sched_drop)(void *sched);
 
-void lc_request_release(lc_request_t *req)
+LC_INLINE void lc_request_release_mt(lc_request_t *req, int mt)
 {
     /* Releasing twice would put the index on the free stack twice: two
      * later requests would share a slot.  The MPI layer's handle checks
@@ -132,23 +182,188 @@ void lc_request_release(lc_request_t *req)
     if (req->sched) lc_request_sched_drop(req->sched);
     req->sched = NULL;
     if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);
-    if (req->holds_comm) lc_comm_release(req->comm);
+    if (req->holds_comm) lc_comm_release_mt(req->comm, mt);
     req->holds_comm = 0;
-    lc_request_uncount(req);
+    lc_request_uncount(req, mt);
     req->in_use = 0;
     req->gen++; /* every name of this life is stale from now on */
+    lc_req_pool_lock(mt);
     lc_req_free[lc_req_nfree++] = req->index;
+    lc_req_pool_unlock(mt);
 }
 
-void lc_request_complete(lc_request_t *req)
+static void lc_request_release_st(lc_request_t *req)
 {
+    lc_request_release_mt(req, 0);
+}
+static void lc_request_release_locked(lc_request_t *req)
+{
+    lc_request_release_mt(req, 1);
+}
+
+/* MPI_THREAD_MULTIPLE: completions whose callbacks must run inside the
+ * section with no fine lock held (lc_request.h), and requests the user
+ * freed while they ran (released once complete); both pushed under the
+ * pool's lock (innermost in the lock order, so it may be taken under
+ * any) and run by the section's holder (lc_request_run_deferred). */
+static lc_request_t *lc_req_deferred;
+static lc_request_t *lc_req_freed;
+
+/* Whether a completion must be deferred: a request with something to run
+ * at its end, completed by a thread outside the section or holding a fine
+ * lock. */
+static inline int lc_request_defers(const lc_request_t *req)
+{
+    if (lc_likely(req->stage == NULL && req->rcur == NULL && req->on_complete == NULL && !req->user_freed)) return 0;
+    return !lc_thread_held() || lc_lock_nheld != 0;
+}
+
+/* Push `req` on `*list` through its link `*next` (defer_next or
+ * freed_next: a request may be on both lists), under the pool's lock.
+ * The head is stored relaxed: the lock orders the list for its takers
+ * (lc_req_list_take); the lock-free look of lc_request_deferred_any is
+ * a hint, and a push it misses is seen at the holder's next pass. */
+static void lc_req_list_push(lc_request_t **list, lc_request_t **next, lc_request_t *req)
+{
+    lc_lock_acquire(&lc_req_lock);
+    *next = *list;
+    __atomic_store_n(list, req, __ATOMIC_RELAXED);
+    lc_lock_release(&lc_req_lock);
+}
+
+/* The whole list, emptied, newest first. */
+static lc_request_t *lc_req_list_take(lc_request_t **list)
+{
+    lc_lock_acquire(&lc_req_lock);
+    lc_request_t *all = *list;
+    __atomic_store_n(list, NULL, __ATOMIC_RELAXED);
+    lc_lock_release(&lc_req_lock);
+    return all;
+}
+
+static LC_NOINLINE void lc_request_defer(lc_request_t *req)
+{
+    lc_req_list_push(&lc_req_deferred, &req->defer_next, req);
+}
+
+void lc_request_free_running(lc_request_t *req)
+{
+    if (!lc_thread_locking()) {
+        req->user_freed = 1; /* lc_request_complete releases it */
+        return;
+    }
+    /* At MULTIPLE another thread may be completing it right now, and a
+     * completion must touch nothing after its flag (a waiter may release
+     * the slot then): no flag to hand over, the section releases it once
+     * it sees it complete. */
+    lc_req_list_push(&lc_req_freed, &req->freed_next, req);
+}
+
+LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
+{
+    if (mt && lc_unlikely(lc_request_defers(req))) {
+        lc_request_defer(req);
+        return;
+    }
     if (lc_unlikely(req->stage != NULL || req->rcur != NULL)) lc_pt2pt_typed_done(req);
     req->state = LC_ST_DONE;
-    req->complete = 1;
-    lc_request_completions++;
-    lc_request_uncount(req);
-    if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
-    if (req->user_freed) lc_request_release(req);
+    if (!mt) {
+        /* One thread: the order of before (the flag, the counters, the
+         * callbacks), which keeps fewer values live across the store. */
+        atomic_store_explicit(&req->complete, 1, memory_order_release);
+        lc_request_completions++;
+        lc_request_uncount(req, 0);
+        if (lc_unlikely(req->on_complete != NULL)) req->on_complete(req);
+        if (req->user_freed) lc_request_release_mt(req, 0);
+        return;
+    }
+    /* MULTIPLE: everything read or written before the flag, since once it
+     * is set a waiter in another thread may release the slot and reuse
+     * it.  A request with a callback or freed by the user has no waiter
+     * (its completion runs in the section, deferred above). */
+    lc_request_uncount(req, 1);
+    void (*on_complete)(lc_request_t *) = req->on_complete;
+    int freed = req->user_freed;
+    /* Release: a thread that sees the flag with acquire (lc_pt2pt_wait,
+     * MPI_Test in another thread) sees the data and status written
+     * before it. */
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
+    /* After the flag: the schedule engine looks at its requests when this
+     * count moved (lc_sched.c), and must then find them complete. */
+    lc_count_add_mt(1, &lc_request_completions, 1u);
+    if (lc_unlikely(on_complete != NULL)) on_complete(req);
+    if (freed) lc_request_release_mt(req, 1);
+}
+
+static void lc_request_complete_st(lc_request_t *req)
+{
+    lc_request_complete_mt(req, 0);
+}
+static void lc_request_complete_locked(lc_request_t *req)
+{
+    lc_request_complete_mt(req, 1);
+}
+
+/* Below MULTIPLE the unlocked instances; lc_request_pool_multiple swaps
+ * in the locked ones, once (lc_pt2pt_threads_multiple). */
+lc_request_t *(*lc_request_alloc_p)(lc_req_kind_t kind) = lc_request_alloc_st;
+void (*lc_request_release_p)(lc_request_t *req) = lc_request_release_st;
+void (*lc_request_complete_p)(lc_request_t *req) = lc_request_complete_st;
+
+/* The freed requests that completed, released; the others kept. */
+static int lc_request_release_freed(void)
+{
+    lc_request_t *list = lc_req_list_take(&lc_req_freed);
+    int n = 0;
+    while (list) {
+        lc_request_t *next = list->freed_next;
+        if (atomic_load_explicit(&list->complete, memory_order_acquire)) {
+            lc_request_release_mt(list, 1);
+            n++;
+        } else {
+            lc_req_list_push(&lc_req_freed, &list->freed_next, list);
+        }
+        list = next;
+    }
+    return n;
+}
+
+bool lc_request_deferred_any(void)
+{
+    return __atomic_load_n(&lc_req_deferred, __ATOMIC_RELAXED) != NULL ||
+           __atomic_load_n(&lc_req_freed, __ATOMIC_RELAXED) != NULL;
+}
+
+int lc_request_run_deferred(void)
+{
+    if (lc_lock_nheld != 0) return 0;
+    int n = 0;
+    if (lc_unlikely(__atomic_load_n(&lc_req_deferred, __ATOMIC_RELAXED) != NULL)) {
+        lc_request_t *list = lc_req_list_take(&lc_req_deferred);
+        /* Pushed newest first: reversed, so that they complete in the
+         * order they finished (a waiter on several sees the earlier first). */
+        lc_request_t *fifo = NULL;
+        while (list) {
+            lc_request_t *next = list->defer_next;
+            list->defer_next = fifo;
+            fifo = list;
+            list = next;
+        }
+        for (; fifo; n++) {
+            lc_request_t *next = fifo->defer_next;
+            lc_request_complete_mt(fifo, 1); /* held, no fine lock: runs now */
+            fifo = next;
+        }
+    }
+    if (lc_unlikely(__atomic_load_n(&lc_req_freed, __ATOMIC_RELAXED) != NULL)) n += lc_request_release_freed();
+    return n;
+}
+
+void lc_request_pool_multiple(void)
+{
+    lc_request_alloc_p = lc_request_alloc_locked;
+    lc_request_release_p = lc_request_release_locked;
+    lc_request_complete_p = lc_request_complete_locked;
 }
 
 void lc_status_set(MPI_Status *status, int source, int tag, size_t bytes, int cancelled)
@@ -174,11 +389,14 @@ void lc_request_status(const lc_request_t *req, MPI_Status *status)
 
 void lc_request_pool_fini(void)
 {
-    for (uint32_t b = 0; b < lc_req_nblocks; b++) free(lc_req_blocks[b]);
-    free(lc_req_blocks);
+    uint32_t nb = atomic_load_explicit(&lc_req_nblocks, memory_order_relaxed);
+    for (uint32_t b = 0; b < nb; b++) {
+        free(lc_req_blocks[b]);
+        lc_req_blocks[b] = NULL;
+    }
     free(lc_req_free);
-    lc_req_blocks = NULL;
     lc_req_free = NULL;
-    lc_req_nblocks = lc_req_nfree = 0;
+    atomic_store_explicit(&lc_req_nblocks, 0, memory_order_relaxed);
+    lc_req_nfree = 0;
     lc_request_incomplete = 0;
 }

@@ -23,6 +23,7 @@
 #include "util/lc_list.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,10 +84,13 @@ typedef struct lc_request {
     uint8_t counted;         /* counted in lc_request_incomplete (until complete or released) */
     uint8_t pick_watch;      /* recv pipelined from a calibrating peer: lc_pick_watch_t (lc_pt2pt_impl.h),
                               * set by lc_pick_pipe_start and read back by lc_pick_pipe_done */
+    uint8_t wire;            /* named on the wire: lc_request_ref's release store, by_ref's acquire load */
+    uint8_t typed;           /* a derived-datatype operation: udt/stage/rcur are set in its life (never
+                              * cleared before release: lc_mpi_fast.h reads it while they change) */
     uint8_t pick_nt;         /* pipeline with non-temporal fragments (lc_pt2pt_pick.c): recv, the variant its
                               * CTS asked for (lc_pick_pipe_start); send, the CTS said so (LC_PKT_FLAG_NT) */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
-    volatile int complete;
+    atomic_int complete;     /* release store (lc_request_complete), acquire load by a waiter */
     uint32_t gen;            /* grows at each release: see the top of this file */
 
     /* operation */
@@ -131,6 +135,11 @@ typedef struct lc_request {
      * waits for with it.  It must not release `req`.  Next to stage and
      * rcur, which lc_request_complete reads anyway: the same cache line. */
     void (*on_complete)(struct lc_request *req);
+    /* MPI_THREAD_MULTIPLE: the lists of completions deferred to the
+     * section's holder and of freed requests it releases once complete
+     * (lc_request_run_deferred); a request may be on both. */
+    struct lc_request *defer_next;
+    struct lc_request *freed_next;
     /* status */
     int st_source, st_tag, st_error;
     size_t st_bytes;
@@ -143,7 +152,36 @@ typedef struct lc_request {
 #define LC_REQUEST_HGEN_MASK 0x3fu  /* generation bits in a handle */
 #define LC_REQUEST_WGEN_MASK 0xfffu /* generation bits in a wire reference */
 
-lc_request_t *lc_request_alloc(lc_req_kind_t kind);
+/* The pool's three hot operations go through pointers set once: the
+ * unlocked instances below MPI_THREAD_MULTIPLE, the locked ones (the
+ * pool's lock of lc_lock.h, atomic counters) from the moment it is granted
+ * (lc_request_pool_multiple, before a second thread is in MPI).  An
+ * indirect call costs what a direct one does; a flag test in each of
+ * them cost THREAD_SINGLE ~3 instructions per operation. */
+extern LC_HIDDEN lc_request_t *(*lc_request_alloc_p)(lc_req_kind_t kind);
+extern LC_HIDDEN void (*lc_request_release_p)(lc_request_t *req);
+extern LC_HIDDEN void (*lc_request_complete_p)(lc_request_t *req);
+void lc_request_pool_multiple(void);
+/* MPI_THREAD_MULTIPLE: run the completions that threads outside the
+ * section, or holding a shm/queue lock, deferred (a request with a
+ * callback, a staging buffer or cursor, or one the user freed: its
+ * completion may run user code — attribute delete callbacks of the
+ * communicator or datatype it was holding — or touch the section's
+ * state).  Called by the section's holder with no such lock held
+ * (lc_progress); returns how many ran. */
+int lc_request_run_deferred(void);
+/* Something for lc_request_run_deferred (a relaxed look, from any thread). */
+bool lc_request_deferred_any(void);
+/* MPI_Request_free of a request that was not complete when looked at:
+ * released by its completion — at MULTIPLE, by the section's holder once
+ * it is complete (lc_request_run_deferred): the completing thread may be
+ * another one, which must not touch the request after its flag. */
+void lc_request_free_running(lc_request_t *req);
+
+static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind)
+{
+    return lc_request_alloc_p(kind);
+}
 /* Operations in flight that progress can advance: sends, receives,
  * collective instances and partitioned rounds allocated and neither
  * complete nor released (persistent and partitioned handles, messages
@@ -166,7 +204,10 @@ static inline void lc_request_hold_comm(lc_request_t *req)
         req->holds_comm = 1;
     }
 }
-void lc_request_release(lc_request_t *req);
+static inline void lc_request_release(lc_request_t *req)
+{
+    lc_request_release_p(req);
+}
 /* Drops a request's reference on its schedule (`sched`) when the request
  * is released.  Set by the collective layer at MPI_Init; the request pool
  * sits below it and knows nothing of schedules. */
@@ -181,15 +222,23 @@ static inline MPI_Request lc_request_handle(const lc_request_t *req)
     return (MPI_Request)(LC_REQUEST_KIND | (req->gen & LC_REQUEST_HGEN_MASK) << LC_REQUEST_INDEX_BITS | req->index);
 }
 
-/* How a packet names the request (sreq/rreq fields). */
-static inline uint32_t lc_request_ref(const lc_request_t *req)
+/* How a packet names the request (sreq/rreq fields).  Called once the
+ * fields the answer's handler reads (state, buffers) are written: `wire`
+ * is stored with release, for lc_request_by_ref's acquire load in the
+ * thread that handles the answer (MULTIPLE: maybe another one; a plain
+ * move on x86-64). */
+static inline uint32_t lc_request_ref(lc_request_t *req)
 {
+    __atomic_store_n(&req->wire, 1, __ATOMIC_RELEASE);
     return (req->gen & LC_REQUEST_WGEN_MASK) << LC_REQUEST_INDEX_BITS | req->index;
 }
 
 /* Mark complete; a request the user already freed is released here.  A
  * typed request drops its stage or cursor and its datatype first. */
-void lc_request_complete(lc_request_t *req);
+static inline void lc_request_complete(lc_request_t *req)
+{
+    lc_request_complete_p(req);
+}
 
 /* Fill an MPI_Status (MPICH layout) from a completed request.  These
  * never write MPI_ERROR (see lc_status_set). */

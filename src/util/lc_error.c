@@ -16,7 +16,12 @@ static unsigned lc_error_next;
 
 int lc_error(int cls, const char *fmt, ...)
 {
-    unsigned slot = 1 + (lc_error_next++ % (LC_ERROR_SLOTS - 1)); /* slot 0 = plain class */
+    /* Atomic: at MPI_THREAD_MULTIPLE errors are raised outside the section
+     * too (a truncated receive, delivered by whichever thread drains the
+     * ring), and two must not fill one slot.  Relaxed: the slot is the
+     * raiser's until the ring of slots comes round again. */
+    unsigned next = __atomic_fetch_add(&lc_error_next, 1u, __ATOMIC_RELAXED);
+    unsigned slot = 1 + (next % (LC_ERROR_SLOTS - 1)); /* slot 0 = plain class */
     int code = cls | (int)(slot << 8);
     lc_error_slots[slot].code = code;
     va_list ap;

@@ -8,6 +8,7 @@
  * lock, release on unlock); the depth is thread-local and needs none.
  */
 #include "util/lc_thread.h"
+#include "util/lc_lock.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -20,6 +21,10 @@ int lc_thread_app_multiple;
 int (*lc_thread_on_leave)(void);
 void (*lc_thread_after_leave)(void);
 _Atomic uint32_t *lc_thread_bell_wanted;
+
+/* lc_lock.h: its address names the thread. */
+_Thread_local char lc_lock_tag __attribute__((tls_model("initial-exec")));
+_Thread_local unsigned lc_lock_nheld __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t lc_thread_cs = PTHREAD_MUTEX_INITIALIZER;
 /* initial-exec: every MPI call at MULTIPLE reads it twice, and the
@@ -72,6 +77,17 @@ void lc_thread_enter_progress(void)
 void lc_thread_leave_progress(void)
 {
     if (--lc_thread_depth == 0) pthread_mutex_unlock(&lc_thread_cs);
+}
+
+int lc_thread_try_enter(void)
+{
+    if (lc_thread_depth > 0) {
+        lc_thread_depth++;
+        return 1;
+    }
+    if (pthread_mutex_trylock(&lc_thread_cs) != 0) return 0;
+    lc_thread_depth = 1;
+    return 1;
 }
 
 int lc_thread_suspend(void)

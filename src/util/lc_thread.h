@@ -33,6 +33,51 @@ static inline int lc_thread_locking(void)
     return atomic_load_explicit(&lc_thread_multiple, memory_order_relaxed);
 }
 
+/* Process-wide counters that a call may update outside the critical
+ * section once the shared-memory path runs without it (docs/
+ * architecture.md "Threads": lc_progress_passes, the request pool's
+ * counts, pending peers, lc_pt2pt_stats, a communicator's refcount).
+ * Plain integers, updated with GCC's __atomic built-ins (which TSan
+ * understands) at MULTIPLE only, decided once at init by the flag above:
+ * there an atomic read-modify-write (relaxed: they count, they order
+ * nothing; a reader that needs an order gets it from a lock or from a
+ * request's completion flag); below it the plain `x += d` of before, one
+ * read-modify-write instruction — an _Atomic object's relaxed load and
+ * store cost two more instructions per site, which compilers do not fuse.
+ * The cost below MULTIPLE is the flag's load and a well-predicted branch.
+ * p is evaluated more than once: pass a plain lvalue's address. */
+#define lc_count_add_mt(mt, p, d)                                                                                      \
+    do {                                                                                                               \
+        if (mt)                                                                                                        \
+            __atomic_fetch_add((p), (d), __ATOMIC_RELAXED);                                                            \
+        else                                                                                                           \
+            *(p) += (d);                                                                                               \
+    } while (0)
+#define lc_count_add(p, d) lc_count_add_mt(lc_unlikely(lc_thread_locking()), p, d)
+/* A function that updates several such counters reads the flag once and
+ * passes it to lc_count_add_mt (the request pool does). */
+/* The same, returning the new value (a reference count's release: only
+ * the thread that takes it to 0 destroys). acq_rel at MULTIPLE: the
+ * destroying thread must see every other holder's writes. */
+#define lc_count_add_fetch_mt(mt, p, d) ((mt) ? __atomic_add_fetch((p), (d), __ATOMIC_ACQ_REL) : (*(p) += (d)))
+#define lc_count_add_fetch(p, d) lc_count_add_fetch_mt(lc_unlikely(lc_thread_locking()), p, d)
+/* A relaxed read of such a counter (from any thread). */
+#define lc_count_get(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+/* *p = max(*p, v): a high-water mark (a compare-and-swap loop at
+ * MULTIPLE, so that two raisers do not lower each other's mark). */
+#define lc_count_max(p, v)                                                                                             \
+    do {                                                                                                               \
+        __typeof__(*(p)) lc_cm_v_ = (v);                                                                               \
+        if (lc_unlikely(lc_thread_locking())) {                                                                        \
+            __typeof__(*(p)) lc_cm_o_ = __atomic_load_n((p), __ATOMIC_RELAXED);                                        \
+            while (lc_cm_o_ < lc_cm_v_ &&                                                                              \
+                   !__atomic_compare_exchange_n((p), &lc_cm_o_, lc_cm_v_, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))      \
+                ;                                                                                                      \
+        } else if (*(p) < lc_cm_v_) {                                                                                  \
+            *(p) = lc_cm_v_;                                                                                           \
+        }                                                                                                              \
+    } while (0)
+
 /* Enter / leave the critical section; recursive (a user callback called
  * inside an MPI call may call MPI again). */
 void lc_thread_enter(void);
@@ -44,7 +89,8 @@ void lc_thread_leave(void);
  * mid-update, so the section is kept and this only yields. */
 void lc_thread_yield(void);
 
-/* This thread holds the critical section (for assertions). */
+/* This thread holds the critical section (for assertions, and for a
+ * completion at MULTIPLE: callbacks run only inside it). */
 int lc_thread_held(void);
 
 /* --- Asynchronous progress (LOCUS_ASYNC_PROGRESS, src/pt2pt/lc_async.c) ---
@@ -76,6 +122,13 @@ extern _Atomic uint32_t *lc_thread_bell_wanted;
 /* The progress thread's own enter / leave: not counted, no hook. */
 void lc_thread_enter_progress(void);
 void lc_thread_leave_progress(void);
+/* Enter the section if it is free or already this thread's: 1 (leave
+ * with lc_thread_leave_progress), else 0, never waiting.  A call that
+ * runs outside the section at MULTIPLE (the shared-memory fast path,
+ * docs/architecture.md "Threads") does the section's share of a
+ * progress pass only this way: a thread that finds it held leaves that
+ * share to the holder. */
+int lc_thread_try_enter(void);
 
 /* Leave the section completely (any depth) and return the depth, so that
  * a thread can wait for another one that needs the section (MPI_Finalize

@@ -2,8 +2,11 @@
 /* threads_comms: MPI_THREAD_MULTIPLE, threads on different communicators
  * at once — the shared-memory path's finer locking (issue 14;
  * docs/architecture.md "Threads": per-slot queue lock, per-peer tx lock
- * and rx try-lock).  argv[1] threads per rank (default 4); even ranks
- * pair with the next odd rank.  Thread t of a pair of ranks:
+ * and rx try-lock, the send pool's cells taken by compare-and-swap).
+ * argv[1] threads per rank (default 4).  Thread t of rank r pairs with
+ * rank r ^ m(t), m(t) = 1 + t mod (size - 1) when the size is a power of
+ * two (else 1): with 4 ranks a rank's threads send to different peers at
+ * once, under different tx locks.  Thread t of a pair of ranks:
  *  1. on its own duplicate communicator, a burst of Isends (a window of
  *     W) answered by Irecvs from the partner's thread t, then Waitall;
  *  2. the same received with MPI_ANY_SOURCE / MPI_ANY_TAG;
@@ -23,7 +26,7 @@
 #define NMSG 600
 #define W 16
 
-static int rank, size, partner, nthreads;
+static int rank, size, partners[MAXT], nthreads;
 static MPI_Comm own[MAXT], shared;
 
 /* Words in message i of thread t: 2 .. 130 (8 B .. 520 B). */
@@ -49,6 +52,7 @@ static int check(const int32_t *b, size_t n, int src, int t)
 /* Phases 1 and 2: windows of W Irecv + W Isend, Waitall. */
 static void window(int t, MPI_Comm comm, int any)
 {
+    int partner = partners[t];
     int32_t *out = lc_malloc(W * 130 * sizeof(int32_t)), *in = lc_malloc(W * 130 * sizeof(int32_t));
     int expect = 0;
     for (int base = 0; base < NMSG; base += W) {
@@ -78,16 +82,17 @@ static void window(int t, MPI_Comm comm, int any)
     free(in);
 }
 
-/* Phase 3: the shared communicator, tag t; even ranks send first. */
+/* Phase 3: the shared communicator, tag t; the lower rank of a pair sends first. */
 static void pingpong(int t)
 {
+    int partner = partners[t];
     int32_t out[130], in[130];
     for (int i = 0; i < NMSG / 4; i++) {
         size_t n = msg_words(i, t);
         fill(out, n, rank, t, i);
         MPI_Status st;
         for (int turn = 0; turn < 2; turn++) {
-            if ((turn == 0) == (rank % 2 == 0)) {
+            if ((turn == 0) == (rank < partner)) {
                 LC_MPI(MPI_Send(out, (int)n, MPI_INT32_T, partner, t, shared));
             } else if (i % 2) {
                 LC_MPI(MPI_Recv(in, 130, MPI_INT32_T, partner, t, shared, &st));
@@ -121,7 +126,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size % 2) LC_FATAL("an even number of ranks");
-    partner = rank ^ 1;
+    int pow2 = (size & (size - 1)) == 0;
+    for (int t = 0; t < nthreads; t++) partners[t] = rank ^ (pow2 ? 1 + t % (size - 1) : 1);
     for (int t = 0; t < nthreads; t++) LC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &own[t]));
     LC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &shared));
     lc_threads_run(nthreads, body);

@@ -145,7 +145,9 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
     bool acc = a->kind == LC_RMA_ACC || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
     bool uses_origin = a->kind != LC_RMA_GET && !(a->kind == LC_RMA_GACC && a->op == MPI_NO_OP);
     bool fetch = a->kind == LC_RMA_GET || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
-    bool moves = a->target != MPI_PROC_NULL && a->tcount > 0; /* else nothing is combined */
+    /* else nothing is combined: a zero count, or a type of no data
+     * (contiguous(0, MPI_INT) is made of no predefined type) */
+    bool moves = a->target != MPI_PROC_NULL && tdata > 0;
     if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tpre, tbytes, tdata, "origin", &opre));
     if (fetch) LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tpre, tbytes, tdata, "result", &rpre));
     bool predefined = tpre && opre && rpre;

@@ -56,8 +56,8 @@ static size_t lc_win_size(MPI_Datatype dt)
  * accepted: its packed size. */
 static size_t lc_win_data(MPI_Datatype dt)
 {
-    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
-    if (info) return info->type_size;
+    size_t size = lc_dtype_type_size(dt); /* 0: derived */
+    if (lc_likely(size)) return size;
     const lc_dt_t *t = lc_dt_get(dt);
     return t ? (size_t)t->size : 0;
 }

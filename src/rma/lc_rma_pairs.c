@@ -33,8 +33,7 @@ _Static_assert(sizeof(lc_rma_widest_pair_t) <= LC_RMA_PAIR_MAX, "the widest pair
 
 size_t lc_rma_packed_size(MPI_Datatype dt)
 {
-    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
-    return info ? info->type_size : 0;
+    return lc_dtype_type_size(dt);
 }
 
 size_t lc_rma_block_unit(MPI_Datatype dt)

@@ -89,11 +89,17 @@ static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, 
     *pre_p = lc_dtype_valid(dt);
     if (!rc && !*pre_p) rc = lc_check_rma_dtype(dt);
     if (!rc) rc = lc_check_buf(buf, count, dt);
-    bool ext = tpre && *pre_p;
-    size_t have = (size_t)count * (ext ? lc_win_size(dt) : lc_win_data(dt)), want = ext ? tbytes : tdata;
-    if (!rc && have != want)
-        rc = lc_error(MPI_ERR_TYPE, "the %s buffer holds %zu bytes but the target buffer %zu", what, have, want);
-    return rc;
+    if (rc) return rc;
+    size_t have, want;
+    if (lc_likely(tpre && *pre_p)) {
+        have = (size_t)count * lc_dtype_size(dt);
+        want = tbytes;
+    } else {
+        have = (size_t)count * lc_win_data(dt);
+        want = tdata;
+    }
+    if (lc_likely(have == want)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_TYPE, "the %s buffer holds %zu bytes but the target buffer %zu", what, have, want);
 }
 
 /* Put/Get: the type signatures must match (MPI 4.1 §12.3.1); checked as
@@ -141,7 +147,8 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
     if (a->single && !tpre)
         LC_TRY(lc_error(MPI_ERR_TYPE, "%s takes one element of a predefined datatype, not the derived datatype %#x",
                         func, (unsigned)a->tdt));
-    size_t tbytes = (size_t)a->tcount * lc_win_size(a->tdt), tdata = (size_t)a->tcount * lc_win_data(a->tdt);
+    size_t tbytes = (size_t)a->tcount * lc_win_size(a->tdt); /* a derived type's is its data already */
+    size_t tdata = tpre ? (size_t)a->tcount * lc_dtype_type_size(a->tdt) : tbytes;
     bool acc = a->kind == LC_RMA_ACC || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
     bool uses_origin = a->kind != LC_RMA_GET && !(a->kind == LC_RMA_GACC && a->op == MPI_NO_OP);
     bool fetch = a->kind == LC_RMA_GET || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;

@@ -11,7 +11,8 @@
  * element of the target and the result is checked, the elements outside
  * the layouts too: MAXLOC / MINLOC per MPI 4.1 §6.9.4, equal values
  * keeping the smaller index.  Last, every rank accumulates MAXLOC and
- * MINLOC into rank 0's elements at once (atomic per element).
+ * MINLOC into rank 0's elements at once (atomic per element), and a
+ * Get_accumulate of 80 pairs (several batches of the engine's widening).
  * Target element p of rank r starts as (tval(r, p), 50 + p). */
 #include "lc_test.h"
 
@@ -346,6 +347,60 @@ static void concurrent(ctx_t *c, int kd)
     free(org);
 }
 
+/* More elements than one batch of the engine's widening (32) and than
+ * its 256-byte stack buffer: Get_accumulate MAXLOC of NB predefined pairs
+ * into vector(NB / 2, 2, 3) at the right neighbour, result predefined;
+ * element e of the memory starts as (tval(r, e % NW), tind(e % NW)). */
+#define NB 80
+static void big_round(ctx_t *c, int kd)
+{
+    size_t ex = pext[kd];
+    char *org = lc_malloc(NB * ex), *res = lc_malloc(NB * ex);
+    MPI_Datatype vt;
+    MPI_Type_vector(NB / 2, 2, 3, ptype[kd], &vt);
+    MPI_Type_commit(&vt);
+    reset(c, kd);
+    memset(org, 0, NB * ex);
+    memset(res, 0, NB * ex);
+    for (int k = 0; k < NB; k++) {
+        int e = k / 2 * 3 + k % 2;
+        long v;
+        int i;
+        oelem(k % 4, c->right, e % NW, c->rank, &v, &i);
+        pset(kd, org + k * ex, v, i);
+        pset(kd, res + k * ex, -6, -6);
+    }
+    if (c->fence) MPI_Win_fence(0, c->win);
+    else MPI_Win_lock(MPI_LOCK_SHARED, c->right, 0, c->win);
+    MPI_Get_accumulate(org, NB, ptype[kd], res, NB, ptype[kd], c->right, disp_of(c, c->right, kd, 0), 1, vt,
+                       MPI_MAXLOC, c->win);
+    if (c->fence) MPI_Win_fence(MPI_MODE_NOSUCCEED, c->win);
+    else MPI_Win_unlock(c->right, c->win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int bad = 0;
+    MPI_Win_lock(MPI_LOCK_SHARED, c->rank, 0, c->win);
+    for (int e = 0; e < NREG * NW; e++) {
+        long v = tval(c->rank, e % NW), ov;
+        int i = tind(e % NW), oi;
+        if (e < NB / 2 * 3 && e % 3 != 2) {
+            int k = e / 3 * 2 + e % 3;
+            oelem(k % 4, c->rank, e % NW, c->left, &ov, &oi);
+            combine(MPI_MAXLOC, v, i, ov, oi, &v, &i);
+        }
+        check_pair(c, kd, c->mem + (size_t)e * ex, v, i, "big gacc maxloc target", e, &bad);
+    }
+    MPI_Win_unlock(c->rank, c->win);
+    bad = 0;
+    for (int k = 0; k < NB; k++) {
+        int e = k / 2 * 3 + k % 2;
+        check_pair(c, kd, res + k * ex, tval(c->right, e % NW), tind(e % NW), "big gacc maxloc result", k, &bad);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&vt);
+    free(org);
+    free(res);
+}
+
 /* (origin, result, target) layouts */
 static const int trio[][3] = { { CONTIG, VEC, VEC },    { VEC, IDX, IDX },       { IDX, STRUCT, STRUCT },
                                { STRUCT, CONTIG, IDX }, { STRUCT, STRUCT, CONTIG } };
@@ -356,6 +411,7 @@ static void run(ctx_t *c)
         c->fence = kd % 2;
         for (size_t x = 0; x < sizeof trio / sizeof trio[0]; x++) one_round(c, kd, trio[x][0], trio[x][1], trio[x][2]);
         concurrent(c, kd);
+        big_round(c, kd);
     }
 }
 

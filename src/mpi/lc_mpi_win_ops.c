@@ -16,7 +16,11 @@
  * type, or bytes); otherwise lc_rma_op_typed walks the target's blocks.
  * Put/Get need equal sizes and, where both sides are made of one basic
  * type, the same one (MPI_BYTE and MPI_PACKED match anything);
- * accumulates need one predefined basic type on every side.
+ * accumulates need one predefined basic type on every side.  Sizes are
+ * compared as extents when every side is predefined (the fast path moves
+ * count x extent bytes, a padded pair's padding included) and as
+ * MPI_Type_size otherwise (the typed path moves packed data, which a
+ * padded pair such as MPI_DOUBLE_INT enters without its padding).
  */
 #include "coll/lc_op.h"
 #include "mpi/lc_mpi_request.h"
@@ -48,6 +52,24 @@ static size_t lc_win_size(MPI_Datatype dt)
     return t ? (size_t)t->size : 0;
 }
 
+/* Data bytes (MPI_Type_size) of one item of a type lc_check_rma_dtype
+ * accepted: its packed size. */
+static size_t lc_win_data(MPI_Datatype dt)
+{
+    size_t size = lc_dtype_type_size(dt); /* 0: derived */
+    if (lc_likely(size)) return size;
+    const lc_dt_t *t = lc_dt_get(dt);
+    return t ? (size_t)t->size : 0;
+}
+
+/* A value+index pair whose C struct has padding (MPI_DOUBLE_INT, not
+ * MPI_2INT): its packed element is not its predefined one. */
+static bool lc_win_padded(MPI_Datatype basic)
+{
+    const lc_dtype_info_t *info = lc_dtype_lookup(basic);
+    return info && info->size != info->type_size;
+}
+
 /* The one predefined type a type is made of, or MPI_DATATYPE_NULL. */
 static MPI_Datatype lc_win_basic(MPI_Datatype dt)
 {
@@ -57,18 +79,27 @@ static MPI_Datatype lc_win_basic(MPI_Datatype dt)
 }
 
 /* *pre_p: dt is predefined (one table lookup per side, as before derived
- * types: the predefined path stays as fast). */
-static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, size_t tbytes, const char *what,
-                             bool *pre_p)
+ * types: the predefined path stays as fast).  The target's size: tbytes
+ * (extents) when it is predefined, as this side is, else tdata (type
+ * sizes; see the head of the file). */
+static int lc_win_check_side(const void *buf, MPI_Count count, MPI_Datatype dt, bool tpre, size_t tbytes, size_t tdata,
+                             const char *what, bool *pre_p)
 {
     int rc = lc_check_count(count);
     *pre_p = lc_dtype_valid(dt);
     if (!rc && !*pre_p) rc = lc_check_rma_dtype(dt);
     if (!rc) rc = lc_check_buf(buf, count, dt);
-    if (!rc && (size_t)count * lc_win_size(dt) != tbytes)
-        rc = lc_error(MPI_ERR_TYPE, "the %s buffer holds %zu bytes but the target buffer %zu", what,
-                      (size_t)count * lc_win_size(dt), tbytes);
-    return rc;
+    if (rc) return rc;
+    size_t have, want;
+    if (lc_likely(tpre && *pre_p)) {
+        have = (size_t)count * lc_dtype_size(dt);
+        want = tbytes;
+    } else {
+        have = (size_t)count * lc_win_data(dt);
+        want = tdata;
+    }
+    if (lc_likely(have == want)) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_TYPE, "the %s buffer holds %zu bytes but the target buffer %zu", what, have, want);
 }
 
 /* Put/Get: the type signatures must match (MPI 4.1 §12.3.1); checked as
@@ -92,8 +123,10 @@ static int lc_win_typed(lc_win_t *w, const lc_win_args_t *a, bool sends, bool fe
 {
     lc_dt_t *tt = lc_dt_get(a->tdt), *ot = sends ? lc_dt_get(a->odt) : NULL, *rt = fetch ? lc_dt_get(a->rdt) : NULL;
     MPI_Datatype el = a->kind == LC_RMA_PUT || a->kind == LC_RMA_GET ? MPI_BYTE : basic;
+    /* (One padded pair is one run of packed data, 12 of MPI_DOUBLE_INT's
+     * 16 bytes: not an element of lc_rma_op, so it goes block-wise.) */
     if (lc_dt_is_contig(tt, a->tcount) && tt->true_lb == 0 && (!ot || lc_dt_is_contig(ot, a->ocount)) &&
-        (!rt || lc_dt_is_contig(rt, a->rcount)))
+        (!rt || lc_dt_is_contig(rt, a->rcount)) && !lc_win_padded(el))
         return lc_rma_op(w->rma, a->kind, a->target, a->disp, el, tbytes / lc_dtype_size(el), a->op,
                          ot ? (const char *)a->origin + ot->true_lb : a->origin, NULL,
                          rt ? (char *)a->result + rt->true_lb : a->result, req);
@@ -114,13 +147,16 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
     if (a->single && !tpre)
         LC_TRY(lc_error(MPI_ERR_TYPE, "%s takes one element of a predefined datatype, not the derived datatype %#x",
                         func, (unsigned)a->tdt));
-    size_t tbytes = (size_t)a->tcount * lc_win_size(a->tdt);
+    size_t tbytes = (size_t)a->tcount * lc_win_size(a->tdt); /* a derived type's is its data already */
+    size_t tdata = tpre ? (size_t)a->tcount * lc_dtype_type_size(a->tdt) : tbytes;
     bool acc = a->kind == LC_RMA_ACC || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
     bool uses_origin = a->kind != LC_RMA_GET && !(a->kind == LC_RMA_GACC && a->op == MPI_NO_OP);
     bool fetch = a->kind == LC_RMA_GET || a->kind == LC_RMA_GACC || a->kind == LC_RMA_CAS;
-    bool moves = a->target != MPI_PROC_NULL && a->tcount > 0; /* else nothing is combined */
-    if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tbytes, "origin", &opre));
-    if (fetch) LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tbytes, "result", &rpre));
+    /* else nothing is combined: a zero count, or a type of no data
+     * (contiguous(0, MPI_INT) is made of no predefined type) */
+    bool moves = a->target != MPI_PROC_NULL && tdata > 0;
+    if (uses_origin) LC_TRY(lc_win_check_side(a->origin, a->ocount, a->odt, tpre, tbytes, tdata, "origin", &opre));
+    if (fetch) LC_TRY(lc_win_check_side(a->result, a->rcount, a->rdt, tpre, tbytes, tdata, "result", &rpre));
     bool predefined = tpre && opre && rpre;
     MPI_Datatype basic = tpre ? a->tdt : lc_win_basic(a->tdt);
     if (acc && moves && predefined) {
@@ -133,15 +169,8 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
             LC_TRY(lc_error(MPI_ERR_TYPE, "the target datatype of an accumulate must be made of one predefined "
                                           "datatype; %#x mixes several",
                             (unsigned)a->tdt));
-        /* A padded pair (MPI_DOUBLE_INT ...) is copied with its padding as
-         * a predefined type but packed without it inside a derived one:
-         * the block-wise kernels do not handle that yet. */
-        const lc_dtype_info_t *bi = lc_dtype_lookup(basic);
-        if (bi && bi->size != bi->type_size)
-            LC_TRY(lc_error(MPI_ERR_TYPE,
-                            "accumulates with derived datatypes of the padded pair type %s are not supported yet; "
-                            "use count elements of %s itself",
-                            bi->name, bi->name));
+        /* (A padded pair, MPI_DOUBLE_INT ..., is combined in its packed
+         * form by the engine: lc_rma_apply_packed.) */
         if ((uses_origin && lc_win_basic(a->odt) != basic) || (a->kind != LC_RMA_ACC && lc_win_basic(a->rdt) != basic))
             LC_TRY(lc_error(MPI_ERR_TYPE, "accumulate operations need the same basic datatype on the origin, "
                                           "result and target sides"));
@@ -186,7 +215,7 @@ static int lc_win_do(const char *func, MPI_Win win, const lc_win_args_t *a, MPI_
             rc = lc_rma_op(w->rma, a->kind, a->target, a->disp, a->tdt, (size_t)a->tcount, a->op, a->origin,
                            a->compare, a->result, req);
         else
-            rc = lc_win_typed(w, a, uses_origin, fetch, basic, tbytes, req);
+            rc = lc_win_typed(w, a, uses_origin, fetch, basic, tdata, req);
         if (rc != MPI_SUCCESS) {
             if (req) lc_request_release(req);
             goto err;

@@ -361,7 +361,10 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
 {
     bool fetch = pkt->kind == LC_RMA_GET || pkt->kind == LC_RMA_GACC || pkt->kind == LC_RMA_CAS;
     bool sends = pkt->kind != LC_RMA_GET && !(pkt->kind == LC_RMA_GACC && pkt->op == MPI_NO_OP);
-    size_t esz = lc_dtype_valid(pkt->dt) ? lc_dtype_size(pkt->dt) : 0, bytes = 0, desc = 0;
+    /* Elements of a derived target type (blocks) travel packed: a padded
+     * pair without its padding. */
+    size_t esz = !lc_dtype_valid(pkt->dt) ? 0 : pkt->nblocks ? lc_rma_packed_size(pkt->dt) : lc_dtype_size(pkt->dt);
+    size_t bytes = 0, desc = 0;
     const char *why = NULL;
     if (esz == 0 || (pkt->kind != LC_RMA_PUT && pkt->kind != LC_RMA_GET && pkt->op != MPI_REPLACE &&
                      pkt->op != MPI_NO_OP && !lc_op_is_predefined(pkt->op)))
@@ -376,7 +379,8 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
     const lc_rma_blk_t *blk = (const lc_rma_blk_t *)data; /* 8-aligned: malloc'd buffer + 32-byte header */
     if (!why && !pkt->nblocks && !(at = lc_rma_am_addr(win, pkt->disp, bytes)))
         why = "its bytes are outside this rank's window memory";
-    if (!why && pkt->nblocks && !lc_rma_blocks_valid(win, pkt->disp, blk, pkt->nblocks, esz, bytes))
+    if (!why && pkt->nblocks &&
+        !lc_rma_blocks_valid(win, pkt->disp, blk, pkt->nblocks, lc_rma_block_unit(pkt->dt), bytes))
         why = "its datatype's blocks do not lie in this rank's window memory";
     if (why) {
         lc_log_error("one-sided request from rank %d (%llu elements at %#llx): ignored, %s", source,

@@ -87,14 +87,52 @@ bool lc_rma_blocks_valid(lc_rma_win_t *win, uint64_t disp, const lc_rma_blk_t *b
     return total == bytes;
 }
 
+/* Block i's first byte in the target's memory. */
+static char *lc_rma_blk_at(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_blk_t b)
+{
+    return base ? base + b.off : lc_rma_am_addr(win, disp + (uint64_t)b.off, (size_t)b.len);
+}
+
+/* A padded pair's accumulate: its blocks may split elements (the value
+ * and the index of MPI_SHORT_INT are two blocks), so the elements are
+ * gathered into their packed form, combined at once and scattered back. */
+static void lc_rma_apply_pair_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt,
+                                     MPI_Op op, const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
+{
+    size_t bytes = 0, pos = 0;
+    for (size_t i = 0; i < n; i++) bytes += (size_t)blk[i].len;
+    char stackbuf[256];
+    char *tmp = bytes <= sizeof stackbuf ? stackbuf : malloc(bytes);
+    if (!tmp) lc_fatal("out of memory applying a one-sided accumulate (%zu bytes)", bytes);
+    for (size_t i = 0; i < n; pos += (size_t)blk[i].len, i++) {
+        lc_rma_blk_t b;
+        memcpy(&b, &blk[i], sizeof b);
+        memcpy(tmp + pos, lc_rma_blk_at(win, base, disp, b), (size_t)b.len);
+    }
+    lc_rma_apply_packed(kind, dt, op, bytes, tmp, origin, result);
+    if (op != MPI_NO_OP) {
+        pos = 0;
+        for (size_t i = 0; i < n; pos += (size_t)blk[i].len, i++) {
+            lc_rma_blk_t b;
+            memcpy(&b, &blk[i], sizeof b);
+            memcpy(lc_rma_blk_at(win, base, disp, b), tmp + pos, (size_t)b.len);
+        }
+    }
+    if (tmp != stackbuf) free(tmp);
+}
+
 void lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
                          const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
 {
+    if ((kind == LC_RMA_ACC || kind == LC_RMA_GACC) && lc_rma_packed_size(dt) != lc_dtype_size(dt)) {
+        lc_rma_apply_pair_blocks(win, base, disp, kind, dt, op, blk, n, origin, result);
+        return;
+    }
     size_t esz = lc_dtype_size(dt), pos = 0;
     for (size_t i = 0; i < n; i++) {
         lc_rma_blk_t b;
         memcpy(&b, &blk[i], sizeof b);
-        char *at = base ? base + b.off : lc_rma_am_addr(win, disp + (uint64_t)b.off, (size_t)b.len);
+        char *at = lc_rma_blk_at(win, base, disp, b);
         lc_rma_apply(kind, dt, op, (size_t)b.len / esz, at, origin ? origin + pos : NULL, NULL,
                      result ? result + pos : NULL);
         pos += (size_t)b.len;
@@ -154,10 +192,10 @@ static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, M
                             MPI_Op op, const lc_rma_blk_t *blk, size_t n, size_t bytes, const char *src, char *dst,
                             const lc_rma_unpack_t *unpack, lc_request_t *user, bool *sent_p)
 {
-    size_t esz = lc_dtype_size(basic); /* (direct windows never come here) */
+    size_t esz = lc_rma_packed_size(basic); /* (direct windows never come here) */
     uint64_t off = win->flavor == LC_RMA_DYNAMIC ? (uint64_t)disp : (uint64_t)disp * (uint64_t)win->disp_units[target];
     if (target == win->comm->rank) { /* as in lc_rma_op: we apply everyone's requests one at a time */
-        if (!lc_rma_blocks_valid(win, off, blk, n, esz, bytes))
+        if (!lc_rma_blocks_valid(win, off, blk, n, lc_rma_block_unit(basic), bytes))
             return lc_error(MPI_ERR_RMA_RANGE, "the target datatype's %zu bytes at %#llx are not all in memory "
                                                "attached to the window",
                             bytes, (unsigned long long)off);
@@ -266,7 +304,7 @@ int lc_rma_op_typed(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint 
                 if (fetch && rrun) memcpy(rrun, tmp, bytes);
                 else if (fetch) lc_dt_unpack(rt, rcount, result, 0, tmp, bytes);
                 if (op != MPI_NO_OP) {
-                    lc_rma_apply(LC_RMA_ACC, basic, op, bytes / lc_dtype_size(basic), tmp, orun, NULL, NULL);
+                    lc_rma_apply_packed(LC_RMA_ACC, basic, op, bytes, tmp, orun, NULL);
                     lc_dt_unpack(tt, tcount, at, 0, tmp, bytes);
                 }
                 lc_rma_acc_unlock(&win->lines[target].acc);

@@ -203,14 +203,31 @@ void lc_rma_pick_sample(lc_rma_win_t *win, int target, int sample, bool am, doub
 
 /* Derived target types (lc_rma_dtype.c).  Whether blocks relative to
  * `disp` all lie in our window memory (AM path: a peer's description is
- * never trusted), are positive multiples of `esz` and total `bytes`. */
+ * never trusted), are positive multiples of `esz` (lc_rma_block_unit)
+ * and total `bytes`. */
 bool lc_rma_blocks_valid(lc_rma_win_t *win, uint64_t disp, const lc_rma_blk_t *blk, size_t n, size_t esz,
                          size_t bytes);
 /* Apply an operation block by block: block i at base + off (base NULL:
  * lc_rma_am_addr(disp + off)), its data at the next bytes of the packed
- * `origin` / `result`.  The caller holds whatever makes it atomic. */
+ * `origin` / `result` (a padded pair's accumulate: all blocks gathered,
+ * combined and scattered back, as its blocks may split elements).  The
+ * caller holds whatever makes it atomic. */
 void lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
                          const lc_rma_blk_t *blk, size_t n, const char *origin, char *result);
+
+/* Packed elements (lc_rma_pairs.c).  Bytes of one element of the
+ * predefined type dt in the datatype layer's packed form (MPI_Type_size:
+ * a padded pair without its padding); 0 for an unknown type. */
+size_t lc_rma_packed_size(MPI_Datatype dt);
+/* What every block of a flattened target type of basic type dt is a
+ * multiple of: the element, or 1 for a padded pair, whose blocks may
+ * split it (MPI_SHORT_INT: the short, then the int). */
+size_t lc_rma_block_unit(MPI_Datatype dt);
+/* An accumulate (ACC or GACC) on `bytes` of packed elements of dt at
+ * `at`, with the packed `origin` (unread for MPI_NO_OP) and `result`
+ * (NULL: not wanted).  The caller holds whatever makes it atomic. */
+void lc_rma_apply_packed(lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op, size_t bytes, char *at, const char *origin,
+                         char *result);
 
 /* Apply one operation to memory `at` (lc_rma_apply.c): the caller holds
  * whatever makes it atomic.  `result` may be NULL. */

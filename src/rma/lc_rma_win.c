@@ -164,9 +164,16 @@ bool lc_rma_win_direct(const lc_rma_win_t *win)
     return win->direct;
 }
 
+/* A rank's segment of size 0 has no memory to address: its base is NULL
+ * (what MPICH returns, and MPICH's rma/win_shared_noncontig_put checks),
+ * not where its neighbour's segment starts.  MPI_PROC_NULL with every
+ * size 0 is the one case MPI 4.1 §12.2.3 specifies: "a baseptr as if
+ * MPI_ALLOC_MEM was called with size = 0", i.e. any pointer, which may
+ * not be dereferenced; the last rank's base is kept there. */
 void lc_rma_win_shared_query(const lc_rma_win_t *win, int rank, size_t *size_p, int *disp_unit_p, void **base_p)
 {
-    if (rank == MPI_PROC_NULL) {
+    bool any = rank == MPI_PROC_NULL;
+    if (any) {
         for (rank = 0; rank < win->comm->size - 1 && win->sizes[rank] == 0; rank++) continue;
     }
     if (!win->direct && rank != win->comm->rank) {
@@ -177,7 +184,7 @@ void lc_rma_win_shared_query(const lc_rma_win_t *win, int rank, size_t *size_p, 
     }
     *size_p = win->sizes[rank];
     *disp_unit_p = win->disp_units[rank];
-    *base_p = win->bases[rank];
+    *base_p = win->sizes[rank] || any ? win->bases[rank] : NULL;
 }
 
 int lc_rma_win_attach(lc_rma_win_t *win, void *base, size_t size)

@@ -63,7 +63,25 @@ int main(int argc, char **argv)
     int iv[2] = { 0, 0 };
     rc = MPI_Get_accumulate(iv, 0, MPI_INT, iv + 1, 0, MPI_INT, MPI_PROC_NULL, 0, 0, MPI_BYTE, MPI_SUM, win);
     LC_CHECK(rc == MPI_SUCCESS, "Get_accumulate to MPI_PROC_NULL with unmatched types: class %d", cls(rc));
+    /* A type of no data moves nothing whatever its count (MPICH's
+     * rma/badrma): an item of contiguous(0, MPI_INT), which is made of no
+     * predefined type, against 0 doubles; window memory untouched. */
+    MPI_Datatype none;
+    MPI_Type_contiguous(0, MPI_INT, &none);
+    MPI_Type_commit(&none);
+    double dv = 5;
+    int before = mem[0];
+    rc = MPI_Accumulate(&v, 1, none, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win);
+    LC_CHECK(rc == MPI_SUCCESS, "accumulate of 1 item of no data into 0 doubles: class %d", cls(rc));
+    rc = MPI_Accumulate(&dv, 0, MPI_DOUBLE, 0, 0, 2, none, MPI_SUM, win);
+    LC_CHECK(rc == MPI_SUCCESS, "accumulate of 0 doubles into 2 items of no data: class %d", cls(rc));
+    rc = MPI_Get_accumulate(&v, 1, none, iv, 2, none, 0, 0, 1, none, MPI_SUM, win);
+    LC_CHECK(rc == MPI_SUCCESS, "get_accumulate with types of no data on every side: class %d", cls(rc));
+    rc = MPI_Put(&v, 2, none, 0, 0, 1, none, win);
+    LC_CHECK(rc == MPI_SUCCESS, "put of items of no data: class %d", cls(rc));
     MPI_Win_fence(0, win);
+    LC_CHECK(mem[0] == before, "accumulates of no data changed memory: %d, was %d", mem[0], before);
+    MPI_Type_free(&none);
     MPI_Errhandler eh;
     MPI_Win_create_errhandler(on_error, &eh);
     MPI_Win_set_errhandler(win, eh);

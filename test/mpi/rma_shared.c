@@ -2,7 +2,9 @@
 /* rma_shared.c: Win_allocate_shared on MPI_COMM_TYPE_SHARED,
  * Win_shared_query, direct loads and stores into a neighbour's memory
  * with Win_sync + barrier, contiguity, and Put/Accumulate on the same
- * window under lock_all. */
+ * window under lock_all; a window where odd ranks give size 0: their
+ * segments query as size 0 at NULL (as in MPICH), MPI_PROC_NULL gives
+ * rank 0's, and puts into the even ranks' land. */
 #include "lc_test.h"
 
 #define N 16
@@ -81,6 +83,45 @@ int main(int argc, char **argv)
     MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
     LC_CHECK(flag && *model == MPI_WIN_UNIFIED, "memory model");
     MPI_Win_free(&win);
+
+    /* odd ranks: no memory (MPICH's rma/win_shared_noncontig_put) */
+    MPI_Aint my = rank % 2 ? 0 : N * (MPI_Aint)sizeof(int);
+    MPI_Info noncontig;
+    MPI_Info_create(&noncontig);
+    MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
+    for (int pass = 0; pass < 2; pass++) {
+        MPI_Win_allocate_shared(my, sizeof(int), pass ? noncontig : MPI_INFO_NULL, shm, &mine, &win);
+        int even = rank + 2 >= size ? 0 : rank + 2; /* the next even rank, or 0 */
+        MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
+        if (rank % 2 == 0)
+            for (int i = 0; i < N; i++) {
+                int x = rank * 1000 + i;
+                MPI_Put(&x, 1, MPI_INT, even, i, 1, MPI_INT, win);
+            }
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+        for (int r = 0; r < size; r++) {
+            int *b = (int *)&sz; /* (anything but NULL) */
+            MPI_Win_shared_query(win, r, &sz, &du, &b);
+            if (r % 2) {
+                LC_CHECK(sz == 0 && b == NULL, "pass %d: rank %d's empty segment: size %ld at %p, expected 0 at NULL",
+                         pass, r, (long)sz, (void *)b);
+                continue;
+            }
+            LC_CHECK(sz == N * (MPI_Aint)sizeof(int) && b, "pass %d: rank %d's segment: size %ld at %p", pass, r,
+                     (long)sz, (void *)b);
+            int from = r - 2 >= 0 ? r - 2 : (size - 1) / 2 * 2; /* the even rank that puts into r */
+            for (int i = 0; b && i < N; i++)
+                LC_CHECK(b[i] == from * 1000 + i, "pass %d: rank %d's int %d = %d, expected %d", pass, r, i, b[i],
+                         from * 1000 + i);
+        }
+        int *b0 = NULL, *bn = NULL;
+        MPI_Win_shared_query(win, 0, &sz, &du, &b0);
+        MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &du, &bn);
+        LC_CHECK(bn == b0 && sz == N * (MPI_Aint)sizeof(int), "pass %d: MPI_PROC_NULL gave %p size %ld, rank 0 %p",
+                 pass, (void *)bn, (long)sz, (void *)b0);
+        MPI_Win_free(&win);
+    }
+    MPI_Info_free(&noncontig);
     MPI_Comm_free(&shm);
     return lc_finish();
 }

@@ -76,7 +76,7 @@ void lc_rma_am_disable(lc_rma_win_t *win)
 static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user,
                         const lc_rma_unpack_t *unpack)
 {
-    if (win->nout == win->capout && win->headout >= win->nout / 2) { /* room at the front: move down */
+    if (win->nout == win->capout && win->headout > 0 && win->headout >= win->nout / 2) { /* room at the front */
         memmove(win->out, win->out + win->headout, (size_t)(win->nout - win->headout) * sizeof *win->out);
         win->nout -= win->headout;
         win->headout = 0;

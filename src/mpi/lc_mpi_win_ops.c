@@ -62,14 +62,6 @@ static size_t lc_win_data(MPI_Datatype dt)
     return t ? (size_t)t->size : 0;
 }
 
-/* A value+index pair whose C struct has padding (MPI_DOUBLE_INT, not
- * MPI_2INT): its packed element is not its predefined one. */
-static bool lc_win_padded(MPI_Datatype basic)
-{
-    const lc_dtype_info_t *info = lc_dtype_lookup(basic);
-    return info && info->size != info->type_size;
-}
-
 /* The one predefined type a type is made of, or MPI_DATATYPE_NULL. */
 static MPI_Datatype lc_win_basic(MPI_Datatype dt)
 {
@@ -126,7 +118,7 @@ static int lc_win_typed(lc_win_t *w, const lc_win_args_t *a, bool sends, bool fe
     /* (One padded pair is one run of packed data, 12 of MPI_DOUBLE_INT's
      * 16 bytes: not an element of lc_rma_op, so it goes block-wise.) */
     if (lc_dt_is_contig(tt, a->tcount) && tt->true_lb == 0 && (!ot || lc_dt_is_contig(ot, a->ocount)) &&
-        (!rt || lc_dt_is_contig(rt, a->rcount)) && !lc_win_padded(el))
+        (!rt || lc_dt_is_contig(rt, a->rcount)) && !lc_dtype_padded(el))
         return lc_rma_op(w->rma, a->kind, a->target, a->disp, el, tbytes / lc_dtype_size(el), a->op,
                          ot ? (const char *)a->origin + ot->true_lb : a->origin, NULL,
                          rt ? (char *)a->result + rt->true_lb : a->result, req);

@@ -124,7 +124,7 @@ static void lc_rma_apply_pair_blocks(lc_rma_win_t *win, char *base, uint64_t dis
 void lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
                          const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
 {
-    if ((kind == LC_RMA_ACC || kind == LC_RMA_GACC) && lc_rma_packed_size(dt) != lc_dtype_size(dt)) {
+    if ((kind == LC_RMA_ACC || kind == LC_RMA_GACC) && lc_dtype_padded(dt)) {
         lc_rma_apply_pair_blocks(win, base, disp, kind, dt, op, blk, n, origin, result);
         return;
     }

@@ -38,9 +38,7 @@ size_t lc_rma_packed_size(MPI_Datatype dt)
 
 size_t lc_rma_block_unit(MPI_Datatype dt)
 {
-    const lc_dtype_info_t *info = lc_dtype_lookup(dt);
-    if (!info) return 0;
-    return info->size == info->type_size ? info->size : 1;
+    return lc_dtype_padded(dt) ? 1 : lc_dtype_size(dt);
 }
 
 /* Widen k packed pairs at `src` into structs at `dst` (or narrow, !wide):

@@ -67,6 +67,13 @@ static inline size_t lc_dtype_type_size(MPI_Datatype dt)
     return info ? info->type_size : 0;
 }
 
+/* A predefined type whose item has padding (a value+index pair such as
+ * MPI_DOUBLE_INT, not MPI_2INT): its packed form is not its memory form. */
+static inline bool lc_dtype_padded(MPI_Datatype dt)
+{
+    return lc_dtype_type_size(dt) != lc_dtype_size(dt);
+}
+
 /* A datatype that may be used to communicate. */
 static inline bool lc_dtype_valid(MPI_Datatype dt)
 {

@@ -785,7 +785,8 @@ def scenarios(quick):
             "pair, and one shared communicator with a tag per pair)",
             2, False, [thread_rate_job([1, 2, 4], quick),
                        thread_rate_job([1, 2, 4], quick, "tag")],
-            3 if quick else 5, 300),
+            # MPICH's 2-4 pair runs take 60-110 s quick at load ~30
+            3 if quick else 5, 300 if quick else 900),
         "dt2": Scenario(
             "dt2", "2 ranks on one host, each bound to its own core: ping-pong "
             "of derived datatypes (vectors of 64 B blocks at a 128 B stride, 4 KiB - 16 MiB; "

@@ -671,9 +671,13 @@ def thread_rate_job(threads, quick, by="comm"):
     64 8 B Isend/Irecv; messages/s over all pairs.  -i is shared out among
     the threads (Open MPI 4.1 moves ~5k msg/s with 2+ threads here).  Each program run asks
     for MPI_THREAD_MULTIPLE and prints the level provided (it fails
-    without it)."""
+    without it).  Run length: at 2-6 M msg/s the old -i 2000 (quick) and
+    6000 lasted 20-200 ms per T, a few scheduler slices of 4 threads on 2
+    cores, so where the kernel first put the threads decided the figure
+    (one set: Locus 4 pairs 6.1 M above its 2 pairs' 1.9 M, MPICH 2 pairs
+    45 k-3.8 M); now ~0.3-2 s per T for both MPIs (session 18, h2)."""
     args = ["-T", ",".join(map(str, threads)), "-m", by] + \
-        (["-i", "2000", "-x", "50"] if quick else ["-i", "6000", "-x", "100"])
+        (["-i", "20000", "-x", "200"] if quick else ["-i", "60000", "-x", "500"])
     return Job(f"thr-{by}", "threads", args,
                [Metric(f"{by} {t} thr x pairs 8B (msg/s)", f"mr_t{t}", 8, "messages_per_s",
                        "msg/s", False) for t in threads])
@@ -781,7 +785,8 @@ def scenarios(quick):
             "pair, and one shared communicator with a tag per pair)",
             2, False, [thread_rate_job([1, 2, 4], quick),
                        thread_rate_job([1, 2, 4], quick, "tag")],
-            3 if quick else 5, 120),
+            # MPICH's 2-4 pair runs take 60-110 s quick at load ~30
+            3 if quick else 5, 300 if quick else 900),
         "dt2": Scenario(
             "dt2", "2 ranks on one host, each bound to its own core: ping-pong "
             "of derived datatypes (vectors of 64 B blocks at a 128 B stride, 4 KiB - 16 MiB; "

@@ -16,7 +16,12 @@
  * Usage: lc_thread_rate [-T 1,2,4] [-w window] [-i iters] [-x warmup]
  *                       [-s bytes] [-m comm|tag] [-f table|csv] [-c]
  * Output: comments (library, thread level provided), then per T a row
- * test=mr_t<T>, size=<bytes>: threads, messages_per_s.  -c checks every
+ * test=mr_t<T>, size=<bytes>: threads, messages_per_s, and a comment with
+ * what the timed part cost each rank: its threads' CPU time and voluntary
+ * (sleeps: a blocked lock, a futex) and involuntary (preemptions and
+ * sched_yield) context switches, from getrusage(RUSAGE_THREAD).  With
+ * more threads than cores the rate depends on which threads the kernel
+ * runs; these say how each MPI's threads waited.  -c checks every
  * received payload (each message carries (thread, iteration, slot)).
  */
 #include <mpi.h>
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "lc_bench_util.h"
@@ -39,6 +45,19 @@ static pthread_barrier_t tbar;
 static double t_start;
 static unsigned long long bad;
 static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
+/* This rank's threads' cost of the timed part: CPU µs, voluntary and
+ * involuntary switches (under bad_lock). */
+static double cost[3];
+
+/* The calling thread's CPU µs and switches so far. */
+static void thread_usage(double u[3])
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    u[0] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    u[1] = (double)ru.ru_nvcsw;
+    u[2] = (double)ru.ru_nivcsw;
+}
 
 static uint64_t stamp(int t, long it, int k) { return ((uint64_t)t << 48) ^ ((uint64_t)it << 16) ^ (uint64_t)k; }
 
@@ -92,14 +111,21 @@ static void *body(void *p)
         t_start = MPI_Wtime();
     }
     pthread_barrier_wait(&tbar);
+    double u0[3], u1[3];
+    thread_usage(u0);
     pair_loop(t, per_thread, warmup, buf);
+    thread_usage(u1);
+    pthread_mutex_lock(&bad_lock);
+    for (int i = 0; i < 3; i++) cost[i] += u1[i] - u0[i];
+    pthread_mutex_unlock(&bad_lock);
     free(buf);
     return NULL;
 }
 
-static double run(int nt)
+static double run(int nt, double wall_cost[4])
 {
     pthread_t th[MAXT];
+    memset(cost, 0, sizeof cost);
     nthreads = nt;
     per_thread = (iters + nt - 1) / nt;
     pthread_barrier_init(&tbar, NULL, (unsigned)nt);
@@ -108,6 +134,8 @@ static double run(int nt)
     double el = MPI_Wtime() - t_start, mx = 0;
     pthread_barrier_destroy(&tbar);
     MPI_Allreduce(&el, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    wall_cost[0] = mx;
+    MPI_Reduce(cost, wall_cost + 1, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     return (double)nt * (double)per_thread * window / mx;
 }
 
@@ -171,11 +199,14 @@ int main(int argc, char **argv)
     if (rank == 0) printf(csv ? "test,size,threads,messages_per_s\n" : "%-8s %6s %8s %16s\n", "test", "size",
                           "threads", "messages/s");
     for (int i = 0; i < nts; i++) {
-        double r = run(ts[i]);
+        double wc[4];
+        double r = run(ts[i], wc);
         if (rank == 0) {
             char name[32];
             snprintf(name, sizeof name, "mr_t%d", ts[i]);
             printf(csv ? "%s,%d,%d,%.0f\n" : "%-8s %6d %8d %16.0f\n", name, bytes, ts[i], r);
+            printf("# %s: %.1f ms wall, both ranks' threads %.1f ms CPU, %.0f voluntary / %.0f involuntary switches\n",
+                   name, wc[0] * 1e3, wc[1] / 1e3, wc[2], wc[3]);
             fflush(stdout);
         }
     }

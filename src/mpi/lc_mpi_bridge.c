@@ -106,8 +106,8 @@ static void lc_bridge_key(const uint64_t *mine, const uint64_t *theirs, lc_ctx_k
     key->w[3] = hi[1];
 }
 
-int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
-                   int lrc, const int *rmap, int rmap_n, lc_bridge_t *b)
+int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag, int lrc,
+                   const int *rmap, int rmap_n, lc_bridge_t *b)
 {
     /* Over an intercommunicator (dup, merge, split of one): member lists
      * travel as ranks of its local group, mapped by the receiver through
@@ -137,8 +137,9 @@ int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, i
     rc = lc_coll_bcast(rhdr, LC_HDR_WORDS, MPI_UINT64_T, lleader, lc);
     if (rc == MPI_SUCCESS && rhdr[0] == LC_HDR_FAILED)
         rc = lc->rank == lleader ? lrc
-                                 : lc_error(MPI_ERR_OTHER, "the group's leader (rank %d) failed to reach the remote "
-                                                           "group's leader (see its error)",
+                                 : lc_error(MPI_ERR_OTHER,
+                                            "the group's leader (rank %d) failed to reach the remote "
+                                            "group's leader (see its error)",
                                             lleader);
     if (rc == MPI_SUCCESS && !b->rworld && !(b->rworld = malloc(sizeof(int) * (size_t)(rhdr[0] + 1))))
         rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a remote group of %d", (int)rhdr[0]);
@@ -146,7 +147,8 @@ int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, i
     for (int i = 0; rmap && rc == MPI_SUCCESS && i < (int)rhdr[0]; i++) {
         if (b->rworld[i] < 0 || b->rworld[i] >= rmap_n || (!by_rank && (int)rhdr[0] != rmap_n))
             rc = lc_error(MPI_ERR_INTERN, "the remote group does not match the table exchanged before");
-        else b->rworld[i] = rmap[b->rworld[i]];
+        else
+            b->rworld[i] = rmap[b->rworld[i]];
     }
     if (rc != MPI_SUCCESS) {
         free(b->rworld);
@@ -170,8 +172,8 @@ static int lc_bridge_round(const lc_bridge_t *b, const uint64_t *offer, uint64_t
     int lrc = MPI_SUCCESS;
     if (b->lc->rank == b->lleader) {
         lc_request_t *s = NULL;
-        lrc = lc_pt2pt_isend(mine, sizeof(uint64_t) * n, b->rleader, b->tag, b->bridge, b->ctx_kind,
-                             LC_MODE_STANDARD, &s);
+        lrc = lc_pt2pt_isend(mine, sizeof(uint64_t) * n, b->rleader, b->tag, b->bridge, b->ctx_kind, LC_MODE_STANDARD,
+                             &s);
         if (lrc == MPI_SUCCESS)
             lrc = lc_pt2pt_recv(theirs, sizeof(uint64_t) * n, b->rleader, b->tag, b->bridge, b->ctx_kind,
                                 MPI_STATUS_IGNORE);
@@ -182,8 +184,9 @@ static int lc_bridge_round(const lc_bridge_t *b, const uint64_t *offer, uint64_t
     rc = lc_coll_bcast(theirs, n + 1, MPI_UINT64_T, b->lleader, b->lc);
     if (rc == MPI_SUCCESS && theirs[n])
         rc = b->lc->rank == b->lleader ? lrc
-                                       : lc_error(MPI_ERR_OTHER, "the group's leader (rank %d) failed to reach the "
-                                                                 "remote group's leader (see its error)",
+                                       : lc_error(MPI_ERR_OTHER,
+                                                  "the group's leader (rank %d) failed to reach the "
+                                                  "remote group's leader (see its error)",
                                                   b->lleader);
     return rc;
 }
@@ -227,8 +230,9 @@ int lc_bridge_agree(const lc_bridge_t *b, bool local_too, int *islot_p, int *lsl
             break;
         }
         if (mine[LC_CTX_WORDS] && theirs[LC_CTX_WORDS]) {
-            rc = lc_error(MPI_ERR_INTERN, "out of communicator context ids: no %s free on every member of both "
-                                          "groups (2048 exist per process); free communicators you no longer need",
+            rc = lc_error(MPI_ERR_INTERN,
+                          "out of communicator context ids: no %s free on every member of both "
+                          "groups (2048 exist per process); free communicators you no longer need",
                           local_too ? "pair of them is" : "one is");
             break;
         }

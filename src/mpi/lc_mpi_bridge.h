@@ -18,7 +18,7 @@ typedef struct lc_bridge {
     lc_comm_t *lc, *bridge;
     int lleader, rleader, ctx_kind, tag;
     int rsize, rflag;
-    int *rworld;     /* [rsize]: the remote group (owned) */
+    int *rworld;      /* [rsize]: the remote group (owned) */
     lc_ctx_key_t key; /* this creation's context-id agreement, the same on both groups */
 } lc_bridge_t;
 
@@ -31,8 +31,8 @@ typedef struct lc_bridge {
  * and rmap[remote comm rank] (rmap_n entries) is the remote member's id
  * here.  Sends nothing about context ids: lc_bridge_agree does.  On
  * success b->rworld is owned by the caller (free it). */
-int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
-                   int lrc, const int *rmap, int rmap_n, lc_bridge_t *b);
+int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag, int lrc,
+                   const int *rmap, int rmap_n, lc_bridge_t *b);
 
 /* Collective over both groups, after lc_bridge_open: the context-id
  * agreement (lc_mpi_ctx.c) of the new communicator.  *islot_p: a slot

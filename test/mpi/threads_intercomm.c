@@ -33,7 +33,7 @@ static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum { K_INTER, K_INTER_DUP, K_MERGED, K_SPLIT, K_IDUP, K_DUP, K_SELF };
 static const char *kinds[] = { "Intercomm_create", "Comm_dup(inter)", "Intercomm_merge", "Comm_split(inter)",
-                               "Comm_idup", "Comm_dup", "Comm_dup(SELF)" };
+                               "Comm_idup",        "Comm_dup",        "Comm_dup(SELF)" };
 
 /* One message each way between this process and `peer` of c (the remote
  * group's rank on an intercommunicator) on tag 0, carrying who sent it. */
@@ -42,8 +42,8 @@ static void ping(MPI_Comm c, int peer, int t, int kind, int it)
     int out[3] = { t, kind, it }, in[3] = { -1, -1, -1 };
     LC_MPI(MPI_Sendrecv(out, 3, MPI_INT, peer, 0, in, 3, MPI_INT, peer, 0, c, MPI_STATUS_IGNORE));
     TCHECK(in[0] == t && in[1] == kind && in[2] == it,
-           "%s of thread %d, iteration %d: got the message of thread %d's %s, iteration %d", kinds[kind], t, it,
-           in[0], in[1] >= 0 && in[1] <= K_SELF ? kinds[in[1]] : "?", in[2]);
+           "%s of thread %d, iteration %d: got the message of thread %d's %s, iteration %d", kinds[kind], t, it, in[0],
+           in[1] >= 0 && in[1] <= K_SELF ? kinds[in[1]] : "?", in[2]);
 }
 
 /* An intercommunicator of the even and the odd ranks: its groups, one
@@ -77,8 +77,10 @@ static void use_intra(MPI_Comm c, int n, int me, int t, int kind, int it)
         int out[3] = { t, kind, it }, in[3] = { -1, -1, -1 };
         LC_MPI(MPI_Sendrecv(out, 3, MPI_INT, (cme + 1) % n, 0, in, 3, MPI_INT, (cme + n - 1) % n, 0, c,
                             MPI_STATUS_IGNORE));
-        TCHECK(in[0] == t && in[1] == kind && in[2] == it, "%s of thread %d, iteration %d: got thread %d's kind %d "
-               "iteration %d", kinds[kind], t, it, in[0], in[1], in[2]);
+        TCHECK(in[0] == t && in[1] == kind && in[2] == it,
+               "%s of thread %d, iteration %d: got thread %d's kind %d "
+               "iteration %d",
+               kinds[kind], t, it, in[0], in[1], in[2]);
     }
 }
 
@@ -125,8 +127,10 @@ static void *body(void *arg)
 {
     int t = (int)(intptr_t)arg;
     for (int it = 0; it < ITERS; it++) {
-        if (t % 2 == 0) inter_thread(t, it);
-        else intra_thread(t, it);
+        if (t % 2 == 0)
+            inter_thread(t, it);
+        else
+            intra_thread(t, it);
     }
     return NULL;
 }

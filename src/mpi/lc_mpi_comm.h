@@ -63,11 +63,18 @@ int lc_mpi_ctx_agree(lc_comm_t *parent, int tag, int members, lc_ctx_reduce_fn_t
  * words[LC_CTX_WORDS + 1] (held until round_end), the members AND them,
  * round_end; end unregisters (idempotent: also from a schedule's free
  * hook).  Lives where its owner puts it until end. */
+/* An agreement's key, compared word by word: the same on every member,
+ * different for two agreements in progress that share a member
+ * (lc_mpi_ctx.c says why it matters).  begin's: (parent context id,
+ * tag, the parent's ctx_seq); an intercommunicator bridge's:
+ * lc_mpi_bridge.c. */
+typedef struct lc_ctx_key {
+    uint64_t w[4];
+} lc_ctx_key_t;
+
 typedef struct lc_ctx_agreement {
     struct lc_ctx_agreement *next;
-    uint32_t ctx;     /* the parent's context id */
-    int tag;          /* Comm_create_group's tag; -1 for the others */
-    uint32_t seq;     /* the parent's ctx_seq at the start (tag -1), else 0 */
+    lc_ctx_key_t key;
     bool established; /* a round came back: every member has started it */
     bool owner;       /* this round offers the whole free mask (but the reserve) */
     bool alone;       /* one member: offers the lowest free slot, defers to nobody */
@@ -75,6 +82,8 @@ typedef struct lc_ctx_agreement {
     uint64_t held[LC_CTX_WORDS]; /* this round's offer, marked taken */
 } lc_ctx_agreement_t;
 void lc_ctx_agreement_begin(lc_ctx_agreement_t *a, lc_comm_t *parent, int tag, int members);
+/* The same with a key made by the caller. */
+void lc_ctx_agreement_begin_key(lc_ctx_agreement_t *a, const lc_ctx_key_t *key, int members);
 void lc_ctx_agreement_offer(lc_ctx_agreement_t *a, uint64_t *words);
 void lc_ctx_agreement_round_end(lc_ctx_agreement_t *a);
 void lc_ctx_agreement_end(lc_ctx_agreement_t *a);

@@ -54,6 +54,8 @@
  * different parents (different context ids on that member) or share one
  * (its members start them in the same order: the sequence number), or
  * are Comm_create_group's on one parent (different tags, or erroneous).
+ * Intercommunicator creations agree over both groups with keys of their
+ * own (lc_mpi_bridge.c says why those are unique too).
  *
  * All state is guarded by the MPI critical section, as all of the API
  * layer; a blocking agreement's reduction leaves it (under
@@ -74,9 +76,9 @@ static bool lc_ctx_owned;                     /* some agreement holds the whole 
 
 static bool lc_ctx_below(const lc_ctx_agreement_t *a, const lc_ctx_agreement_t *b)
 {
-    if (a->ctx != b->ctx) return a->ctx < b->ctx;
-    if (a->tag != b->tag) return a->tag < b->tag;
-    return a->seq < b->seq;
+    for (int i = 0; i < 4; i++)
+        if (a->key.w[i] != b->key.w[i]) return a->key.w[i] < b->key.w[i];
+    return false;
 }
 
 /* No established agreement of this process is below `me`. */
@@ -87,18 +89,25 @@ static bool lc_ctx_lowest(const lc_ctx_agreement_t *me)
     return true;
 }
 
-void lc_ctx_agreement_begin(lc_ctx_agreement_t *a, lc_comm_t *parent, int tag, int members)
+void lc_ctx_agreement_begin_key(lc_ctx_agreement_t *a, const lc_ctx_key_t *key, int members)
 {
     memset(a, 0, sizeof(*a));
     a->alone = members == 1;
-    a->ctx = parent->ctx;
-    a->tag = tag;
-    /* every member of the parent starts its whole-parent agreements in
-     * the same order; Comm_create_group's involve some members only */
-    a->seq = tag < 0 ? parent->ctx_seq++ : 0;
+    a->key = *key;
     a->next = lc_ctx_agreements;
     lc_ctx_agreements = a;
     a->linked = true;
+}
+
+void lc_ctx_agreement_begin(lc_ctx_agreement_t *a, lc_comm_t *parent, int tag, int members)
+{
+    /* (context id, tag, sequence): tag -1 -> 1, a tag t >= 0 -> t + 2;
+     * 0 is the intercommunicator bridges' (lc_mpi_bridge.c).  Every
+     * member of the parent starts its whole-parent agreements in the
+     * same order; Comm_create_group's involve some members only. */
+    lc_ctx_key_t key = { { (uint64_t)parent->ctx << 32 | ((uint32_t)tag + 2u), tag < 0 ? parent->ctx_seq++ : 0, 0,
+                           0 } };
+    lc_ctx_agreement_begin_key(a, &key, members);
 }
 
 void lc_ctx_agreement_offer(lc_ctx_agreement_t *a, uint64_t *words)

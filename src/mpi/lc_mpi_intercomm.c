@@ -5,15 +5,15 @@
  * MPI_Intercomm_merge, MPI_Comm_split / MPI_Comm_create on them, and the
  * remote-group queries.
  *
- * Every creation is one "bridge" (lc_bridge): each group ANDs its members'
- * free context masks over a local intracommunicator, the two leaders swap
- * their group's size, mask, a flag and member list over a bridge
- * communicator, and each leader broadcasts what it got to its group.  Then
- * every member of both groups knows both groups and the slots free on
- * all of them, and picks the same lowest one, with no further message.
- * The hidden local intracommunicator of the new intercommunicator takes
- * the lowest slot free on the local group other than that one.
+ * Every creation is one "bridge" (lc_mpi_bridge.c): the two groups'
+ * leaders swap their group's size and member list and broadcast what they
+ * got, then both groups agree on the new communicator's context slots
+ * over their local intracommunicators and the leaders (lc_mpi_ctx.c's
+ * agreement, as every other creation): one free on every member of both
+ * groups, and for an intercommunicator one free on the local group for
+ * its hidden local intracommunicator.
  */
+#include "mpi/lc_mpi_bridge.h"
 #include "mpi/lc_mpi_comm.h"
 #include "coll/lc_coll.h"
 #include "mpi/lc_mpi.h"
@@ -37,8 +37,6 @@ enum {
 /* MPI_Intercomm_create_from_groups: over MPI_COMM_WORLD's collective
  * context, this bit | the string tag's hash. */
 #define LC_TAG_INTER_FROM_GROUPS 0x08000000
-#define LC_HDR_WORDS (2 + LC_CTX_WORDS)
-#define LC_HDR_FAILED UINT64_MAX
 
 static int lc_check_inter(const lc_comm_t *c)
 {
@@ -46,129 +44,10 @@ static int lc_check_inter(const lc_comm_t *c)
     return lc_error(MPI_ERR_COMM, "the communicator is an intracommunicator: an intercommunicator is required");
 }
 
-typedef struct lc_bridge {
-    int rsize, rflag;
-    uint64_t lmask[LC_CTX_WORDS]; /* free on every member of the local group */
-    uint64_t both[LC_CTX_WORDS];  /* free on every member of both groups */
-    int *rworld;                  /* [rsize]: the remote group (owned) */
-} lc_bridge_t;
-
-/* Collective over lc: the exchange described at the top.  The leader is
- * rank lleader of lc; it talks to rank rleader of `bridge` (ctx_kind,
- * tag).  `lrc`: the leader's own argument checks (an error there is
- * passed to every local member instead of exchanging, so none waits). */
-static int lc_bridge_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
-                         int lrc, const int *rmap, int rmap_n, lc_bridge_t *b);
-
 static int lc_bridge(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
                      int lrc, lc_bridge_t *b)
 {
-    return lc_bridge_map(lc, lleader, bridge, rleader, ctx_kind, tag, flag, lrc, NULL, 0, b);
-}
-
-/* rmap (between jobs, lc_mpi_xconnect.c): the member lists travel as comm
- * ranks (the ids of one process mean nothing to another job), and
- * rmap[remote comm rank] is the remote member's id here. */
-static int lc_bridge_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, int ctx_kind, int tag, int flag,
-                         int lrc, const int *rmap, int rmap_n, lc_bridge_t *b)
-{
-    int *iota = NULL;
-    /* Over an intercommunicator (dup, merge, split of one): member lists
-     * travel as ranks of its local group, mapped by the receiver through
-     * its remote group — ids differ between jobs, ranks do not. */
-    bool by_rank = !rmap && bridge && bridge->remote_world && ctx_kind == LC_CTX_COLL;
-    if (by_rank) {
-        rmap = bridge->remote_world;
-        rmap_n = bridge->peer_count;
-    }
-    uint64_t hdr[LC_HDR_WORDS], rhdr[LC_HDR_WORDS];
-    memset(b, 0, sizeof(*b));
-    int rc = lc_coll_allreduce(lc_comm_ctx_free_mask(), b->lmask, LC_CTX_WORDS, MPI_UINT64_T, MPI_BAND, lc);
-    if (rc != MPI_SUCCESS) return rc;
-    if (lc->rank == lleader) {
-        rhdr[0] = LC_HDR_FAILED;
-        if (lrc == MPI_SUCCESS) {
-            hdr[0] = (uint64_t)lc->size;
-            hdr[1] = (uint64_t)(uint32_t)flag;
-            memcpy(hdr + 2, b->lmask, sizeof(b->lmask));
-            lc_request_t *s[2] = { NULL, NULL };
-            rc = lc_pt2pt_isend(hdr, sizeof(hdr), rleader, tag, bridge, ctx_kind, LC_MODE_STANDARD, &s[0]);
-            const int *members = lc->world_ranks;
-            if (rmap) {
-                iota = malloc(sizeof(int) * (size_t)lc->size);
-                if (!iota) rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a group of %d", lc->size);
-                for (int i = 0; iota && i < lc->size; i++) {
-                    iota[i] = i;
-                    if (!by_rank) continue;
-                    iota[i] = -1; /* lc's members are members of bridge's local group */
-                    for (int k = 0; k < bridge->size && iota[i] < 0; k++)
-                        if (bridge->world_ranks[k] == lc->world_ranks[i]) iota[i] = k;
-                }
-                members = iota;
-            }
-            if (rc == MPI_SUCCESS)
-                rc = lc_pt2pt_isend(members, sizeof(int) * (size_t)lc->size, rleader, tag, bridge, ctx_kind,
-                                    LC_MODE_STANDARD, &s[1]);
-            if (rc == MPI_SUCCESS) rc = lc_pt2pt_recv(rhdr, sizeof(rhdr), rleader, tag, bridge, ctx_kind, MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS && rhdr[0] < (uint64_t)lc_world.universe_size + 1) {
-                b->rworld = malloc(sizeof(int) * (size_t)(rhdr[0] + 1));
-                if (!b->rworld) rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a remote group of %d", (int)rhdr[0]);
-            } else if (rc == MPI_SUCCESS) {
-                rc = lc_error(MPI_ERR_INTERN, "the remote leader sent a group of %llu processes",
-                              (unsigned long long)rhdr[0]);
-            }
-            if (rc == MPI_SUCCESS)
-                rc = lc_pt2pt_recv(b->rworld, sizeof(int) * (size_t)rhdr[0], rleader, tag, bridge, ctx_kind,
-                                   MPI_STATUS_IGNORE);
-            for (int i = 0; i < 2; i++) {
-                int wrc = s[i] ? lc_pt2pt_wait_release(s[i], MPI_STATUS_IGNORE) : MPI_SUCCESS;
-                if (rc == MPI_SUCCESS) rc = wrc;
-            }
-            lrc = rc;
-        }
-        if (lrc != MPI_SUCCESS) rhdr[0] = LC_HDR_FAILED;
-    }
-    rc = lc_coll_bcast(rhdr, LC_HDR_WORDS, MPI_UINT64_T, lleader, lc);
-    if (rc == MPI_SUCCESS && rhdr[0] == LC_HDR_FAILED)
-        rc = lc->rank == lleader ? lrc
-                                 : lc_error(MPI_ERR_OTHER, "the group's leader (rank %d) failed to reach the remote "
-                                                           "group's leader (see its error)",
-                                            lleader);
-    if (rc == MPI_SUCCESS && !b->rworld && !(b->rworld = malloc(sizeof(int) * (size_t)(rhdr[0] + 1))))
-        rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a remote group of %d", (int)rhdr[0]);
-    free(iota);
-    if (rc == MPI_SUCCESS) rc = lc_coll_bcast(b->rworld, (size_t)rhdr[0], MPI_INT, lleader, lc);
-    for (int i = 0; rmap && rc == MPI_SUCCESS && i < (int)rhdr[0]; i++) {
-        if (b->rworld[i] < 0 || b->rworld[i] >= rmap_n || (!by_rank && (int)rhdr[0] != rmap_n))
-            rc = lc_error(MPI_ERR_INTERN, "the remote group does not match the table exchanged before");
-        else b->rworld[i] = rmap[b->rworld[i]];
-    }
-    if (rc != MPI_SUCCESS) {
-        free(b->rworld);
-        b->rworld = NULL;
-        return rc;
-    }
-    b->rsize = (int)rhdr[0];
-    b->rflag = (int)(uint32_t)rhdr[1];
-    for (int w = 0; w < LC_CTX_WORDS; w++) b->both[w] = b->lmask[w] & rhdr[2 + w];
-    return MPI_SUCCESS;
-}
-
-/* The lowest slot set in mask other than `except`; -1: none. */
-static int lc_lowest_slot(const uint64_t *mask, int except)
-{
-    for (int w = 0; w < LC_CTX_WORDS; w++) {
-        uint64_t m = mask[w];
-        if (except >= 0 && except / 64 == w) m &= ~(1ull << (except % 64));
-        if (m) return w * 64 + __builtin_ctzll(m);
-    }
-    return -1;
-}
-
-static int lc_no_slot(void)
-{
-    return lc_error(MPI_ERR_INTERN, "out of communicator context ids (2048 communicators exist); free "
-                                    "communicators you no longer need");
+    return lc_bridge_open(lc, lleader, bridge, rleader, ctx_kind, tag, flag, lrc, NULL, 0, b);
 }
 
 /* The groups of an intercommunicator must be disjoint (MPI 4.1 §7.6.2);
@@ -189,14 +68,14 @@ static int lc_check_disjoint(const int *a, int na, const int *b, int nb)
 }
 
 /* The intercommunicator of lc's group and the bridged remote group, with
- * errh's error handler. */
+ * errh's error handler: its two context slots agreed over both groups. */
 static int lc_inter_make(lc_comm_t *lc, const lc_bridge_t *b, MPI_Errhandler errh, lc_comm_t **out_p)
 {
     int rc = lc_check_disjoint(lc->world_ranks, lc->size, b->rworld, b->rsize);
+    int islot = -1, lslot = -1;
+    /* every member of both groups checked the same lists: all agree or none */
+    if (rc == MPI_SUCCESS) rc = lc_bridge_agree(b, true, &islot, &lslot);
     if (rc != MPI_SUCCESS) return rc;
-    int islot = lc_lowest_slot(b->both, -1);
-    int lslot = islot < 0 ? -1 : lc_lowest_slot(b->lmask, islot);
-    if (lslot < 0) return lc_no_slot();
     lc_comm_t *local = lc_comm_create(lslot, lc->rank, lc->size, lc->world_ranks, MPI_COMM_NULL);
     if (!local) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     local->errhandler = MPI_ERRORS_RETURN; /* internal: errors come back as codes */
@@ -224,7 +103,7 @@ int lc_inter_connect_map(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rlea
                          int rmap_n, lc_comm_t **out_p)
 {
     lc_bridge_t b;
-    int rc = lc_bridge_map(lc, lleader, bridge, rleader, LC_CTX_COLL, tag, 0, MPI_SUCCESS, rmap, rmap_n, &b);
+    int rc = lc_bridge_open(lc, lleader, bridge, rleader, LC_CTX_COLL, tag, 0, MPI_SUCCESS, rmap, rmap_n, &b);
     if (rc != MPI_SUCCESS) return rc;
     rc = lc_inter_make(lc, &b, lc->errhandler, out_p);
     free(b.rworld);
@@ -352,10 +231,12 @@ LC_API int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintra
     LC_TRY(lc_check_ptr(newintracomm, "newintracomm"));
     LC_TRY(lc_bridge(c->local, 0, c, 0, LC_CTX_COLL, LC_TAG_INTER_MERGE, high != 0, MPI_SUCCESS, &b));
     int mine = high != 0, first = mine != b.rflag ? !mine : lc_x_before(c->world_ranks[0], b.rworld[0]);
-    int slot = lc_lowest_slot(b.both, -1), total = c->size + b.rsize;
+    int slot = -1, total = c->size + b.rsize;
     world = malloc(sizeof(int) * (size_t)total);
     if (!world) rc = lc_error(MPI_ERR_NO_MEM, "out of memory merging an intercommunicator");
-    else if (slot < 0) rc = lc_no_slot();
+    /* every member of both groups takes part, even one out of memory */
+    int arc = lc_bridge_agree(&b, false, &slot, NULL);
+    if (rc == MPI_SUCCESS) rc = arc;
     if (rc == MPI_SUCCESS) {
         int *lo = first ? world : world + b.rsize, *hi = first ? world + c->size : world;
         memcpy(lo, c->world_ranks, sizeof(int) * (size_t)c->size);

@@ -133,7 +133,13 @@ static int lc_check_session_errhandler(MPI_Errhandler eh)
 
 /* ---- init and finalize ---------------------------------------------------- */
 
-/* The thread level asked for in the hints ("thread_level"). */
+/* The thread level asked for in the hints ("thread_level"); without the
+ * hint (or with a value that names no level), MPI_THREAD_MULTIPLE: MPI
+ * 4.1 §11.3.1 leaves the default to the implementation but discourages
+ * MPI_THREAD_SINGLE (a library making its own session cannot know what
+ * the rest of the process does; MPICH defaults to MULTIPLE too).  It
+ * switches the whole process to MULTIPLE's locked paths for good
+ * (docs/architecture.md "Threads"). */
 static int lc_session_thread_request(const lc_info_t *info)
 {
     static const char *const names[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
@@ -142,7 +148,7 @@ static int lc_session_thread_request(const lc_info_t *info)
     const char *v = info ? lc_info_get(info, "thread_level") : NULL;
     for (int i = 0; v && i < 4; i++)
         if (strcasecmp(v, names[i]) == 0) return levels[i];
-    return MPI_THREAD_SINGLE;
+    return MPI_THREAD_MULTIPLE;
 }
 
 LC_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)

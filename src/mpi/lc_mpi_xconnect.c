@@ -27,12 +27,14 @@
  *      each side gathers its members' ids for the remote members (a
  *      size x remote-size matrix), the roots swap the matrices, and every
  *      member learns its id in every remote member's table;
- *   5. the intercommunicator bridge (lc_inter_connect_map) agrees the
- *      context id; it sends member lists as comm ranks, which each side
- *      maps to its own ids.  Its first step (an allreduce over each group)
- *      also guarantees that no member sends to a remote member before that
- *      member has posted buffers for it: step 3 is done everywhere before
- *      either root gets past the bridge's exchange.
+ *   5. the intercommunicator bridge (lc_inter_connect_map,
+ *      lc_mpi_bridge.c) agrees the context id; it sends member lists as
+ *      comm ranks, which each side maps to its own ids.  The first round
+ *      of its agreement (an allreduce over each group, then the roots'
+ *      swap) also guarantees that no member sends to a remote member
+ *      before that member has posted buffers for it: step 3 is done
+ *      everywhere before either root gets past that round, and the
+ *      intercommunicator exists only after it.
  */
 #include "mpi/lc_mpi_xconnect.h"
 #include "channel/lc_ofi.h"

@@ -143,6 +143,16 @@ int main(int argc, char **argv)
     LC_MPI(MPI_Session_get_info(s1, &used));
     LC_MPI(MPI_Info_get(used, "thread_level", MPI_MAX_INFO_VAL, value, &flag));
     LC_CHECK(flag && strncmp(value, "MPI_THREAD_", 11) == 0, "thread_level = %s", flag ? value : "(none)");
+    /* Locus grants what was asked (MPICH: the first session's or
+     * MPI_Init's level, for every session) */
+    LC_CHECK(mpich || strcmp(value, "MPI_THREAD_FUNNELED") == 0, "s1's thread_level = %s", value);
+    LC_MPI(MPI_Info_free(&used));
+    /* s2 asked for nothing: MPI_THREAD_MULTIPLE (MPI 4.1 §11.3.1 advises
+     * against MPI_THREAD_SINGLE as the sessions' default; MPICH's too) */
+    LC_MPI(MPI_Session_get_info(s2, &used));
+    LC_MPI(MPI_Info_get(used, "thread_level", MPI_MAX_INFO_VAL, value, &flag));
+    LC_CHECK(mpich || (flag && strcmp(value, "MPI_THREAD_MULTIPLE") == 0), "s2's thread_level without a hint = %s",
+             flag ? value : "(none)");
     LC_MPI(MPI_Info_free(&used));
 
     /* errors: returned, then through a user handler (MPICH 4.0.2 ignores

@@ -174,9 +174,21 @@ GLUE_HEAD = """\
 """
 
 
+# Attribute values from Fortran are integers, C's are addresses (MPI 4.1
+# §19.3.7): these go to libmpi's Fortran entry points (src/mpi/
+# lc_mpi_attr.h), which keep the value's form; the second item is the
+# set forms' mpi1 argument (MPI_ATTR_PUT's default INTEGER).
+ATTR_F = {"Comm_set_attr": ("lc_mpi_comm_attr_set_f", "0"), "Attr_put": ("lc_mpi_comm_attr_set_f", "1"),
+          "Comm_get_attr": ("lc_mpi_comm_attr_get_f", None), "Attr_get": ("lc_mpi_comm_attr_get_f", None),
+          "Type_set_attr": ("lc_mpi_type_attr_set_f", None), "Type_get_attr": ("lc_mpi_type_attr_get_f", None),
+          "Win_set_attr": ("lc_mpi_win_attr_set_f", None), "Win_get_attr": ("lc_mpi_win_attr_get_f", None)}
+
+
 def glue_function(name, ret, args, h, prefix):
     lname = f"{prefix.lower()}{name.lower()}"
     cname = f"{prefix}{name}"
+    if name in ATTR_F:
+        cname = ATTR_F[name][0]
     if "@large" in h:
         lname = f"lc_f08_{name.lower()}"
     params, strlens, pre, call, post, frees = [], [], [], [], [], []
@@ -252,13 +264,15 @@ def glue_function(name, ret, args, h, prefix):
         elif kind in ("aint_in", "fint_in"):
             t = "MPI_Aint" if kind == "aint_in" else "MPI_Fint"
             params.append(f"{t} *{n}")
-            call.append(f"(void *)(MPI_Aint)*{n}")
+            call.append(f"(MPI_Aint)*{n}")  # sign-extended (an ATTR_F function)
+            if ATTR_F[name][1] is not None:
+                call.append(ATTR_F[name][1])
         elif kind in ("aint_out", "fint_out"):
             t = "MPI_Aint" if kind == "aint_out" else "MPI_Fint"
             params.append(f"{t} *{n}")
-            pre.append(f"void *c_{n} = NULL;")
+            pre.append(f"MPI_Aint c_{n} = 0;")
             call.append(f"&c_{n}")
-            post.append(f"if (*flag) *{n} = ({t})lc_f_attr_value(lc_f_keyval(*{param}), c_{n});")
+            post.append(f"if (*flag) *{n} = ({t})c_{n};")  # MPI_ATTR_GET: the low bytes
         elif kind == "addr_out":
             params.append(f"MPI_Aint *{n}")
             pre.append(f"void *c_{n} = NULL;")

@@ -125,10 +125,16 @@ int lc_f_nomem(const char *func);
  * NULL when out of memory, a valid pointer for n <= 0. */
 MPI_Aint *lc_f_aint_array(const MPI_Fint *a, MPI_Fint n);
 
-/* An attribute value for Fortran: predefined attributes (MPI_TAG_UB...)
- * are stored in C as a pointer to an int, and Fortran wants the int;
- * others are the value Fortran stored. */
-MPI_Aint lc_f_attr_value(int keyval, void *v);
+/* libmpi (src/mpi/lc_mpi_attr.h): attributes from Fortran are integers,
+ * kept as such (MPI 4.1 §19.3.7: C reading one gets a pointer to it);
+ * the get forms give the predefined attributes' values. */
+int lc_mpi_keyval_fortran(int keyval, int mpi1);
+int lc_mpi_comm_attr_set_f(MPI_Comm comm, int keyval, MPI_Aint value, int mpi1);
+int lc_mpi_comm_attr_get_f(MPI_Comm comm, int keyval, MPI_Aint *value, int *flag);
+int lc_mpi_type_attr_set_f(MPI_Datatype datatype, int keyval, MPI_Aint value);
+int lc_mpi_type_attr_get_f(MPI_Datatype datatype, int keyval, MPI_Aint *value, int *flag);
+int lc_mpi_win_attr_set_f(MPI_Win win, int keyval, MPI_Aint value);
+int lc_mpi_win_attr_get_f(MPI_Win win, int keyval, MPI_Aint *value, int *flag);
 
 /* mpif.h's predefined attribute keys are C's plus one (MPICH's values,
  * which MPICH-built programs carry): the C key for a Fortran key. */

@@ -11,10 +11,11 @@
  * argument by reference and return through IERROR.  Each Fortran keyval
  * gets a C trampoline pair and a record (the Fortran procedures, the
  * Fortran EXTRA_STATE, the attribute width) passed as the C extra_state.
- * An attribute value set from Fortran is stored as the C void * (see
- * aint_in in the hints), so the trampolines pass it through as a value:
- * INTEGER(KIND=MPI_ADDRESS_KIND) for MPI_COMM_CREATE_KEYVAL, default
- * INTEGER for the MPI-1 MPI_KEYVAL_CREATE.
+ * The keyval is marked as Fortran's (lc_mpi_keyval_fortran), so libmpi
+ * hands its callbacks every value as an integer in the void * (an
+ * address set from C converted, MPI 4.1 §19.3.7) and keeps their copies
+ * as integer-valued attributes: INTEGER(KIND=MPI_ADDRESS_KIND) for
+ * MPI_COMM_CREATE_KEYVAL, default INTEGER for the MPI-1 MPI_KEYVAL_CREATE.
  *
  * The records live until the process ends (a freed keyval's attributes
  * may still be copied or deleted later); they are kept on a list so
@@ -109,6 +110,7 @@ static void lc_f_create(lc_c_create_fn *create, const char *name, lc_f_copy_fn *
         return;
     }
     *ierr = create(lc_f_copy_trampoline, lc_f_delete_trampoline, keyval, k);
+    if (*ierr == MPI_SUCCESS) *ierr = lc_mpi_keyval_fortran(*keyval, mpi1);
 }
 
 /* Both C spellings of the creators have the prototype of lc_c_create_fn. */

@@ -97,27 +97,6 @@ MPI_Aint *lc_f_aint_array(const MPI_Fint *a, MPI_Fint n)
     return c;
 }
 
-MPI_Aint lc_f_attr_value(int keyval, void *v)
-{
-    switch (keyval) {
-    case MPI_TAG_UB:
-    case MPI_HOST:
-    case MPI_IO:
-    case MPI_WTIME_IS_GLOBAL:
-    case MPI_UNIVERSE_SIZE:
-    case MPI_LASTUSEDCODE:
-    case MPI_APPNUM:
-    case MPI_WIN_DISP_UNIT:
-    case MPI_WIN_CREATE_FLAVOR:
-    case MPI_WIN_MODEL:
-        return v ? *(int *)v : 0;
-    case MPI_WIN_SIZE: /* a pointer to the MPI_Aint size */
-        return v ? *(MPI_Aint *)v : 0;
-    default: /* user values, and MPI_WIN_BASE (the base address itself) */
-        return (MPI_Aint)(intptr_t)v;
-    }
-}
-
 int lc_f_keyval(MPI_Fint keyval)
 {
     switch (keyval) {

@@ -126,10 +126,32 @@ static inline int lc_check_recv(const void *buf, MPI_Count count, MPI_Datatype d
 }
 
 /* The derived type behind a (validated) datatype handle, or NULL for a
- * predefined one: NULL keeps the byte path. */
+ * predefined one: NULL keeps the byte path, in which a pair type moves
+ * in its memory form (collectives; point-to-point: lc_mpi_p2p_type). */
 static inline lc_dt_t *lc_mpi_derived(MPI_Datatype dt)
 {
     return lc_likely(lc_dtype_valid(dt)) ? NULL : lc_dt_get(dt);
+}
+
+/* The datatype object a point-to-point message of `dt` (validated) needs
+ * the typed path for, else NULL.  Messages carry type signatures, not
+ * layouts (MPI 4.1 §3.3.1, §5.1.11): a derived type travels as its packed
+ * bytes, and so does a predefined pair type (MPI_DOUBLE_INT sends the 12
+ * data bytes of its 16-byte extent, so a struct {double, int} or a
+ * MPI_DOUBLE and a MPI_INT on the other side match it).  Only builtin
+ * handles (0x4c......: no padding, their size in the handle) keep the
+ * byte path, decided with one compare.  Collectives still move pair types
+ * in their memory form (lc_mpi_derived), which every rank shares. */
+static inline lc_dt_t *lc_mpi_p2p_type(MPI_Datatype dt)
+{
+    return lc_likely(((unsigned)dt & 0xfc000000u) == 0x4c000000u) ? NULL : lc_dt_get(dt);
+}
+
+/* Bytes of a point-to-point message of count items: packed bytes with a
+ * typed-path object t (lc_mpi_p2p_type), else count x the builtin size. */
+static inline size_t lc_mpi_p2p_bytes(MPI_Count count, MPI_Datatype dt, const lc_dt_t *t)
+{
+    return t ? (size_t)count * (size_t)t->size : (size_t)count * lc_dtype_size(dt);
 }
 
 /* Size in bytes of count elements of a (validated) datatype: what a

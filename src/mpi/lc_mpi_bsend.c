@@ -143,7 +143,8 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     int rc, at = 0;
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-    size_t bytes = lc_bytes(count, dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
+    size_t bytes = lc_mpi_p2p_bytes(count, dt, t);
     /* Exactly what MPI tells users to reserve per message; the block
      * records live outside the user's buffer. */
     size_t len = bytes + MPI_BSEND_OVERHEAD;
@@ -152,7 +153,6 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     char *own = NULL, *copy = p->base + offset;
     if (p->automatic && !(copy = own = malloc(len)))
         LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffered message", bytes));
-    lc_dt_t *t = lc_mpi_derived(dt);
     if (t)
         rc = lc_dt_pack(t, count, buf, 0, copy, bytes); /* the message is the packed bytes */
     else if (bytes)

@@ -39,7 +39,8 @@ static lc_bsend_pool_t *lc_bsend_comm_pool(lc_comm_t *c)
     void *value = NULL;
     int flag = 0;
     if (lc_bsend_keyval == MPI_KEYVAL_INVALID || !c->attrs) return NULL;
-    if (lc_attr_get(LC_ATTR_COMM, &c->attrs, lc_bsend_keyval, &value, &flag) != MPI_SUCCESS || !flag) return NULL;
+    if (lc_attr_get(LC_ATTR_COMM, &c->attrs, lc_bsend_keyval, false, &value, &flag) != MPI_SUCCESS || !flag)
+        return NULL;
     return value;
 }
 
@@ -63,7 +64,7 @@ static int lc_comm_attach(MPI_Comm comm, void *buffer, MPI_Count size, const cha
         LC_TRY(lc_keyval_create(LC_ATTR_COMM, NULL, lc_bsend_comm_delete, NULL, &lc_bsend_keyval));
     if (!(p = calloc(1, sizeof(*p)))) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a buffer record"));
     LC_TRY(lc_bsend_pool_attach(p, buffer, size));
-    LC_TRY(lc_attr_set(LC_ATTR_COMM, c->handle, &c->attrs, lc_bsend_keyval, p));
+    LC_TRY(lc_attr_set(LC_ATTR_COMM, c->handle, &c->attrs, lc_bsend_keyval, p, LC_ATTR_PTR));
     return MPI_SUCCESS;
 err:
     free(p);

@@ -104,14 +104,14 @@ LC_API int PMPI_Keyval_free(int *keyval)
 }
 LC_MPI_ALIAS(Keyval_free);
 
-static int lc_comm_attr_set(MPI_Comm comm, int keyval, void *value, const char *func)
+static int lc_comm_attr_set(MPI_Comm comm, int keyval, void *value, lc_attr_form_t form, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
     LC_TRY(lc_check_comm(comm, &c));
     if (lc_comm_keyval_predefined(keyval))
         LC_TRY(lc_error(MPI_ERR_KEYVAL, "keyval %#x is a predefined attribute: it cannot be set", (unsigned)keyval));
-    LC_TRY(lc_attr_set(LC_ATTR_COMM, c->handle, &c->attrs, keyval, value));
+    LC_TRY(lc_attr_set(LC_ATTR_COMM, c->handle, &c->attrs, keyval, value, form));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -119,18 +119,29 @@ err:
 
 LC_API int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    return lc_comm_attr_set(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
+    return lc_comm_attr_set(comm, comm_keyval, attribute_val, LC_ATTR_PTR, "MPI_Comm_set_attr");
 }
 LC_MPI_ALIAS(Comm_set_attr);
 
 LC_API int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return lc_comm_attr_set(comm, keyval, attribute_val, "MPI_Attr_put");
+    return lc_comm_attr_set(comm, keyval, attribute_val, LC_ATTR_PTR, "MPI_Attr_put");
 }
 LC_MPI_ALIAS(Attr_put);
 
-/* attribute_val is a void ** in disguise (MPI's C binding takes void *). */
-static int lc_comm_attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *func)
+LC_API int lc_mpi_comm_attr_set_f(MPI_Comm comm, int keyval, MPI_Aint value, int mpi1)
+{
+    bool locking = lc_attr_f_enter();
+    int rc = lc_comm_attr_set(comm, keyval, (void *)value, mpi1 ? LC_ATTR_FINT : LC_ATTR_AINT,
+                              mpi1 ? "MPI_ATTR_PUT" : "MPI_COMM_SET_ATTR");
+    lc_attr_f_leave(locking);
+    return rc;
+}
+
+/* attribute_val is a void ** in disguise (MPI's C binding takes void *);
+ * as_int: Fortran's reading, an integer in it (the predefined attributes'
+ * values themselves). */
+static int lc_comm_attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag, bool as_int, const char *func)
 {
     lc_comm_t *c = NULL;
     int rc;
@@ -140,10 +151,10 @@ static int lc_comm_attr_get(MPI_Comm comm, int keyval, void *attribute_val, int 
     if (lc_comm_keyval_predefined(keyval)) {
         int *v = lc_comm_predefined_attr(keyval);
         *flag = v != NULL;
-        if (v) *(void **)attribute_val = v;
+        if (v) *(void **)attribute_val = as_int ? (void *)(MPI_Aint)*v : v;
         return MPI_SUCCESS;
     }
-    LC_TRY(lc_attr_get(LC_ATTR_COMM, &c->attrs, keyval, (void **)attribute_val, flag));
+    LC_TRY(lc_attr_get(LC_ATTR_COMM, &c->attrs, keyval, as_int, (void **)attribute_val, flag));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -151,15 +162,25 @@ err:
 
 LC_API int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    return lc_comm_attr_get(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
+    return lc_comm_attr_get(comm, comm_keyval, attribute_val, flag, false, "MPI_Comm_get_attr");
 }
 LC_MPI_ALIAS(Comm_get_attr);
 
 LC_API int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return lc_comm_attr_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+    return lc_comm_attr_get(comm, keyval, attribute_val, flag, false, "MPI_Attr_get");
 }
 LC_MPI_ALIAS(Attr_get);
+
+LC_API int lc_mpi_comm_attr_get_f(MPI_Comm comm, int keyval, MPI_Aint *value, int *flag)
+{
+    void *v = NULL;
+    bool locking = lc_attr_f_enter();
+    int rc = lc_comm_attr_get(comm, keyval, &v, flag, true, "MPI_COMM_GET_ATTR");
+    if (rc == MPI_SUCCESS && *flag) *value = (MPI_Aint)v;
+    lc_attr_f_leave(locking);
+    return rc;
+}
 
 static int lc_comm_attr_delete(MPI_Comm comm, int keyval, const char *func)
 {

@@ -18,8 +18,8 @@
  * Yes only when every peer is a shared-memory or self one (no ofi or
  * IVSHMEM endpoint is open), no asynchronous progress thread runs (its
  * accounting of calls inside MPI is the section's), the application
- * itself asked for MULTIPLE, the datatype is predefined (no staging, no
- * datatype reference), and the requests are plain sends and receives
+ * itself asked for MULTIPLE, the datatype is a builtin one (no staging,
+ * no datatype reference; not a pair type), and the requests are plain sends and receives
  * (not persistent, partitioned, generalized, collective, buffered,
  * typed, or freed).  Anything else, and every argument error the checks
  * would report, takes the section as before: these tests need not be
@@ -54,9 +54,10 @@ static inline bool lc_fast_world(void)
  * PROC_NULL) is reached through shared memory or the self channel. */
 static inline bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
 {
-    /* A basic predefined type's handle carries its size (lc_dtype.h): no
-     * table lookup for the common case. */
-    if (count < 0 || (((unsigned)dt & 0xfc000000u) != 0x4c000000u && !lc_dtype_valid(dt))) return false;
+    /* A builtin type's handle carries its size (lc_dtype.h): no table
+     * lookup.  Pair types (MPI_DOUBLE_INT...) take the typed path
+     * (lc_mpi_p2p_type), which stages and references the type: not here. */
+    if (count < 0 || ((unsigned)dt & 0xfc000000u) != 0x4c000000u) return false;
     lc_comm_t *c = lc_comm_lookup(comm);
     if (!c) return false;
     if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL) return true;

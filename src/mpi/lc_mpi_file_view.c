@@ -41,16 +41,54 @@ void lc_file_drop_view(lc_file_t *f)
     f->view.etype = f->view.ftype = f->uetype = f->uftype = NULL;
 }
 
-static int lc_file_check_view_types(lc_dt_t *e, lc_dt_t *ft)
+/* The order of a view type's data (MPI 4.1 §14.3): displacements
+ * non-negative and monotonically non-decreasing, and no two elements
+ * overlapping when the file may be written.  Walked run by run in
+ * typemap order (origin 0: an address is the displacement). */
+typedef struct lc_view_order {
+    MPI_Aint start, end; /* the previous run's displacement, and the largest end so far */
+    bool started, writable;
+    const char *bad; /* what is wrong, or NULL */
+} lc_view_order_t;
+
+static int lc_view_order_visit(void *ctx, const lc_dtype_info_t *basic, uintptr_t addr, MPI_Count n)
+{
+    lc_view_order_t *o = ctx;
+    MPI_Aint at = (MPI_Aint)addr, end = at + (MPI_Aint)n * (MPI_Aint)basic->size;
+    if (at < 0)
+        o->bad = "has a negative displacement";
+    else if (o->started && at < o->start)
+        o->bad = "has decreasing displacements";
+    else if (o->started && o->writable && at < o->end)
+        o->bad = "has overlapping elements, and the file is writable";
+    o->started = true;
+    o->start = at;
+    if (end > o->end) o->end = end;
+    return o->bad != NULL;
+}
+
+/* MPI_ERR_IO, as ROMIO answers (MPI 4.1 names no class for it). */
+static int lc_file_check_order(lc_dt_t *t, const char *what, bool writable)
+{
+    lc_view_order_t o = { .writable = writable };
+    lc_dt_walk(t, 0, 1, lc_view_order_visit, &o);
+    if (!o.bad) return MPI_SUCCESS;
+    return lc_error(MPI_ERR_IO,
+                    "the %s %s: a file view's displacements must be non-negative and non-decreasing, "
+                    "without overlaps in a file opened for writing (MPI 4.1 §14.3)",
+                    what, o.bad);
+}
+
+static int lc_file_check_view_types(lc_dt_t *e, lc_dt_t *ft, bool writable)
 {
     if (e->size <= 0) return lc_error(MPI_ERR_TYPE, "the etype has no data (size 0)");
     if (ft->size <= 0) return lc_error(MPI_ERR_TYPE, "the filetype has no data (size 0)");
     if (ft->size % e->size)
         return lc_error(MPI_ERR_TYPE, "the filetype's size %lld is not a multiple of the etype's %lld",
                         (long long)ft->size, (long long)e->size);
-    if (ft->true_lb < 0 || e->true_lb < 0)
-        return lc_error(MPI_ERR_TYPE, "the filetype (or etype) has a negative displacement: a file view's must be "
-                                      "non-negative");
+    int rc = lc_file_check_order(e, "etype", writable);
+    if (!rc) rc = lc_file_check_order(ft, "filetype", writable);
+    if (rc) return rc;
     if (lc_dt_extent(ft) <= 0)
         return lc_error(MPI_ERR_TYPE, "the filetype's extent %ld is not positive", (long)lc_dt_extent(ft));
     return MPI_SUCCESS;
@@ -74,13 +112,14 @@ static int lc_file_set_view(lc_file_t *f, MPI_Offset disp, MPI_Datatype etype, M
     if (f->split_active) rc = lc_error(MPI_ERR_OTHER, "a split collective is open on the file: end it first");
     if (!rc) rc = lc_dt_check_comm(etype, &e);
     if (!rc) rc = lc_dt_check_comm(filetype, &ft);
-    if (!rc) rc = lc_file_check_view_types(e, ft);
+    bool writable = !(f->amode & MPI_MODE_RDONLY);
+    if (!rc) rc = lc_file_check_view_types(e, ft, writable);
     if (!rc) rc = lc_file_datarep_find(datarep, &rep);
     /* The types in the file's representation; checked again there (a
      * filetype may hold whole etypes in memory and not in the file). */
     if (!rc) rc = lc_file_rep_type(rep, e, &fe);
     if (!rc) rc = lc_file_rep_type(rep, ft, &fft);
-    if (!rc && rep) rc = lc_file_check_view_types(fe, fft);
+    if (!rc && rep) rc = lc_file_check_view_types(fe, fft, writable);
     if (!rc && disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             rc = lc_error(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT is only allowed with MPI_MODE_SEQUENTIAL");

@@ -162,10 +162,10 @@ static void lc_status_put_bytes(MPI_Status *s, MPI_Count bytes)
 /* The byte count for which MPI_Get_elements(status, t) gives `count`. */
 static MPI_Count lc_status_bytes_for(const lc_dt_t *t, MPI_Count count)
 {
-    MPI_Count per = t->contents ? t->size : (MPI_Count)lc_dtype_size(t->handle);
+    MPI_Count per = t->size; /* what point-to-point moves per item (lc_mpi_p2p_type) */
     MPI_Count n = t->n_elements > 0 ? t->n_elements : 1;
-    if (count % n == 0 || !t->contents) return count / n * per;
-    /* Part of an item of a derived type: the fewest bytes that hold
+    if (count % n == 0 || t->layout == LC_DT_L_BASIC) return count / n * per;
+    /* Part of an item of a derived or pair type: the fewest bytes that hold
      * `count` basic elements (the element count grows with the bytes). */
     MPI_Count lo = count / n * per, hi = lo + per;
     while (lo < hi) {

@@ -7,6 +7,8 @@
  */
 #include "coll/lc_op.h"
 #include "mpi/lc_mpi.h"
+#include "mpi/lc_mpi_coll.h"
+#include "mpi/lc_mpi_stage.h"
 
 static int lc_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op, const char *func)
 {
@@ -61,20 +63,23 @@ err:
 }
 LC_MPI_ALIAS(Op_commutative);
 
-/* inoutbuf = inbuf op inoutbuf, locally. */
+/* inoutbuf = inbuf op inoutbuf, locally.  A derived type (an f90 type
+ * too) is a predefined operation's when made of one predefined type
+ * (lc_check_reduction); a user operation takes it as it is. */
 static int lc_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                            const char *func)
 {
     int rc;
     LC_TRY(lc_check_initialized());
-    LC_TRY(lc_check_count(count));
-    LC_TRY(lc_check_dtype(datatype));
-    LC_TRY(lc_check_op(op, datatype));
+    LC_TRY(lc_check_reduction(count, datatype, op));
     LC_TRY(lc_check_buf(inbuf, count, datatype));
     LC_TRY(lc_check_buf(inoutbuf, count, datatype));
     if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
         LC_TRY(lc_error(MPI_ERR_BUFFER, "MPI_Reduce_local takes no MPI_IN_PLACE"));
-    if (count > 0) lc_op_apply(op, datatype, inbuf, inoutbuf, (size_t)count);
+    if (count > 0 && lc_unlikely(lc_mpi_derived(datatype) != NULL) && lc_op_is_predefined(op))
+        LC_TRY(lc_stage_reduce_local(inbuf, inoutbuf, count, datatype, op));
+    else if (count > 0)
+        lc_op_apply(op, datatype, inbuf, inoutbuf, (size_t)count);
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, func, rc);

@@ -34,8 +34,8 @@ static int lc_part_init_mpi(bool send, void *buf, int partitions, MPI_Count coun
         LC_TRY(lc_error(MPI_ERR_TAG, "MPI_ANY_TAG is not allowed in MPI_Precv_init: give the sender's tag"));
     LC_TRY(lc_check_info_or_null(info, &inf));
     LC_TRY(lc_check_request_out(request));
-    lc_dt_t *t = lc_mpi_derived(dt);
-    size_t pbytes = lc_bytes(count, dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
+    size_t pbytes = lc_mpi_p2p_bytes(count, dt, t);
     size_t pstride = t ? (size_t)count * (size_t)lc_dt_extent(t) : pbytes;
     LC_TRY(lc_part_init(send, buf, partitions, count, t, pbytes, pstride, rank, tag, c, &req));
     lc_mpi_request_out(req, request);

@@ -20,14 +20,15 @@ static int lc_persistent(lc_req_kind_t kind, void *buf, MPI_Count count, MPI_Dat
     LC_TRY(lc_check_request_out(request));
     if (!(req = lc_request_alloc(kind))) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of requests"));
     req->buf = buf;
-    req->bytes = lc_bytes(count, dt);
+    req->udt = lc_mpi_p2p_type(dt);
+    req->bytes = lc_mpi_p2p_bytes(count, dt, req->udt);
     req->rank = rank;
     req->tag = tag;
     req->comm = c;
     req->mode = (uint8_t)mode;
     req->dtype = dt;
     req->count = count;
-    if ((req->udt = lc_mpi_derived(dt))) { /* started with the typed forms */
+    if (req->udt) { /* started with the typed forms */
         lc_dt_retain(req->udt);
         req->typed = 1;
     }

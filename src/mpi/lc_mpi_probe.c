@@ -127,7 +127,7 @@ static int lc_imrecv_msg(void *buf, MPI_Count count, MPI_Datatype dt, lc_request
 {
     lc_comm_t *c = msg->comm;
     lc_comm_retain(c);
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
     int rc = t ? lc_pt2pt_imrecv_dt(buf, count, t, msg, req_p) : lc_pt2pt_imrecv(buf, lc_bytes(count, dt), msg, req_p);
     lc_comm_release(c);
     return rc;

@@ -14,7 +14,7 @@ static int lc_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int 
     lc_comm_t *c;
     int rc;
     LC_TRY(lc_check_recv(buf, count, dt, source, tag, comm, &c));
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
     if (lc_likely(!t))
         LC_TRY(lc_pt2pt_recv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, status));
     else
@@ -32,7 +32,7 @@ static int lc_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int
     int rc;
     LC_TRY(lc_check_recv(buf, count, dt, source, tag, comm, &c));
     LC_TRY(lc_check_request_out(request));
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
     if (lc_likely(!t)) {
         /* Holds the communicator itself (lc_pt2pt.h). */
         LC_TRY(lc_pt2pt_irecv_user_p(buf, lc_bytes(count, dt), source, tag, c, &req));

@@ -15,7 +15,7 @@ static int lc_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     lc_comm_t *c;
     int rc;
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
     if (lc_likely(!t))
         LC_TRY(lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode));
     else
@@ -33,7 +33,7 @@ static int lc_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     int rc;
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
     LC_TRY(lc_check_request_out(request));
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
     if (lc_likely(!t))
         LC_TRY(lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, mode, &req));
     else

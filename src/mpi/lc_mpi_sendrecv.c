@@ -17,7 +17,7 @@ static int lc_sendrecv_finish(const void *sendbuf, MPI_Count count, MPI_Datatype
                               lc_request_t *rreq, MPI_Status *status)
 {
     lc_request_t *sreq;
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_p2p_type(dt);
     int rc = t ? lc_pt2pt_isend_dt(sendbuf, count, t, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq)
                : lc_pt2pt_isend(sendbuf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
     if (rc) {
@@ -39,7 +39,7 @@ static int lc_sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     int rc;
     LC_TRY(lc_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c));
     LC_TRY(lc_check_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, &c));
-    lc_dt_t *rt = lc_mpi_derived(recvtype);
+    lc_dt_t *rt = lc_mpi_p2p_type(recvtype);
     if (lc_likely(!rt))
         LC_TRY(lc_pt2pt_irecv(recvbuf, lc_bytes(recvcount, recvtype), source, recvtag, c, LC_CTX_PT2PT, &rreq));
     else
@@ -59,11 +59,11 @@ static int lc_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype
     int rc;
     LC_TRY(lc_check_send(buf, count, datatype, dest, sendtag, comm, &c));
     LC_TRY(lc_check_recv(buf, count, datatype, source, recvtag, comm, &c));
-    size_t bytes = lc_bytes(count, datatype);
-    lc_dt_t *t = lc_mpi_derived(datatype);
+    lc_dt_t *t = lc_mpi_p2p_type(datatype);
+    size_t bytes = lc_mpi_p2p_bytes(count, datatype, t);
     if (!(copy = malloc(bytes ? bytes : 1)))
         LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte staging buffer", bytes));
-    /* The outgoing message, packed (a derived type) or copied. */
+    /* The outgoing message, packed (a derived or pair type) or copied. */
     if (t)
         LC_TRY(lc_dt_pack(t, count, buf, 0, copy, bytes));
     else

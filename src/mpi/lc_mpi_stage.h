@@ -124,6 +124,9 @@ int lc_stage_alltoallv(const void *sbuf, const lc_vec_t *sv, MPI_Datatype sdt, v
  * laid out as the type says: the contributions are gathered packed and
  * combined in rank order, unpacked, by the user's function. */
 int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root, lc_comm_t *comm);
+/* MPI_Reduce_local with a predefined operation on a derived type (an f90
+ * type, a vector of MPI_INT...): both buffers as arrays of its basic type. */
+int lc_stage_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op);
 int lc_stage_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm);
 int lc_stage_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
                             lc_comm_t *comm);

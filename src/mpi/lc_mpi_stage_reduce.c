@@ -283,6 +283,21 @@ int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt,
     return rc;
 }
 
+int lc_stage_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op)
+{
+    lc_dt_t *t = lc_dt_get(dt);
+    lc_rstage_t s, r;
+    int rc = lc_rstage_init(&s, inbuf, count, t, dt, LC_STAGE_IN, true);
+    if (rc) return rc;
+    rc = lc_rstage_init(&r, inoutbuf, count, t, dt, LC_STAGE_INOUT, true);
+    if (!rc) {
+        if (r.n) lc_op_apply(op, t->basic, s.arr, r.arr, r.n);
+        rc = lc_rstage_end(&r, MPI_SUCCESS);
+    }
+    lc_rstage_end(&s, 1);
+    return rc;
+}
+
 int lc_stage_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
     if (lc_likely(lc_dtype_valid(dt))) return lc_coll_allreduce(sbuf, rbuf, count, dt, op, comm);

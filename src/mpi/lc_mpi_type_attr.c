@@ -41,21 +41,36 @@ err:
 }
 LC_MPI_ALIAS(Type_free_keyval);
 
-LC_API int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+static int lc_type_attr_set(MPI_Datatype datatype, int type_keyval, void *value, lc_attr_form_t form, const char *func)
 {
     lc_dt_t *t;
     int rc;
     LC_TRY(lc_check_initialized());
     LC_TRY(lc_mpi_dt_arg(datatype, &t));
-    LC_TRY(lc_attr_set(LC_ATTR_TYPE, datatype, &t->attrs, type_keyval, attribute_val));
+    LC_TRY(lc_attr_set(LC_ATTR_TYPE, datatype, &t->attrs, type_keyval, value, form));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(NULL, "MPI_Type_set_attr", rc);
+    return lc_mpi_error(NULL, func, rc);
+}
+
+LC_API int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    return lc_type_attr_set(datatype, type_keyval, attribute_val, LC_ATTR_PTR, "MPI_Type_set_attr");
 }
 LC_MPI_ALIAS(Type_set_attr);
 
-/* attribute_val is a void ** in disguise (MPI's C binding takes void *). */
-LC_API int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+LC_API int lc_mpi_type_attr_set_f(MPI_Datatype datatype, int keyval, MPI_Aint value)
+{
+    bool locking = lc_attr_f_enter();
+    int rc = lc_type_attr_set(datatype, keyval, (void *)value, LC_ATTR_AINT, "MPI_TYPE_SET_ATTR");
+    lc_attr_f_leave(locking);
+    return rc;
+}
+
+/* attribute_val is a void ** in disguise (MPI's C binding takes void *);
+ * as_int: Fortran's reading (lc_mpi_attr.h). */
+static int lc_type_attr_get(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag, bool as_int,
+                            const char *func)
 {
     lc_dt_t *t;
     int rc;
@@ -63,12 +78,27 @@ LC_API int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attr
     LC_TRY(lc_mpi_dt_arg(datatype, &t));
     LC_TRY(lc_check_ptr(attribute_val, "attribute_val"));
     LC_TRY(lc_check_ptr(flag, "flag"));
-    LC_TRY(lc_attr_get(LC_ATTR_TYPE, &t->attrs, type_keyval, (void **)attribute_val, flag));
+    LC_TRY(lc_attr_get(LC_ATTR_TYPE, &t->attrs, type_keyval, as_int, (void **)attribute_val, flag));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_error(NULL, "MPI_Type_get_attr", rc);
+    return lc_mpi_error(NULL, func, rc);
+}
+
+LC_API int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    return lc_type_attr_get(datatype, type_keyval, attribute_val, flag, false, "MPI_Type_get_attr");
 }
 LC_MPI_ALIAS(Type_get_attr);
+
+LC_API int lc_mpi_type_attr_get_f(MPI_Datatype datatype, int keyval, MPI_Aint *value, int *flag)
+{
+    void *v = NULL;
+    bool locking = lc_attr_f_enter();
+    int rc = lc_type_attr_get(datatype, keyval, &v, flag, true, "MPI_TYPE_GET_ATTR");
+    if (rc == MPI_SUCCESS && *flag) *value = (MPI_Aint)v;
+    lc_attr_f_leave(locking);
+    return rc;
+}
 
 LC_API int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {

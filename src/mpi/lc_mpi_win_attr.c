@@ -40,7 +40,7 @@ err:
 }
 LC_MPI_ALIAS(Win_free_keyval);
 
-LC_API int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+static int lc_win_attr_set(MPI_Win win, int win_keyval, void *attribute_val, lc_attr_form_t form, const char *func)
 {
     lc_win_t *w = NULL;
     int rc;
@@ -48,16 +48,31 @@ LC_API int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
     if (lc_win_keyval_predefined(win_keyval))
         LC_TRY(lc_error(MPI_ERR_KEYVAL, "keyval %#x is a predefined window attribute: it cannot be set",
                         (unsigned)win_keyval));
-    LC_TRY(lc_attr_set(LC_ATTR_WIN, (int)w->handle, &w->attrs, win_keyval, attribute_val));
+    LC_TRY(lc_attr_set(LC_ATTR_WIN, (int)w->handle, &w->attrs, win_keyval, attribute_val, form));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_win_error(w, "MPI_Win_set_attr", rc);
+    return lc_mpi_win_error(w, func, rc);
+}
+
+LC_API int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    return lc_win_attr_set(win, win_keyval, attribute_val, LC_ATTR_PTR, "MPI_Win_set_attr");
 }
 LC_MPI_ALIAS(Win_set_attr);
 
+LC_API int lc_mpi_win_attr_set_f(MPI_Win win, int keyval, MPI_Aint value)
+{
+    bool locking = lc_attr_f_enter();
+    int rc = lc_win_attr_set(win, keyval, (void *)value, LC_ATTR_AINT, "MPI_WIN_SET_ATTR");
+    lc_attr_f_leave(locking);
+    return rc;
+}
+
 /* attribute_val is a void ** in disguise.  MPI_WIN_BASE is the base
- * itself; the others are pointers to the value (MPI 4.1 §12.2.6). */
-LC_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+ * itself; the others are pointers to the value (MPI 4.1 §12.2.6).
+ * as_int: Fortran's reading, an integer (the base address, the others'
+ * values). */
+static int lc_win_attr_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag, bool as_int, const char *func)
 {
     lc_win_t *w = NULL;
     int rc;
@@ -71,26 +86,41 @@ LC_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, i
         *out = lc_rma_win_base(w->rma);
         return MPI_SUCCESS;
     case MPI_WIN_SIZE:
-        *out = &w->size_attr;
+        *out = as_int ? (void *)(MPI_Aint)w->size_attr : &w->size_attr;
         return MPI_SUCCESS;
     case MPI_WIN_DISP_UNIT:
-        *out = &w->disp_unit_attr;
+        *out = as_int ? (void *)(MPI_Aint)w->disp_unit_attr : &w->disp_unit_attr;
         return MPI_SUCCESS;
     case MPI_WIN_CREATE_FLAVOR:
-        *out = &w->flavor_attr;
+        *out = as_int ? (void *)(MPI_Aint)w->flavor_attr : &w->flavor_attr;
         return MPI_SUCCESS;
     case MPI_WIN_MODEL:
-        *out = &w->model_attr;
+        *out = as_int ? (void *)(MPI_Aint)w->model_attr : &w->model_attr;
         return MPI_SUCCESS;
     default:
         break;
     }
-    LC_TRY(lc_attr_get(LC_ATTR_WIN, &w->attrs, win_keyval, out, flag));
+    LC_TRY(lc_attr_get(LC_ATTR_WIN, &w->attrs, win_keyval, as_int, out, flag));
     return MPI_SUCCESS;
 err:
-    return lc_mpi_win_error(w, "MPI_Win_get_attr", rc);
+    return lc_mpi_win_error(w, func, rc);
+}
+
+LC_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    return lc_win_attr_get(win, win_keyval, attribute_val, flag, false, "MPI_Win_get_attr");
 }
 LC_MPI_ALIAS(Win_get_attr);
+
+LC_API int lc_mpi_win_attr_get_f(MPI_Win win, int keyval, MPI_Aint *value, int *flag)
+{
+    void *v = NULL;
+    bool locking = lc_attr_f_enter();
+    int rc = lc_win_attr_get(win, keyval, &v, flag, true, "MPI_WIN_GET_ATTR");
+    if (rc == MPI_SUCCESS && *flag) *value = (MPI_Aint)v;
+    lc_attr_f_leave(locking);
+    return rc;
+}
 
 LC_API int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {

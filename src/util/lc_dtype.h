@@ -4,10 +4,11 @@
  *
  * MPICH encodes the size of a builtin datatype in bits 8..15 of the
  * handle; the pair types used by MINLOC/MAXLOC are "direct" handles whose
- * sizes come from a small table.  Point-to-point and collectives still
- * move only predefined types, as count x extent bytes (lc_dtype_size);
- * derived datatypes, built on this table, live in the datatype layer
- * (src/datatype, docs/architecture.md "Datatypes").
+ * sizes come from a small table.  Collectives move predefined types as
+ * count x extent bytes (lc_dtype_size); point-to-point moves the padded
+ * pair types packed, through the datatype layer (src/mpi/lc_mpi.h,
+ * lc_mpi_p2p_type).  Derived datatypes, built on this table, live in the
+ * datatype layer (src/datatype, docs/architecture.md "Datatypes").
  */
 #ifndef LC_DTYPE_H
 #define LC_DTYPE_H

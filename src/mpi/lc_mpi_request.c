@@ -13,6 +13,8 @@
  */
 #include "mpi/lc_mpi_request.h"
 
+#include "mpi/lc_mpi_fast.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,18 +126,38 @@ static inline lc_request_t *lc_request_direct(lc_request_t *req)
     return plain && !t->partner && !t->ext && !t->user_freed ? t : NULL;
 }
 
-LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* MPI_Wait's general path: everything but a direct request that
+ * succeeded (lc_wait_found).  Out of line, so that the direct path needs
+ * no stack frame for it. */
+static __attribute__((noinline)) int lc_wait_general(MPI_Request *request, MPI_Status *status)
 {
     lc_request_t *req = NULL;
     lc_comm_t *c = NULL;
     int rc;
     if (!request) LC_TRY(lc_error(MPI_ERR_REQUEST, "request is NULL"));
-    /* The direct path (issue 14: an 8-byte Iallreduce + Wait within 1.2x
-     * of Allreduce): what lc_request_check, lc_mpi_request_wait and
-     * lc_request_try_finish do for such a request, without their
-     * dispatch.  A failed operation takes the general path below (the
-     * request is complete by then: it only finishes it and reports). */
-    req = lc_request_lookup(*request);
+    LC_TRY(lc_request_check(*request, &req));
+    lc_request_t *t = req ? lc_request_target(req) : NULL;
+    if (t) {
+        lc_mpi_request_wait(t);
+        lc_err_comm_hold(&c, t->comm);
+    }
+    lc_request_try_finish(request, req, status, &rc);
+    LC_TRY(rc);
+    lc_err_comm_drop(c);
+    return MPI_SUCCESS;
+err:
+    return lc_err_comm_report(c, "MPI_Wait", rc);
+}
+
+/* MPI_Wait once *request has been looked up (req: lc_request_lookup's
+ * answer, NULL for a null or stale handle).  The direct path (issue 14:
+ * an 8-byte Iallreduce + Wait within 1.2x of Allreduce): what
+ * lc_request_check, lc_mpi_request_wait and lc_request_try_finish do for
+ * such a request, without their dispatch.  A failed operation takes the
+ * general path (the request is complete by then: it only finishes it and
+ * reports). */
+LC_INLINE int lc_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status)
+{
     lc_request_t *d = lc_likely(req != NULL) ? lc_request_direct(req) : NULL;
     if (lc_likely(d != NULL)) {
         lc_pt2pt_wait(d);
@@ -149,18 +171,20 @@ LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
             return MPI_SUCCESS;
         }
     }
-    LC_TRY(lc_request_check(*request, &req));
-    lc_request_t *t = req ? lc_request_target(req) : NULL;
-    if (t) {
-        lc_mpi_request_wait(t);
-        lc_err_comm_hold(&c, t->comm);
-    }
-    lc_request_try_finish(request, req, status, &rc);
-    LC_TRY(rc);
-    lc_err_comm_drop(c);
-    return MPI_SUCCESS;
-err:
-    return lc_err_comm_report(c, "MPI_Wait", rc);
+    return lc_wait_general(request, status);
+}
+
+/* The fast path of MPI_Wait's wrapper at MULTIPLE (lc_mpi_fast.h), which
+ * looked the request up to decide: not looked up twice. */
+int lc_mpi_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status)
+{
+    return lc_wait_found(req, request, status);
+}
+
+LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (lc_unlikely(!request)) return lc_wait_general(request, status);
+    return lc_wait_found(lc_request_lookup(*request), request, status);
 }
 LC_MPI_ALIAS(Wait);
 

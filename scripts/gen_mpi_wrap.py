@@ -46,7 +46,7 @@ FAST = {"Send", "Recv", "Isend", "Irecv", "Wait", "Test", "Waitall", "Testall",
 # Of FAST, those whose lc_fast_<Name> hands back what it looked up to
 # decide (its last argument), and the function that runs the call with it
 # instead of the implementation: the request is not looked up twice.
-FOUND = {"Wait": ("lc_request_t *", "lc_mpi_wait_found")}
+FOUND = {"Wait": ("lc_request_t *", "lc_mpi_wait_found"), "Test": ("lc_request_t *", "lc_mpi_test_found")}
 MACRO = re.compile(r"^#define P?MPI_(\w+)\(", re.M)
 NAME = re.compile(r"(\w+)\s*(\[[^\]]*\])*$")
 

@@ -12,12 +12,12 @@
  * Imrecv), the completions (Wait, Test and their all/any/some forms),
  * Request_free and Cancel (FAST in scripts/gen_mpi_wrap.py) asks
  * lc_fast_<Name> with the call's arguments at MULTIPLE; when it says yes
- * the implementation
- * runs without the section, so threads on different communicators do
- * not take turns on one lock: the shared-memory rings, matching queues,
- * request pool and counters they touch have their own locks and atomics
- * (src/util/lc_lock.h, lc_thread.h), and a progress pass outside the
- * section does only the shared-memory share of a pass (lc_progress.c).
+ * the implementation runs without the section, so threads on different
+ * communicators do not take turns on one lock: the shared-memory rings,
+ * matching queues, request pool and counters they touch have their own
+ * locks and atomics (src/util/lc_lock.h, lc_thread.h), and a progress
+ * pass outside the section does only the shared-memory share of a pass
+ * (lc_progress.c).
  *
  * Yes only when every peer is a shared-memory or self one (no ofi or
  * IVSHMEM endpoint is open), no asynchronous progress thread runs (its
@@ -25,9 +25,11 @@
  * itself asked for MULTIPLE, the datatype is predefined (no staging, no
  * datatype reference), and the requests are plain sends and receives
  * (not persistent, partitioned, generalized, collective, buffered,
- * typed, or freed).  Anything else, and every argument error the checks
- * would report, takes the section as before: these tests need not be
- * complete checks, only enough to keep what needs the section in it.
+ * typed, or freed).  Anything else takes the section as before, and so
+ * do the argument errors these tests see (a bad communicator, rank,
+ * count, datatype or request, a NULL output pointer): they need not be
+ * complete checks, only enough to keep what needs the section in it (a
+ * bad tag or buffer is reported by the implementation outside it).
  *
  * The flags read here are written once, at init or when an endpoint
  * opens, inside the section: relaxed loads (a call that raced an ofi
@@ -94,9 +96,11 @@ static inline bool lc_fast_request(MPI_Request h)
     return h == MPI_REQUEST_NULL || lc_fast_found(h, lc_request_lookup(h));
 }
 
-/* MPI_Wait's fast path with the request lc_fast_Wait looked up
- * (src/mpi/lc_mpi_request.c): the implementation would look it up again. */
+/* MPI_Wait's and MPI_Test's fast paths with the request lc_fast_Wait /
+ * lc_fast_Test looked up (src/mpi/lc_mpi_request.c): the implementations
+ * would look it up again. */
 LC_HIDDEN int lc_mpi_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status);
+LC_HIDDEN int lc_mpi_test_found(lc_request_t *req, MPI_Request *request, int *flag, MPI_Status *status);
 
 static inline int lc_fast_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -125,9 +129,10 @@ static inline int lc_fast_Irecv(void *buf, int count, MPI_Datatype datatype, int
     return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
 }
 
-static inline int lc_fast_Wait(MPI_Request *request, MPI_Status *status, lc_request_t **found)
+/* *request for Wait/Test: looked up once, the request handed to the
+ * implementation's fast entry (*found: NULL for MPI_REQUEST_NULL). */
+static inline int lc_fast_lookup(MPI_Request *request, lc_request_t **found)
 {
-    (void)status;
     if (!request || !lc_fast_world()) return 0;
     MPI_Request h = *request;
     lc_request_t *r = h == MPI_REQUEST_NULL ? NULL : lc_request_lookup(h);
@@ -135,10 +140,16 @@ static inline int lc_fast_Wait(MPI_Request *request, MPI_Status *status, lc_requ
     return lc_fast_found(h, r);
 }
 
-static inline int lc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
+static inline int lc_fast_Wait(MPI_Request *request, MPI_Status *status, lc_request_t **found)
+{
+    (void)status;
+    return lc_fast_lookup(request, found);
+}
+
+static inline int lc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status, lc_request_t **found)
 {
     (void)flag, (void)status;
-    return request && lc_fast_world() && lc_fast_request(*request);
+    return lc_fast_lookup(request, found);
 }
 
 static inline bool lc_fast_requests(int count, const MPI_Request reqs[])

@@ -114,7 +114,8 @@ static void part1(int t)
             LC_MPI(MPI_Isend(out[k], 3, MPI_INT, right, k, c, &r[2 * k + 1]));
         }
         complete_all(t, r, 2 * WIN, st, done);
-        for (int i = 0; i < 2 * WIN; i++) TCHECK(done[i] == 1, "thread %d round %d: index %d reported %d times", t, round, i, done[i]);
+        for (int i = 0; i < 2 * WIN; i++)
+            TCHECK(done[i] == 1, "thread %d round %d: index %d reported %d times", t, round, i, done[i]);
         for (int k = 0; k < WIN; k++) {
             TCHECK(in[k][0] == left && in[k][1] == t && in[k][2] == round * WIN + k,
                    "thread %d round %d recv %d: got {%d,%d,%d}", t, round, k, in[k][0], in[k][1], in[k][2]);
@@ -179,8 +180,7 @@ static void part2(int t)
         int prev = atomic_fetch_add(&got[src][th][m], 1);
         TCHECK(prev == 0, "thread %d: message %d of rank %d thread %d received twice", t, m, src, th);
         /* one sending thread's messages (one tag) keep their order */
-        TCHECK(m > last[src][th], "thread %d: message %d of rank %d thread %d after %d", t, m, src, th,
-               last[src][th]);
+        TCHECK(m > last[src][th], "thread %d: message %d of rank %d thread %d after %d", t, m, src, th, last[src][th]);
         last[src][th] = m;
     }
     LC_MPI(MPI_Waitall(size * NMSG, sreq[t], MPI_STATUSES_IGNORE));

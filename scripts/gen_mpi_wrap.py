@@ -37,7 +37,16 @@ DIRECT = {"Pcontrol", "Wtime", "Wtick", "Abort", "Get_version", "Get_library_ver
 # asks lc_fast_<Name> (src/mpi/lc_mpi_fast.h, inline) with the call's
 # arguments and takes the section only when it says no
 # (docs/architecture.md "Threads", the shared-memory fast path).
-FAST = {"Send", "Recv", "Isend", "Irecv", "Wait", "Test", "Waitall", "Testall"}
+# Bsend and Ibsend are not here: their copy goes into the attached buffer,
+# whose pool is the section's (src/mpi/lc_mpi_bsend.c).
+FAST = {"Send", "Recv", "Isend", "Irecv", "Wait", "Test", "Waitall", "Testall",
+        "Waitany", "Waitsome", "Testany", "Testsome", "Sendrecv", "Sendrecv_replace",
+        "Ssend", "Rsend", "Issend", "Irsend", "Probe", "Iprobe", "Mprobe", "Improbe",
+        "Mrecv", "Imrecv", "Request_free", "Cancel"}
+# Of FAST, those whose lc_fast_<Name> hands back what it looked up to
+# decide (its last argument), and the function that runs the call with it
+# instead of the implementation: the request is not looked up twice.
+FOUND = {"Wait": ("lc_request_t *", "lc_mpi_wait_found"), "Test": ("lc_request_t *", "lc_mpi_test_found")}
 MACRO = re.compile(r"^#define P?MPI_(\w+)\(", re.M)
 NAME = re.compile(r"(\w+)\s*(\[[^\]]*\])*$")
 
@@ -92,9 +101,14 @@ def main():
         multiple = call.replace('lc_impl_', 'lc_locked_', 1)
         if name in FAST:
             # Not cold: at MULTIPLE this is the hot path.
-            wrap += [f"static LC_WRAP_MT {ret} lc_mt_{name}({args})",
-                     "{",
-                     f"    if (lc_fast_{name}({', '.join(arg_names(args))})) return {call};",
+            names = ', '.join(arg_names(args))
+            if name in FOUND:
+                ftype, run = FOUND[name]
+                body = [f"    {ftype}lc_found;",
+                        f"    if (lc_fast_{name}({names}, &lc_found)) return {run}(lc_found, {names});"]
+            else:
+                body = [f"    if (lc_fast_{name}({names})) return {call};"]
+            wrap += [f"static LC_WRAP_MT {ret} lc_mt_{name}({args})", "{"] + body + [
                      f"    return {multiple};",
                      "}"]
             multiple = call.replace('lc_impl_', 'lc_mt_', 1)

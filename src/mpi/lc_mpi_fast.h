@@ -6,14 +6,18 @@
  * (build/generated/lc_mpi_wrap.c) only: inline there, so that asking
  * costs no call and no spill of the call's arguments.
  *
- * The generated wrapper of MPI_Send, Recv, Isend, Irecv, Wait, Test,
- * Waitall and Testall (scripts/gen_mpi_wrap.py) asks lc_fast_<Name> with
- * the call's arguments at MULTIPLE; when it says yes the implementation
- * runs without the section, so threads on different communicators do
- * not take turns on one lock: the shared-memory rings, matching queues,
- * request pool and counters they touch have their own locks and atomics
- * (src/util/lc_lock.h, lc_thread.h), and a progress pass outside the
- * section does only the shared-memory share of a pass (lc_progress.c).
+ * The generated wrapper of MPI_Send, Recv, Isend, Irecv, the send modes
+ * (Ssend, Rsend, Issend, Irsend; not Bsend), Sendrecv(_replace), the
+ * probes (Probe, Iprobe, Mprobe, Improbe) and matched receives (Mrecv,
+ * Imrecv), the completions (Wait, Test and their all/any/some forms),
+ * Request_free and Cancel (FAST in scripts/gen_mpi_wrap.py) asks
+ * lc_fast_<Name> with the call's arguments at MULTIPLE; when it says yes
+ * the implementation runs without the section, so threads on different
+ * communicators do not take turns on one lock: the shared-memory rings,
+ * matching queues, request pool and counters they touch have their own
+ * locks and atomics (src/util/lc_lock.h, lc_thread.h), and a progress
+ * pass outside the section does only the shared-memory share of a pass
+ * (lc_progress.c).
  *
  * Yes only when every peer is a shared-memory or self one (no ofi or
  * IVSHMEM endpoint is open), no asynchronous progress thread runs (its
@@ -21,9 +25,11 @@
  * itself asked for MULTIPLE, the datatype is a builtin one (no staging,
  * no datatype reference; not a pair type), and the requests are plain sends and receives
  * (not persistent, partitioned, generalized, collective, buffered,
- * typed, or freed).  Anything else, and every argument error the checks
- * would report, takes the section as before: these tests need not be
- * complete checks, only enough to keep what needs the section in it.
+ * typed, or freed).  Anything else takes the section as before, and so
+ * do the argument errors these tests see (a bad communicator, rank,
+ * count, datatype or request, a NULL output pointer): they need not be
+ * complete checks, only enough to keep what needs the section in it (a
+ * bad tag or buffer is reported by the implementation outside it).
  *
  * The flags read here are written once, at init or when an endpoint
  * opens, inside the section: relaxed loads (a call that raced an ofi
@@ -50,14 +56,19 @@ static inline bool lc_fast_world(void)
            !__atomic_load_n(&lc_ivshmem_active, __ATOMIC_RELAXED);
 }
 
+/* count items of dt need no staging and no datatype reference: a builtin
+ * type's handle carries its size (lc_dtype.h), so no table lookup.  Pair
+ * types (MPI_DOUBLE_INT...) take the typed path (lc_mpi_p2p_type), which
+ * stages and references the type: not here. */
+static inline bool lc_fast_dtype(int count, MPI_Datatype dt)
+{
+    return count >= 0 && ((unsigned)dt & 0xfc000000u) == 0x4c000000u;
+}
+
 /* comm names a communicator whose `rank` (a specific peer, ANY_SOURCE or
  * PROC_NULL) is reached through shared memory or the self channel. */
-static inline bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
+static inline bool lc_fast_peer(MPI_Comm comm, int rank)
 {
-    /* A builtin type's handle carries its size (lc_dtype.h): no table
-     * lookup.  Pair types (MPI_DOUBLE_INT...) take the typed path
-     * (lc_mpi_p2p_type), which stages and references the type: not here. */
-    if (count < 0 || ((unsigned)dt & 0xfc000000u) != 0x4c000000u) return false;
     lc_comm_t *c = lc_comm_lookup(comm);
     if (!c) return false;
     if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL) return true;
@@ -66,15 +77,31 @@ static inline bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype
     return p->kind == LC_CHANNEL_SHM || p->kind == LC_CHANNEL_SELF;
 }
 
+static inline bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
+{
+    return lc_fast_dtype(count, dt) && lc_fast_peer(comm, rank);
+}
+
 /* A request MPI_Wait/Test may finish outside the section: NULL (nothing
- * to do), or a plain send or receive with nothing to run at its end. */
-static inline bool lc_fast_request(MPI_Request h)
+ * to do), or a plain send or receive with nothing to run at its end.
+ * `r` is lc_request_lookup's answer for it. */
+static inline bool lc_fast_found(MPI_Request h, const lc_request_t *r)
 {
     if (h == MPI_REQUEST_NULL) return true;
-    const lc_request_t *r = lc_request_lookup(h);
     if (!r || (r->kind != LC_REQ_SEND && r->kind != LC_REQ_RECV)) return false;
     return !r->partner && !r->ext && !r->user_freed && !r->typed && !r->sched && !r->on_complete;
 }
+
+static inline bool lc_fast_request(MPI_Request h)
+{
+    return h == MPI_REQUEST_NULL || lc_fast_found(h, lc_request_lookup(h));
+}
+
+/* MPI_Wait's and MPI_Test's fast paths with the request lc_fast_Wait /
+ * lc_fast_Test looked up (src/mpi/lc_mpi_request.c): the implementations
+ * would look it up again. */
+LC_HIDDEN int lc_mpi_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status);
+LC_HIDDEN int lc_mpi_test_found(lc_request_t *req, MPI_Request *request, int *flag, MPI_Status *status);
 
 static inline int lc_fast_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -103,16 +130,27 @@ static inline int lc_fast_Irecv(void *buf, int count, MPI_Datatype datatype, int
     return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
 }
 
-static inline int lc_fast_Wait(MPI_Request *request, MPI_Status *status)
+/* *request for Wait/Test: looked up once, the request handed to the
+ * implementation's fast entry (*found: NULL for MPI_REQUEST_NULL). */
+static inline int lc_fast_lookup(MPI_Request *request, lc_request_t **found)
 {
-    (void)status;
-    return request && lc_fast_world() && lc_fast_request(*request);
+    if (!request || !lc_fast_world()) return 0;
+    MPI_Request h = *request;
+    lc_request_t *r = h == MPI_REQUEST_NULL ? NULL : lc_request_lookup(h);
+    *found = r;
+    return lc_fast_found(h, r);
 }
 
-static inline int lc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
+static inline int lc_fast_Wait(MPI_Request *request, MPI_Status *status, lc_request_t **found)
+{
+    (void)status;
+    return lc_fast_lookup(request, found);
+}
+
+static inline int lc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status, lc_request_t **found)
 {
     (void)flag, (void)status;
-    return request && lc_fast_world() && lc_fast_request(*request);
+    return lc_fast_lookup(request, found);
 }
 
 static inline bool lc_fast_requests(int count, const MPI_Request reqs[])
@@ -133,6 +171,155 @@ static inline int lc_fast_Testall(int count, MPI_Request array_of_requests[], in
 {
     (void)flag, (void)array_of_statuses;
     return lc_fast_requests(count, array_of_requests);
+}
+
+/* Waitany, Waitsome, Testany and Testsome: the same requests as Waitall.
+ * Their passes (lc_mpi_request.c) read each request's completion flag
+ * with acquire and finish the complete ones as Wait does; a request
+ * another thread completes meanwhile is found complete on a later pass,
+ * and requests other threads post and finish are other slots of the pool
+ * (its table of blocks never moves). */
+static inline int lc_fast_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
+{
+    (void)status;
+    return indx && lc_fast_requests(count, array_of_requests);
+}
+
+static inline int lc_fast_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
+{
+    (void)status;
+    return indx && flag && lc_fast_requests(count, array_of_requests);
+}
+
+static inline int lc_fast_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                                   MPI_Status array_of_statuses[])
+{
+    (void)array_of_statuses;
+    return outcount && (incount == 0 || array_of_indices) && lc_fast_requests(incount, array_of_requests);
+}
+
+static inline int lc_fast_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                                   MPI_Status array_of_statuses[])
+{
+    return lc_fast_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+/* The send modes: a synchronous send's eager packet asks for an ACK that
+ * names the request by its wire reference (published with release, as
+ * the rendezvous's RTS; the receiver answers under the peer's tx lock);
+ * a ready send is a standard one here.  Bsend stays in the section (its
+ * attached buffer's pool is the section's). */
+static inline int lc_fast_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_fast_Send(buf, count, datatype, dest, tag, comm);
+}
+
+static inline int lc_fast_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return lc_fast_Send(buf, count, datatype, dest, tag, comm);
+}
+
+static inline int lc_fast_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    return lc_fast_Isend(buf, count, datatype, dest, tag, comm, request);
+}
+
+static inline int lc_fast_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    return lc_fast_Isend(buf, count, datatype, dest, tag, comm, request);
+}
+
+/* Sendrecv: a receive posted, then a send, then both waited for — what
+ * Irecv, Isend and Wait do on this path.  Sendrecv_replace's staging copy
+ * is its own malloc'ed buffer (predefined types only: no pack). */
+static inline int lc_fast_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                                   MPI_Comm comm, MPI_Status *status)
+{
+    (void)sendbuf, (void)sendtag, (void)recvbuf, (void)recvtag, (void)status;
+    return lc_fast_world() && lc_fast_dtype(recvcount, recvtype) && lc_fast_comm(comm, dest, sendcount, sendtype) &&
+           lc_fast_peer(comm, source);
+}
+
+static inline int lc_fast_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    (void)buf, (void)sendtag, (void)recvtag, (void)status;
+    return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype) && lc_fast_peer(comm, source);
+}
+
+/* Probes search the communicator's unexpected queue under its lock
+ * (lc_pt2pt_iprobe_arrived); Mprobe/Improbe unlink the entry they found
+ * under that lock, into an LC_REQ_MESSAGE request that then belongs to the
+ * calling thread: no other thread can match or probe the message after
+ * (MPI 4.1 §3.8.2).  The message's reference on its communicator is an
+ * atomic count at MULTIPLE. */
+static inline int lc_fast_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    (void)tag, (void)status;
+    return lc_fast_world() && lc_fast_peer(comm, source);
+}
+
+static inline int lc_fast_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    (void)tag, (void)status;
+    return flag && lc_fast_world() && lc_fast_peer(comm, source);
+}
+
+static inline int lc_fast_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    (void)tag, (void)status;
+    return message && lc_fast_world() && lc_fast_peer(comm, source);
+}
+
+static inline int lc_fast_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                                  MPI_Status *status)
+{
+    (void)tag, (void)status;
+    return flag && message && lc_fast_world() && lc_fast_peer(comm, source);
+}
+
+/* Mrecv/Imrecv deliver the dequeued entry as a receive that matched it
+ * (lc_pt2pt_imrecv_post): the entry is the caller's alone.  A derived
+ * datatype's receive (typed) stays in the section. */
+static inline bool lc_fast_message(int count, MPI_Datatype dt, const MPI_Message *message)
+{
+    if (!message || !lc_fast_world() || !lc_fast_dtype(count, dt)) return false;
+    if (*message == MPI_MESSAGE_NO_PROC) return true;
+    const lc_request_t *m = lc_request_lookup((MPI_Request)*message);
+    return m && m->kind == LC_REQ_MESSAGE;
+}
+
+static inline int lc_fast_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    (void)buf, (void)status;
+    return lc_fast_message(count, datatype, message);
+}
+
+static inline int lc_fast_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                                 MPI_Request *request)
+{
+    (void)buf;
+    return request && lc_fast_message(count, datatype, message);
+}
+
+/* Request_free of a plain request: released at once if complete, else put
+ * on the pool's list of freed requests (under the pool's lock) that the
+ * section's share of a pass releases once complete (lc_request.c).
+ * Cancel of a plain receive takes it out of the posted queue under the
+ * queue's lock, as a matching packet would (lc_pt2pt_cancel); of a send,
+ * nothing.  MPI_REQUEST_NULL is an error for both: the section's path
+ * reports it. */
+static inline int lc_fast_Request_free(MPI_Request *request)
+{
+    return request && *request != MPI_REQUEST_NULL && lc_fast_world() && lc_fast_request(*request);
+}
+
+static inline int lc_fast_Cancel(MPI_Request *request)
+{
+    return lc_fast_Request_free(request);
 }
 
 #endif

@@ -13,6 +13,8 @@
  */
 #include "mpi/lc_mpi_request.h"
 
+#include "mpi/lc_mpi_fast.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,19 +28,26 @@ lc_request_t *lc_mpi_request_done(void)
     return req;
 }
 
-/* Validate a handle.  *req_p = NULL for MPI_REQUEST_NULL. */
-static int lc_request_check(MPI_Request handle, lc_request_t **req_p)
+/* Validate a handle already looked up (found: lc_request_lookup's
+ * answer; anything for MPI_REQUEST_NULL).  *req_p = NULL for
+ * MPI_REQUEST_NULL. */
+LC_INLINE int lc_request_check_found(MPI_Request handle, lc_request_t *req, lc_request_t **req_p)
 {
     if (handle == MPI_REQUEST_NULL) {
         *req_p = NULL;
         return MPI_SUCCESS;
     }
-    lc_request_t *req = lc_request_lookup(handle);
     if (!req || req->kind == LC_REQ_MESSAGE || req->user_freed)
         return lc_error(MPI_ERR_REQUEST, "%#x is not an active request handle (already completed or freed?)",
                         (unsigned)handle);
     *req_p = req;
     return MPI_SUCCESS;
+}
+
+/* Validate a handle.  *req_p = NULL for MPI_REQUEST_NULL. */
+static int lc_request_check(MPI_Request handle, lc_request_t **req_p)
+{
+    return lc_request_check_found(handle, handle == MPI_REQUEST_NULL ? NULL : lc_request_lookup(handle), req_p);
 }
 
 /* The request whose completion the user waits for: the persistent
@@ -124,31 +133,15 @@ static inline lc_request_t *lc_request_direct(lc_request_t *req)
     return plain && !t->partner && !t->ext && !t->user_freed ? t : NULL;
 }
 
-LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* MPI_Wait's general path: everything but a direct request that
+ * succeeded (lc_wait_found).  Out of line, so that the direct path needs
+ * no stack frame for it. */
+static __attribute__((noinline)) int lc_wait_general(MPI_Request *request, MPI_Status *status)
 {
     lc_request_t *req = NULL;
     lc_comm_t *c = NULL;
     int rc;
     if (!request) LC_TRY(lc_error(MPI_ERR_REQUEST, "request is NULL"));
-    /* The direct path (issue 14: an 8-byte Iallreduce + Wait within 1.2x
-     * of Allreduce): what lc_request_check, lc_mpi_request_wait and
-     * lc_request_try_finish do for such a request, without their
-     * dispatch.  A failed operation takes the general path below (the
-     * request is complete by then: it only finishes it and reports). */
-    req = lc_request_lookup(*request);
-    lc_request_t *d = lc_likely(req != NULL) ? lc_request_direct(req) : NULL;
-    if (lc_likely(d != NULL)) {
-        lc_pt2pt_wait(d);
-        if (lc_likely(d->st_error == MPI_SUCCESS)) {
-            if (status != MPI_STATUS_IGNORE) lc_request_status(d, status);
-            lc_request_release(d);
-            if (d != req)
-                req->active = NULL; /* an instance: the persistent request stays */
-            else
-                *request = MPI_REQUEST_NULL;
-            return MPI_SUCCESS;
-        }
-    }
     LC_TRY(lc_request_check(*request, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) {
@@ -162,16 +155,56 @@ LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 err:
     return lc_err_comm_report(c, "MPI_Wait", rc);
 }
+
+/* MPI_Wait once *request has been looked up (req: lc_request_lookup's
+ * answer, NULL for a null or stale handle).  The direct path (issue 14:
+ * an 8-byte Iallreduce + Wait within 1.2x of Allreduce): what
+ * lc_request_check, lc_mpi_request_wait and lc_request_try_finish do for
+ * such a request, without their dispatch.  A failed operation takes the
+ * general path (the request is complete by then: it only finishes it and
+ * reports). */
+LC_INLINE int lc_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status)
+{
+    lc_request_t *d = lc_likely(req != NULL) ? lc_request_direct(req) : NULL;
+    if (lc_likely(d != NULL)) {
+        lc_pt2pt_wait(d);
+        if (lc_likely(d->st_error == MPI_SUCCESS)) {
+            if (status != MPI_STATUS_IGNORE) lc_request_status(d, status);
+            lc_request_release(d);
+            if (d != req)
+                req->active = NULL; /* an instance: the persistent request stays */
+            else
+                *request = MPI_REQUEST_NULL;
+            return MPI_SUCCESS;
+        }
+    }
+    return lc_wait_general(request, status);
+}
+
+/* The fast path of MPI_Wait's wrapper at MULTIPLE (lc_mpi_fast.h), which
+ * looked the request up to decide: not looked up twice. */
+int lc_mpi_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status)
+{
+    return lc_wait_found(req, request, status);
+}
+
+LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (lc_unlikely(!request)) return lc_wait_general(request, status);
+    return lc_wait_found(lc_request_lookup(*request), request, status);
+}
 LC_MPI_ALIAS(Wait);
 
-LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+/* MPI_Test once *request has been looked up (found: lc_request_lookup's
+ * answer, anything when request is NULL or *request MPI_REQUEST_NULL). */
+LC_INLINE int lc_test_found(lc_request_t *found, MPI_Request *request, int *flag, MPI_Status *status)
 {
     lc_request_t *req = NULL;
     lc_comm_t *c = NULL;
     int rc;
     if (!request) LC_TRY(lc_error(MPI_ERR_REQUEST, "request is NULL"));
     LC_TRY(lc_check_ptr(flag, "flag"));
-    LC_TRY(lc_request_check(*request, &req));
+    LC_TRY(lc_request_check_found(*request, found, &req));
     lc_request_t *t = req ? lc_request_target(req) : NULL;
     if (t) lc_err_comm_hold(&c, t->comm);
     if (t && !lc_mpi_request_ready(t)) lc_progress_test();
@@ -181,6 +214,19 @@ LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 err:
     return lc_err_comm_report(c, "MPI_Test", rc);
+}
+
+/* The fast path of MPI_Test's wrapper at MULTIPLE (lc_mpi_fast.h), with
+ * the request it looked up to decide. */
+int lc_mpi_test_found(lc_request_t *req, MPI_Request *request, int *flag, MPI_Status *status)
+{
+    return lc_test_found(req, request, flag, status);
+}
+
+LC_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    lc_request_t *found = request && *request != MPI_REQUEST_NULL ? lc_request_lookup(*request) : NULL;
+    return lc_test_found(found, request, flag, status);
 }
 LC_MPI_ALIAS(Test);
 

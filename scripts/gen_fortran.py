@@ -326,6 +326,13 @@ def glue_function(name, ret, args, h, prefix):
         return "\n".join(out)
     for alias in (lname, f"{lname}__", f"{prefix}{name.upper()}"):
         out.append(f"LC_F_ALIAS({lname}_, {alias})")
+    if any(kind_of(a, h)[0] == "addr_out" for a in args):
+        # MPI_ALLOC_MEM_CPTR... (MPI 4.1 §19.1.5): the TYPE(C_PTR) form,
+        # module mpi's specific of the generic (mpif.h may call it too).
+        # A C_PTR by reference is a pointer-sized object, as the
+        # INTEGER(KIND=MPI_ADDRESS_KIND) of the other form: the same code.
+        for alias in (f"{lname}_cptr_", f"{lname}_cptr", f"{lname}_cptr__", f"{prefix}{name.upper()}_CPTR"):
+            out.append(f"LC_F_ALIAS({lname}_, {alias})")
     if prefix == "MPI_" and "@nof08" not in h:  # what module mpi_f08's procedures call
         out.append(f"LC_F_ALIAS({lname}_, lc_f08_{name.lower()}_)")
     return "\n".join(out)
@@ -534,15 +541,18 @@ def render_module(bound):
            "! type and rank is accepted (as with mpif.h); other array",
            "! arguments are NO_ARG_CHECK too, so a scalar is accepted.",
            "module mpi",
+           "      use lc_mpi_sizeof, only: MPI_SIZEOF  ! (render_sizeof)",
            "      implicit none"]
     out += decls(ints, logicals)
     out += SENTINELS.rstrip("\n").split("\n")
     out += [f"      EXTERNAL {c}" for c in CALLBACKS]
     out.append("      interface")
+    cptr_generics = []
     for name, ret, args, h in bound:
         if "@large" in h:
             continue
         dummies, decl = [], []
+        cptr = any(kind_of(a, h)[0] == "addr_out" for a in args)
         for a in args:
             kind, _ = kind_of(a, h)
             if kind == "omit":
@@ -569,6 +579,27 @@ def render_module(bound):
         # Functions (Wtime, Wtick, Aint_add, Aint_diff) get their PMPI_
         # names declared too, as in mpif.h: without an interface a PMPI_WTIME
         # reference is an implicit REAL (MPICH's f90/timer/wtimef90)
+        if cptr:
+            # MPI_ALLOC_MEM, MPI_WIN_ALLOCATE(_SHARED), MPI_WIN_SHARED_QUERY:
+            # generic over the base pointer, INTEGER(KIND=MPI_ADDRESS_KIND)
+            # (Cray pointers) or TYPE(C_PTR) (MPI 4.1 §19.1.5: the specific
+            # MPI_XXX_CPTR, C's code under another name, see glue_function)
+            up = f"MPI_{name.upper()}"
+            addr = [a.name for a in args if kind_of(a, h)[0] == "addr_out"]
+            cdecl = [f"type(c_ptr) :: {n}" if d == f"integer(kind=MPI_ADDRESS_KIND) :: {n}" else d
+                     for d in decl for n in addr[:1]]
+            cptr_generics.append(f"      interface {up}")
+            for hd, dl, use in ((head, decl, []),
+                                (head.replace(f" {up}(", f" {up}_CPTR(", 1), cdecl,
+                                 ["use, intrinsic :: iso_c_binding, only: c_ptr"])):
+                cptr_generics.append(wrap("        " + hd))
+                cptr_generics += ["          " + u for u in use]
+                if uses:
+                    cptr_generics.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
+                cptr_generics += [wrap("          " + d) for d in dl]
+                cptr_generics.append("        " + tail)
+            cptr_generics.append(f"      end interface {up}")
+            continue
         for p in ("MPI_",) if ret == "int" else ("MPI_", "PMPI_"):
             out.append(wrap("        " + (head if p == "MPI_" else head.replace(" MPI_", " PMPI_", 1))))
             if uses:
@@ -581,6 +612,7 @@ def render_module(bound):
             "          type(*), dimension(*) :: buf",
             "        end subroutine"]
     out.append("      end interface")
+    out += cptr_generics
     out.append("end module mpi")
     return "\n".join(out) + "\n"
 
@@ -623,6 +655,7 @@ def render_f08(bound):
            "! cannot tell them apart, are MPI_Xxx_c.",
            "module mpi_f08",
            "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_char",
+           "  use lc_mpi_sizeof, only: MPI_Sizeof  ! (render_sizeof)",
            "  implicit none",
            "  private :: c_int, c_ptr, c_char"]
     for h in F08_HANDLES:
@@ -805,6 +838,22 @@ def render_f08(bound):
             generics[name[:-2]] = [f"lc_mpi_{name[:-2].lower()}", f"lc_mpi_{name.lower()}"]
             procname[name[:-2]] = f"lc_mpi_{name[:-2].lower()}"
             procname[name] = f"lc_mpi_{name.lower()}"
+    # MPI_Alloc_mem, MPI_Win_allocate(_shared)(_c), MPI_Win_shared_query(_c):
+    # MPI 4.1's mpi_f08 form takes TYPE(C_PTR); the
+    # INTEGER(KIND=MPI_ADDRESS_KIND) form stays (Cray pointers, programs
+    # written for module mpi): a generic of both (name -> its generic)
+    cptr_of = {}
+    for name, ret, args, h in bound:
+        if "@nof08" in h or not any(kind_of(a, h)[0] == "addr_out" for a in args):
+            continue
+        g = name[:-2] if "@large" in h and name[:-2] in generics else name
+        if g not in generics:
+            generics[g] = [f"lc_mpi_{name.lower()}"]
+            procname[name] = f"lc_mpi_{name.lower()}"
+        cptr_of[name] = g
+    large_generics = {g: list(v) for g, v in generics.items() if g not in cptr_of or len(v) > 1}
+    for name, g in cptr_of.items():
+        generics[g].append(f"lc_mpi_{name.lower()}_cptr")
     for name, ret, args, h in bound:
         if "@nof08" in h:
             continue
@@ -876,13 +925,27 @@ def render_f08(bound):
         procs += [wrap("    " + b) for b in body]
         procs.append("  " + wt)
         procs.append("")
+        if name in cptr_of:
+            # the TYPE(C_PTR) specific: the same glue, the address it
+            # writes (pointer-sized) carried over by TRANSFER
+            n = next(a.name for a in args if kind_of(a, h)[0] == "addr_out")
+            cdecl = [f"type(c_ptr), intent(out) :: {n}" if d == f"integer(kind=MPI_ADDRESS_KIND) :: {n}" else d
+                     for d in wdecl] + ["integer(kind=MPI_ADDRESS_KIND) :: lc_addr"]
+            cdummies = ["lc_addr" if d == n else d for d in dummies]
+            procs.append(wrap(f"  subroutine lc_mpi_{name.lower()}_cptr({', '.join(dummies + ['ierror'])})"))
+            procs += [wrap("    " + d) for d in cdecl]
+            procs += [wrap(f"    call {lname}({', '.join(cdummies + ['lc_ierr'])})"),
+                      f"    {n} = transfer(lc_addr, {n})",
+                      "    if (present(ierror)) ierror = lc_ierr",
+                      "  end subroutine", ""]
     F08_GENERICS.clear()
-    F08_GENERICS.update(generics)
+    # (only the large-count generics: render_mpich_f08 binds their _large_ names)
+    F08_GENERICS.update(large_generics)
     for g, specifics in generics.items():
         out.append(f"  interface MPI_{g}")
-        out.append(f"    module procedure {', '.join(specifics)}")
+        out.append(wrap(f"    module procedure {', '.join(specifics)}"))
         out.append(f"  end interface MPI_{g}")
-        out.append(f"  private :: {', '.join(specifics)}")
+        out.append(wrap(f"  private :: {', '.join(specifics)}"))
     glue_ifaces += ["    subroutine lc_f08_f_sync_reg(buf)  ! (src/fortran/lc_f_support.c)",
                     "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
                     "      type(*), dimension(*) :: buf",
@@ -909,6 +972,74 @@ def render_f08(bound):
     out.append("end module mpi_f08")
     return "\n".join(out) + "\n"
 
+
+
+# ---------------------------------------------------------------- MPI_SIZEOF
+# MPI_SIZEOF (MPI 4.1 §19.1.9) is generic over the intrinsic types and
+# kinds: one specific per type and kind gfortran has (x86-64; the list
+# is gfortran's, as the rest of these bindings), each taking an
+# assumed-rank X so that a scalar and an array of any rank select the same
+# specific (a scalar and a DIMENSION(*) specific would leave rank 2 and
+# up without a match).  SIZE is the storage size of one element:
+# STORAGE_SIZE needs no element to exist (a zero-size array is fine) and
+# counts padding as the machine does (COMPLEX(KIND=10) is 32 bytes).
+# Module lc_mpi_sizeof is compiled into libmpifort; `mpi` and `mpi_f08`
+# re-export its generic.  IERROR is OPTIONAL (mpi_f08's form; a call with
+# it, as module mpi's users make, resolves the same).
+SIZEOF_TYPES = ([("integer", k) for k in (1, 2, 4, 8, 16)] + [("real", k) for k in (4, 8, 10, 16)]
+                + [("complex", k) for k in (4, 8, 10, 16)] + [("logical", k) for k in (1, 2, 4, 8, 16)]
+                + [("character", k) for k in (1, 4)])
+
+# MPICH's module mpi_sizeofs, for programs built with MPICH's `mpi`
+# module: they call its specifics (__mpi_sizeofs_MOD_mpi_sizeof_i...) as
+# external symbols of libmpichfort.  Same names and dummies (X scalar or
+# DIMENSION(*), not looked at), so gfortran gives them the same symbols
+# and calling convention.  name suffix -> declaration of X
+MPICH_SIZEOFS = {"ch": "character", "cx": "complex", "d": "double precision", "i": "integer",
+                 "i1": "integer(kind=1)", "i2": "integer(kind=2)", "i8": "integer(kind=8)",
+                 "l": "logical", "r": "real"}
+
+
+def render_sizeof():
+    out = ["! MPI_SIZEOF: module lc_mpi_sizeof (re-exported by `mpi` and `mpi_f08`)",
+           "! and MPICH's module mpi_sizeofs (entry points for MPICH-built programs).",
+           "! Generated by scripts/gen_fortran.py: do not edit.",
+           "module lc_mpi_sizeof",
+           "  implicit none",
+           "  private",
+           "  public :: MPI_SIZEOF",
+           "  interface MPI_SIZEOF"]
+    names = [f"lc_sizeof_{t}{k}" for t, k in SIZEOF_TYPES]
+    for i in range(0, len(names), 4):
+        out.append("    module procedure " + ", ".join(names[i:i + 4]))
+    out += ["  end interface", "contains"]
+    for t, k in SIZEOF_TYPES:
+        decl = f"character(kind={k}, len=*)" if t == "character" else f"{t}(kind={k})"
+        out += [f"  subroutine lc_sizeof_{t}{k}(x, size, ierror)",
+                f"    {decl}, dimension(..), intent(in) :: x",
+                "    integer, intent(out) :: size",
+                "    integer, optional, intent(out) :: ierror",
+                "    size = storage_size(x) / 8",
+                "    if (present(ierror)) ierror = 0  ! MPI_SUCCESS",
+                "  end subroutine"]
+    out += ["end module lc_mpi_sizeof", "",
+            "module mpi_sizeofs",
+            "  implicit none",
+            "  interface MPI_SIZEOF"]
+    spec = [f"mpi_sizeof_{s}{v}" for s in MPICH_SIZEOFS for v in ("", "v")]
+    for i in range(0, len(spec), 6):
+        out.append("    module procedure " + ", ".join(spec[i:i + 6]))
+    out += ["  end interface", "contains"]
+    for s, decl in MPICH_SIZEOFS.items():
+        for v in ("", "v"):
+            out += [f"  subroutine mpi_sizeof_{s}{v}(x, size, ierror)",
+                    f"    {decl} :: x{'(*)' if v else ''}",
+                    "    integer :: size, ierror",
+                    "    size = storage_size(x) / 8",
+                    "    ierror = 0  ! MPI_SUCCESS",
+                    "  end subroutine"]
+    out.append("end module mpi_sizeofs")
+    return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------- MPICH's mpi_f08 ABI
@@ -1113,7 +1244,8 @@ def main(argv):
     mpich_f08, _ = render_mpich_f08(bound)
     for fname, text in (("lc_f_glue.c", render_glue(bound)), ("mpif.h", render_mpif(bound)),
                         ("mpi.f90", render_module(bound)), ("mpi_f08.f90", f08),
-                        ("mpich_f08.f90", mpich_f08), ("lc_f_mpich_f08_types.c", render_mpich_f08_types())):
+                        ("mpich_f08.f90", mpich_f08), ("lc_f_mpich_f08_types.c", render_mpich_f08_types()),
+                        ("lc_mpi_sizeof.f90", render_sizeof())):
         p = outdir / fname
         if not p.exists() or p.read_text() != text:
             p.write_text(text)

@@ -80,6 +80,19 @@ def main(argv):
         for n in names(name):
             if (mpich is None or n in mpich) and n not in ours:
                 fails.append(f"MPI_{name.upper()}: {n} not exported")
+    # MPI 4.1 §19.1.5's TYPE(C_PTR) specifics (MPI_ALLOC_MEM_CPTR...)
+    cptr = [name for name, _, args, h in bound if any(gen_fortran.kind_of(a, h)[0] == "addr_out" for a in args)]
+    for name in cptr:
+        for n in names(name + "_cptr"):
+            if n not in ours:
+                fails.append(f"MPI_{name.upper()}_CPTR: {n} not exported")
+    print(f"{len(cptr)} TYPE(C_PTR) forms: " + ", ".join(f"MPI_{n.upper()}_CPTR" for n in cptr))
+    if mpich is not None:
+        # MPI_SIZEOF's specifics in MPICH's module mpi_sizeofs (programs
+        # built with MPICH's `mpi` module call them)
+        sz = sorted(n for n in mpich if n.startswith("__mpi_sizeofs_MOD_"))
+        fails += [f"MPICH's MPI_SIZEOF specific {n} not exported" for n in sz if n not in ours]
+        print(f"{len(sz)} of MPICH's MPI_SIZEOF specifics checked")
     print(f"{len(bound)} functions bound, {len(bound) * 8} entry points checked; "
           f"{len(large)} large-count forms for mpi_f08")
     if mpich is not None:

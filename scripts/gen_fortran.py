@@ -685,7 +685,12 @@ def render_f08(bound):
             "  character(kind=c_char, len=1), bind(C, name='__mpi_f08_link_constants_MOD_mpi_argv_null') :: &",
             "      MPI_ARGV_NULL(1)",
             "  character(kind=c_char, len=1), bind(C, name='__mpi_f08_link_constants_MOD_mpi_argvs_null') :: &",
-            "      MPI_ARGVS_NULL(1,1)"]
+            "      MPI_ARGVS_NULL(1,1)",
+            # graph weights (lc_f_weights), as MPICH's: INTEGER, DIMENSION(1)
+            "  integer(c_int), bind(C, name='__mpi_f08_link_constants_MOD_mpi_unweighted') :: &",
+            "      MPI_UNWEIGHTED(1)",
+            "  integer(c_int), bind(C, name='__mpi_f08_link_constants_MOD_mpi_weights_empty') :: &",
+            "      MPI_WEIGHTS_EMPTY(1)"]
     out += ["  abstract interface",
             "    subroutine MPI_User_function(invec, inoutvec, len, datatype)",
             "      import :: c_ptr, MPI_Datatype",

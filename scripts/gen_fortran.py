@@ -333,6 +333,8 @@ def glue_function(name, ret, args, h, prefix):
         # INTEGER(KIND=MPI_ADDRESS_KIND) of the other form: the same code.
         for alias in (f"{lname}_cptr_", f"{lname}_cptr", f"{lname}_cptr__", f"{prefix}{name.upper()}_CPTR"):
             out.append(f"LC_F_ALIAS({lname}_, {alias})")
+    if prefix == "PMPI_" and ret != "int" and "@nof08" not in h:  # mpi_f08's PMPI_Wtime...
+        out.append(f"LC_F_ALIAS({lname}_, lc_f08p_{name.lower()}_)")
     if prefix == "MPI_" and "@nof08" not in h:  # what module mpi_f08's procedures call
         out.append(f"LC_F_ALIAS({lname}_, lc_f08_{name.lower()}_)")
     return "\n".join(out)
@@ -816,7 +818,7 @@ def render_f08(bound):
         out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
         out.append(f"  interface operator(/=)\n    module procedure lc_ne_{short}\n  end interface")
         out.append(f"  private :: lc_eq_{short}, lc_ne_{short}")
-    glue_ifaces, procs = [], []
+    glue_ifaces, procs, pmpi_procs, pmpi_private = [], [], [], []
     # name -> the Fortran declarations of its dummies (to tell whether a
     # large-count form can overload the name: not when all kinds agree,
     # e.g. MPI_Aint and MPI_Count are both 8 bytes)
@@ -921,6 +923,19 @@ def render_f08(bound):
             wh = f"{t} function {pname}({', '.join(dummies)})"
             body = [f"{pname} = {lname}({', '.join(dummies)})"]
             wt = "end function"
+            # PMPI_Wtime, PMPI_Wtick, PMPI_Aint_add, PMPI_Aint_diff: functions
+            # have their PMPI_ names here too, as in module mpi (MPICH's
+            # f08/timer/wtimef90 calls PMPI_WTIME with `use mpi_f08`); they
+            # call the pmpi_ glue, under lc_f08p_<name>_ (glue_function)
+            glue_ifaces.append(wrap(f"    {t} function lc_f08p_{name.lower()}({', '.join(dummies)})"))
+            glue_ifaces.append("      import")
+            glue_ifaces += [wrap("      " + d) for d in idecl]
+            glue_ifaces.append("    end function")
+            pmpi_procs.append(wrap(f"  {t} function PMPI_{name}({', '.join(dummies)})"))
+            pmpi_procs += [wrap("    " + d) for d in wdecl]
+            pmpi_procs.append(wrap(f"    PMPI_{name} = lc_f08p_{name.lower()}({', '.join(dummies)})"))
+            pmpi_procs += ["  end function", ""]
+            pmpi_private.append(f"lc_f08p_{name.lower()}")
         glue_ifaces.append(wrap("    " + ih))
         glue_ifaces.append("      import")
         glue_ifaces += [wrap("      " + d) for d in idecl]
@@ -955,6 +970,23 @@ def render_f08(bound):
                     "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
                     "      type(*), dimension(*) :: buf",
                     "    end subroutine"]
+    # MPI_Status_f082f, MPI_Status_f2f08 (MPI 4.1 §19.3.5): the two
+    # statuses have one layout, C's MPI_Status (5 C ints), so a copy
+    procs += ["  subroutine MPI_Status_f082f(f08_status, f_status, ierror)",
+              "    type(MPI_Status), intent(in) :: f08_status",
+              "    integer, intent(out) :: f_status(MPI_STATUS_SIZE)",
+              "    integer, optional, intent(out) :: ierror",
+              "    f_status = transfer(f08_status, f_status)",
+              "    if (present(ierror)) ierror = MPI_SUCCESS",
+              "  end subroutine", "",
+              "  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)",
+              "    integer, intent(in) :: f_status(MPI_STATUS_SIZE)",
+              "    type(MPI_Status), intent(out) :: f08_status",
+              "    integer, optional, intent(out) :: ierror",
+              "    f08_status = transfer(f_status, f08_status)",
+              "    if (present(ierror)) ierror = MPI_SUCCESS",
+              "  end subroutine", ""]
+    procs += pmpi_procs
     procs += ["  subroutine MPI_F_sync_reg(buf)",
               "    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
               "    type(*), dimension(*) :: buf",
@@ -964,6 +996,7 @@ def render_f08(bound):
     out += glue_ifaces
     out.append("  end interface")
     out.append("  private :: lc_f08_f_sync_reg")
+    out += [f"  private :: {n}" for n in pmpi_private]
     out += [f"  private :: lc_f08_{n.lower()}" for n, _, _, h in bound if "@nof08" not in h]
     out.append("contains")
     for h in F08_HANDLES:
@@ -1191,6 +1224,15 @@ def render_mpich_f08(bound):
         out += [wrap("  " + d) for d in decl]
         out += [wrap("  " + b) for b in body]
         out += [tail, ""]
+        if ret != "int" and not large:
+            # MPICH's PMPI_ form of the four functions (pmpir_wtime_f08_...)
+            pext = "PMPIR" + ext[3:]
+            names.append(pext.lower() + "_")
+            out.append(wrap(head.replace(f" {ext}(", f" {pext}(", 1)))
+            out += ["  use mpi_f08", "  implicit none"]
+            out += [wrap("  " + d) for d in decl]
+            out.append(wrap(f"  {pext} = PMPI_{base}({call_args})"))
+            out += [tail, ""]
     # MPI_F_sync_reg: the call itself is what matters (the compiler must
     # assume buf was read and written); nothing to do
     out += ["subroutine MPI_F_sync_reg_f08ts(buf)", "  implicit none",
@@ -1206,6 +1248,7 @@ def render_mpich_f08_types():
     out = ["/* Generated by scripts/gen_fortran.py: do not edit.  The == and /= of",
            " * MPICH's module mpi_f08_types (gfortran names), for programs built",
            " * with MPICH's mpi_f08: TYPE(MPI_Xxx) and INTEGER handles alike. */",
+           '#include <string.h>',
            '#include "lc_f_glue.h"']
     for h in F08_HANDLES:
         s = h[4:].lower()
@@ -1215,6 +1258,16 @@ def render_mpich_f08_types():
                 out.append(f"LC_F_API MPI_Fint {sym}(const MPI_Fint *a, const MPI_Fint *b);")
                 out.append(f"LC_F_API MPI_Fint {sym}(const MPI_Fint *a, const MPI_Fint *b) "
                            f"{{ return LC_F_LOGICAL(*a {op} *b); }}")
+    # MPI_Status_f082f / MPI_Status_f2f08 of MPICH's mpi_f08_types: (status
+    # in, status out, OPTIONAL ierror: NULL when absent); one layout
+    for form, src, dst in (("f082f", "f08_status", "f_status"), ("f2f08", "f_status", "f08_status")):
+        sym = f"__mpi_f08_types_MOD_mpi_status_{form}"
+        sig = f"LC_F_API void {sym}(const MPI_Fint *{src}, MPI_Fint *{dst}, MPI_Fint *ierror)"
+        out += [sig + ";", sig, "{",
+                f"    memcpy({dst}, {src}, sizeof(MPI_Status));",
+                "    if (ierror)",
+                "        *ierror = MPI_SUCCESS;",
+                "}"]
     return "\n".join(out) + "\n"
 
 def wrap(line, width=100):

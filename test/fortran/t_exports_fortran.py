@@ -104,6 +104,8 @@ def main(argv):
         # module call them): mpi_x_f08_, mpi_x_f08ts_ (+ _large_), and the
         # module procedures of mpi_f08_types (==, /=) and mpi_f08_callbacks
         f08 = sorted(n for n in mpich if re.fullmatch(r"mpi_\w+_f08(ts)?(_large)?_", n)
+                     or re.fullmatch(r"pmpir_(wtime|wtick|aint_add|aint_diff)_f08_", n)
+                     or re.fullmatch(r"__mpi_f08_types_MOD_mpi_status_(f082f|f2f08)", n)
                      or re.fullmatch(r"__mpi_f08_types_MOD_mpi_\w+_(eq|neq|f08_eq_f|f08_neq_f|f_eq_f08|f_neq_f08)", n)
                      or n.startswith("__mpi_f08_callbacks_MOD_"))
         missing = [n for n in f08 if n not in ours]

@@ -1038,6 +1038,13 @@ MPICH_SIZEOFS = {"ch": "character", "cx": "complex", "d": "double precision", "i
                  "l": "logical", "r": "real"}
 
 
+MPICH_F08_SIZEOFS = {"xint8": "integer(kind=1)", "xint16": "integer(kind=2)", "xint32": "integer(kind=4)",
+                     "xint64": "integer(kind=8)", "xreal32": "real(kind=4)", "xreal64": "real(kind=8)",
+                     "xreal128": "real(kind=16)", "xcomplex32": "complex(kind=4)",
+                     "xcomplex64": "complex(kind=8)", "xcomplex128": "complex(kind=16)",
+                     "logical": "logical", "character": "character(len=1)"}
+
+
 def render_sizeof():
     out = ["! MPI_SIZEOF: module lc_mpi_sizeof (re-exported by `mpi` and `mpi_f08`)",
            "! and MPICH's module mpi_sizeofs (entry points for MPICH-built programs).",
@@ -1077,6 +1084,20 @@ def render_sizeof():
                     "    ierror = 0  ! MPI_SUCCESS",
                     "  end subroutine"]
     out.append("end module mpi_sizeofs")
+    # MPICH's mpi_f08 has its MPI_Sizeof in module mpi_f08_types (X
+    # assumed-rank, IERROR optional): the same again under those names
+    # (the rest of MPICH's mpi_f08_types entry points, == and /= and the
+    # status conversions, are C: render_mpich_f08_types)
+    out += ["", "module mpi_f08_types", "  implicit none", "contains"]
+    for s, decl in MPICH_F08_SIZEOFS.items():
+        out += [f"  subroutine mpi_sizeof_{s}(x, size, ierror)",
+                f"    {decl}, dimension(..) :: x",
+                "    integer, intent(out) :: size",
+                "    integer, optional, intent(out) :: ierror",
+                "    size = storage_size(x) / 8",
+                "    if (present(ierror)) ierror = 0  ! MPI_SUCCESS",
+                "  end subroutine"]
+    out.append("end module mpi_f08_types")
     return "\n".join(out) + "\n"
 
 

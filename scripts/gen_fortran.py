@@ -17,9 +17,14 @@ Outputs (into OUTDIR, normally build/generated/fortran, at build time):
   mpif.h        constants, sentinels in MPICH's common blocks, EXTERNALs;
   mpi.f90       module mpi: the same constants and explicit interfaces;
   mpi_f08.f90   module mpi_f08: handle types, MPI_Status, optional ierror
-                (its procedures call the glue; compiled into libmpifort).
+                (its procedures call the glue; compiled into libmpifort);
+  mpich_f08.f90, lc_f_mpich_f08_types.c
+                MPICH's mpi_f08 entry points (render_mpich_f08);
+  lc_mpi_sizeof.f90
+                MPI_SIZEOF (module lc_mpi_sizeof, which mpi and mpi_f08
+                re-export) and MPICH's modules' MPI_SIZEOF entry points.
 
-    scripts/gen_fortran.py OUTDIR          write the three files
+    scripts/gen_fortran.py OUTDIR          write the files
     scripts/gen_fortran.py --list          print bound / left-out functions
 """
 import pathlib

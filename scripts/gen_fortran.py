@@ -17,9 +17,14 @@ Outputs (into OUTDIR, normally build/generated/fortran, at build time):
   mpif.h        constants, sentinels in MPICH's common blocks, EXTERNALs;
   mpi.f90       module mpi: the same constants and explicit interfaces;
   mpi_f08.f90   module mpi_f08: handle types, MPI_Status, optional ierror
-                (its procedures call the glue; compiled into libmpifort).
+                (its procedures call the glue; compiled into libmpifort);
+  mpich_f08.f90, lc_f_mpich_f08_types.c
+                MPICH's mpi_f08 entry points (render_mpich_f08);
+  lc_mpi_sizeof.f90
+                MPI_SIZEOF (module lc_mpi_sizeof, which mpi and mpi_f08
+                re-export) and MPICH's modules' MPI_SIZEOF entry points.
 
-    scripts/gen_fortran.py OUTDIR          write the three files
+    scripts/gen_fortran.py OUTDIR          write the files
     scripts/gen_fortran.py --list          print bound / left-out functions
 """
 import pathlib
@@ -29,6 +34,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import gen_api  # noqa: E402
+from gen_fortran_sizeof import render_sizeof  # noqa: E402
 
 HINTS = ROOT / "api" / "fortran_hints.txt"
 MPI_H = ROOT / "include" / "mpi.h"
@@ -340,6 +346,15 @@ def glue_function(name, ret, args, h, prefix):
         return "\n".join(out)
     for alias in (lname, f"{lname}__", f"{prefix}{name.upper()}"):
         out.append(f"LC_F_ALIAS({lname}_, {alias})")
+    if any(kind_of(a, h)[0] == "addr_out" for a in args):
+        # MPI_ALLOC_MEM_CPTR... (MPI 4.1 §19.1.5): the TYPE(C_PTR) form,
+        # module mpi's specific of the generic (mpif.h may call it too).
+        # A C_PTR by reference is a pointer-sized object, as the
+        # INTEGER(KIND=MPI_ADDRESS_KIND) of the other form: the same code.
+        for alias in (f"{lname}_cptr_", f"{lname}_cptr", f"{lname}_cptr__", f"{prefix}{name.upper()}_CPTR"):
+            out.append(f"LC_F_ALIAS({lname}_, {alias})")
+    if prefix == "PMPI_" and ret != "int" and "@nof08" not in h:  # mpi_f08's PMPI_Wtime...
+        out.append(f"LC_F_ALIAS({lname}_, lc_f08p_{name.lower()}_)")
     if prefix == "MPI_" and "@nof08" not in h:  # what module mpi_f08's procedures call
         out.append(f"LC_F_ALIAS({lname}_, lc_f08_{name.lower()}_)")
     return "\n".join(out)
@@ -548,15 +563,18 @@ def render_module(bound):
            "! type and rank is accepted (as with mpif.h); other array",
            "! arguments are NO_ARG_CHECK too, so a scalar is accepted.",
            "module mpi",
+           "      use lc_mpi_sizeof, only: MPI_SIZEOF  ! (render_sizeof)",
            "      implicit none"]
     out += decls(ints, logicals)
     out += SENTINELS.rstrip("\n").split("\n")
     out += [f"      EXTERNAL {c}" for c in CALLBACKS]
     out.append("      interface")
+    cptr_generics = []
     for name, ret, args, h in bound:
         if "@large" in h:
             continue
         dummies, decl = [], []
+        cptr = any(kind_of(a, h)[0] == "addr_out" for a in args)
         for a in args:
             kind, _ = kind_of(a, h)
             if kind == "omit":
@@ -583,6 +601,27 @@ def render_module(bound):
         # Functions (Wtime, Wtick, Aint_add, Aint_diff) get their PMPI_
         # names declared too, as in mpif.h: without an interface a PMPI_WTIME
         # reference is an implicit REAL (MPICH's f90/timer/wtimef90)
+        if cptr:
+            # MPI_ALLOC_MEM, MPI_WIN_ALLOCATE(_SHARED), MPI_WIN_SHARED_QUERY:
+            # generic over the base pointer, INTEGER(KIND=MPI_ADDRESS_KIND)
+            # (Cray pointers) or TYPE(C_PTR) (MPI 4.1 §19.1.5: the specific
+            # MPI_XXX_CPTR, C's code under another name, see glue_function)
+            up = f"MPI_{name.upper()}"
+            addr = [a.name for a in args if kind_of(a, h)[0] == "addr_out"]
+            cdecl = [f"type(c_ptr) :: {n}" if d == f"integer(kind=MPI_ADDRESS_KIND) :: {n}" else d
+                     for d in decl for n in addr[:1]]
+            cptr_generics.append(f"      interface {up}")
+            for hd, dl, use in ((head, decl, []),
+                                (head.replace(f" {up}(", f" {up}_CPTR(", 1), cdecl,
+                                 ["use, intrinsic :: iso_c_binding, only: c_ptr"])):
+                cptr_generics.append(wrap("        " + hd))
+                cptr_generics += ["          " + u for u in use]
+                if uses:
+                    cptr_generics.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
+                cptr_generics += [wrap("          " + d) for d in dl]
+                cptr_generics.append("        " + tail)
+            cptr_generics.append(f"      end interface {up}")
+            continue
         for p in ("MPI_",) if ret == "int" else ("MPI_", "PMPI_"):
             out.append(wrap("        " + (head if p == "MPI_" else head.replace(" MPI_", " PMPI_", 1))))
             if uses:
@@ -595,6 +634,7 @@ def render_module(bound):
             "          type(*), dimension(*) :: buf",
             "        end subroutine"]
     out.append("      end interface")
+    out += cptr_generics
     out.append("end module mpi")
     return "\n".join(out) + "\n"
 
@@ -637,6 +677,7 @@ def render_f08(bound):
            "! cannot tell them apart, are MPI_Xxx_c.",
            "module mpi_f08",
            "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_char",
+           "  use lc_mpi_sizeof, only: MPI_Sizeof  ! (render_sizeof)",
            "  implicit none",
            "  private :: c_int, c_ptr, c_char"]
     for h in F08_HANDLES:
@@ -666,7 +707,12 @@ def render_f08(bound):
             "  character(kind=c_char, len=1), bind(C, name='__mpi_f08_link_constants_MOD_mpi_argv_null') :: &",
             "      MPI_ARGV_NULL(1)",
             "  character(kind=c_char, len=1), bind(C, name='__mpi_f08_link_constants_MOD_mpi_argvs_null') :: &",
-            "      MPI_ARGVS_NULL(1,1)"]
+            "      MPI_ARGVS_NULL(1,1)",
+            # graph weights (lc_f_weights), as MPICH's: INTEGER, DIMENSION(1)
+            "  integer(c_int), bind(C, name='__mpi_f08_link_constants_MOD_mpi_unweighted') :: &",
+            "      MPI_UNWEIGHTED(1)",
+            "  integer(c_int), bind(C, name='__mpi_f08_link_constants_MOD_mpi_weights_empty') :: &",
+            "      MPI_WEIGHTS_EMPTY(1)"]
     out += ["  abstract interface",
             "    subroutine MPI_User_function(invec, inoutvec, len, datatype)",
             "      import :: c_ptr, MPI_Datatype",
@@ -792,7 +838,7 @@ def render_f08(bound):
         out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
         out.append(f"  interface operator(/=)\n    module procedure lc_ne_{short}\n  end interface")
         out.append(f"  private :: lc_eq_{short}, lc_ne_{short}")
-    glue_ifaces, procs = [], []
+    glue_ifaces, procs, pmpi_procs, pmpi_private = [], [], [], []
     # name -> the Fortran declarations of its dummies (to tell whether a
     # large-count form can overload the name: not when all kinds agree,
     # e.g. MPI_Aint and MPI_Count are both 8 bytes)
@@ -819,6 +865,22 @@ def render_f08(bound):
             generics[name[:-2]] = [f"lc_mpi_{name[:-2].lower()}", f"lc_mpi_{name.lower()}"]
             procname[name[:-2]] = f"lc_mpi_{name[:-2].lower()}"
             procname[name] = f"lc_mpi_{name.lower()}"
+    # MPI_Alloc_mem, MPI_Win_allocate(_shared)(_c), MPI_Win_shared_query(_c):
+    # MPI 4.1's mpi_f08 form takes TYPE(C_PTR); the
+    # INTEGER(KIND=MPI_ADDRESS_KIND) form stays (Cray pointers, programs
+    # written for module mpi): a generic of both (name -> its generic)
+    cptr_of = {}
+    for name, ret, args, h in bound:
+        if "@nof08" in h or not any(kind_of(a, h)[0] == "addr_out" for a in args):
+            continue
+        g = name[:-2] if "@large" in h and name[:-2] in generics else name
+        if g not in generics:
+            generics[g] = [f"lc_mpi_{name.lower()}"]
+            procname[name] = f"lc_mpi_{name.lower()}"
+        cptr_of[name] = g
+    large_generics = {g: list(v) for g, v in generics.items() if g not in cptr_of or len(v) > 1}
+    for name, g in cptr_of.items():
+        generics[g].append(f"lc_mpi_{name.lower()}_cptr")
     for name, ret, args, h in bound:
         if "@nof08" in h:
             continue
@@ -881,6 +943,19 @@ def render_f08(bound):
             wh = f"{t} function {pname}({', '.join(dummies)})"
             body = [f"{pname} = {lname}({', '.join(dummies)})"]
             wt = "end function"
+            # PMPI_Wtime, PMPI_Wtick, PMPI_Aint_add, PMPI_Aint_diff: functions
+            # have their PMPI_ names here too, as in module mpi (MPICH's
+            # f08/timer/wtimef90 calls PMPI_WTIME with `use mpi_f08`); they
+            # call the pmpi_ glue, under lc_f08p_<name>_ (glue_function)
+            glue_ifaces.append(wrap(f"    {t} function lc_f08p_{name.lower()}({', '.join(dummies)})"))
+            glue_ifaces.append("      import")
+            glue_ifaces += [wrap("      " + d) for d in idecl]
+            glue_ifaces.append("    end function")
+            pmpi_procs.append(wrap(f"  {t} function PMPI_{name}({', '.join(dummies)})"))
+            pmpi_procs += [wrap("    " + d) for d in wdecl]
+            pmpi_procs.append(wrap(f"    PMPI_{name} = lc_f08p_{name.lower()}({', '.join(dummies)})"))
+            pmpi_procs += ["  end function", ""]
+            pmpi_private.append(f"lc_f08p_{name.lower()}")
         glue_ifaces.append(wrap("    " + ih))
         glue_ifaces.append("      import")
         glue_ifaces += [wrap("      " + d) for d in idecl]
@@ -890,17 +965,48 @@ def render_f08(bound):
         procs += [wrap("    " + b) for b in body]
         procs.append("  " + wt)
         procs.append("")
+        if name in cptr_of:
+            # the TYPE(C_PTR) specific: the same glue, the address it
+            # writes (pointer-sized) carried over by TRANSFER
+            n = next(a.name for a in args if kind_of(a, h)[0] == "addr_out")
+            cdecl = [f"type(c_ptr), intent(out) :: {n}" if d == f"integer(kind=MPI_ADDRESS_KIND) :: {n}" else d
+                     for d in wdecl] + ["integer(kind=MPI_ADDRESS_KIND) :: lc_addr"]
+            cdummies = ["lc_addr" if d == n else d for d in dummies]
+            procs.append(wrap(f"  subroutine lc_mpi_{name.lower()}_cptr({', '.join(dummies + ['ierror'])})"))
+            procs += [wrap("    " + d) for d in cdecl]
+            procs += [wrap(f"    call {lname}({', '.join(cdummies + ['lc_ierr'])})"),
+                      f"    {n} = transfer(lc_addr, {n})",
+                      "    if (present(ierror)) ierror = lc_ierr",
+                      "  end subroutine", ""]
     F08_GENERICS.clear()
-    F08_GENERICS.update(generics)
+    # (only the large-count generics: render_mpich_f08 binds their _large_ names)
+    F08_GENERICS.update(large_generics)
     for g, specifics in generics.items():
         out.append(f"  interface MPI_{g}")
-        out.append(f"    module procedure {', '.join(specifics)}")
+        out.append(wrap(f"    module procedure {', '.join(specifics)}"))
         out.append(f"  end interface MPI_{g}")
-        out.append(f"  private :: {', '.join(specifics)}")
+        out.append(wrap(f"  private :: {', '.join(specifics)}"))
     glue_ifaces += ["    subroutine lc_f08_f_sync_reg(buf)  ! (src/fortran/lc_f_support.c)",
                     "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
                     "      type(*), dimension(*) :: buf",
                     "    end subroutine"]
+    # MPI_Status_f082f, MPI_Status_f2f08 (MPI 4.1 §19.3.5): the two
+    # statuses have one layout, C's MPI_Status (5 C ints), so a copy
+    procs += ["  subroutine MPI_Status_f082f(f08_status, f_status, ierror)",
+              "    type(MPI_Status), intent(in) :: f08_status",
+              "    integer, intent(out) :: f_status(MPI_STATUS_SIZE)",
+              "    integer, optional, intent(out) :: ierror",
+              "    f_status = transfer(f08_status, f_status)",
+              "    if (present(ierror)) ierror = MPI_SUCCESS",
+              "  end subroutine", "",
+              "  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)",
+              "    integer, intent(in) :: f_status(MPI_STATUS_SIZE)",
+              "    type(MPI_Status), intent(out) :: f08_status",
+              "    integer, optional, intent(out) :: ierror",
+              "    f08_status = transfer(f_status, f08_status)",
+              "    if (present(ierror)) ierror = MPI_SUCCESS",
+              "  end subroutine", ""]
+    procs += pmpi_procs
     procs += ["  subroutine MPI_F_sync_reg(buf)",
               "    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
               "    type(*), dimension(*) :: buf",
@@ -910,6 +1016,7 @@ def render_f08(bound):
     out += glue_ifaces
     out.append("  end interface")
     out.append("  private :: lc_f08_f_sync_reg")
+    out += [f"  private :: {n}" for n in pmpi_private]
     out += [f"  private :: lc_f08_{n.lower()}" for n, _, _, h in bound if "@nof08" not in h]
     out.append("contains")
     for h in F08_HANDLES:
@@ -1069,6 +1176,15 @@ def render_mpich_f08(bound):
         out += [wrap("  " + d) for d in decl]
         out += [wrap("  " + b) for b in body]
         out += [tail, ""]
+        if ret != "int" and not large:
+            # MPICH's PMPI_ form of the four functions (pmpir_wtime_f08_...)
+            pext = "PMPIR" + ext[3:]
+            names.append(pext.lower() + "_")
+            out.append(wrap(head.replace(f" {ext}(", f" {pext}(", 1)))
+            out += ["  use mpi_f08", "  implicit none"]
+            out += [wrap("  " + d) for d in decl]
+            out.append(wrap(f"  {pext} = PMPI_{base}({call_args})"))
+            out += [tail, ""]
     # MPI_F_sync_reg: the call itself is what matters (the compiler must
     # assume buf was read and written); nothing to do
     out += ["subroutine MPI_F_sync_reg_f08ts(buf)", "  implicit none",
@@ -1084,6 +1200,7 @@ def render_mpich_f08_types():
     out = ["/* Generated by scripts/gen_fortran.py: do not edit.  The == and /= of",
            " * MPICH's module mpi_f08_types (gfortran names), for programs built",
            " * with MPICH's mpi_f08: TYPE(MPI_Xxx) and INTEGER handles alike. */",
+           '#include <string.h>',
            '#include "lc_f_glue.h"']
     for h in F08_HANDLES:
         s = h[4:].lower()
@@ -1093,6 +1210,16 @@ def render_mpich_f08_types():
                 out.append(f"LC_F_API MPI_Fint {sym}(const MPI_Fint *a, const MPI_Fint *b);")
                 out.append(f"LC_F_API MPI_Fint {sym}(const MPI_Fint *a, const MPI_Fint *b) "
                            f"{{ return LC_F_LOGICAL(*a {op} *b); }}")
+    # MPI_Status_f082f / MPI_Status_f2f08 of MPICH's mpi_f08_types: (status
+    # in, status out, OPTIONAL ierror: NULL when absent); one layout
+    for form, src, dst in (("f082f", "f08_status", "f_status"), ("f2f08", "f_status", "f08_status")):
+        sym = f"__mpi_f08_types_MOD_mpi_status_{form}"
+        sig = f"LC_F_API void {sym}(const MPI_Fint *{src}, MPI_Fint *{dst}, MPI_Fint *ierror)"
+        out += [sig + ";", sig, "{",
+                f"    memcpy({dst}, {src}, sizeof(MPI_Status));",
+                "    if (ierror)",
+                "        *ierror = MPI_SUCCESS;",
+                "}"]
     return "\n".join(out) + "\n"
 
 def wrap(line, width=100):
@@ -1127,7 +1254,8 @@ def main(argv):
     mpich_f08, _ = render_mpich_f08(bound)
     for fname, text in (("lc_f_glue.c", render_glue(bound)), ("mpif.h", render_mpif(bound)),
                         ("mpi.f90", render_module(bound)), ("mpi_f08.f90", f08),
-                        ("mpich_f08.f90", mpich_f08), ("lc_f_mpich_f08_types.c", render_mpich_f08_types())):
+                        ("mpich_f08.f90", mpich_f08), ("lc_f_mpich_f08_types.c", render_mpich_f08_types()),
+                        ("lc_mpi_sizeof.f90", render_sizeof())):
         p = outdir / fname
         if not p.exists() or p.read_text() != text:
             p.write_text(text)

@@ -82,12 +82,17 @@ static inline MPI_Status *lc_f_status(MPI_Fint *s)
 #define LC_F_STATUSES(s) lc_f_status(s)
 
 /* Integer-array sentinels: graph weights (MPI_UNWEIGHTED,
- * MPI_WEIGHTS_EMPTY) and spawn's error codes (MPI_ERRCODES_IGNORE). */
+ * MPI_WEIGHTS_EMPTY) and spawn's error codes (MPI_ERRCODES_IGNORE).
+ * The weights' are mpif.h's common blocks or module mpi_f08's variables
+ * (MPICH's link names, module mpi_f08_link_constants: MPICH-built
+ * mpi_f08 programs pass those). */
+extern MPI_Fint lc_f08_unweighted[1] __asm__("__mpi_f08_link_constants_MOD_mpi_unweighted");
+extern MPI_Fint lc_f08_weights_empty[1] __asm__("__mpi_f08_link_constants_MOD_mpi_weights_empty");
 static inline int *lc_f_weights(MPI_Fint *w)
 {
-    if (w == &mpifcmb5_)
+    if (w == &mpifcmb5_ || w == lc_f08_unweighted)
         return MPI_UNWEIGHTED;
-    if (w == &mpifcmb9_)
+    if (w == &mpifcmb9_ || w == lc_f08_weights_empty)
         return MPI_WEIGHTS_EMPTY;
     return w;
 }

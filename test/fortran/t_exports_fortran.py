@@ -80,6 +80,20 @@ def main(argv):
         for n in names(name):
             if (mpich is None or n in mpich) and n not in ours:
                 fails.append(f"MPI_{name.upper()}: {n} not exported")
+    # MPI 4.1 §19.1.5's TYPE(C_PTR) specifics (MPI_ALLOC_MEM_CPTR...)
+    cptr = [name for name, _, args, h in bound if any(gen_fortran.kind_of(a, h)[0] == "addr_out" for a in args)]
+    for name in cptr:
+        for n in names(name + "_cptr"):
+            if n not in ours:
+                fails.append(f"MPI_{name.upper()}_CPTR: {n} not exported")
+    print(f"{len(cptr)} TYPE(C_PTR) forms: " + ", ".join(f"MPI_{n.upper()}_CPTR" for n in cptr))
+    if mpich is not None:
+        # MPI_SIZEOF's specifics in MPICH's module mpi_sizeofs (programs
+        # built with MPICH's `mpi` module call them)
+        sz = sorted(n for n in mpich if n.startswith("__mpi_sizeofs_MOD_")
+                    or n.startswith("__mpi_f08_types_MOD_mpi_sizeof_"))
+        fails += [f"MPICH's MPI_SIZEOF specific {n} not exported" for n in sz if n not in ours]
+        print(f"{len(sz)} of MPICH's MPI_SIZEOF specifics checked")
     print(f"{len(bound)} functions bound, {len(bound) * 8} entry points checked; "
           f"{len(large)} large-count forms for mpi_f08")
     if mpich is not None:
@@ -91,6 +105,8 @@ def main(argv):
         # module call them): mpi_x_f08_, mpi_x_f08ts_ (+ _large_), and the
         # module procedures of mpi_f08_types (==, /=) and mpi_f08_callbacks
         f08 = sorted(n for n in mpich if re.fullmatch(r"mpi_\w+_f08(ts)?(_large)?_", n)
+                     or re.fullmatch(r"pmpir_(wtime|wtick|aint_add|aint_diff)_f08_", n)
+                     or re.fullmatch(r"__mpi_f08_types_MOD_mpi_status_(f082f|f2f08)", n)
                      or re.fullmatch(r"__mpi_f08_types_MOD_mpi_\w+_(eq|neq|f08_eq_f|f08_neq_f|f_eq_f08|f_neq_f08)", n)
                      or n.startswith("__mpi_f08_callbacks_MOD_"))
         missing = [n for n in f08 if n not in ours]

@@ -13,7 +13,9 @@
  *
  * In the auto mode a spinning wait sleeps on its doorbell at once, no
  * yields first, while processes outside the job preempt it
- * (lc_starve.c).  An MPI_Test-like call does not: it must return.
+ * (lc_starve.c).  An MPI_Test-like call does not: it must return —
+ * except in a tight polling loop of a rank that leads a session of its
+ * own, whose yields reach no other rank (lc_progress_poll_idle).
  *
  * Why sleep: sched_yield keeps a waiting rank runnable, so with 64 ranks
  * on 2 cores every rank that waits still takes its turn on a core to find

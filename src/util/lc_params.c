@@ -74,8 +74,9 @@ const lc_param_desc_t lc_param_table[] = {
         "a run of fruitless polls sleep (up to 1 ms) until a shared-memory peer's packet "
         "rings this rank's doorbell; auto = spin unless ranks on this host outnumber the cores they may "
         "run on, then yield (and sleep as in sleep when the rank leads a session of its own, where a "
-        "yield reaches no other rank: RANK_SESSIONS, Hydra); while spinning, a wait the kernel preempts (foreign load) sleeps on the "
-        "doorbell until the preemptions stop (docs/architecture.md, \"Progress and waiting\")."),
+        "yield reaches no other rank: RANK_SESSIONS, Hydra); while spinning, a wait the kernel preempts "
+        "(foreign load) sleeps on the doorbell until the preemptions stop (docs/architecture.md, "
+        "\"Progress and waiting\")."),
     LC_PARAM_ROW_BOOL("ASYNC_PROGRESS", async_progress, "0", LC_PARAM_RANKS,
         "Start a progress thread at MPI_Init that advances nonblocking and persistent operations "
         "(point-to-point, collectives, RMA, partitioned) while the application computes outside MPI. "

@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Where our segment's pages went (SHOW_CHANNELS), set at creation. */
 static char lc_ring_placement[160];
@@ -540,7 +541,11 @@ static void lc_wireup_alone(void)
 /* Waits yield when ranks on this kernel outnumber their cores, or as
  * LOCUS_POLL says (sleep: yield, then sleep on the doorbell); auto's
  * spinning waits sleep on the doorbell while processes outside the job
- * take their core (lc_starve.c).  Ranks whose waits may sleep look at
+ * take their core (lc_starve.c).  A rank that leads a session of its own
+ * (LOCUS_RANK_SESSIONS=1, Hydra) also sleeps when oversubscribed: under
+ * the scheduler's autogroups a sched_yield hands the core only to tasks
+ * of the yielder's session, where no other rank is (docs/architecture.md
+ * "Ranks stay in mpiexec's session").  Ranks whose waits may sleep look at
  * their shared-memory peers' doorbells after each packet (the peers'
  * waits may sleep too); with a progress thread the thread owns the
  * doorbell (and the peers already look), so the application's waits only
@@ -554,7 +559,8 @@ static void lc_set_wait_policy(void)
     case LC_POLL_YIELD: lc_world.yield_when_idle = 1, lc_world.sleep_when_idle = 0; break;
     case LC_POLL_SLEEP: lc_world.yield_when_idle = lc_world.sleep_when_idle = 1; break;
     default: /* auto */
-        lc_world.yield_when_idle = oversubscribed, lc_world.sleep_when_idle = 0;
+        lc_world.yield_when_idle = oversubscribed;
+        lc_world.sleep_when_idle = oversubscribed && getsid(0) == getpid();
         lc_world.starve_when_idle = !oversubscribed;
         break;
     }

@@ -13,7 +13,9 @@
  *
  * In the auto mode a spinning wait sleeps on its doorbell at once, no
  * yields first, while processes outside the job preempt it
- * (lc_starve.c).  An MPI_Test-like call does not: it must return.
+ * (lc_starve.c).  An MPI_Test-like call does not: it must return —
+ * except in a tight polling loop of a rank that leads a session of its
+ * own, whose yields reach no other rank (lc_progress_poll_idle).
  *
  * Why sleep: sched_yield keeps a waiting rank runnable, so with 64 ranks
  * on 2 cores every rank that waits still takes its turn on a core to find
@@ -202,6 +204,15 @@ static int lc_idle_long(void)
 /* A sleep's limit: what wakes the rank but a shared-memory packet (a
  * liveness check, a peer that does not ring) is at most this late. */
 #define LC_IDLE_SLEEP_NS 1000000L
+/* A polling loop's sleeps (lc_progress_poll_idle): the call must return,
+ * so the first is short (the kernel's default timer slack); each one in
+ * the same loop doubles, up to a wait's LC_IDLE_SLEEP_NS (a packet rings
+ * the sleeper awake sooner).  Each wake costs the CPU a few µs, which at
+ * 50 µs alone was 13–21 % of the core (poll_yield, load 28). */
+#define LC_POLL_SLEEP_NS 50000L
+/* Fruitless polls closer than this to the one before make a polling loop
+ * (an application that computes between its MPI_Test calls does not). */
+#define LC_POLL_TIGHT_NS 20000L
 
 /* Sleep on our doorbell until a shared-memory peer's next packet rings it
  * (lc_shm_bell.h: wanted = 1, read the bell, poll once more, sleep on the
@@ -209,7 +220,7 @@ static int lc_idle_long(void)
  * when every wake-up source is such a packet: no network or IVSHMEM
  * endpoint (their completions ring nothing) and no send waiting for ring
  * or pool space (the receiver's draining rings nothing either). */
-static void lc_progress_sleep(void)
+static void lc_progress_sleep(long limit_ns)
 {
     lc_shm_bell_t *b = lc_shm_bell_own();
     atomic_store_explicit(&b->wanted, 1, memory_order_seq_cst);
@@ -221,7 +232,7 @@ static void lc_progress_sleep(void)
         lc_idle_last_pass = lc_count_get(&lc_progress_passes); /* this pass is the streak's, not a gap in it */
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        t.tv_nsec += LC_IDLE_SLEEP_NS;
+        t.tv_nsec += limit_ns;
         if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
         lc_shm_bell_wait(b, v, &t);
     }
@@ -251,13 +262,34 @@ void lc_progress_idle(void)
     if (lc_progress_idle_leaves_section())
         lc_thread_yield();
     else if (lc_world.sleep_when_idle && lc_progress_may_sleep() && lc_idle_long())
-        lc_progress_sleep();
+        lc_progress_sleep(LC_IDLE_SLEEP_NS);
     else if (lc_world.starve_when_idle && lc_progress_may_sleep() && lc_starve_pressed())
-        lc_progress_sleep();
+        lc_progress_sleep(LC_IDLE_SLEEP_NS);
     else if (lc_world.yield_when_idle)
         sched_yield();
     else
         lc_cpu_relax();
+}
+
+/* Fruitless polls in a row, each starting within LC_POLL_TIGHT_NS of the
+ * end of the one before (lc_poll_end: after its yield or sleep): a
+ * polling loop.  Touched only where waits sleep and only by the thread
+ * that holds the process (not at MULTIPLE: lc_progress_poll_idle). */
+static struct timespec lc_poll_end;
+static long lc_poll_nap = LC_POLL_SLEEP_NS;
+
+static long lc_poll_since_end(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - lc_poll_end.tv_sec) * 1000000000L + (now.tv_nsec - lc_poll_end.tv_nsec);
+}
+
+static int lc_poll_tight(void)
+{
+    long gap = lc_poll_since_end();
+    int streak = lc_idle_long(); /* counted always, so the streak stays exact */
+    return streak && gap < LC_POLL_TIGHT_NS;
 }
 
 /* An application that loops on MPI_Test (Testany, Iprobe, ...) waits in
@@ -265,16 +297,30 @@ void lc_progress_idle(void)
  * that found nothing gives the core away as a wait's fruitless pass does
  * — otherwise the polling rank spends its whole time slice finding
  * nothing while the rank it waits for cannot run (icoll at 16 ranks on 2
- * cores: half its CPU in fruitless MPI_Testany calls).  A yield, never the
- * doorbell sleep: the call must return promptly.  Ranks with a core each
- * do not yield. */
+ * cores: half its CPU in fruitless MPI_Testany calls).  A yield first;
+ * where waits sleep, a tight loop of fruitless polls then sleeps on the
+ * doorbell for at most LC_POLL_SLEEP_NS (a packet rings it awake sooner):
+ * a yield reaches only this rank's own session, and each rank has one of
+ * its own (lc_set_wait_policy).  Short, as the call must return; an
+ * application that computes between its polls never sleeps here.  Ranks
+ * with a core each do not yield. */
 void lc_progress_poll_idle(void)
 {
     if (!lc_world.yield_when_idle) return;
     if (lc_progress_idle_leaves_section())
         lc_thread_yield();
-    else
+    else if (lc_world.sleep_when_idle && lc_progress_may_sleep()) {
+        if (lc_poll_tight()) {
+            lc_progress_sleep(lc_poll_nap);
+            if (lc_poll_nap < LC_IDLE_SLEEP_NS) lc_poll_nap *= 2;
+        } else {
+            lc_poll_nap = LC_POLL_SLEEP_NS;
+            sched_yield();
+        }
+        clock_gettime(CLOCK_MONOTONIC, &lc_poll_end);
+    } else {
         sched_yield();
+    }
 }
 
 int lc_progress_test(void)

@@ -73,9 +73,11 @@ const lc_param_desc_t lc_param_table[] = {
         "Waiting: spin = busy-poll; yield = sched_yield between polls; sleep = yield, and after "
         "a run of fruitless polls sleep (up to 1 ms) until a shared-memory peer's packet "
         "rings this rank's doorbell; auto = spin unless ranks on this host outnumber the cores they may "
-        "run on, then yield; while spinning, a wait the kernel preempts (foreign load) sleeps on the "
-        "doorbell until the preemptions stop (docs/architecture.md, \"Progress and waiting\"). At "
-        "MPI_THREAD_MULTIPLE every mode yields after a fruitless pass (docs/architecture.md, \"Threads\")."),
+        "run on, then yield (and sleep as in sleep when the rank leads a session of its own, where a "
+        "yield reaches no other rank: RANK_SESSIONS, Hydra); while spinning, a wait the kernel preempts "
+        "(foreign load) sleeps on the doorbell until the preemptions stop (docs/architecture.md, "
+        "\"Progress and waiting\"). At MPI_THREAD_MULTIPLE every mode yields after a fruitless pass "
+        "(docs/architecture.md, \"Threads\")."),
     LC_PARAM_ROW_BOOL("ASYNC_PROGRESS", async_progress, "0", LC_PARAM_RANKS,
         "Start a progress thread at MPI_Init that advances nonblocking and persistent operations "
         "(point-to-point, collectives, RMA, partitioned) while the application computes outside MPI. "
@@ -182,6 +184,13 @@ const lc_param_desc_t lc_param_table[] = {
         "mpiexec prints, when the job ends, how many PMI requests it answered, by command (get, lc_getranks, "
         "put, fence, other; every job of the run, remote ranks' too) and its own CPU time: the start-up "
         "traffic a job of N ranks costs the launcher (docs/launcher.md, \"Bulk get\")."),
+    LC_PARAM_ROW_BOOL("RANK_SESSIONS", rank_sessions, "0", LC_PARAM_LAUNCHER,
+        "mpiexec (and each host's proxy) starts every rank in a session of its own (setsid), as MPICH's "
+        "Hydra does, instead of as a process group in mpiexec's session. Where the scheduler groups CPU "
+        "time by session (autogroups, /proc/sys/kernel/sched_autogroup_enabled = 1) the job then gets a "
+        "share per rank beside other sessions' work, not one share; oversubscribed waits sleep on the "
+        "doorbell instead of only yielding, and collectives of many ranks on few cores get slower "
+        "(docs/architecture.md, \"Ranks stay in mpiexec's session\")."),
 };
 const size_t lc_param_count = LC_ARRAY_SIZE(lc_param_table);
 

@@ -92,6 +92,7 @@ typedef struct lc_params {
     long   net_timeout;       /* s of silence on a network connection before the job ends (0: never) */
     long   launch_timeout;    /* mpiexec: s for a remote proxy to connect back */
     int    pmi_stats;         /* mpiexec: print the PMI requests it answered, by command, at the end */
+    int    rank_sessions;     /* mpiexec: each rank in a session of its own (setsid), as Hydra */
 } lc_params_t;
 
 extern lc_params_t lc_params;

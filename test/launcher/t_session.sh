@@ -6,7 +6,9 @@
 # autogroups a yield passes the core only within the yielder's session);
 # the group takes in what the rank starts; mpiexec's signal forwarding
 # reaches the rank and its children (SIGTERM, SIGINT), and SIGKILL to
-# mpiexec ends the ranks (PDEATHSIG).
+# mpiexec ends the ranks (PDEATHSIG).  With LOCUS_RANK_SESSIONS=1 each
+# rank leads a session of its own instead (as under Hydra), and the rest
+# holds alike.
 . "$(dirname "$0")/lib.sh"
 mp=""
 pids=""
@@ -20,7 +22,7 @@ stat_field() { sed 's/^.*) //' "/proc/$1/stat" | cut -d' ' -f$(( $2 - 2 )); }
 start() {
     : > "$T/out"
     : > "$T/err"
-    "$MPIEXEC" -n 2 sh -c 'sleep 300 & echo "R $$ $!"; wait' > "$T/out" 2> "$T/err" &
+    LOCUS_RANK_SESSIONS=$own "$MPIEXEC" -n 2 sh -c 'sleep 300 & echo "R $$ $!"; wait' > "$T/out" 2> "$T/err" &
     mp=$!
     wait_lines '^R ' 2 "$T/out"
     ranks=$(awk '/^R /{print $2}' "$T/out")
@@ -39,12 +41,18 @@ gone_within() { # MS PIDS...: every pid gone within MS
     done
 }
 
+for own in 0 1; do
 for sig in TERM INT; do
     start
     for p in $ranks; do
         [ "$(stat_field "$p" 5)" = "$p" ] || fail "rank pid $p does not lead its process group"
-        [ "$(stat_field "$p" 6)" = "$(stat_field "$mp" 6)" ] ||
-            fail "rank pid $p is not in mpiexec's session (session $(stat_field "$p" 6))"
+        if [ $own = 1 ]; then
+            [ "$(stat_field "$p" 6)" = "$p" ] ||
+                fail "LOCUS_RANK_SESSIONS=1: rank pid $p does not lead a session (session $(stat_field "$p" 6))"
+        else
+            [ "$(stat_field "$p" 6)" = "$(stat_field "$mp" 6)" ] ||
+                fail "rank pid $p is not in mpiexec's session (session $(stat_field "$p" 6))"
+        fi
     done
     for k in $kids; do
         r=$(stat_field "$k" 4)
@@ -64,4 +72,5 @@ mp=""
 gone_within 2000 $ranks
 kill -KILL $kids 2>/dev/null
 pids=""
+done
 echo "PASS"

@@ -14,12 +14,19 @@
  * check is on the best of three rounds per call (a loaded machine can
  * make one round look bad, not all three).  With 2 ranks on their own
  * cores (not this test's setup) nothing yields.  Argument "multiple":
- * the same at MPI_THREAD_MULTIPLE.
+ * the same at MPI_THREAD_MULTIPLE.  The last case is a blocking MPI_Recv
+ * (the library's own wait).
+ *
+ * Run with LOCUS_RANK_SESSIONS=1 (testlist "sessions"), each rank leads a
+ * session of its own, where a sched_yield reaches no other rank (the
+ * scheduler's autogroups): the calls must sleep instead — with yields
+ * only (LOCUS_POLL=yield) they poll ~100 ms.
  */
 #include "lc_test.h"
 
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WORK_MS 100.0
 #define ROUNDS 3
@@ -46,9 +53,9 @@ static void pin_to_first_cpu(void)
         }
 }
 
-enum { BY_TEST, BY_TESTANY, BY_TESTALL, BY_TESTSOME, BY_IPROBE, BY_IMPROBE, NHOW };
-static const char *how_names[NHOW] = { "MPI_Test", "MPI_Testany", "MPI_Testall",
-                                       "MPI_Testsome", "MPI_Iprobe", "MPI_Improbe" };
+enum { BY_TEST, BY_TESTANY, BY_TESTALL, BY_TESTSOME, BY_IPROBE, BY_IMPROBE, BY_RECV, NHOW };
+static const char *how_names[NHOW] = { "MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome",
+                                       "MPI_Iprobe", "MPI_Improbe", "MPI_Recv" };
 
 /* Rank 0: poll with `how` until rank 1's message is in; CPU ms spent. */
 static double poll_until_received(int how, int *value)
@@ -57,6 +64,10 @@ static double poll_until_received(int how, int *value)
     MPI_Message msg;
     int flag = 0, idx, n;
     double t0 = cpu_ms();
+    if (how == BY_RECV) {
+        LC_MPI(MPI_Recv(value, 1, MPI_INT, 1, how, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        return cpu_ms() - t0;
+    }
     if (how <= BY_TESTSOME) LC_MPI(MPI_Irecv(value, 1, MPI_INT, 1, how, MPI_COMM_WORLD, &req));
     while (!flag) {
         switch (how) {
@@ -92,6 +103,9 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "poll_yield needs exactly 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    const char *sessions = getenv("LOCUS_RANK_SESSIONS");
+    if (sessions != NULL && strcmp(sessions, "1") == 0)
+        LC_CHECK(getsid(0) == getpid(), "LOCUS_RANK_SESSIONS=1, but rank %d does not lead a session", rank);
     for (int how = 0; how < NHOW; how++) {
         double best = 1e30;
         for (int round = 0; round < ROUNDS; round++) {

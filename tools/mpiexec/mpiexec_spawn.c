@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Starting one rank, for mpiexec (local ranks) and for a proxy (the ranks
  * of its host): a PMI socketpair, stdout/stderr pipes, stdin (a pipe or
- * /dev/null), fork, and in the child: own process group, death with the
- * parent, default signal handling, environment, optional core binding,
- * exec.
+ * /dev/null), fork, and in the child: own process group (or, with
+ * LOCUS_RANK_SESSIONS=1, own session), death with the parent, default
+ * signal handling, environment, optional core binding, exec.
+ *
+ * A session per rank is Hydra's way: with the scheduler's autogroups
+ * (sched_autogroup_enabled=1) CPU time is shared between sessions first,
+ * so ranks in mpiexec's session are one share against each other
+ * session's load.  Not the default: a sched_yield reaches only the
+ * yielder's session, and the waits that sleep instead cost collectives of
+ * many ranks on few cores (docs/architecture.md "Ranks stay in mpiexec's
+ * session").  Either way the rank's process group id is its pid, so
+ * mpiexec's signals to -pid reach it and what it starts.
  *
  * Every descriptor the parent opens is close-on-exec, and the child marks
  * whatever else is open from 3 up (what mpiexec or the proxy inherited:
@@ -62,7 +71,11 @@ static void mpiexec_spawn_child(const mpiexec_spawn_req_t *req, pid_t parent, in
 {
     int err;
 
-    setpgid(0, 0);
+    /* Neither can fail: the child of a fork leads no process group. */
+    if (lc_params.rank_sessions)
+        setsid();
+    else
+        setpgid(0, 0);
     /* The rank must not outlive whoever started it (mpiexec killed by
      * SIGKILL, a proxy whose host lost mpiexec): nobody else would end it.
      * If the parent died before this line, getppid() already changed. */
@@ -145,8 +158,12 @@ int mpiexec_spawn(const mpiexec_spawn_req_t *req, mpiexec_spawned_t *res)
     if (pid == 0)
         mpiexec_spawn_child(req, me, sv[1], in[0], out[1], err[1], st[1], req->bind_core ? &cpus : NULL);
 
-    /* Also here, so the group exists before we might signal it. */
-    setpgid(pid, pid);
+    /* Also here, so the group exists before we might signal it.  Not for
+     * a session: the child's setsid would fail once it leads a group; its
+     * group exists before we return, which is after its exec (the status
+     * pipe's EOF) or its failure. */
+    if (!lc_params.rank_sessions)
+        setpgid(pid, pid);
     res->pid = pid;
 
     close(st[1]);

@@ -44,11 +44,14 @@
  * only and no pull
  * from the peer (the first window does: a pipeline sample in flight keeps
  * the rest of the window on the pipeline) is that class's window rate.
- * Windows then take the pipeline when it beats CMA's samples, lone
+ * Windows then take the pipeline when it beats CMA's windows, lone
  * messages too if their samples beat CMA's, else CMA for a lone message
  * and the pipeline in a window (LC_PICK_CHOSE_PIPE_WIN; a window is told
  * by the RTS stamps, whichever way the message before went:
- * lc_pick_in_window).
+ * lc_pick_in_window).  CMA's windows are timed as windows too (session
+ * 19, lc_pt2pt_pick_pullwin.c: pulls back to back; a lone pull's figure
+ * carries the RTS transit, which a window overlaps); until CMA has such
+ * a figure its lone samples stand in for it.
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with

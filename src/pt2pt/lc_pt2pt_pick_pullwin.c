@@ -8,7 +8,7 @@
  * Why: until session 19 a class's windows were decided by the
  * pipeline's window rate against CMA's *lone* samples (a pull timed from
  * the receiver's taking the RTS, plus the fastest RTS transit).  On the
- * session-19 machine (Xeon model 207, 4 MiB L2 per vCPU, a cache line
+ * session-19 machine (Xeon model 207, 2 MiB L2 per vCPU, a cache line
  * handed between the two vCPUs in 138 ns) a window of 64 KiB pulls moved
  * about twice CMA's lone figure: SHOW_CHANNELS read "CMA 7.7 GB/s,
  * pipeline 2.6 GB/s, windows 13.2: CMA alone, pipeline in a window" while

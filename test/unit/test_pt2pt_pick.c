@@ -337,11 +337,11 @@ static void lone_slow_windows_fast(void)
     CHECK(c->win_bw > 12e9);
 }
 
-/* Session 19, another machine (Xeon model 207, 4 MiB L2 per vCPU, a line
+/* Session 19, another machine (Xeon model 207, 2 MiB L2 per vCPU, a line
  * handed between the vCPUs in 138 ns), 64 KiB, a trace of every pull of
  * the bw benchmark (load 16): each pull took 3.4-3.6 us alone or in a
  * window (18-19 GB/s), the fastest RTS transit 1.5-2.1 us; SHOW_CHANNELS
- * (quiet and loaded) "CMA 7.7-11.2 GB/s, pipeline 2.6-3.7, windows
+ * (load 2.5 and 16) "CMA 7.7-11.2 GB/s, pipeline 2.6-3.7, windows
  * 11.9-17.1: CMA alone, pipeline in a window", while forced CMA moved
  * the windows at 18.0 GB/s against the forced pipeline's 13.6 (quiet,
  * median of 9): auto 0.73x the better forced protocol.  CMA's lone figure

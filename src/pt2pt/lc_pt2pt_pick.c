@@ -342,8 +342,9 @@ static uint8_t lc_pick_rule(const lc_pick_class_t *c)
     }
     if (c->win_bw > 0) {
         /* Window against window (session 19): CMA's own window figure
-         * once it has one (lc_pt2pt_pick_pullwin.c). */
-        double rw = c->win_bw / (c->pwin_bw > 0 ? c->pwin_bw : pull);
+         * once it has one (lc_pt2pt_pick_pullwin.c, lc_pick_cma_win). */
+        double cma_win = lc_pick_cma_win(c);
+        double rw = c->win_bw / (cma_win > 0 ? cma_win : pull);
         double wlo = c->choice == LC_PICK_CHOSE_PIPE || c->choice == LC_PICK_CHOSE_PIPE_WIN ? 1.0 / LC_PICK_HYST
                      : c->choice == LC_PICK_UNDECIDED                                      ? 1.0
                                                                                            : LC_PICK_HYST;

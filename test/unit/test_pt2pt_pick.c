@@ -381,6 +381,24 @@ static void cma_windows(void)
     }
     printf("cma_windows: pipeline windows at 30 GB/s pipelined again from window %d\n", back);
     CHECK(back >= 0 && back <= 24 && c->win_bw > 29e9 && (c->choice == 2 || c->choice == 4));
+    /* The same run at 1 MiB, load 40: windows of pulls read 10.9-13.7
+     * GB/s (the receiver lost time between its pulls) against lone pulls
+     * of 16.3-17.4 and the pipeline's windows at 13.7-15.7, and the
+     * windows went to the pipeline, which then crawled.  CMA's window
+     * figure is never taken below its lone one: the windows stay pulled. */
+    static lc_peer_t q;
+    fresh_peer(&q);
+    lc_pick_class_t *m = &q.pick.cls[2];
+    const rates_t z = { { 13.7e9, 13.7e9 }, { 6e9, 6e9 }, 16.4e9, 10.9e9 };
+    int zpiped = 0;
+    for (int w = 0; w < 22; w++) {
+        int n = pipe_window_v(&q, MiB, 64, &z, NULL);
+        if (w >= 8) zpiped += n;
+    }
+    printf("cma_windows: 1 MiB, CMA's windows read under its lone pulls: %d of %d messages pipelined in windows "
+           "8-21 (CMA %.1f, its windows %.1f)\n",
+           zpiped, 14 * 64, m->pull_bw / 1e9, m->pwin_bw / 1e9);
+    CHECK(m->choice == 1 && m->pwin_bw > 0 && m->pwin_bw < 11e9 && zpiped <= 4 * 64); /* window probes only */
 }
 
 /* Session 16, the host's fast mode, 64 KiB (a trace of every choice):

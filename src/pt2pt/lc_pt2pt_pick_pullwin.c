@@ -91,14 +91,15 @@ void lc_pick_pull_done(lc_peer_t *from, size_t size, int how, double t_go, doubl
 
 /* Windows between CMA window probes of class c: the next one while CMA
  * has no window figure of its own; else one whose cost (a window at CMA's
- * rate instead of the pipeline's: win_bw / pwin_bw - 1 windows' time)
+ * rate instead of the pipeline's: win_bw / lc_pick_cma_win - 1 windows' time)
  * is ~1/LC_PICK_PROBE_COST of the time, at least LC_PICK_WIN_PROBE_MIN
  * windows apart, at most LC_PICK_PROBE_MAX. */
 static uint32_t lc_pick_pull_every(const lc_pick_class_t *c)
 {
     if (!(c->pwin_bw > 0)) return 1;
-    if (!(c->win_bw > c->pwin_bw)) return LC_PICK_WIN_PROBE_MIN;
-    double n = LC_PICK_PROBE_COST * (c->win_bw / c->pwin_bw - 1.0);
+    double cma = lc_pick_cma_win(c);
+    if (!(c->win_bw > cma)) return LC_PICK_WIN_PROBE_MIN;
+    double n = LC_PICK_PROBE_COST * (c->win_bw / cma - 1.0);
     return n < LC_PICK_WIN_PROBE_MIN ? LC_PICK_WIN_PROBE_MIN : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
 }
 

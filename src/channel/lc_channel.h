@@ -217,6 +217,17 @@ typedef struct lc_pick_class {
                                * figure is weighed against when CMA's has risen since (lc_pt2pt_pick_winprobe.c) */
     uint32_t win_since_probe; /* windows pulled since one went through the pipeline whole (a window
                                * probe, lc_pt2pt_pick_winprobe.c) */
+    /* CMA's own window figure (session 19, lc_pt2pt_pick_pullwin.c): the
+     * rate of back-to-back pulls in windows over periods of
+     * LC_PICK_WATCH_MSGS of them, best of this round of LC_PICK_SAMPLES
+     * periods and the one before (0: none yet).  What the pipeline's
+     * window figure (win_bw) is weighed against, where a lone pull's
+     * samples were all there was. */
+    double pwin_bw;
+    double pwin_round_best, pwin_last_best;
+    uint8_t pwin_round_n;
+    uint32_t pwin_since_probe; /* windows pipelined since one was pulled whole (a CMA window probe) */
+    double win_pwin_bw;       /* pwin_bw when a watch period last renewed win_bw (as win_pull_bw) */
     /* The pipeline's variant (session 15): fragments with normal stores
      * ([0]) or non-temporal ones ([1]), picked on their own lone samples
      * (every pipeline sample is also one of its variant's), kept in
@@ -248,6 +259,14 @@ typedef struct lc_peer_pick {
     double watch_bytes, watch_time, watch_since;
     uint8_t watch_cls;        /* 1 + the class of the period's messages; 0: none yet, 0xff: several */
     bool watch_mixed;         /* a pull from the peer while some pipelined receive was pending */
+    /* Pulls in windows (lc_pt2pt_pick_pullwin.c): the end of the last pull
+     * from the peer, the RTS stamp of the pull being made, and the period
+     * of windowed pulls being added up. */
+    double pull_end, pull_rts;
+    double pw_bytes, pw_time;
+    uint32_t pw_msgs;
+    uint8_t pw_cls;           /* 1 + the class of the period's pulls; 0: none yet */
+    uint8_t pull_probe;       /* 1 + the class of a CMA window probe going on; 0: none */
     lc_pick_class_t cls[LC_PICK_CLASSES];
 } lc_peer_pick_t;
 /* The smallest candidate for calibration: below it, the pipeline (a pull's

@@ -101,7 +101,7 @@ void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
  * pull; LC_PICK_SAMPLE: time it as a calibration sample; LC_PICK_NT (a
  * pipeline only): its fragments written with non-temporal stores, which
  * the CTS tells the sender (LC_PKT_FLAG_NT). */
-enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2, LC_PICK_NT = 4 };
+enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2, LC_PICK_NT = 4, LC_PICK_WIN = 8 };
 /* For a message of `size` bytes from a peer with pick.calibrate that could
  * be pulled; `t_rts`, the sender's stamp of its RTS (0: unknown, an
  * unexpected message): how soon it followed the one before tells a window
@@ -122,6 +122,11 @@ void lc_pick_transit(lc_peer_t *from, double transit);
  * moment the receiver took the RTS to the end of the pull (the last
  * fragment); the fastest transit seen is added to it. */
 void lc_pick_sample(lc_peer_t *from, size_t size, int way, double seconds);
+/* A pull of `size` bytes that lc_pick_choose asked for (`how`) ran from
+ * t_go (the receiver took the RTS) to t_end: its sample if `how` has
+ * LC_PICK_SAMPLE, and, with LC_PICK_WIN, its part of CMA's window figure
+ * (lc_pt2pt_pick_pullwin.c). */
+void lc_pick_pull_done(lc_peer_t *from, size_t size, int how, double t_go, double t_end);
 /* How a pipelined receive from a calibrating peer counts in the watch of
  * the chosen pipeline (req->pick_watch, decided once at its start). */
 typedef enum lc_pick_watch {

@@ -189,7 +189,7 @@ static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t
         !lc_pick_list(from, size, nblocks))
         how = LC_PICK_PIPE;
     double t_go = 0;
-    if (lc_unlikely(how & LC_PICK_SAMPLE)) {
+    if (lc_unlikely(how & (LC_PICK_SAMPLE | LC_PICK_WIN))) {
         t_go = lc_time_now();
         lc_pick_transit(from, t_go - t_rts);
     }
@@ -206,8 +206,8 @@ static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t
                                        : lc_pt2pt_pull_typed(from, req->rcur, addr, key, n);
         if (rc != LC_OK)
             req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed", src);
-        else if (how & LC_PICK_SAMPLE)
-            lc_pick_sample(from, n, 1, lc_time_now() - t_go);
+        else if (how & (LC_PICK_SAMPLE | LC_PICK_WIN))
+            lc_pick_pull_done(from, n, how, t_go, lc_time_now());
         lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
         lc_request_complete(req);
         return;

@@ -44,11 +44,14 @@
  * only and no pull
  * from the peer (the first window does: a pipeline sample in flight keeps
  * the rest of the window on the pipeline) is that class's window rate.
- * Windows then take the pipeline when it beats CMA's samples, lone
+ * Windows then take the pipeline when it beats CMA's windows, lone
  * messages too if their samples beat CMA's, else CMA for a lone message
  * and the pipeline in a window (LC_PICK_CHOSE_PIPE_WIN; a window is told
  * by the RTS stamps, whichever way the message before went:
- * lc_pick_in_window).
+ * lc_pick_in_window).  CMA's windows are timed as windows too (session
+ * 19, lc_pt2pt_pick_pullwin.c: pulls back to back; a lone pull's figure
+ * carries the RTS transit, which a window overlaps); until CMA has such
+ * a figure its lone samples stand in for it.
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with
@@ -172,7 +175,7 @@ static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
  * pulls around it to wait for). */
 static bool lc_pick_windows_slow(const lc_pick_class_t *c)
 {
-    return c->win_bw > 0 && c->n_pull > 0 && c->win_bw < c->pull_bw;
+    return c->win_bw > 0 && c->n_pull > 0 && c->win_bw < lc_pick_cma_win(c);
 }
 
 /* How long after the one before the sender stamped this candidate's RTS
@@ -233,6 +236,7 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
         k->win_seen = false;
     if (c->choice != LC_PICK_UNDECIDED) {
         if (lc_pick_win_probe(k, c, win, start)) return LC_PICK_PIPE;
+        if (lc_pick_pull_probe(k, c, win, start)) return timed ? (LC_PICK_PULL | LC_PICK_SAMPLE | LC_PICK_WIN) : LC_PICK_PULL;
         bool pipe = c->choice == LC_PICK_CHOSE_PIPE || (c->choice == LC_PICK_CHOSE_PIPE_LONE && !busy) ||
                     (c->choice == LC_PICK_CHOSE_PIPE_WIN && !sending && win);
         if (!timed) return pipe ? LC_PICK_PIPE : LC_PICK_PULL;
@@ -244,7 +248,7 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
             k->sampling = true;
             return LC_PICK_PIPE | LC_PICK_SAMPLE;
         }
-        if (!pipe) return LC_PICK_PULL | LC_PICK_SAMPLE;
+        if (!pipe) return LC_PICK_PULL | LC_PICK_SAMPLE | (win ? LC_PICK_WIN : 0);
         if (busy || k->sampling) return LC_PICK_PIPE;
         k->sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
@@ -277,6 +281,9 @@ int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed)
 {
     int how = lc_pick_decide(from, size, lc_pick_rts_gap(&from->pick, t_rts), timed);
     if (!(how & LC_PICK_PULL)) how = lc_pick_variant(from, size, how);
+    /* For the pull's window clock (lc_pick_pull_done, which follows this
+     * call for the same message under the same lock). */
+    if (how & LC_PICK_WIN) from->pick.pull_rts = t_rts;
     /* A pull while a pipelined receive is pending stops the receiver from
      * draining its fragments: the watch period then times the two
      * protocols interleaved, not the pipeline (lc_pick_watch). */
@@ -334,7 +341,10 @@ static uint8_t lc_pick_rule(const lc_pick_class_t *c)
     default: break;
     }
     if (c->win_bw > 0) {
-        double rw = c->win_bw / pull;
+        /* Window against window (session 19): CMA's own window figure
+         * once it has one (lc_pt2pt_pick_pullwin.c, lc_pick_cma_win). */
+        double cma_win = lc_pick_cma_win(c);
+        double rw = c->win_bw / (cma_win > 0 ? cma_win : pull);
         double wlo = c->choice == LC_PICK_CHOSE_PIPE || c->choice == LC_PICK_CHOSE_PIPE_WIN ? 1.0 / LC_PICK_HYST
                      : c->choice == LC_PICK_UNDECIDED                                      ? 1.0
                                                                                            : LC_PICK_HYST;
@@ -351,8 +361,11 @@ static uint8_t lc_pick_rule(const lc_pick_class_t *c)
 static void lc_pick_show(const lc_peer_t *from, const lc_pick_class_t *c, uint8_t was)
 {
     if (!lc_params.show_channels) return;
-    char win[48] = "";
-    if (c->win_bw > 0) snprintf(win, sizeof(win), ", windows %.1f", c->win_bw / 1e9);
+    char win[64] = "";
+    if (c->win_bw > 0 && c->pwin_bw > 0)
+        snprintf(win, sizeof(win), ", windows %.1f (CMA %.1f)", c->win_bw / 1e9, c->pwin_bw / 1e9);
+    else if (c->win_bw > 0)
+        snprintf(win, sizeof(win), ", windows %.1f", c->win_bw / 1e9);
     fprintf(stderr, "locus[%d]: from rank %d, %s: CMA %.1f GB/s, pipeline %.1f GB/s%s (best of the last %d-%d): %s%s\n",
             lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->pull_bw / 1e9,
             c->pipe_bw / 1e9, win, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES,

@@ -15,6 +15,8 @@
  *                             try the pipeline now and then
  *   lc_pt2pt_pick_watch.c     watch periods: a chosen pipeline's rate,
  *                             window figures, demotion
+ *   lc_pt2pt_pick_pullwin.c   CMA's window figure: pulls back to back
+ *                             in windows, and CMA window probes
  */
 #ifndef LC_PT2PT_PICK_H
 #define LC_PT2PT_PICK_H
@@ -45,6 +47,13 @@
 /* A decided class moves across a boundary of the table (pipeline/CMA =
  * 1 or LC_PICK_PIPE_MARGIN) only when the ratio passes it by this factor. */
 #define LC_PICK_HYST 1.12
+/* Watch periods: a figure of windows (the pipeline's, lc_pt2pt_pick_watch.c;
+ * CMA's, lc_pt2pt_pick_pullwin.c) is made every LC_PICK_WATCH_MSGS
+ * messages of a window. */
+#define LC_PICK_WATCH_MSGS 16
+/* Window probes (a window sent whole the way its class does not take
+ * windows) come at least this many windows apart. */
+#define LC_PICK_WIN_PROBE_MIN 4
 
 typedef enum lc_pick_choice {
     LC_PICK_UNDECIDED = 0,
@@ -107,5 +116,22 @@ int lc_pick_variant(lc_peer_t *from, size_t size, int how);
  * found in one: `start`) part of a window probe?
  * (lc_pt2pt_pick_winprobe.c) */
 bool lc_pick_win_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool start);
+
+/* What a class's windows are weighed against: CMA's own window figure
+ * (lc_pt2pt_pick_pullwin.c), but never less than its lone figure.  A
+ * window of pulls moves no slower than lone messages in the same
+ * conditions (it overlaps their RTS transit, and pays between pulls
+ * what a lone message pays before its pull); a window figure under the
+ * lone one was taken while the receiver lost time between its pulls
+ * (session 19, load 40, 1 MiB: windows of pulls 10.9-13.7 GB/s against
+ * lone pulls of 16.3-17.4, and the windows went to the pipeline, whose
+ * watch then crawled at 0.25 GB/s). */
+static inline double lc_pick_cma_win(const lc_pick_class_t *c)
+{
+    return c->pwin_bw > c->pull_bw ? c->pwin_bw : c->pull_bw;
+}
+/* Is this message of class c part of a CMA window probe (a window of a
+ * class whose windows take the pipeline, pulled whole)? */
+bool lc_pick_pull_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool start);
 
 #endif

@@ -49,11 +49,10 @@
 #include <math.h>
 #include <stdio.h>
 
-/* A chosen pipeline is judged every LC_PICK_WATCH_MSGS messages it moved,
- * and given up for CMA below LC_PICK_DEMOTE x CMA's best sample: well below
- * the LC_PICK_PIPE_MARGIN it needed, so a pipeline near its samples is never
- * flipped back and forth by noise. */
-#define LC_PICK_WATCH_MSGS 16
+/* A chosen pipeline is judged every LC_PICK_WATCH_MSGS messages it moved
+ * (lc_pt2pt_pick.h), and given up for CMA below LC_PICK_DEMOTE x CMA's best
+ * sample: well below the LC_PICK_PIPE_MARGIN it needed, so a pipeline near
+ * its samples is never flipped back and forth by noise. */
 #define LC_PICK_DEMOTE 0.5
 /* Watch periods in a row that must read under LC_PICK_DEMOTE x CMA before
  * the class is demoted.  One stall of a rank (a time slice lost to another
@@ -165,6 +164,7 @@ static void lc_pick_watch(lc_peer_t *from)
         }
         c->win_bw = c->win_round_best > c->win_last_best ? c->win_round_best : c->win_last_best;
         c->win_pull_bw = c->pull_bw; /* the window probes' yardstick (lc_pick_win_every) */
+        c->win_pwin_bw = c->pwin_bw;
         lc_pick_redecide(from, c);
     }
     lc_pick_judge(from, c, rate);

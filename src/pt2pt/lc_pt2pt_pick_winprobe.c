@@ -28,7 +28,6 @@
  * pipeline crawled) or one without a window figure (lone samples say
  * little of windows: a pipeline whose lone samples looked 1.35x CMA
  * moved windows at 1/40 of it under load, session 9). */
-#define LC_PICK_WIN_PROBE_MIN 4
 /* The spacing weighs the window figure against CMA's figure of its own
  * time (win_pull_bw) when CMA's has risen since: a burst of load slows
  * both protocols, and CMA's figure is renewed by every pull while the
@@ -46,6 +45,13 @@
 static uint32_t lc_pick_win_every(const lc_pick_class_t *c)
 {
     double pull = c->win_pull_bw > 0 && c->win_pull_bw < c->pull_bw ? c->win_pull_bw : c->pull_bw;
+    /* Session 19: once CMA has a window figure of its own (pwin_bw,
+     * lc_pt2pt_pick_pullwin.c) that is what a window at win_bw costs
+     * against, by the same rule (its value of the window figure's time
+     * when it has risen since).  Against the lone figure (7.7-9.1 GB/s at
+     * 64 KiB on the session-19 Xeon, where CMA's windows move 18) windows
+     * at 13 looked faster than CMA and a probe came every 4 windows. */
+    if (c->win_pwin_bw > 0) pull = c->win_pwin_bw < c->pwin_bw ? c->win_pwin_bw : c->pwin_bw;
     if (!(pull > c->win_bw)) return LC_PICK_WIN_PROBE_MIN;
     double n = LC_PICK_PROBE_COST * (pull / c->win_bw - 1.0);
     return n < LC_PICK_WIN_PROBE_MIN ? LC_PICK_WIN_PROBE_MIN : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;

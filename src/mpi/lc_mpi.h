@@ -127,10 +127,43 @@ static inline int lc_check_recv(const void *buf, MPI_Count count, MPI_Datatype d
 
 /* The derived type behind a (validated) datatype handle, or NULL for a
  * predefined one: NULL keeps the byte path, in which a pair type moves
- * in its memory form (collectives; point-to-point: lc_mpi_p2p_type). */
+ * in its memory form (reductions with predefined operations, whose
+ * kernels read the C structs; data movement: lc_mpi_coll_type). */
 static inline lc_dt_t *lc_mpi_derived(MPI_Datatype dt)
 {
     return lc_likely(lc_dtype_valid(dt)) ? NULL : lc_dt_get(dt);
+}
+
+/* A (validated) predefined datatype: one compare for a builtin handle,
+ * the table for the rest (the reductions' front-ends, where pair types
+ * keep their memory form). */
+static inline bool lc_mpi_predefined(MPI_Datatype dt)
+{
+    return lc_likely(((unsigned)dt & 0xfc000000u) == 0x4c000000u) || lc_dtype_valid(dt);
+}
+
+/* A datatype whose items a collective may move as the bytes they lie in:
+ * a builtin handle (one compare: 0x4c......, no padding) or a predefined
+ * type without padding (MPI_2INT, MPI_FLOAT_INT).  Not a derived type and
+ * not a padded pair type (MPI_DOUBLE_INT: 12 data bytes in 16), which
+ * travel as their type signature (lc_mpi_coll_type).  May be asked of an
+ * unchecked handle (a side the call does not look at): anything unknown
+ * is not plain, and the staging code passes insignificant sides through. */
+static inline bool lc_mpi_coll_plain(MPI_Datatype dt)
+{
+    return lc_likely(((unsigned)dt & 0xfc000000u) == 0x4c000000u) || (lc_dtype_valid(dt) && !lc_dtype_padded(dt));
+}
+
+/* The datatype object the data-moving collectives (bcast, gathers,
+ * scatters, all-to-alls, neighbourhood collectives, intercommunicator
+ * transfers) stage a (validated) datatype through, else NULL.  Messages
+ * carry type signatures (MPI 4.1 §6.1): one rank may give MPI_DOUBLE_INT
+ * and another a struct {double, int} of another extent, so a padded pair
+ * type is packed at the edges like a derived type; every rank does the
+ * same whatever the others gave. */
+static inline lc_dt_t *lc_mpi_coll_type(MPI_Datatype dt)
+{
+    return lc_mpi_coll_plain(dt) ? NULL : lc_dt_get(dt);
 }
 
 /* The datatype object a point-to-point message of `dt` (validated) needs

@@ -31,9 +31,10 @@ int lc_blocks_resolve(const lc_blocks_t *b, int n, size_t *bytes, ptrdiff_t *off
          * addresses as displacements: only the size is checked then. */
         const void *base = b->kind == LC_BLOCKS_W && b->buf == MPI_BOTTOM ? (const void *)b : b->buf;
         if ((rc = lc_check_buf(base, count, dt)) != MPI_SUCCESS) return rc;
-        /* a derived type: its packed size is what moves, its extent is
-         * the unit of the v forms' displacements and of packed blocks */
-        lc_dt_t *t = lc_mpi_derived(dt);
+        /* a derived or padded pair type: its packed size is what moves,
+         * its extent is the unit of the v forms' displacements and of
+         * packed blocks */
+        lc_dt_t *t = lc_mpi_coll_type(dt);
         size_t size = t ? (size_t)t->size : lc_dtype_size(dt);
         ptrdiff_t ext = t ? (ptrdiff_t)lc_dt_extent(t) : (ptrdiff_t)size;
         bytes[i] = (size_t)count * size;

@@ -57,7 +57,8 @@ typedef struct lc_blocks_stage {
     struct lc_sched *sched;
 } lc_blocks_stage_t;
 
-/* Whether any of n blocks of b with elements has a derived type. */
+/* Whether any of n blocks of b with elements has a derived type (or a
+ * padded pair type, which moves as its signature: lc_mpi_coll_type). */
 bool lc_blocks_derived(const lc_blocks_t *b, int n);
 int lc_blocks_stage(lc_blocks_stage_t *st, const lc_blocks_t *b, int n, const int *peers, int dir, bool all,
                     size_t *bytes, ptrdiff_t *off, const void **base_p);

@@ -41,7 +41,7 @@ static MPI_Datatype lc_blocks_type(const lc_blocks_t *b, int i)
 bool lc_blocks_derived(const lc_blocks_t *b, int n)
 {
     for (int i = 0; i < n; i++)
-        if (lc_blocks_count(b, i) > 0 && !lc_dtype_valid(lc_blocks_type(b, i))) return true;
+        if (lc_blocks_count(b, i) > 0 && !lc_mpi_coll_plain(lc_blocks_type(b, i))) return true;
     return false;
 }
 
@@ -62,7 +62,7 @@ int lc_blocks_stage(lc_blocks_stage_t *st, const lc_blocks_t *b, int n, const in
         MPI_Count count = lc_blocks_count(b, i);
         lc_dt_t *t = lc_dt_get(lc_blocks_type(b, i));
         if (count == 0 || (peers && peers[i] == MPI_PROC_NULL) || !t) continue;
-        if (!all && lc_dtype_valid(lc_blocks_type(b, i))) continue;
+        if (!all && lc_mpi_coll_plain(lc_blocks_type(b, i))) continue;
         if (!all && lc_dt_is_contig(t, count)) { /* already its packed form */
             off[i] += (ptrdiff_t)t->true_lb;
             continue;

@@ -7,7 +7,8 @@
  * both groups.
  *
  * lc_bridge_open: the two leaders swap their group's size, a flag and
- * member list, and each broadcasts what it got to its group.
+ * member list, and each broadcasts what it got to its group; the
+ * agreement's first round rides on that swap.
  *
  * lc_bridge_agree: lc_mpi_ctx.c's agreement, one round being: every
  * member offers (and holds) slots, each group ANDs its offers over its
@@ -21,6 +22,17 @@
  * as they were when read, held nothing, and picked the lowest slot
  * after the leaders' exchange had waited: a thread creating another
  * communicator meanwhile (or an idup finishing) could take the same slot.
+ *
+ * One leader round trip for the header and the first round (session 19;
+ * session 18 swapped headers, then ran the rounds): every member makes
+ * its first offer and the group ANDs it before the leaders meet, and the
+ * leaders' header carries that AND.  The first round needs no key: its
+ * offer is a window that defers to nobody, and other agreements compare
+ * only established ones' keys (lc_mpi_ctx.c), which this one becomes at
+ * its first round's end, after the key is set from both headers.  The
+ * offer stays held until lc_bridge_agree decides (or lc_bridge_abandon),
+ * across the member list's broadcast, so no agreement in progress here
+ * can take those slots while this one waits.
  *
  * The key.  Both groups must give the agreement one key, different from
  * that of any other agreement in progress that shares a member with it.
@@ -47,7 +59,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LC_HDR_WORDS 4 /* size, flag, side (2 words) */
+/* size, flag, side (2 words), then the group's first-round AND */
+#define LC_HDR_OFFER 4
+#define LC_HDR_WORDS (LC_HDR_OFFER + LC_CTX_WORDS + 1)
 #define LC_HDR_FAILED UINT64_MAX
 
 /* The leader's half of lc_bridge_open: swap the headers and member lists
@@ -127,14 +141,22 @@ int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, i
     /* this side of the key: every member of lc computes the same */
     uint64_t side[2] = { (uint64_t)lc->ctx << 32 | lc->ctx_seq++, (uint64_t)(uint32_t)lc->world_ranks[0] };
     uint64_t hdr[LC_HDR_WORDS] = { (uint64_t)lc->size, (uint64_t)(uint32_t)flag, side[0], side[1] };
-    uint64_t rhdr[LC_HDR_WORDS];
+    uint64_t rhdr[LC_HDR_WORDS], offer[LC_CTX_WORDS + 1];
+    /* The first round (see the top): its key is set below, before the
+     * round ends. */
+    lc_ctx_key_t unset = { { 0, 0, 0, 0 } };
+    lc_ctx_agreement_begin_key(&b->agreement, &unset, 0);
+    lc_ctx_agreement_offer(&b->agreement, offer);
+    int arc = lc_coll_allreduce(offer, hdr + LC_HDR_OFFER, LC_CTX_WORDS + 1, MPI_UINT64_T, MPI_BAND, lc);
     int rc = MPI_SUCCESS;
     if (lc->rank == lleader) {
         rhdr[0] = LC_HDR_FAILED;
+        if (lrc == MPI_SUCCESS) lrc = arc;
         if (lrc == MPI_SUCCESS) lrc = lc_bridge_swap(b, hdr, rhdr, rmap, by_rank);
         if (lrc != MPI_SUCCESS) rhdr[0] = LC_HDR_FAILED;
     }
     rc = lc_coll_bcast(rhdr, LC_HDR_WORDS, MPI_UINT64_T, lleader, lc);
+    if (rc == MPI_SUCCESS && arc != MPI_SUCCESS && lc->rank != lleader) rc = arc;
     if (rc == MPI_SUCCESS && rhdr[0] == LC_HDR_FAILED)
         rc = lc->rank == lleader ? lrc
                                  : lc_error(MPI_ERR_OTHER,
@@ -151,6 +173,7 @@ int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, i
             b->rworld[i] = rmap[b->rworld[i]];
     }
     if (rc != MPI_SUCCESS) {
+        lc_ctx_agreement_end(&b->agreement);
         free(b->rworld);
         b->rworld = NULL;
         return rc;
@@ -158,7 +181,15 @@ int lc_bridge_open(lc_comm_t *lc, int lleader, lc_comm_t *bridge, int rleader, i
     b->rsize = (int)rhdr[0];
     b->rflag = (int)(uint32_t)rhdr[1];
     lc_bridge_key(side, rhdr + 2, &b->key);
+    b->agreement.key = b->key; /* not established yet: nobody compared it */
+    memcpy(b->first[0], hdr + LC_HDR_OFFER, sizeof(b->first[0]));
+    memcpy(b->first[1], rhdr + LC_HDR_OFFER, sizeof(b->first[1]));
     return MPI_SUCCESS;
+}
+
+void lc_bridge_abandon(lc_bridge_t *b)
+{
+    lc_ctx_agreement_end(&b->agreement);
 }
 
 /* One round's exchange: `mine` the AND of the local group's offers, then
@@ -202,18 +233,22 @@ static int lc_bridge_lowest(const uint64_t *mask, int except)
     return -1;
 }
 
-int lc_bridge_agree(const lc_bridge_t *b, bool local_too, int *islot_p, int *lslot_p)
+int lc_bridge_agree(lc_bridge_t *b, bool local_too, int *islot_p, int *lslot_p)
 {
-    lc_ctx_agreement_t a;
-    lc_ctx_agreement_begin_key(&a, &b->key, 0);
-    int rc;
-    for (;;) {
-        uint64_t offer[LC_CTX_WORDS + 1], mine[LC_CTX_WORDS + 1], theirs[LC_CTX_WORDS + 2];
-        lc_ctx_agreement_offer(&a, offer);
-        rc = lc_bridge_round(b, offer, mine, theirs);
+    lc_ctx_agreement_t *a = &b->agreement;
+    uint64_t offer[LC_CTX_WORDS + 1], next_mine[LC_CTX_WORDS + 1], next_theirs[LC_CTX_WORDS + 2];
+    const uint64_t *mine = b->first[0], *theirs = b->first[1]; /* the round lc_bridge_open carried */
+    int rc = MPI_SUCCESS;
+    for (bool first = true;; first = false) {
+        if (!first) {
+            lc_ctx_agreement_offer(a, offer);
+            rc = lc_bridge_round(b, offer, next_mine, next_theirs);
+            mine = next_mine;
+            theirs = next_theirs;
+        }
         /* The chosen slots are free again too: the caller creates the
          * communicators (which take them) before it waits on anything. */
-        lc_ctx_agreement_round_end(&a);
+        lc_ctx_agreement_round_end(a);
         if (rc != MPI_SUCCESS) break;
         uint64_t both[LC_CTX_WORDS];
         for (int w = 0; w < LC_CTX_WORDS; w++) both[w] = mine[w] & theirs[w];
@@ -238,6 +273,6 @@ int lc_bridge_agree(const lc_bridge_t *b, bool local_too, int *islot_p, int *lsl
         }
         /* A window missed the other members', or an owner elsewhere: again. */
     }
-    lc_ctx_agreement_end(&a);
+    lc_ctx_agreement_end(a);
     return rc;
 }

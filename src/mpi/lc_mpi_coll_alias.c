@@ -131,7 +131,10 @@ static bool lc_side_span(const lc_alias_side_t *a, int i, lc_span_t *sp)
     if (!lc_alias_layout(dt, &ext, &lb)) return false;
     if (a->blocks) {
         /* bytes = count * size, and size == extent for a dense type;
-         * resolved offsets are from buf to the item's lower bound */
+         * a padded pair type's bytes are its packed ones (12 of
+         * MPI_DOUBLE_INT's 16: lc_mpi_coll_type), its span is count *
+         * extent; resolved offsets are from buf to the item's lower bound */
+        if (lc_unlikely(lc_dtype_padded(dt))) n = n / lc_dtype_type_size(dt) * ext;
         sp->lo = (uintptr_t)a->buf + (uintptr_t)off + (uintptr_t)lb;
         sp->hi = sp->lo + n;
         return true;

@@ -139,7 +139,7 @@ static int lc_ic_isend(lc_ic_t *ic, const void *buf, MPI_Count n, MPI_Datatype d
         return rc != MPI_SUCCESS ? rc : lc_sched_send(ic->s, p, bytes, dest);
     }
     lc_request_t **r = &ic->r[ic->n];
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_coll_type(dt); /* pair types: their signature */
     int rc = t ? lc_pt2pt_isend_dt(buf, n, t, dest, ic->tag, ic->c, LC_CTX_COLL, LC_MODE_STANDARD, r)
                : lc_pt2pt_isend(buf, lc_bytes(n, dt), dest, ic->tag, ic->c, LC_CTX_COLL, LC_MODE_STANDARD, r);
     if (rc == MPI_SUCCESS) ic->n++;
@@ -158,7 +158,7 @@ static int lc_ic_irecv(lc_ic_t *ic, void *buf, MPI_Count n, MPI_Datatype dt, int
         return lc_sched_recv(ic->s, p, bytes, src);
     }
     lc_request_t **r = &ic->r[ic->n];
-    lc_dt_t *t = lc_mpi_derived(dt);
+    lc_dt_t *t = lc_mpi_coll_type(dt); /* pair types: their signature */
     int rc = t ? lc_pt2pt_irecv_dt(buf, n, t, src, ic->tag, ic->c, LC_CTX_COLL, r)
                : lc_pt2pt_irecv(buf, lc_bytes(n, dt), src, ic->tag, ic->c, LC_CTX_COLL, r);
     if (rc == MPI_SUCCESS) ic->n++;

@@ -7,11 +7,12 @@
  *
  * Every creation is one "bridge" (lc_mpi_bridge.c): the two groups'
  * leaders swap their group's size and member list and broadcast what they
- * got, then both groups agree on the new communicator's context slots
+ * got, and both groups agree on the new communicator's context slots
  * over their local intracommunicators and the leaders (lc_mpi_ctx.c's
- * agreement, as every other creation): one free on every member of both
- * groups, and for an intercommunicator one free on the local group for
- * its hidden local intracommunicator.
+ * agreement, as every other creation; its first round travels with the
+ * leaders' swap): one free on every member of both groups, and for an
+ * intercommunicator one free on the local group for its hidden local
+ * intracommunicator.
  */
 #include "mpi/lc_mpi_bridge.h"
 #include "mpi/lc_mpi_comm.h"
@@ -69,12 +70,15 @@ static int lc_check_disjoint(const int *a, int na, const int *b, int nb)
 
 /* The intercommunicator of lc's group and the bridged remote group, with
  * errh's error handler: its two context slots agreed over both groups. */
-static int lc_inter_make(lc_comm_t *lc, const lc_bridge_t *b, MPI_Errhandler errh, lc_comm_t **out_p)
+static int lc_inter_make(lc_comm_t *lc, lc_bridge_t *b, MPI_Errhandler errh, lc_comm_t **out_p)
 {
     int rc = lc_check_disjoint(lc->world_ranks, lc->size, b->rworld, b->rsize);
     int islot = -1, lslot = -1;
     /* every member of both groups checked the same lists: all agree or none */
-    if (rc == MPI_SUCCESS) rc = lc_bridge_agree(b, true, &islot, &lslot);
+    if (rc == MPI_SUCCESS)
+        rc = lc_bridge_agree(b, true, &islot, &lslot);
+    else
+        lc_bridge_abandon(b);
     if (rc != MPI_SUCCESS) return rc;
     lc_comm_t *local = lc_comm_create(lslot, lc->rank, lc->size, lc->world_ranks, MPI_COMM_NULL);
     if (!local) return lc_error(MPI_ERR_NO_MEM, "out of memory creating a communicator");

@@ -129,7 +129,7 @@ int lc_stage_buf(lc_stage_t *s, const void *buf, MPI_Count count, MPI_Datatype d
     s->per = 1;
     *buf_p = (void *)buf;
     *dt_p = dt;
-    if (!significant || buf == MPI_IN_PLACE || lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
+    if (!significant || buf == MPI_IN_PLACE || lc_mpi_coll_plain(dt)) return MPI_SUCCESS;
     lc_dt_t *t = lc_dt_get(dt);
     if (!t) return lc_error(MPI_ERR_TYPE, "datatype %#x is not valid", (unsigned)dt);
     s->per = (size_t)t->size;
@@ -166,7 +166,7 @@ int lc_stage_vec(lc_stage_t *s, const void *buf, const lc_vec_t *v, int n, MPI_D
     *buf_p = (void *)buf;
     *v_p = *v;
     *dt_p = dt;
-    if (!significant || buf == MPI_IN_PLACE || lc_likely(lc_dtype_valid(dt))) return MPI_SUCCESS;
+    if (!significant || buf == MPI_IN_PLACE || lc_mpi_coll_plain(dt)) return MPI_SUCCESS;
     lc_dt_t *t = lc_dt_get(dt);
     if (!t) return lc_error(MPI_ERR_TYPE, "datatype %#x is not valid", (unsigned)dt);
     size_t size = (size_t)t->size;

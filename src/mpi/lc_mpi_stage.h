@@ -10,8 +10,11 @@
  *   lc_stage_finish               after it: unpack a receive side into the
  *                                 user's buffer, free the stage;
  *   lc_stage_free                 on an error path instead.
- * A buffer of a predefined type, MPI_IN_PLACE, or a side the call does not
- * look at passes through unchanged (`per` 1); a dense derived type is
+ * A buffer of a predefined type without padding (lc_mpi_coll_plain),
+ * MPI_IN_PLACE, or a side the call does not look at passes through
+ * unchanged (`per` 1); a padded pair type (MPI_DOUBLE_INT) is staged as
+ * a derived type is, so its items travel as their 12 data bytes and meet
+ * a struct of the same signature on another rank; a dense derived type is
  * shown in place at buf + true_lb (no copy); others are packed into a
  * buffer the stage owns.  Counts handed to the coll layer are the user's
  * counts times `per` (the type's packed size when staged).
@@ -92,10 +95,12 @@ int lc_stage_step_new(lc_sched_t *sc, lc_dt_t *t, const void *user, int n, size_
 int lc_stage_step_pack_at_start(lc_sched_t *sc, lc_stage_step_t *st);
 int lc_stage_step_unpack_at_end(lc_sched_t *sc, lc_stage_step_t *st);
 
-/* Whether any of the datatypes is not predefined (the front-ends' fast test). */
+/* Whether either datatype needs staging: derived, or a padded pair type,
+ * which moves as its signature (lc_mpi_coll_plain; the front-ends' fast
+ * test, two compares for builtin types). */
 static inline bool lc_stage_needed2(MPI_Datatype a, MPI_Datatype b)
 {
-    return lc_unlikely(!lc_dtype_valid(a) || !lc_dtype_valid(b));
+    return lc_unlikely(!lc_mpi_coll_plain(a) || !lc_mpi_coll_plain(b));
 }
 
 /* ---- front-ends with lc_coll_*'s signatures (lc_mpi_stage_coll.c) ---------- */

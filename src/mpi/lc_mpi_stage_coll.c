@@ -3,7 +3,9 @@
  * lc_mpi_stage_coll.c — the data-moving collectives with derived
  * datatypes: each stages its send side (packed now) and receive side
  * (unpacked after), then runs the coll layer's algorithm on bytes.  With
- * predefined types only, each is a plain call of lc_coll_*.
+ * predefined types only, each is a plain call of lc_coll_* — except for
+ * the padded pair types (MPI_DOUBLE_INT...), staged as derived types are,
+ * so that they travel as their type signature (lc_mpi_coll_type).
  *
  * Which sides are staged follows where they are significant (receive
  * buffers of gathers at the root, send buffers of scatters at the root).
@@ -31,7 +33,7 @@ static int lc_stage_rdir(const void *sbuf)
 
 int lc_stage_bcast(void *buf, size_t count, MPI_Datatype dt, int root, lc_comm_t *comm)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_coll_bcast(buf, count, dt, root, comm);
+    if (lc_mpi_coll_plain(dt)) return lc_coll_bcast(buf, count, dt, root, comm);
     lc_stage_t s, none = { .per = 1 };
     void *b;
     MPI_Datatype t;

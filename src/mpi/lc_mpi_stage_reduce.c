@@ -265,7 +265,7 @@ static bool lc_derived_user(MPI_Op op)
 
 int lc_stage_reduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root, lc_comm_t *comm)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
+    if (lc_mpi_predefined(dt)) return lc_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
     if (lc_derived_user(op))
         return lc_user_reduce(LC_UR_REDUCE, sbuf, rbuf, (MPI_Count)count, 0, (MPI_Count)count, dt, op, root, comm);
     lc_dt_t *t = lc_dt_get(dt);
@@ -300,7 +300,7 @@ int lc_stage_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MP
 
 int lc_stage_allreduce(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_coll_allreduce(sbuf, rbuf, count, dt, op, comm);
+    if (lc_mpi_predefined(dt)) return lc_coll_allreduce(sbuf, rbuf, count, dt, op, comm);
     if (lc_derived_user(op))
         return lc_user_reduce(LC_UR_ALLREDUCE, sbuf, rbuf, (MPI_Count)count, 0, (MPI_Count)count, dt, op, 0, comm);
     lc_dt_t *t = lc_dt_get(dt);
@@ -340,13 +340,13 @@ static int lc_stage_scan_any(bool ex, const void *sbuf, void *rbuf, size_t count
 
 int lc_stage_scan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_coll_scan(sbuf, rbuf, count, dt, op, comm);
+    if (lc_mpi_predefined(dt)) return lc_coll_scan(sbuf, rbuf, count, dt, op, comm);
     return lc_stage_scan_any(false, sbuf, rbuf, count, dt, op, comm);
 }
 
 int lc_stage_exscan(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_coll_exscan(sbuf, rbuf, count, dt, op, comm);
+    if (lc_mpi_predefined(dt)) return lc_coll_exscan(sbuf, rbuf, count, dt, op, comm);
     return lc_stage_scan_any(true, sbuf, rbuf, count, dt, op, comm);
 }
 
@@ -394,13 +394,13 @@ out:
 int lc_stage_reduce_scatter(const void *sbuf, void *rbuf, const lc_vec_t *rv, MPI_Datatype dt, MPI_Op op,
                             lc_comm_t *comm)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_coll_reduce_scatter(sbuf, rbuf, rv, dt, op, comm);
+    if (lc_mpi_predefined(dt)) return lc_coll_reduce_scatter(sbuf, rbuf, rv, dt, op, comm);
     return lc_stage_rs_any(sbuf, rbuf, rv, 0, dt, op, comm);
 }
 
 int lc_stage_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, MPI_Datatype dt, MPI_Op op,
                                   lc_comm_t *comm)
 {
-    if (lc_likely(lc_dtype_valid(dt))) return lc_coll_reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm);
+    if (lc_mpi_predefined(dt)) return lc_coll_reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm);
     return lc_stage_rs_any(sbuf, rbuf, NULL, rcount, dt, op, comm);
 }

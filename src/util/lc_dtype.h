@@ -4,11 +4,13 @@
  *
  * MPICH encodes the size of a builtin datatype in bits 8..15 of the
  * handle; the pair types used by MINLOC/MAXLOC are "direct" handles whose
- * sizes come from a small table.  Collectives move predefined types as
- * count x extent bytes (lc_dtype_size); point-to-point moves the padded
- * pair types packed, through the datatype layer (src/mpi/lc_mpi.h,
- * lc_mpi_p2p_type).  Derived datatypes, built on this table, live in the
- * datatype layer (src/datatype, docs/architecture.md "Datatypes").
+ * sizes come from a small table.  The coll layer moves predefined types
+ * as count x extent bytes (lc_dtype_size); point-to-point and the
+ * data-moving collectives move the padded pair types packed, through the
+ * datatype layer (src/mpi/lc_mpi.h, lc_mpi_p2p_type, lc_mpi_coll_type);
+ * reductions keep their memory form (the kernels read the C struct).
+ * Derived datatypes, built on this table, live in the datatype layer
+ * (src/datatype, docs/architecture.md "Datatypes").
  */
 #ifndef LC_DTYPE_H
 #define LC_DTYPE_H

@@ -114,9 +114,11 @@ typedef struct lc_request {
     void *sched;             /* LC_REQ_COLL/PCOLL: the schedule (a reference; dropped at release) */
     struct lc_part *part;    /* LC_REQ_PART_SEND/RECV: the partitioned state (lc_pt2pt_part.c) */
 
-    /* the MPI layer's (src/mpi), never touched below it */
+    /* the layers above pt2pt's (src/mpi; src/rma for its own requests,
+     * which the user never sees), never touched by pt2pt */
     struct lc_request *partner; /* Isendrecv's receive: its send half, released with it */
-    void *ext;               /* LC_REQ_GREQ: its callbacks; Isendrecv_replace: the send copy */
+    void *ext;                  /* LC_REQ_GREQ: its callbacks; Isendrecv_replace: the send copy; a request
+                                 * with on_complete: the hook's argument (buffered sends, one-sided answers) */
 
     /* derived datatypes that are not one run of bytes (lc_pt2pt_typed.c):
      * a receive unpacks through `rcur`; a send to a shm peer packs from

@@ -73,8 +73,7 @@ void lc_rma_am_disable(lc_rma_win_t *win)
     if (lc_list_empty(&lc_rma_active)) lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, NULL);
 }
 
-static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, lc_request_t *user,
-                        const lc_rma_unpack_t *unpack)
+static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, const lc_rma_unpack_t *unpack)
 {
     if (win->nout == win->capout && win->headout > 0 && win->headout >= win->nout / 2) { /* room at the front */
         memmove(win->out, win->out + win->headout, (size_t)(win->nout - win->headout) * sizeof *win->out);
@@ -88,8 +87,7 @@ static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int tar
         win->out = o;
         win->capout = cap;
     }
-    win->out[win->nout++] = (lc_rma_out_t){ req, buf, user, target, 0, 0.0, unpack ? *unpack : (lc_rma_unpack_t){ 0 } };
-    if (user) win->nuser++;
+    win->out[win->nout++] = (lc_rma_out_t){ req, buf, target, 0, 0.0, unpack ? *unpack : (lc_rma_unpack_t){ 0 } };
     return MPI_SUCCESS;
 }
 
@@ -101,8 +99,12 @@ static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_byt
     lc_request_t *rreq = NULL;
     int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
     if (rc == MPI_SUCCESS) {
-        rc = lc_rma_track(win, rreq, unpack ? result : NULL, target, user, unpack);
+        /* With a user request the hook unpacks (lc_rma_hook_user); else
+         * the release at the flush (lc_rma_release). */
+        bool flush_unpacks = unpack && !user;
+        rc = lc_rma_track(win, rreq, flush_unpacks ? result : NULL, target, flush_unpacks ? unpack : NULL);
         if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
+        if (rc == MPI_SUCCESS && user) rc = lc_rma_hook_user(rreq, user, unpack ? result : NULL, unpack);
         if (rc == MPI_SUCCESS && win->sample_next) { /* timed from here: the request leaves next */
             win->out[win->nout - 1].sample = win->sample_next;
             win->out[win->nout - 1].t0 = lc_time_now();
@@ -148,7 +150,7 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
     int rc = lc_rma_post_answer(win, result, result_bytes, target, user, unpack);
     if (rc == MPI_SUCCESS)
         rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL, NULL);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL);
     if (rc != MPI_SUCCESS) free(buf);
     return rc;
 }
@@ -166,7 +168,7 @@ int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target,
      * buffer is read until the send completes (flush waits for it). */
     lc_request_t *sreq = NULL;
     rc = lc_pt2pt_isend(origin, bytes, target, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, NULL, target, NULL, NULL);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, NULL, target, NULL);
     return rc;
 }
 
@@ -182,10 +184,6 @@ static void lc_rma_release(lc_rma_win_t *win, lc_rma_out_t *o, int *err_p)
         lc_dt_release(t);
     }
     free(o->buf);
-    if (o->user) { /* the answer came: complete at the target */
-        lc_request_complete(o->user);
-        win->nuser--;
-    }
 }
 
 /* Release the completed requests at the front: O(1) per pass while the
@@ -249,6 +247,11 @@ int lc_rma_am_flush(lc_rma_win_t *win, int target)
         lc_rma_idle();
     }
     lc_rma_reap(win, target, &err);
+    /* A failure a progress pass released before this flush came. */
+    if (win->pass_err) {
+        if (err == MPI_SUCCESS) err = win->pass_err;
+        win->pass_err = MPI_SUCCESS;
+    }
     return err;
 }
 
@@ -282,7 +285,7 @@ static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_
     }
     lc_request_t *req;
     int rc = lc_pt2pt_isend(copy, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2, NULL, NULL);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2, NULL);
     if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
@@ -297,7 +300,7 @@ static void lc_rma_answer_at(lc_rma_win_t *win, int source, const char *at, size
     if (lc_pt2pt_try_send(NULL, 0, at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) == MPI_SUCCESS) return;
     lc_request_t *req;
     int rc = lc_pt2pt_isend(at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, NULL, -2, NULL, NULL);
+    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, NULL, -2, NULL);
     if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
@@ -528,15 +531,10 @@ static int lc_rma_take_arrived(lc_rma_win_t *win)
 static int lc_rma_serve_win(lc_rma_win_t *win)
 {
     int events = lc_rma_take_arrived(win);
-    /* A target that never flushes still frees the answers it sent, and
-     * request forms (MPI_Rput ...) complete without a flush. */
-    if (win->nuser) { /* a user request completes as soon as its answer is in */
-        int err = MPI_SUCCESS;
-        lc_rma_reap(win, -1, &err);
-    } else if (win->nout - win->headout >= 64) {
-        int err = MPI_SUCCESS;
-        lc_rma_reap_front(win, &err);
-    }
+    /* A target that never flushes still frees the answers it sent (an
+     * error is kept for the next flush).  Request forms (MPI_Rput ...)
+     * need nothing here: their answers' hooks complete them. */
+    if (win->nout - win->headout >= 64) lc_rma_reap_front(win, &win->pass_err);
     while (!lc_list_empty(&win->inq)) { /* apply in arrival order */
         lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;
         if (!in->req->complete) break;

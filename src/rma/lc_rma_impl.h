@@ -85,11 +85,12 @@ typedef struct lc_rma_waiter {
 } lc_rma_waiter_t;
 
 /* A request of ours in flight: an answer we expect (flush waits for it)
- * or a send whose buffer we free when it completes. */
+ * or a send whose buffer we free when it completes.  A user request
+ * (MPI_Rput ...) is not here: the answer's completion hook completes it
+ * (lc_rma_am.c), so no pass has to look for it. */
 typedef struct lc_rma_out {
     lc_request_t *req;
-    void *buf;          /* send buffer to free, or NULL */
-    lc_request_t *user; /* MPI_Rput ...: completed with `req`, or NULL */
+    void *buf; /* send buffer to free, or NULL */
     int target;
     int sample;             /* > 0: a timed answer, lc_rma_pick_sample's class + 1 */
     double t0;              /* with sample: when the request left (lc_time_now) */
@@ -145,10 +146,13 @@ struct lc_rma_win {
     int am_queued;
     /* Requests in flight: out[headout .. nout).  They complete mostly in
      * the order they were sent (FIFO channels), so the completed ones are
-     * released from the front (lc_rma_reap_front) without a scan. */
+     * released from the front (lc_rma_reap_front) without a scan: a
+     * progress pass costs O(1) amortized however many are in flight. */
     lc_rma_out_t *out;
     int headout, nout, capout;
-    int nuser;                /* entries of `out` with a user request */
+    /* The first error of a request released by a progress pass (no flush
+     * to return it to): the next flush reports it. */
+    int pass_err;
     int sample_next;          /* > 0: the next answer posted is timed (lc_rma_pick.c) */
     int lock_shared;          /* target side: shared holders */
     int lock_excl;            /* target side: exclusive holder + 1, 0: none */
@@ -176,6 +180,11 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                    const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user,
                    const lc_rma_unpack_t *unpack);
 int lc_rma_am_flush(lc_rma_win_t *win, int target);
+/* Complete `user` (MPI_Rput ...) when the answer `rreq` completes, with
+ * its error (lc_rma_user.c); with `unpack`, the answer's buffer `result`
+ * is unpacked as described first, and the hook owns it and a reference
+ * on its type from here, also on failure.  MPI error code. */
+int lc_rma_hook_user(lc_request_t *rreq, lc_request_t *user, void *result, const lc_rma_unpack_t *unpack);
 /* A contiguous PUT of `bytes` from `origin`: the request (header only),
  * then the data as a message of its own from the caller's buffer, which
  * the target's progress engine receives straight into window memory

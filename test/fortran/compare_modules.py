@@ -26,7 +26,8 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(HERE))
 import compare_mpif  # noqa: E402
-import gen_fortran  # noqa: E402
+import gen_fortran_f08  # noqa: E402
+import gen_fortran_parse  # noqa: E402
 
 ALLOWED = {"MPI_SUBVERSION"}
 
@@ -34,7 +35,7 @@ ALLOWED = {"MPI_SUBVERSION"}
 def program(module, names, typed):
     lines = [f"program consts_{module}", f"  use {module}", "  implicit none"]
     for n in names:
-        expr = f"{n}%MPI_VAL" if module == "mpi_f08" and typed.get(n) in gen_fortran.F08_HANDLES else n
+        expr = f"{n}%MPI_VAL" if module == "mpi_f08" and typed.get(n) in gen_fortran_f08.F08_HANDLES else n
         lines.append(f"  write (*, '(a,1x,i0)') '{n}', {expr}")
     lines.append("end program")
     return "\n".join(lines) + "\n"
@@ -73,7 +74,7 @@ def main(argv):
     mpich_p, _, _ = compare_mpif.read(mpich_inc / "mpif.h")
     names = sorted(n for n in set(locus_p) & set(mpich_p)
                    if not locus_p[n].startswith(".") and n not in ALLOWED)
-    typed = {n: t for n, _, t in gen_fortran.constants(typed=True)}
+    typed = {n: t for n, _, t in gen_fortran_parse.constants(typed=True)}
     # (a sanitizer build of Locus needs its runtimes in the program too)
     extra = os.environ.get("LC_F_EXTRA_LDFLAGS", "").split()
     locus_libs = [f"-L{build / 'lib'}", f"-Wl,-rpath,{build / 'lib'}", "-lmpifort", "-lmpi"] + extra

@@ -29,7 +29,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
-import gen_fortran  # noqa: E402
+import gen_fortran_parse  # noqa: E402
 
 
 def exports(lib):
@@ -64,7 +64,7 @@ def names(name):
 def main(argv):
     ours = exports(argv[0])
     mpich = exports(argv[1]) if len(argv) > 1 and pathlib.Path(argv[1]).exists() else None
-    bound, left = gen_fortran.functions()
+    bound, left = gen_fortran_parse.functions()
     large = [b for b in bound if "@large" in b[3]]  # mpi_f08's only: lc_f08_<name>_
     bound = [b for b in bound if "@large" not in b[3]]
     fails = [f"MPI_{name}: lc_f08_{name.lower()}_ not exported" for name, *_ in large
@@ -81,7 +81,7 @@ def main(argv):
             if (mpich is None or n in mpich) and n not in ours:
                 fails.append(f"MPI_{name.upper()}: {n} not exported")
     # MPI 4.1 §19.1.5's TYPE(C_PTR) specifics (MPI_ALLOC_MEM_CPTR...)
-    cptr = [name for name, _, args, h in bound if any(gen_fortran.kind_of(a, h)[0] == "addr_out" for a in args)]
+    cptr = [name for name, _, args, h in bound if any(gen_fortran_parse.kind_of(a, h)[0] == "addr_out" for a in args)]
     for name in cptr:
         for n in names(name + "_cptr"):
             if n not in ours:

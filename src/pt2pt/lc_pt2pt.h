@@ -69,6 +69,11 @@ static inline int lc_pt2pt_send(const void *buf, size_t bytes, int dest, int tag
 void lc_pt2pt_threads_multiple(void);
 int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
                    lc_request_t **req_p);
+/* The same with a completion hook (lc_request_t.on_complete, its argument
+ * in `ext`) set before the receive is posted: at MPI_THREAD_MULTIPLE a
+ * thread outside the section may complete it the moment it is posted. */
+int lc_pt2pt_irecv_hooked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                          void (*hook)(lc_request_t *), void *arg, lc_request_t **req_p);
 /* The same for a request the user holds (MPI_Irecv): it holds its
  * communicator (lc_request_hold_comm) from the start.  Through a pointer
  * set once, as lc_pt2pt_send: the reference is counted atomically only

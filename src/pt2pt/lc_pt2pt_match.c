@@ -352,16 +352,26 @@ static lc_unexp_t *lc_find_unexpected(lc_match_queues_t *q, uint32_t ctx, int sr
     return NULL;
 }
 
-int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
-                   lc_request_t **req_p)
+int lc_pt2pt_irecv_hooked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                          void (*hook)(lc_request_t *), void *arg, lc_request_t **req_p)
 {
     lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
     if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
     req->buf = buf;
     req->bytes = bytes;
+    if (hook) {
+        req->ext = arg;
+        req->on_complete = hook;
+    }
     *req_p = req;
     lc_pt2pt_irecv_post(req, source, tag, comm, ctx_kind);
     return MPI_SUCCESS;
+}
+
+int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                   lc_request_t **req_p)
+{
+    return lc_pt2pt_irecv_hooked(buf, bytes, source, tag, comm, ctx_kind, NULL, NULL, req_p);
 }
 
 LC_INLINE int lc_irecv_user_mt(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, lc_request_t **req_p,

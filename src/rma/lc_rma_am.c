@@ -92,25 +92,39 @@ static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int tar
 }
 
 /* The receive of a request's answer, tracked until the request's flush
- * (a result to unpack is the window's until then; freed on failure). */
+ * (a result to unpack is the window's until then; freed on failure).
+ * With a user request the answer's completion hook (lc_rma_user_hook)
+ * is on the receive before it is posted: at MPI_THREAD_MULTIPLE another
+ * thread's progress pass, outside the section, may complete it as soon
+ * as it is posted, and a hook set afterwards could be missed or run
+ * twice (lc_request_complete reads it once around the completion flag). */
 static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_bytes, int target, lc_request_t *user,
                               const lc_rma_unpack_t *unpack)
 {
     lc_request_t *rreq = NULL;
-    int rc = lc_pt2pt_irecv(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, &rreq);
-    if (rc == MPI_SUCCESS) {
-        /* With a user request the hook unpacks (lc_rma_hook_user); else
-         * the release at the flush (lc_rma_release). */
-        bool flush_unpacks = unpack && !user;
-        rc = lc_rma_track(win, rreq, flush_unpacks ? result : NULL, target, flush_unpacks ? unpack : NULL);
-        if (rc == MPI_SUCCESS && unpack) lc_dt_retain(unpack->t);
-        if (rc == MPI_SUCCESS && user) rc = lc_rma_hook_user(rreq, user, unpack ? result : NULL, unpack);
-        if (rc == MPI_SUCCESS && win->sample_next) { /* timed from here: the request leaves next */
-            win->out[win->nout - 1].sample = win->sample_next;
-            win->out[win->nout - 1].t0 = lc_time_now();
-        }
-    } else if (unpack) {
-        free(result);
+    void (*hook)(lc_request_t *) = NULL;
+    void *arg = NULL;
+    int rc = user ? lc_rma_user_hook(user, unpack ? result : NULL, unpack, &hook, &arg) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) {
+        if (unpack) free(result);
+        return rc;
+    }
+    if (unpack) lc_dt_retain(unpack->t); /* before the hook can run: it releases it */
+    rc = lc_pt2pt_irecv_hooked(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, hook, arg,
+                               &rreq);
+    if (rc != MPI_SUCCESS) {
+        if (unpack) lc_dt_release(unpack->t);
+        if (hook) lc_rma_user_unhook(arg, hook);
+        else if (unpack) free(result);
+        return rc;
+    }
+    /* With a user request the hook unpacks; else the release at the
+     * flush (lc_rma_release). */
+    bool flush_unpacks = unpack && !user;
+    rc = lc_rma_track(win, rreq, flush_unpacks ? result : NULL, target, flush_unpacks ? unpack : NULL);
+    if (rc == MPI_SUCCESS && win->sample_next) { /* timed from here: the request leaves next */
+        win->out[win->nout - 1].sample = win->sample_next;
+        win->out[win->nout - 1].t0 = lc_time_now();
     }
     return rc;
 }

@@ -180,11 +180,16 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                    const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user,
                    const lc_rma_unpack_t *unpack);
 int lc_rma_am_flush(lc_rma_win_t *win, int target);
-/* Complete `user` (MPI_Rput ...) when the answer `rreq` completes, with
- * its error (lc_rma_user.c); with `unpack`, the answer's buffer `result`
- * is unpacked as described first, and the hook owns it and a reference
- * on its type from here, also on failure.  MPI error code. */
-int lc_rma_hook_user(lc_request_t *rreq, lc_request_t *user, void *result, const lc_rma_unpack_t *unpack);
+/* The completion hook of the answer's receive that completes `user`
+ * (MPI_Rput ...) with the answer's error (lc_rma_user.c), for
+ * lc_pt2pt_irecv_hooked: with `unpack`, the answer's buffer `result` is
+ * unpacked as described first, and the hook owns `result` and a
+ * reference on its type (the caller takes it for the hook).  MPI error
+ * code; on failure nothing is owned.  lc_rma_user_unhook undoes a hook
+ * that was never posted (frees what it owns but the type's reference). */
+int lc_rma_user_hook(lc_request_t *user, void *result, const lc_rma_unpack_t *unpack,
+                     void (**hook_p)(lc_request_t *), void **arg_p);
+void lc_rma_user_unhook(void *arg, void (*hook)(lc_request_t *));
 /* A contiguous PUT of `bytes` from `origin`: the request (header only),
  * then the data as a message of its own from the caller's buffer, which
  * the target's progress engine receives straight into window memory

@@ -3,7 +3,7 @@
  * lc_rma_user.c — the user's requests of one-sided operations (MPI_Rput,
  * MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate) on the active-message
  * path, completed by their answers (lc_rma_am.c posts the answer's
- * receive and calls lc_rma_hook_user on it).
+ * receive with the hook lc_rma_user_hook gives).
  */
 #include "datatype/lc_dt.h"
 #include "rma/lc_rma_impl.h"
@@ -47,26 +47,25 @@ static void lc_rma_user_unpack_done(lc_request_t *answer)
     free(u);
 }
 
-int lc_rma_hook_user(lc_request_t *rreq, lc_request_t *user, void *result, const lc_rma_unpack_t *unpack)
+int lc_rma_user_hook(lc_request_t *user, void *result, const lc_rma_unpack_t *unpack,
+                     void (**hook_p)(lc_request_t *), void **arg_p)
 {
-    void (*hook)(lc_request_t *) = lc_rma_user_done;
-    void *arg = user;
+    *hook_p = lc_rma_user_done;
+    *arg_p = user;
     if (unpack) {
         lc_rma_user_unpack_t *u = malloc(sizeof *u);
-        if (!u) {
-            lc_dt_release(unpack->t);
-            free(result);
-            return lc_error(MPI_ERR_NO_MEM, "out of memory tracking a one-sided request");
-        }
+        if (!u) return lc_error(MPI_ERR_NO_MEM, "out of memory tracking a one-sided request");
         *u = (lc_rma_user_unpack_t){ user, *unpack, result };
-        hook = lc_rma_user_unpack_done;
-        arg = u;
+        *hook_p = lc_rma_user_unpack_done;
+        *arg_p = u;
     }
-    rreq->ext = arg;
-    rreq->on_complete = hook;
-    /* Set after lc_pt2pt_irecv returned: an answer that completed inside
-     * it (none can: no progress pass ran since the request left, but the
-     * hook must not be missed) completes the user's request here. */
-    if (atomic_load_explicit(&rreq->complete, memory_order_acquire)) hook(rreq);
     return MPI_SUCCESS;
+}
+
+void lc_rma_user_unhook(void *arg, void (*hook)(lc_request_t *))
+{
+    if (hook != lc_rma_user_unpack_done) return;
+    lc_rma_user_unpack_t *u = arg;
+    free(u->buf);
+    free(u);
 }

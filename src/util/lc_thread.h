@@ -92,6 +92,9 @@ void lc_thread_yield(void);
 /* This thread holds the critical section (for assertions, and for a
  * completion at MULTIPLE: callbacks run only inside it). */
 int lc_thread_held(void);
+/* How many times this thread holds it (0: not at all; above 1: inside a
+ * callback of an MPI call, which must not leave it). */
+int lc_thread_nesting(void);
 
 /* --- Asynchronous progress (LOCUS_ASYNC_PROGRESS, src/pt2pt/lc_async.c) ---
  *

@@ -67,6 +67,8 @@ static atomic_uintptr_t lc_park_poller;
 static int lc_park_cores = INT_MAX;
 
 _Thread_local unsigned char lc_park_in_wait __attribute__((tls_model("initial-exec")));
+_Thread_local unsigned char lc_park_in_pass __attribute__((tls_model("initial-exec")));
+_Thread_local unsigned char lc_park_noted __attribute__((tls_model("initial-exec")));
 /* The word's value read at this thread's last arming (lc_park_have_seen):
  * what the next sleep compares. */
 static _Thread_local uint32_t lc_park_seen __attribute__((tls_model("initial-exec")));

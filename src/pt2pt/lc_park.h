@@ -66,4 +66,19 @@ static inline void lc_park_notify(void)
     if (lc_unlikely(atomic_load_explicit(&lc_park_armed, memory_order_relaxed))) lc_park_wake();
 }
 
+/* Inside a progress pass of this thread (lc_progress_mt): a completion or
+ * a queued message only notes itself (lc_park_noted), and the pass
+ * notifies once at its end — one wake per fruitful pass, not one per
+ * message of a window.  Outside a pass (a send to self delivered inline,
+ * MPI_Cancel) it notifies at once. */
+extern _Thread_local unsigned char lc_park_in_pass __attribute__((tls_model("initial-exec")));
+extern _Thread_local unsigned char lc_park_noted __attribute__((tls_model("initial-exec")));
+static inline void lc_park_note(void)
+{
+    if (lc_park_in_pass)
+        lc_park_noted = 1;
+    else
+        lc_park_notify();
+}
+
 #endif

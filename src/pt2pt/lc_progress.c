@@ -157,7 +157,7 @@ static inline int lc_progress_section_wanted(int events)
  * under their tx locks, by any thread; the rest by the thread that holds
  * the section or takes it by try-lock — one that finds it held leaves it
  * to the holder, whose passes run it. */
-static LC_NOINLINE int lc_progress_mt(void)
+static inline int lc_progress_mt_pass(void)
 {
     /* Read by the asynchronous progress thread only (lc_async.c): at the
      * application's MULTIPLE without it, one more line every thread would
@@ -171,6 +171,26 @@ static LC_NOINLINE int lc_progress_mt(void)
     if (want == 2) lc_liveness_look();
     events = lc_progress_section_share(events, 1);
     lc_thread_leave_progress();
+    return events;
+}
+
+/* The pass, with the completions and queued messages it made noted and
+ * announced once at its end to threads parked in waits (lc_park.h): the
+ * fence of lc_park_notify follows every flag the pass stored.  Nested
+ * passes (a callback's wait inside the section's share) leave it to the
+ * outermost. */
+static LC_NOINLINE int lc_progress_mt(void)
+{
+    unsigned char outer = !lc_park_in_pass;
+    lc_park_in_pass = 1;
+    int events = lc_progress_mt_pass();
+    if (outer) {
+        lc_park_in_pass = 0;
+        if (lc_park_noted) {
+            lc_park_noted = 0;
+            lc_park_notify();
+        }
+    }
     return events;
 }
 

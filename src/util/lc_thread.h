@@ -9,7 +9,9 @@
  * every handle table are touched by one thread at a time.  A blocking
  * wait leaves the critical section while it yields (lc_thread_yield, from
  * lc_progress_idle), so another thread's call can run and, for instance,
- * send the message the waiting thread receives.
+ * send the message the waiting thread receives; when the process's
+ * waiting threads outnumber its cores, all but one of them park instead
+ * (src/pt2pt/lc_park.h).
  *
  * At the other levels nothing is taken: the wrapper tests one flag and
  * tail-calls the implementation.  docs/architecture.md "Threads".

@@ -95,8 +95,8 @@ static void check(const int *m, const MPI_Status *st, int from, int t, int round
     int n = msg_len(round, t), got;
     MPI_Get_count(st, MPI_INT, &got);
     TCHECK(got == n, "thread %d round %d: %d ints, expected %d", t, round, got, n);
-    TCHECK(st->MPI_SOURCE == from && st->MPI_TAG == t, "thread %d round %d: source %d tag %d", t, round,
-           st->MPI_SOURCE, st->MPI_TAG);
+    TCHECK(st->MPI_SOURCE == from && st->MPI_TAG == t, "thread %d round %d: source %d tag %d", t, round, st->MPI_SOURCE,
+           st->MPI_TAG);
     if (got != n) return;
     int e[MAXN];
     fill(e, from, t, round);
@@ -181,7 +181,8 @@ static void pinger(void)
     qsort(rtt, (size_t)nr, sizeof(double), cmp_double);
     double med = rtt[nr / 2];
     printf("rank %d: round trips to waiting threads: median %.2f ms, max %.2f ms\n", rank, med, rtt[nr - 1]);
-    LC_CHECK(med < MAX_RTT_MS, "median round trip %.2f ms to threads waiting in MPI_Recv/MPI_Probe (a lost wake-up costs 500)", med);
+    LC_CHECK(med < MAX_RTT_MS,
+             "median round trip %.2f ms to threads waiting in MPI_Recv/MPI_Probe (a lost wake-up costs 500)", med);
 }
 
 /* 3. CPU of each even-rank thread over its wait. */
@@ -248,7 +249,8 @@ int main(int argc, char **argv)
         int mine = ok || !paired || rank % 2, all;
         LC_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
         ok = all;
-        if (attempt == 2 && rank == 0) LC_CHECK(ok, "waiting threads did not park: every one used a like share of the core, 3 tries");
+        if (attempt == 2 && rank == 0)
+            LC_CHECK(ok, "waiting threads did not park: every one used a like share of the core, 3 tries");
     }
     pthread_barrier_destroy(&bar);
     return lc_threads_finish();

@@ -18,6 +18,7 @@
  */
 #include "mpi/lc_mpi_dt.h"
 #include "mpi/lc_mpi_request.h"
+#include "pt2pt/lc_park.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,8 @@ LC_API int PMPI_Grequest_complete(MPI_Request request)
     if (req->complete) LC_TRY(lc_error(MPI_ERR_REQUEST, "the generalized request is already complete"));
     req->state = LC_ST_DONE;
     atomic_store_explicit(&req->complete, 1, memory_order_release);
+    /* A thread parked in its wait for this request (lc_park.h). */
+    if (lc_thread_locking()) lc_park_notify();
     if (req->user_freed) LC_TRY(lc_greq_free(req));
     return MPI_SUCCESS;
 err:
@@ -94,7 +97,8 @@ bool lc_mpi_request_ready(const lc_request_t *t)
 void lc_mpi_request_wait(lc_request_t *t)
 {
     while (!lc_mpi_request_ready(t))
-        if (!lc_progress()) lc_progress_idle();
+        if (!lc_progress()) lc_progress_idle_wait();
+    lc_park_wait_end();
 }
 
 int lc_mpi_request_query(lc_request_t *t, MPI_Status *status)

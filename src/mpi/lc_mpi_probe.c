@@ -5,6 +5,7 @@
  * large-count twins).
  */
 #include "mpi/lc_mpi_request.h"
+#include "pt2pt/lc_park.h"
 
 static int lc_check_probe(int source, int tag, MPI_Comm comm, lc_comm_t **comm_p)
 {
@@ -50,8 +51,11 @@ LC_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     }
     for (int flag = 0;;) {
         lc_pt2pt_iprobe(source, tag, c, &flag, status, NULL);
-        if (flag) return MPI_SUCCESS;
-        lc_progress_idle();
+        if (flag) {
+            lc_park_wait_end();
+            return MPI_SUCCESS;
+        }
+        lc_progress_idle_wait();
     }
 err:
     return lc_mpi_error(c, "MPI_Probe", rc);
@@ -89,8 +93,11 @@ LC_API int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
 {
     for (int flag = 0;;) {
         int rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
-        if (rc || flag) return rc;
-        lc_progress_idle();
+        if (rc || flag) {
+            lc_park_wait_end();
+            return rc;
+        }
+        lc_progress_idle_wait();
     }
 }
 LC_MPI_ALIAS(Mprobe);

@@ -14,6 +14,7 @@
 #include "mpi/lc_mpi_request.h"
 
 #include "mpi/lc_mpi_fast.h"
+#include "pt2pt/lc_park.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -338,8 +339,9 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
             lc_array_release(r, local);
             return MPI_SUCCESS;
         }
-        if (!lc_progress()) lc_progress_idle();
+        if (!lc_progress()) lc_progress_idle_wait();
     }
+    lc_park_wait_end();
     rc = lc_all_finish(r, count, reqs, statuses, &c);
     lc_array_release(r, local);
     if (flag) *flag = 1;
@@ -409,8 +411,9 @@ static int lc_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Statu
         if (!block)
             lc_progress_test();
         else if (!lc_progress())
-            lc_progress_idle();
+            lc_progress_idle_wait();
     }
+    lc_park_wait_end();
     lc_array_release(r, local);
     LC_TRY(rc);
     lc_err_comm_drop(c);
@@ -471,8 +474,9 @@ static int lc_some(int incount, MPI_Request reqs[], int *outcount, int indices[]
         if (!block)
             lc_progress_test();
         else if (!lc_progress())
-            lc_progress_idle();
+            lc_progress_idle_wait();
     }
+    lc_park_wait_end();
     lc_array_release(r, local);
     if (any_err) LC_TRY(lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT));
     lc_err_comm_drop(c);

@@ -27,6 +27,7 @@
 #include "channel/lc_shm.h"
 #include "channel/lc_shm_bell.h"
 #include "coord/lc_liveness.h"
+#include "pt2pt/lc_park.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "pt2pt/lc_starve.h"
 #include "util/lc_dtype.h"
@@ -81,6 +82,7 @@ void lc_pt2pt_threads_multiple(void)
     lc_request_pool_multiple();
     lc_pt2pt_match_multiple();
     lc_pt2pt_send_multiple();
+    lc_park_init();
     /* Before lc_pt2pt_init (MPI_Init_thread grants first) it sets it. */
     if (lc_channel_recv_handler) lc_channel_recv_handler = lc_pt2pt_on_packet_locked;
 }
@@ -155,7 +157,7 @@ static inline int lc_progress_section_wanted(int events)
  * under their tx locks, by any thread; the rest by the thread that holds
  * the section or takes it by try-lock — one that finds it held leaves it
  * to the holder, whose passes run it. */
-static LC_NOINLINE int lc_progress_mt(void)
+static inline int lc_progress_mt_pass(void)
 {
     /* Read by the asynchronous progress thread only (lc_async.c): at the
      * application's MULTIPLE without it, one more line every thread would
@@ -169,6 +171,26 @@ static LC_NOINLINE int lc_progress_mt(void)
     if (want == 2) lc_liveness_look();
     events = lc_progress_section_share(events, 1);
     lc_thread_leave_progress();
+    return events;
+}
+
+/* The pass, with the completions and queued messages it made noted and
+ * announced once at its end to threads parked in waits (lc_park.h): the
+ * fence of lc_park_notify follows every flag the pass stored.  Nested
+ * passes (a callback's wait inside the section's share) leave it to the
+ * outermost. */
+static LC_NOINLINE int lc_progress_mt(void)
+{
+    unsigned char outer = !lc_park_in_pass;
+    lc_park_in_pass = 1;
+    int events = lc_progress_mt_pass();
+    if (outer) {
+        lc_park_in_pass = 0;
+        if (lc_park_noted) {
+            lc_park_noted = 0;
+            lc_park_notify();
+        }
+    }
     return events;
 }
 
@@ -271,6 +293,18 @@ void lc_progress_idle(void)
         lc_cpu_relax();
 }
 
+/* A wait that counts itself among the threads in waits and may park
+ * (lc_park.h): at MULTIPLE where a wait leaves the section, lc_park_idle
+ * instead of the yield; elsewhere lc_progress_idle.  The loop calls
+ * lc_park_wait_end when it is over. */
+void lc_progress_idle_wait(void)
+{
+    if (lc_progress_idle_leaves_section())
+        lc_park_idle();
+    else
+        lc_progress_idle();
+}
+
 /* Fruitless polls in a row, each starting within LC_POLL_TIGHT_NS of the
  * end of the one before (lc_poll_end: after its yield or sleep): a
  * polling loop.  Touched only where waits sleep and only by the thread
@@ -332,8 +366,13 @@ int lc_progress_test(void)
 
 void lc_pt2pt_wait(lc_request_t *req)
 {
-    while (!atomic_load_explicit(&req->complete, memory_order_acquire))
-        if (!lc_progress()) lc_progress_idle();
+    /* Complete at once (a self message, a receive already matched): no
+     * loop, and no look at the wait count either. */
+    if (lc_likely(atomic_load_explicit(&req->complete, memory_order_acquire))) return;
+    do {
+        if (!lc_progress()) lc_progress_idle_wait();
+    } while (!atomic_load_explicit(&req->complete, memory_order_acquire));
+    lc_park_wait_end();
 }
 
 int lc_pt2pt_wait_release(lc_request_t *req, MPI_Status *status)

@@ -199,6 +199,9 @@ int lc_progress_pending(void);
 /* Called between fruitless progress passes: yields the CPU when ranks
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);
+/* The same for a wait that may park at MULTIPLE (pt2pt/lc_park.h): its
+ * loop ends with lc_park_wait_end. */
+void lc_progress_idle_wait(void);
 /* A call that returns whether or not it found anything (MPI_Test and its
  * kin, Iprobe, Parrived) and found nothing: yields the CPU when waits
  * yield (ranks outnumber cores, or LOCUS_POLL=yield/sleep). */

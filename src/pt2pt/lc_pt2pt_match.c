@@ -29,6 +29,7 @@
  * of one source on one context are matched in ring order.  Below
  * MULTIPLE no lock is taken (docs/architecture.md "Threads").
  */
+#include "pt2pt/lc_park.h"
 #include "pt2pt/lc_pt2pt_impl.h"
 #include "util/lc_error.h"
 
@@ -286,6 +287,9 @@ LC_INLINE void lc_on_message_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
     lc_count_add(&lc_pt2pt_stats.unexp_len, 1ul);
     lc_count_max(&lc_pt2pt_stats.unexp_peak, lc_count_get(&lc_pt2pt_stats.unexp_len));
     lc_mq_unlock(q, held);
+    /* A thread parked in MPI_Probe/Mprobe may wait for this entry
+     * (lc_park.h); after the unlock, which published it. */
+    if (mt) lc_park_note();
 }
 
 /* The two instances; the packet handler of each level calls its own

@@ -8,6 +8,7 @@
  * filled in order and published by a release store of the count), so a
  * lookup by handle or wire reference reads it without the lock. */
 #include "pt2pt/lc_request.h"
+#include "pt2pt/lc_park.h"
 #include "pt2pt/lc_pt2pt.h"
 #include "util/lc_lock.h"
 #include "util/lc_thread.h"
@@ -291,6 +292,10 @@ LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
     /* After the flag: the schedule engine looks at its requests when this
      * count moved (lc_sched.c), and must then find them complete. */
     lc_count_add_mt(1, &lc_request_completions, 1u);
+    /* A parked waiter may wait for this flag (lc_park.h): noted for the
+     * pass's end, or the fence and look at `armed` now; neither reads
+     * anything of the request. */
+    lc_park_note();
     if (lc_unlikely(on_complete != NULL)) on_complete(req);
     if (freed) lc_request_release_mt(req, 1);
 }

@@ -140,3 +140,8 @@ int lc_thread_held(void)
 {
     return lc_thread_depth > 0;
 }
+
+int lc_thread_nesting(void)
+{
+    return lc_thread_depth;
+}

@@ -9,7 +9,9 @@
  * every handle table are touched by one thread at a time.  A blocking
  * wait leaves the critical section while it yields (lc_thread_yield, from
  * lc_progress_idle), so another thread's call can run and, for instance,
- * send the message the waiting thread receives.
+ * send the message the waiting thread receives; when the process's
+ * waiting threads outnumber its cores, all but one of them park instead
+ * (src/pt2pt/lc_park.h).
  *
  * At the other levels nothing is taken: the wrapper tests one flag and
  * tail-calls the implementation.  docs/architecture.md "Threads".
@@ -92,6 +94,9 @@ void lc_thread_yield(void);
 /* This thread holds the critical section (for assertions, and for a
  * completion at MULTIPLE: callbacks run only inside it). */
 int lc_thread_held(void);
+/* How many times this thread holds it (0: not at all; above 1: inside a
+ * callback of an MPI call, which must not leave it). */
+int lc_thread_nesting(void);
 
 /* --- Asynchronous progress (LOCUS_ASYNC_PROGRESS, src/pt2pt/lc_async.c) ---
  *

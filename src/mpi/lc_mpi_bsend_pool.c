@@ -129,7 +129,7 @@ int lc_bsend_pool_reserve(lc_bsend_pool_t *p, lc_request_t *req, size_t len, siz
                         "no room in the attached buffer for a %zu-byte message (%s; each message needs its "
                         "size + MPI_BSEND_OVERHEAD = %d bytes): attach a larger buffer with MPI_Buffer_attach",
                         bytes,
-                        rc == LC_BSEND_FULL ? "buffer full"
+                        rc == LC_BSEND_FULL   ? "buffer full"
                         : rc == LC_BSEND_NONE ? "no buffer attached"
                                               : "the buffer is being detached by another thread",
                         MPI_BSEND_OVERHEAD);

@@ -292,8 +292,8 @@ static inline int lc_fast_Sendrecv_replace(void *buf, int count, MPI_Datatype da
 static inline int lc_fast_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                             int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return request && lc_fast_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                                               MPI_STATUS_IGNORE);
+    return request &&
+           lc_fast_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, MPI_STATUS_IGNORE);
 }
 
 /* Probes search the communicator's unexpected queue under its lock
@@ -374,19 +374,19 @@ static inline int lc_fast_Cancel(MPI_Request *request)
  * takes an MPI_Count.  A count past what the type's size can address is
  * refused by the implementation's checks, outside the section as for the
  * int forms' bad tags and buffers. */
-#define LC_FAST_C_SEND(Name)                                                                                         \
-    static inline int lc_fast_##Name##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, \
-                                         MPI_Comm comm)                                                              \
-    {                                                                                                                \
-        (void)buf, (void)tag;                                                                                        \
-        return (LC_FAST_C_EXTRA_##Name) && lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);            \
+#define LC_FAST_C_SEND(Name)                                                                                           \
+    static inline int lc_fast_##Name##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,   \
+                                         MPI_Comm comm)                                                                \
+    {                                                                                                                  \
+        (void)buf, (void)tag;                                                                                          \
+        return (LC_FAST_C_EXTRA_##Name) && lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);               \
     }
-#define LC_FAST_C_ISEND(Name)                                                                                         \
-    static inline int lc_fast_##Name##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,  \
-                                         MPI_Comm comm, MPI_Request *request)                                         \
-    {                                                                                                                 \
-        (void)buf, (void)tag;                                                                                         \
-        return request && (LC_FAST_C_EXTRA_##Name) && lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);  \
+#define LC_FAST_C_ISEND(Name)                                                                                          \
+    static inline int lc_fast_##Name##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,   \
+                                         MPI_Comm comm, MPI_Request *request)                                          \
+    {                                                                                                                  \
+        (void)buf, (void)tag;                                                                                          \
+        return request && (LC_FAST_C_EXTRA_##Name) && lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);    \
     }
 #define LC_FAST_C_EXTRA_Send 1
 #define LC_FAST_C_EXTRA_Ssend 1
@@ -405,23 +405,23 @@ LC_FAST_C_ISEND(Issend)
 LC_FAST_C_ISEND(Irsend)
 LC_FAST_C_ISEND(Ibsend)
 
-static inline int lc_fast_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                                 MPI_Comm comm, MPI_Status *status)
+static inline int lc_fast_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                 MPI_Status *status)
 {
     (void)buf, (void)tag, (void)status;
     return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
 }
 
-static inline int lc_fast_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                                  MPI_Comm comm, MPI_Request *request)
+static inline int lc_fast_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                  MPI_Request *request)
 {
     (void)buf, (void)tag, (void)request;
     return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
 }
 
 static inline int lc_fast_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-                                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+                                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                     int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     (void)sendbuf, (void)sendtag, (void)recvbuf, (void)recvtag, (void)status;
     return lc_fast_world() && lc_fast_dtype(recvcount, recvtype) && lc_fast_comm(comm, dest, sendcount, sendtype) &&
@@ -443,12 +443,11 @@ static inline int lc_fast_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, 
                                          source, recvtag, comm, MPI_STATUS_IGNORE);
 }
 
-static inline int lc_fast_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                                              int sendtag, int source, int recvtag, MPI_Comm comm,
-                                              MPI_Request *request)
+static inline int lc_fast_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                              int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return request && lc_fast_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                                                 MPI_STATUS_IGNORE);
+    return request &&
+           lc_fast_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, MPI_STATUS_IGNORE);
 }
 
 static inline int lc_fast_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,

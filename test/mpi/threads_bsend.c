@@ -26,11 +26,11 @@
 #include <time.h>
 
 #define MAXT 8
-#define NMSG 300      /* messages per worker thread at least */
-#define MINROUNDS 20  /* and until thread 0 has detached this often */
+#define NMSG 300     /* messages per worker thread at least */
+#define MINROUNDS 20 /* and until thread 0 has detached this often */
 #define NSWAP 40
-#define MAXLEN 12288                                  /* bytes of a message at most */
-#define BUFSZ (8 * (MAXLEN + MPI_BSEND_OVERHEAD))    /* each of the two buffers */
+#define MAXLEN 12288                              /* bytes of a message at most */
+#define BUFSZ (8 * (MAXLEN + MPI_BSEND_OVERHEAD)) /* each of the two buffers */
 
 static int rank, size, right, left, nthreads, hold = 1;
 static MPI_Comm own[MAXT], swapc[MAXT];
@@ -134,10 +134,18 @@ static void bsend_one(int t, int tag, const int32_t *m, int len)
         MPI_Request q = MPI_REQUEST_NULL;
         int rc;
         switch ((tag >> 1) % 4) {
-        case 0: rc = MPI_Bsend(m, len, MPI_BYTE, right, tag, c); break;
-        case 1: rc = MPI_Bsend_c(m, len, MPI_BYTE, right, tag, c); break;
-        case 2: rc = MPI_Ibsend(m, len, MPI_BYTE, right, tag, c, &q); break;
-        default: rc = MPI_Ibsend_c(m, len, MPI_BYTE, right, tag, c, &q); break;
+        case 0:
+            rc = MPI_Bsend(m, len, MPI_BYTE, right, tag, c);
+            break;
+        case 1:
+            rc = MPI_Bsend_c(m, len, MPI_BYTE, right, tag, c);
+            break;
+        case 2:
+            rc = MPI_Ibsend(m, len, MPI_BYTE, right, tag, c, &q);
+            break;
+        default:
+            rc = MPI_Ibsend_c(m, len, MPI_BYTE, right, tag, c, &q);
+            break;
         }
         if (rc == MPI_SUCCESS) {
             if (q != MPI_REQUEST_NULL) LC_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
@@ -162,7 +170,9 @@ static void swap_one(int t, int i)
     MPI_Status st;
     fill(s, 128, rank, t, 100000 + i);
     switch (i % 4) {
-    case 0: LC_MPI(MPI_Isendrecv(s, 32, MPI_INT32_T, right, 50000, r, 32, MPI_INT32_T, left, 50000, c, &q)); break;
+    case 0:
+        LC_MPI(MPI_Isendrecv(s, 32, MPI_INT32_T, right, 50000, r, 32, MPI_INT32_T, left, 50000, c, &q));
+        break;
     case 1:
         LC_MPI(MPI_Isendrecv_c(s, 32, MPI_INT32_T, right, 50000, r, 32, MPI_INT32_T, left, 50000, c, &q));
         break;
@@ -208,8 +218,8 @@ static void worker(int t)
             TCHECK(st.MPI_TAG >> 1 == ri, "thread %d: message %d arrived, want %d", t, st.MPI_TAG >> 1, ri);
             TCHECK(n == rlen, "thread %d message %d: %d bytes, want %d", t, ri, n, rlen);
             int bad = check(r, rlen, left, t, ri);
-            TCHECK(bad < 0, "thread %d message %d (%d B) from rank %d: word %d is %d, want %d", t, ri, rlen, left,
-                   bad, bad < 0 ? 0 : r[bad], bad < 0 ? 0 : lc_pattern(left * MAXT + t, ri, bad));
+            TCHECK(bad < 0, "thread %d message %d (%d B) from rank %d: word %d is %d, want %d", t, ri, rlen, left, bad,
+                   bad < 0 ? 0 : r[bad], bad < 0 ? 0 : lc_pattern(left * MAXT + t, ri, bad));
             rdone = st.MPI_TAG & 1;
             ri++;
         }
@@ -234,8 +244,7 @@ static void detacher(void)
         void *was = NULL;
         int sz = 0;
         LC_MPI(MPI_Buffer_detach(&was, &sz));
-        TCHECK(was == bufs[cur] && sz == BUFSZ, "detach gave %p/%d, attached %p/%d", was, sz, (void *)bufs[cur],
-               BUFSZ);
+        TCHECK(was == bufs[cur] && sz == BUFSZ, "detach gave %p/%d, attached %p/%d", was, sz, (void *)bufs[cur], BUFSZ);
         /* Every message has left it: nothing may read it any more. */
         memset(bufs[cur], 0xee, BUFSZ);
         cur ^= 1;

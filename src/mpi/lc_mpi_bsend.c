@@ -58,6 +58,7 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
         LC_TRY(lc_error(MPI_ERR_NO_MEM, "cannot allocate a send request"));
     req->ext = p;
     req->on_complete = lc_bsend_sent;
+    req->hook_anywhere = 1; /* not deferred to the section's holder: lc_bsend_sent */
     if ((rc = lc_bsend_pool_reserve(p, req, len, bytes, &copy)) != MPI_SUCCESS) {
         lc_request_release(req);
         goto err;

@@ -234,9 +234,9 @@ static inline int lc_fast_Irsend(const void *buf, int count, MPI_Datatype dataty
 /* Bsend and Ibsend copy into the process's attached buffer, whose pool
  * has its own lock (src/mpi/lc_mpi_bsend_pool.c): a block is placed under
  * it with a send request whose completion hook is already set, filled
- * and started without it, and freed only once its hook ran (the hook
- * runs in the section's holder at MULTIPLE: lc_request.c defers a
- * completion with a hook), so neither a detach (which waits for every
+ * and started without it, and freed only once its hook ran (in the
+ * completing thread, under any fine lock: `hook_anywhere`, as the pool's
+ * lock is inner to them all), so neither a detach (which waits for every
  * block, refusing new ones meanwhile) nor an iflush (which counts the
  * blocks not yet sent under the same lock) misses one.  Only while no
  * communicator or session has a buffer of its own (lc_bsend_pools_any):

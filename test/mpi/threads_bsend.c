@@ -10,7 +10,7 @@
  *     of them waited for the section).  Shared-memory/self peers only.
  *  2. Threads 1..T-1 Bsend / Ibsend (int and `_c` forms, 8 B to 12 KiB)
  *     to the thread of the same number on the right-hand rank, through
- *     the one attached buffer, while thread 0 detaches it, scribbles over
+ *     the one attached buffer, while thread 0 of rank 0 detaches it, scribbles over
  *     it and attaches the other of two buffers, flushes and iflushes, on
  *     a schedule.  A send that finds no room or no buffer (MPI_ERR_BUFFER,
  *     errors returned) is retried.  Every message is checksummed and
@@ -204,7 +204,7 @@ static void worker(int t)
     while (!sdone || !rdone) {
         if (!sdone) {
             int len = msg_len(t, si);
-            sdone = si + 1 >= NMSG && atomic_load(&rounds_done) >= MINROUNDS;
+            sdone = si + 1 >= NMSG && (rank != 0 || atomic_load(&rounds_done) >= MINROUNDS);
             fill(m, len, rank, t, si);
             bsend_one(t, 2 * si + sdone, m, len);
             memset(m, 0x5a, (size_t)len); /* the buffered copy must not depend on it */
@@ -265,8 +265,12 @@ static void *body(void *arg)
     else if (t == 1 && hold)
         part1_other();
     pthread_barrier_wait(&bar);
-    if (t == 0)
+    if (t == 0 && rank == 0)
         detacher();
+    else if (t == 0)
+        ; /* one rank detaches: two that detach at once can each wait for a
+           * rendezvous message the other's threads, refused by its detach,
+           * do not receive — a deadlock of the program, not of MPI */
     else {
         worker(t);
         atomic_fetch_sub(&workers_left, 1);

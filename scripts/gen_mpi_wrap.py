@@ -37,12 +37,14 @@ DIRECT = {"Pcontrol", "Wtime", "Wtick", "Abort", "Get_version", "Get_library_ver
 # asks lc_fast_<Name> (src/mpi/lc_mpi_fast.h, inline) with the call's
 # arguments and takes the section only when it says no
 # (docs/architecture.md "Threads", the shared-memory fast path).
-# Bsend and Ibsend are not here: their copy goes into the attached buffer,
-# whose pool is the section's (src/mpi/lc_mpi_bsend.c).
-FAST = {"Send", "Recv", "Isend", "Irecv", "Wait", "Test", "Waitall", "Testall",
-        "Waitany", "Waitsome", "Testany", "Testsome", "Sendrecv", "Sendrecv_replace",
-        "Ssend", "Rsend", "Issend", "Irsend", "Probe", "Iprobe", "Mprobe", "Improbe",
-        "Mrecv", "Imrecv", "Request_free", "Cancel"}
+# Bsend and Ibsend copy into the attached buffer, whose pool has its own
+# lock (src/mpi/lc_mpi_bsend_pool.c).  Of the calls with a count, the
+# `_c` large-count form runs the int form's implementation: both here.
+FAST_COUNTED = {"Send", "Recv", "Isend", "Irecv", "Sendrecv", "Sendrecv_replace", "Isendrecv",
+                "Isendrecv_replace", "Ssend", "Rsend", "Bsend", "Issend", "Irsend", "Ibsend", "Mrecv", "Imrecv"}
+FAST = FAST_COUNTED | {n + "_c" for n in FAST_COUNTED} | {
+    "Wait", "Test", "Waitall", "Testall", "Waitany", "Waitsome", "Testany", "Testsome",
+    "Probe", "Iprobe", "Mprobe", "Improbe", "Request_free", "Cancel"}
 # Of FAST, those whose lc_fast_<Name> hands back what it looked up to
 # decide (its last argument), and the function that runs the call with it
 # instead of the implementation: the request is not looked up twice.

@@ -8,17 +8,14 @@
  * occupies its size plus MPI_BSEND_OVERHEAD bytes of the buffer, as users
  * are told to reserve.  Space is reclaimed when the internal sends
  * complete (checked at each Bsend and at detach).  The state of one
- * attached buffer is a pool (lc_mpi_bsend.h): this file's is the
- * process's; lc_mpi_bsend_comm.c hangs others on communicators and
+ * attached buffer is a pool (lc_mpi_bsend_pool.c, with the flushes): the
+ * process's here; lc_mpi_bsend_comm.c hangs others on communicators and
  * lc_mpi_session.c on sessions.
  * MPI_BUFFER_AUTOMATIC: each message gets its own allocation instead.
  *
- * Nonblocking flushes (MPI_Buffer_iflush & co.): each internal send has a
- * completion hook (lc_request_t.on_complete) that, while an iflush is
- * pending on its pool, counts the message off every iflush that waits for
- * it; the iflush request completes when its count reaches zero, from
- * whatever progress call completed the last send.  Messages sent after
- * the iflush call are not waited for (their seq is past its `upto`).
+ * At MPI_THREAD_MULTIPLE, Bsend and Ibsend on the process's pool run
+ * outside the process-wide section (lc_mpi_fast.h): the pool has its own
+ * lock, and this file touches its fields only through the pool's calls.
  */
 #include "mpi/lc_mpi_bsend.h"
 
@@ -27,111 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-lc_bsend_pool_t lc_bsend_proc;
+int lc_bsend_pools_any;
 
-static void lc_bsend_reap(lc_bsend_pool_t *p)
+/* The pool of a buffered send on `c`.  Outside the section (MPI_THREAD_
+ * MULTIPLE, lc_fast_Bsend said yes) the process's: no communicator or
+ * session had a buffer when the wrapper asked, and their attributes and
+ * tables are the section's to read. */
+static lc_bsend_pool_t *lc_bsend_pool_here(lc_comm_t *c)
 {
-    int j = 0;
-    for (int i = 0; i < p->nblocks; i++) {
-        if (p->blocks[i].req->complete) {
-            lc_request_release(p->blocks[i].req);
-            free(p->blocks[i].own);
-        } else {
-            p->blocks[j++] = p->blocks[i];
-        }
-    }
-    p->nblocks = j;
-}
-
-/* First fit; returns the index the new block must take, or -1.  An
- * automatic pool always has room: the block goes last. */
-static int lc_bsend_find(lc_bsend_pool_t *p, size_t len, size_t *offset_p)
-{
-    size_t at = 0;
-    if (p->automatic) {
-        *offset_p = 0;
-        return p->nblocks;
-    }
-    for (int i = 0; i <= p->nblocks; i++) {
-        size_t end = i < p->nblocks ? p->blocks[i].offset : p->size;
-        if (end >= at && end - at >= len) {
-            *offset_p = at;
-            return i;
-        }
-        if (i < p->nblocks) at = p->blocks[i].offset + p->blocks[i].len;
-    }
-    return -1;
-}
-
-/* Reserve `len` bytes of the pool: *offset_p, and the index at which its
- * block record goes (room for one more record is made). */
-static int lc_bsend_reserve(lc_bsend_pool_t *p, size_t len, size_t bytes, size_t *offset_p, int *at_p)
-{
-    lc_bsend_reap(p);
-    int at = lc_bsend_find(p, len, offset_p);
-    if (at < 0) { /* give completed sends a chance to finish */
-        lc_progress();
-        lc_bsend_reap(p);
-        at = lc_bsend_find(p, len, offset_p);
-    }
-    if (at < 0)
-        return lc_error(MPI_ERR_BUFFER,
-                        "no room in the attached buffer for a %zu-byte message (%s; each message needs its "
-                        "size + MPI_BSEND_OVERHEAD = %d bytes): attach a larger buffer with MPI_Buffer_attach",
-                        bytes, p->base ? "buffer full" : "no buffer attached", MPI_BSEND_OVERHEAD);
-    if (p->nblocks == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 16;
-        lc_bsend_block_t *b = realloc(p->blocks, sizeof(*b) * (size_t)cap);
-        if (!b) return lc_error(MPI_ERR_NO_MEM, "out of memory for %d buffered-send records", cap);
-        p->blocks = b;
-        p->cap = cap;
-    }
-    *at_p = at;
-    return MPI_SUCCESS;
-}
-
-/* Completion hook of an internal send (runs inside lc_request_complete,
- * the block still in the pool: blocks leave it only at lc_bsend_reap). */
-static void lc_bsend_sent(lc_request_t *req)
-{
-    lc_bsend_pool_t *p = req->ext;
-    uint64_t seq = UINT64_MAX;
-    if (!p->flushes) return;
-    for (int i = 0; i < p->nblocks && seq == UINT64_MAX; i++)
-        if (p->blocks[i].req == req) seq = p->blocks[i].seq;
-    for (lc_bsend_flush_t **at = &p->flushes, *f; (f = *at) != NULL;) {
-        if (seq < f->upto && --f->left == 0) {
-            *at = f->next;
-            lc_request_complete(f->req); /* no hook of its own: no recursion */
-            free(f);
-        } else {
-            at = &f->next;
-        }
-    }
-}
-
-int lc_bsend_pool_iflush(lc_bsend_pool_t *p, lc_request_t **req_p)
-{
-    int left = 0;
-    for (int i = 0; i < p->nblocks; i++) left += !p->blocks[i].req->complete;
-    lc_request_t *req = lc_request_alloc(LC_REQ_DONE);
-    if (!req) return lc_error(MPI_ERR_NO_MEM, "out of requests");
-    req->st_source = MPI_ANY_SOURCE;
-    req->st_tag = MPI_ANY_TAG;
-    if (left == 0) {
-        lc_request_complete(req);
-        *req_p = req;
-        return MPI_SUCCESS;
-    }
-    lc_bsend_flush_t *f = malloc(sizeof(*f));
-    if (!f) {
-        lc_request_release(req);
-        return lc_error(MPI_ERR_NO_MEM, "out of memory for a buffer flush");
-    }
-    *f = (lc_bsend_flush_t){ p->flushes, req, p->next_seq, left };
-    p->flushes = f;
-    *req_p = req;
-    return MPI_SUCCESS;
+    if (lc_thread_locking() && !lc_thread_held()) return &lc_bsend_proc;
+    return lc_bsend_pool_of(c);
 }
 
 static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -139,8 +41,8 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
 {
     lc_comm_t *c = NULL;
     lc_request_t *req;
-    size_t offset = 0;
-    int rc, at = 0;
+    char *copy = NULL;
+    int rc;
     LC_TRY(lc_check_send(buf, count, dt, dest, tag, comm, &c));
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
     lc_dt_t *t = lc_mpi_p2p_type(dt);
@@ -148,26 +50,32 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     /* Exactly what MPI tells users to reserve per message; the block
      * records live outside the user's buffer. */
     size_t len = bytes + MPI_BSEND_OVERHEAD;
-    lc_bsend_pool_t *p = lc_bsend_pool_of(c);
-    LC_TRY(lc_bsend_reserve(p, len, bytes, &offset, &at));
-    char *own = NULL, *copy = p->base + offset;
-    if (p->automatic && !(copy = own = malloc(len)))
-        LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte buffered message", bytes));
+    lc_bsend_pool_t *p = lc_bsend_pool_here(c);
+    /* The request is made before its block is placed and started after
+     * the copy: its hook is in place before it can complete, so every
+     * block's hook runs (lc_mpi_bsend_pool.c). */
+    if (!(req = lc_pt2pt_send_request(NULL, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD)))
+        LC_TRY(lc_error(MPI_ERR_NO_MEM, "cannot allocate a send request"));
+    req->ext = p;
+    req->on_complete = lc_bsend_sent;
+    req->hook_anywhere = 1; /* not deferred to the section's holder: lc_bsend_sent */
+    if ((rc = lc_bsend_pool_reserve(p, req, len, bytes, &copy)) != MPI_SUCCESS) {
+        lc_request_release(req);
+        goto err;
+    }
+    /* The block is ours until its send completes: no lock for the copy. */
     if (t)
         rc = lc_dt_pack(t, count, buf, 0, copy, bytes); /* the message is the packed bytes */
     else if (bytes)
         memcpy(copy, buf, bytes);
-    if (rc == MPI_SUCCESS) rc = lc_pt2pt_isend(copy, bytes, dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc) free(own);
-    LC_TRY(rc);
+    if (rc) {
+        lc_bsend_pool_unreserve(p, req);
+        lc_request_release(req);
+        goto err;
+    }
+    req->buf = copy;
     lc_request_hold_comm(req); /* the user may free the communicator before it leaves */
-    memmove(&p->blocks[at + 1], &p->blocks[at], sizeof(*p->blocks) * (size_t)(p->nblocks - at));
-    p->blocks[at] = (lc_bsend_block_t){ offset, len, req, own, p->next_seq++ };
-    p->nblocks++;
-    /* Set after lc_pt2pt_isend returned: a send that completed inside it
-     * was never in flight for an iflush to wait for. */
-    req->ext = p;
-    req->on_complete = lc_bsend_sent;
+    lc_pt2pt_send_start(req);
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
@@ -198,37 +106,6 @@ static int lc_ibsend(const void *buf, MPI_Count count, MPI_Datatype datatype, in
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(NULL, func, rc);
-}
-
-int lc_bsend_pool_attach(lc_bsend_pool_t *p, void *buffer, MPI_Count size)
-{
-    if (buffer == MPI_BUFFER_AUTOMATIC) {
-        if (p->base || p->automatic)
-            return lc_error(MPI_ERR_BUFFER, "a buffer is already attached: detach it first");
-        p->automatic = 1;
-        return MPI_SUCCESS;
-    }
-    if (size < 0) return lc_error(MPI_ERR_ARG, "buffer size %lld is negative", (long long)size);
-    if (!buffer && size > 0) return lc_error(MPI_ERR_BUFFER, "buffer is NULL");
-    if (p->base || p->automatic) return lc_error(MPI_ERR_BUFFER, "a buffer is already attached: detach it first");
-    p->base = buffer;
-    p->size = (size_t)size;
-    return MPI_SUCCESS;
-}
-
-void lc_bsend_pool_flush(lc_bsend_pool_t *p)
-{
-    for (int i = 0; i < p->nblocks; i++) lc_pt2pt_wait(p->blocks[i].req);
-    lc_bsend_reap(p); /* every hook ran: no iflush is left pending */
-}
-
-void lc_bsend_pool_detach(lc_bsend_pool_t *p, void **buffer_p, MPI_Count *size_p)
-{
-    lc_bsend_pool_flush(p); /* detach blocks until every buffered message has left */
-    *buffer_p = p->automatic ? MPI_BUFFER_AUTOMATIC : p->base;
-    *size_p = (MPI_Count)p->size;
-    free(p->blocks);
-    *p = (lc_bsend_pool_t){ 0 };
 }
 
 static int lc_buffer_attach(void *buffer, MPI_Count size, const char *func)

@@ -4,17 +4,27 @@
  * offers (MPI_Buffer_attach: the process's; MPI_Comm_attach_buffer: one
  * communicator's; MPI_Session_attach_buffer: one session's) and the
  * buffered messages still leaving it.
+ *
+ * MPI_THREAD_MULTIPLE: Bsend and Ibsend on the process's pool run outside
+ * the process-wide section (src/mpi/lc_mpi_fast.h), so every field of a
+ * pool is read and written under its `lock` (taken at MULTIPLE only).
+ * The lock is innermost but for the request pool's: nothing that waits,
+ * progresses, starts a send or completes a request with a hook runs under
+ * it (a completion under a fine lock is deferred to the section's holder,
+ * which would never come while a waiter held this one).
  */
 #ifndef LC_MPI_BSEND_H
 #define LC_MPI_BSEND_H
 
 #include "mpi/lc_mpi_request.h"
+#include "util/lc_lock.h"
 
 typedef struct lc_bsend_block {
     size_t offset, len; /* within the attached buffer, overhead included */
     lc_request_t *req;  /* the internal send; its `ext` points to the pool */
     char *own;          /* MPI_BUFFER_AUTOMATIC: the block's own allocation */
     uint64_t seq;       /* the pool's message count when it was sent */
+    int sent;           /* set by the send's completion hook: the block may go */
 } lc_bsend_block_t;
 
 /* A pending MPI_*_iflush_buffer: `req` completes when the `left`
@@ -34,8 +44,12 @@ typedef struct lc_bsend_pool {
     int nblocks, cap;
     uint64_t next_seq;         /* seq of the next message */
     lc_bsend_flush_t *flushes; /* pending iflush requests, newest first */
+    int detaching;             /* a detach waits for the messages: no new ones */
+    lc_lock_t lock;            /* all of the above (a zeroed lock is free) */
 } lc_bsend_pool_t;
 
+/* Read in the section only (attach and detach are section calls): the
+ * threads outside it never change `base` or `automatic`. */
 static inline bool lc_bsend_pool_attached(const lc_bsend_pool_t *p)
 {
     return p->base || p->automatic;
@@ -43,6 +57,10 @@ static inline bool lc_bsend_pool_attached(const lc_bsend_pool_t *p)
 
 /* The pool MPI_Buffer_attach fills. */
 extern lc_bsend_pool_t lc_bsend_proc;
+/* Set (never cleared) at the first buffer attached to a communicator or
+ * a session, in the section: until then every buffered send uses
+ * lc_bsend_proc, and lc_mpi_fast.h lets Bsend/Ibsend skip the section. */
+extern LC_HIDDEN int lc_bsend_pools_any;
 /* The pool a buffered send on `c` uses: the communicator's own when one is
  * attached, else its session's when it derives from a session that has one
  * (lc_session_pool), else the process's (lc_mpi_bsend_comm.c). */
@@ -57,13 +75,25 @@ int lc_session_buffer(MPI_Session session, lc_bsend_pool_t **pool_p);
 int lc_session_fail(MPI_Session session, const char *func, int code);
 /* Attach `buffer` (or MPI_BUFFER_AUTOMATIC) to an empty pool; error code. */
 int lc_bsend_pool_attach(lc_bsend_pool_t *p, void *buffer, MPI_Count size);
+/* A message of `len` bytes (`bytes` of data) sent by `req`, a send
+ * request not yet started whose completion hook is lc_bsend_sent and
+ * whose `ext` is the pool: its block placed, *copy_p where its data goes
+ * (in the attached buffer, or an automatic pool's allocation for it).
+ * Error code (MPI_ERR_BUFFER: no room). */
+int lc_bsend_pool_reserve(lc_bsend_pool_t *p, lc_request_t *req, size_t len, size_t bytes, char **copy_p);
+/* Take back the block of a request that was never started. */
+void lc_bsend_pool_unreserve(lc_bsend_pool_t *p, lc_request_t *req);
+/* The internal sends' completion hook. */
+void lc_bsend_sent(lc_request_t *req);
 /* Wait until every message of the pool has left it (MPI_Buffer_flush). */
 void lc_bsend_pool_flush(lc_bsend_pool_t *p);
 /* MPI_*_iflush_buffer: a new request (user-visible, not yet handed out)
  * that completes when every message in flight now has left the pool
  * (at once when none is).  Error code. */
 int lc_bsend_pool_iflush(lc_bsend_pool_t *p, lc_request_t **req_p);
-/* Flush, then empty the pool: *buffer_p, *size_p what was attached. */
+/* Flush, then empty the pool: *buffer_p, *size_p what was attached
+ * (NULL, 0 when nothing was, or another thread is detaching it).
+ * Buffered sends that come meanwhile fail with MPI_ERR_BUFFER. */
 void lc_bsend_pool_detach(lc_bsend_pool_t *p, void **buffer_p, MPI_Count *size_p);
 
 #endif

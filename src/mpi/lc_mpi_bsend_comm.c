@@ -63,6 +63,10 @@ static int lc_comm_attach(MPI_Comm comm, void *buffer, MPI_Count size, const cha
     if (lc_bsend_keyval == MPI_KEYVAL_INVALID)
         LC_TRY(lc_keyval_create(LC_ATTR_COMM, NULL, lc_bsend_comm_delete, NULL, &lc_bsend_keyval));
     if (!(p = calloc(1, sizeof(*p)))) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a buffer record"));
+    /* Before the pool can take a message: from here buffered sends take
+     * the section, which looks up their communicator's pool (relaxed: a
+     * send that races this call may use either pool, as MPI allows). */
+    __atomic_store_n(&lc_bsend_pools_any, 1, __ATOMIC_RELAXED);
     LC_TRY(lc_bsend_pool_attach(p, buffer, size));
     LC_TRY(lc_attr_set(LC_ATTR_COMM, c->handle, &c->attrs, lc_bsend_keyval, p, LC_ATTR_PTR));
     return MPI_SUCCESS;

@@ -7,10 +7,11 @@
  * costs no call and no spill of the call's arguments.
  *
  * The generated wrapper of MPI_Send, Recv, Isend, Irecv, the send modes
- * (Ssend, Rsend, Issend, Irsend; not Bsend), Sendrecv(_replace), the
- * probes (Probe, Iprobe, Mprobe, Improbe) and matched receives (Mrecv,
- * Imrecv), the completions (Wait, Test and their all/any/some forms),
- * Request_free and Cancel (FAST in scripts/gen_mpi_wrap.py) asks
+ * (Ssend, Rsend, Bsend, Issend, Irsend, Ibsend), Sendrecv(_replace),
+ * Isendrecv(_replace), the probes (Probe, Iprobe, Mprobe, Improbe) and
+ * matched receives (Mrecv, Imrecv), each of these with its `_c`
+ * large-count form, the completions (Wait, Test and their all/any/some
+ * forms), Request_free and Cancel (FAST in scripts/gen_mpi_wrap.py) asks
  * lc_fast_<Name> with the call's arguments at MULTIPLE; when it says yes
  * the implementation runs without the section, so threads on different
  * communicators do not take turns on one lock: the shared-memory rings,
@@ -60,7 +61,7 @@ static inline bool lc_fast_world(void)
  * type's handle carries its size (lc_dtype.h), so no table lookup.  Pair
  * types (MPI_DOUBLE_INT...) take the typed path (lc_mpi_p2p_type), which
  * stages and references the type: not here. */
-static inline bool lc_fast_dtype(int count, MPI_Datatype dt)
+static inline bool lc_fast_dtype(MPI_Count count, MPI_Datatype dt)
 {
     return count >= 0 && ((unsigned)dt & 0xfc000000u) == 0x4c000000u;
 }
@@ -77,7 +78,7 @@ static inline bool lc_fast_peer(MPI_Comm comm, int rank)
     return p->kind == LC_CHANNEL_SHM || p->kind == LC_CHANNEL_SELF;
 }
 
-static inline bool lc_fast_comm(MPI_Comm comm, int rank, int count, MPI_Datatype dt)
+static inline bool lc_fast_comm(MPI_Comm comm, int rank, MPI_Count count, MPI_Datatype dt)
 {
     return lc_fast_dtype(count, dt) && lc_fast_peer(comm, rank);
 }
@@ -207,8 +208,7 @@ static inline int lc_fast_Testsome(int incount, MPI_Request array_of_requests[],
 /* The send modes: a synchronous send's eager packet asks for an ACK that
  * names the request by its wire reference (published with release, as
  * the rendezvous's RTS; the receiver answers under the peer's tx lock);
- * a ready send is a standard one here.  Bsend stays in the section (its
- * attached buffer's pool is the section's). */
+ * a ready send is a standard one here.  Buffered sends: below. */
 static inline int lc_fast_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return lc_fast_Send(buf, count, datatype, dest, tag, comm);
@@ -231,6 +231,31 @@ static inline int lc_fast_Irsend(const void *buf, int count, MPI_Datatype dataty
     return lc_fast_Isend(buf, count, datatype, dest, tag, comm, request);
 }
 
+/* Bsend and Ibsend copy into the process's attached buffer, whose pool
+ * has its own lock (src/mpi/lc_mpi_bsend_pool.c): a block is placed under
+ * it with a send request whose completion hook is already set, filled
+ * and started without it, and freed only once its hook ran (in the
+ * completing thread, under any fine lock: `hook_anywhere`, as the pool's
+ * lock is inner to them all), so neither a detach (which waits for every
+ * block, refusing new ones meanwhile) nor an iflush (which counts the
+ * blocks not yet sent under the same lock) misses one.  Only while no
+ * communicator or session has a buffer of its own (lc_bsend_pools_any):
+ * finding theirs reads attributes and the session table, which are the
+ * section's.  Ibsend's request is one born complete. */
+extern LC_HIDDEN int lc_bsend_pools_any;
+
+static inline int lc_fast_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return !__atomic_load_n(&lc_bsend_pools_any, __ATOMIC_RELAXED) &&
+           lc_fast_Send(buf, count, datatype, dest, tag, comm);
+}
+
+static inline int lc_fast_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    return request && lc_fast_Bsend(buf, count, datatype, dest, tag, comm);
+}
+
 /* Sendrecv: a receive posted, then a send, then both waited for — what
  * Irecv, Isend and Wait do on this path.  Sendrecv_replace's staging copy
  * is its own malloc'ed buffer (predefined types only: no pack). */
@@ -243,11 +268,32 @@ static inline int lc_fast_Sendrecv(const void *sendbuf, int sendcount, MPI_Datat
            lc_fast_peer(comm, source);
 }
 
+/* Isendrecv(_replace): a receive posted and a send started, as Irecv and
+ * Isend do here; the send is hung on the receive (`partner`) and the
+ * replace form's copy on `ext` after both are posted, by the calling
+ * thread, before the handle leaves it — another thread may complete the
+ * receive meanwhile, but completion reads neither field.  The request
+ * (with a partner) is then waited for in the section (lc_fast_found). */
+static inline int lc_fast_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                                    MPI_Comm comm, MPI_Request *request)
+{
+    return request && lc_fast_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                       source, recvtag, comm, MPI_STATUS_IGNORE);
+}
+
 static inline int lc_fast_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                            int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     (void)buf, (void)sendtag, (void)recvtag, (void)status;
     return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype) && lc_fast_peer(comm, source);
+}
+
+static inline int lc_fast_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                            int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return request &&
+           lc_fast_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, MPI_STATUS_IGNORE);
 }
 
 /* Probes search the communicator's unexpected queue under its lock
@@ -284,7 +330,7 @@ static inline int lc_fast_Improbe(int source, int tag, MPI_Comm comm, int *flag,
 /* Mrecv/Imrecv deliver the dequeued entry as a receive that matched it
  * (lc_pt2pt_imrecv_post): the entry is the caller's alone.  A derived
  * datatype's receive (typed) stays in the section. */
-static inline bool lc_fast_message(int count, MPI_Datatype dt, const MPI_Message *message)
+static inline bool lc_fast_message(MPI_Count count, MPI_Datatype dt, const MPI_Message *message)
 {
     if (!message || !lc_fast_world() || !lc_fast_dtype(count, dt)) return false;
     if (*message == MPI_MESSAGE_NO_PROC) return true;
@@ -320,6 +366,102 @@ static inline int lc_fast_Request_free(MPI_Request *request)
 static inline int lc_fast_Cancel(MPI_Request *request)
 {
     return lc_fast_Request_free(request);
+}
+
+/* The `_c` large-count forms run the same implementations as their int
+ * forms (one static function per family, the count an MPI_Count), so the
+ * same reasons hold; only the count's type differs, and lc_fast_dtype
+ * takes an MPI_Count.  A count past what the type's size can address is
+ * refused by the implementation's checks, outside the section as for the
+ * int forms' bad tags and buffers. */
+#define LC_FAST_C_SEND(Name)                                                                                           \
+    static inline int lc_fast_##Name##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,   \
+                                         MPI_Comm comm)                                                                \
+    {                                                                                                                  \
+        (void)buf, (void)tag;                                                                                          \
+        return (LC_FAST_C_EXTRA_##Name) && lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);               \
+    }
+#define LC_FAST_C_ISEND(Name)                                                                                          \
+    static inline int lc_fast_##Name##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,   \
+                                         MPI_Comm comm, MPI_Request *request)                                          \
+    {                                                                                                                  \
+        (void)buf, (void)tag;                                                                                          \
+        return request && (LC_FAST_C_EXTRA_##Name) && lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);    \
+    }
+#define LC_FAST_C_EXTRA_Send 1
+#define LC_FAST_C_EXTRA_Ssend 1
+#define LC_FAST_C_EXTRA_Rsend 1
+#define LC_FAST_C_EXTRA_Bsend !__atomic_load_n(&lc_bsend_pools_any, __ATOMIC_RELAXED)
+#define LC_FAST_C_EXTRA_Isend 1
+#define LC_FAST_C_EXTRA_Issend 1
+#define LC_FAST_C_EXTRA_Irsend 1
+#define LC_FAST_C_EXTRA_Ibsend LC_FAST_C_EXTRA_Bsend
+LC_FAST_C_SEND(Send)
+LC_FAST_C_SEND(Ssend)
+LC_FAST_C_SEND(Rsend)
+LC_FAST_C_SEND(Bsend)
+LC_FAST_C_ISEND(Isend)
+LC_FAST_C_ISEND(Issend)
+LC_FAST_C_ISEND(Irsend)
+LC_FAST_C_ISEND(Ibsend)
+
+static inline int lc_fast_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                 MPI_Status *status)
+{
+    (void)buf, (void)tag, (void)status;
+    return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
+}
+
+static inline int lc_fast_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                  MPI_Request *request)
+{
+    (void)buf, (void)tag, (void)request;
+    return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
+}
+
+static inline int lc_fast_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                     int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    (void)sendbuf, (void)sendtag, (void)recvbuf, (void)recvtag, (void)status;
+    return lc_fast_world() && lc_fast_dtype(recvcount, recvtype) && lc_fast_comm(comm, dest, sendcount, sendtype) &&
+           lc_fast_peer(comm, source);
+}
+
+static inline int lc_fast_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                             int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    (void)buf, (void)sendtag, (void)recvtag, (void)status;
+    return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype) && lc_fast_peer(comm, source);
+}
+
+static inline int lc_fast_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                      int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                      int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return request && lc_fast_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                         source, recvtag, comm, MPI_STATUS_IGNORE);
+}
+
+static inline int lc_fast_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                              int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return request &&
+           lc_fast_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, MPI_STATUS_IGNORE);
+}
+
+static inline int lc_fast_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                                  MPI_Status *status)
+{
+    (void)buf, (void)status;
+    return lc_fast_message(count, datatype, message);
+}
+
+static inline int lc_fast_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                                   MPI_Request *request)
+{
+    (void)buf;
+    return request && lc_fast_message(count, datatype, message);
 }
 
 #endif

@@ -50,6 +50,14 @@ int lc_pt2pt_fini(void);
 
 int lc_pt2pt_isend(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
                    lc_send_mode_t mode, lc_request_t **req_p);
+/* lc_pt2pt_isend in two halves, so that a caller can finish the request
+ * before anything goes out (lc_pt2pt_typed.c: its cursor; buffered sends,
+ * src/mpi/lc_mpi_bsend.c: their completion hook): a send request filled in
+ * (NULL: out of memory), and its start (the first packet now or queued;
+ * MPI_PROC_NULL completes it). */
+lc_request_t *lc_pt2pt_send_request(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
+                                    lc_send_mode_t mode);
+void lc_pt2pt_send_start(lc_request_t *req);
 /* Blocking send; small standard sends take an allocation-free path.
  * Through a pointer set once (the unlocked instance below
  * MPI_THREAD_MULTIPLE, the one with the peer's tx lock at it:

@@ -39,13 +39,6 @@ extern int lc_pt2pt_pending_peers;
 void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint32_t rreq);
 /* The same with header flags (a CTS with LC_PKT_FLAG_NT). */
 void lc_pt2pt_send_ctl_flags(lc_peer_t *peer, lc_pkt_kind_t kind, uint8_t flags, uint32_t sreq, uint32_t rreq);
-/* lc_pt2pt_isend in two halves, so that lc_pt2pt_typed.c can give the
- * request its cursor before anything goes out: a send request filled in
- * (NULL: out of memory), and its start (the first packet now or queued;
- * MPI_PROC_NULL completes it). */
-lc_request_t *lc_pt2pt_send_request(const void *buf, size_t bytes, int dest, int tag, lc_comm_t *comm, int ctx_kind,
-                                    lc_send_mode_t mode);
-void lc_pt2pt_send_start(lc_request_t *req);
 /* Append a send request to the peer's pending queue. */
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
 /* Push what the peers' pending queues hold while their rings have room.

@@ -212,10 +212,13 @@ static lc_request_t *lc_req_freed;
 
 /* Whether a completion must be deferred: a request with something to run
  * at its end, completed by a thread outside the section or holding a fine
- * lock. */
+ * lock.  A hook marked `hook_anywhere` (a buffered send's, which takes
+ * only its pool's lock, inner to every fine lock but this pool's) runs
+ * where the completion happens. */
 static inline int lc_request_defers(const lc_request_t *req)
 {
     if (lc_likely(req->stage == NULL && req->rcur == NULL && req->on_complete == NULL && !req->user_freed)) return 0;
+    if (req->stage == NULL && req->rcur == NULL && !req->user_freed && req->hook_anywhere) return 0;
     return !lc_thread_held() || lc_lock_nheld != 0;
 }
 

@@ -89,6 +89,8 @@ typedef struct lc_request {
                               * cleared before release: lc_mpi_fast.h reads it while they change) */
     uint8_t pick_nt;         /* pipeline with non-temporal fragments (lc_pt2pt_pick.c): recv, the variant its
                               * CTS asked for (lc_pick_pipe_start); send, the CTS said so (LC_PKT_FLAG_NT) */
+    uint8_t hook_anywhere;   /* on_complete may run in any thread, under any fine lock: it takes only a
+                              * lock inner to them and runs no user code (buffered sends); not deferred */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
     atomic_int complete;     /* release store (lc_request_complete), acquire load by a waiter */
     uint32_t gen;            /* grows at each release: see the top of this file */

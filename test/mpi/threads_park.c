@@ -82,12 +82,12 @@ static void fill(int *m, int from, int t, int round)
 {
     int n = msg_len(round, t);
     m[0] = from, m[1] = t, m[2] = round, m[3] = n;
-    int sum = 0;
+    unsigned sum = 0; /* wraps: unsigned, not signed overflow */
     for (int i = 0; i < n - 1; i++) {
-        if (i >= 4) m[i] = from * 1000003 + t * 7919 + round * 31 + i;
-        sum += m[i] * (i + 1);
+        if (i >= 4) m[i] = (int)((unsigned)from * 1000003u + (unsigned)t * 7919u + (unsigned)round * 31u + (unsigned)i);
+        sum += (unsigned)m[i] * (unsigned)(i + 1);
     }
-    m[n - 1] = sum;
+    m[n - 1] = (int)sum;
 }
 
 static void check(const int *m, const MPI_Status *st, int from, int t, int round)

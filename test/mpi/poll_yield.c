@@ -23,6 +23,7 @@
  * only (LOCUS_POLL=yield) they poll ~100 ms.
  */
 #include "lc_test.h"
+#include "lc_test_cpu.h"
 
 #include <sched.h>
 #include <time.h>
@@ -32,26 +33,6 @@
 #define ROUNDS 3
 /* Polling CPU above this share of the sender's work means it did not yield. */
 #define MAX_SHARE 0.3
-
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static void pin_to_first_cpu(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set)) {
-            CPU_ZERO(&set);
-            CPU_SET(c, &set);
-            sched_setaffinity(0, sizeof(set), &set);
-            return;
-        }
-}
 
 enum { BY_TEST, BY_TESTANY, BY_TESTALL, BY_TESTSOME, BY_IPROBE, BY_IMPROBE, BY_RECV, NHOW };
 static const char *how_names[NHOW] = { "MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome",
@@ -63,10 +44,10 @@ static double poll_until_received(int how, int *value)
     MPI_Request req = MPI_REQUEST_NULL;
     MPI_Message msg;
     int flag = 0, idx, n;
-    double t0 = cpu_ms();
+    double t0 = lc_test_cpu_ms();
     if (how == BY_RECV) {
         LC_MPI(MPI_Recv(value, 1, MPI_INT, 1, how, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        return cpu_ms() - t0;
+        return lc_test_cpu_ms() - t0;
     }
     if (how <= BY_TESTSOME) LC_MPI(MPI_Irecv(value, 1, MPI_INT, 1, how, MPI_COMM_WORLD, &req));
     while (!flag) {
@@ -82,7 +63,7 @@ static double poll_until_received(int how, int *value)
         case BY_IMPROBE: LC_MPI(MPI_Improbe(1, how, MPI_COMM_WORLD, &flag, &msg, MPI_STATUS_IGNORE)); break;
         }
     }
-    double spent = cpu_ms() - t0;
+    double spent = lc_test_cpu_ms() - t0;
     if (how == BY_IPROBE) LC_MPI(MPI_Recv(value, 1, MPI_INT, 1, how, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     if (how == BY_IMPROBE) LC_MPI(MPI_Mrecv(value, 1, MPI_INT, &msg, MPI_STATUS_IGNORE));
     return spent;
@@ -90,7 +71,7 @@ static double poll_until_received(int how, int *value)
 
 int main(int argc, char **argv)
 {
-    pin_to_first_cpu();
+    lc_test_pin_first_cpu();
     if (argc > 1 && strcmp(argv[1], "multiple") == 0) { /* the yield leaves the critical section */
         int provided;
         LC_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
@@ -112,8 +93,8 @@ int main(int argc, char **argv)
             LC_MPI(MPI_Barrier(MPI_COMM_WORLD));
             if (rank == 1) {
                 volatile double sink = 0;
-                double t0 = cpu_ms();
-                while (cpu_ms() - t0 < WORK_MS) sink += 1.0;
+                double t0 = lc_test_cpu_ms();
+                while (lc_test_cpu_ms() - t0 < WORK_MS) sink += 1.0;
                 int v = 1000 * how + round;
                 LC_MPI(MPI_Send(&v, 1, MPI_INT, 0, how, MPI_COMM_WORLD));
             } else {

@@ -28,6 +28,7 @@
  *     use under a fifth of the busiest thread's CPU (best of 3 tries).
  */
 #include "lc_test.h"
+#include "lc_test_cpu.h"
 #include "lc_test_threads.h"
 
 #include <sched.h>
@@ -50,26 +51,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static void pin_to_first_cpu(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set)) {
-            CPU_ZERO(&set);
-            CPU_SET(c, &set);
-            sched_setaffinity(0, sizeof(set), &set);
-            return;
-        }
 }
 
 /* Message: [rank, thread, round, n, payload..., checksum], n ints in all. */
@@ -193,9 +174,9 @@ static void *sleeper(void *arg)
     int t = (int)(intptr_t)arg;
     int m;
     pthread_barrier_wait(&bar);
-    double c0 = cpu_ms();
+    double c0 = lc_test_cpu_ms();
     LC_MPI(MPI_Recv(&m, 1, MPI_INT, rank + 1, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    wait_cpu[t] = cpu_ms() - c0;
+    wait_cpu[t] = lc_test_cpu_ms() - c0;
     TCHECK(m == t, "thread %d: got %d", t, m);
     return NULL;
 }
@@ -216,7 +197,7 @@ static int parked_threads(void)
 
 int main(int argc, char **argv)
 {
-    pin_to_first_cpu();
+    lc_test_pin_first_cpu();
     lc_threads_init(&argc, &argv);
     nthreads = lc_threads_count(argc, argv, 4, MAXT);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

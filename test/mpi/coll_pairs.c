@@ -22,6 +22,7 @@
  * 12-byte MPI_DOUBLE_INT) and the others' declarations as their packed
  * bytes, so a mixed job got shifted items or a truncation error. */
 #include "lc_test.h"
+#include "lc_test_pairs.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,26 +32,6 @@
 #define BIG 3000 /* items of the large bcast / allgather (36 KiB of MPI_DOUBLE_INT) */
 #define MAXB 8   /* blocks per alltoallw peer at most */
 
-typedef struct pair_desc {
-    MPI_Datatype pair, value;
-    const char *name;
-    size_t vsize, ioff, extent; /* the C struct {V v; int i;} */
-} pair_desc_t;
-
-#define PAIR(P, V, CT)                                                                                                 \
-    {                                                                                                                  \
-        P, V, #P, sizeof(CT),                                                                                          \
-            offsetof(                                                                                                  \
-                struct {                                                                                               \
-                    CT v;                                                                                              \
-                    int i;                                                                                             \
-                },                                                                                                     \
-                i),                                                                                                    \
-            sizeof(struct {                                                                                            \
-                CT v;                                                                                                  \
-                int i;                                                                                                 \
-            })                                                                                                         \
-    }
 static const pair_desc_t pairs[] = {
     PAIR(MPI_DOUBLE_INT, MPI_DOUBLE, double), PAIR(MPI_LONG_INT, MPI_LONG, long),
     PAIR(MPI_SHORT_INT, MPI_SHORT, short),    PAIR(MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, long double),

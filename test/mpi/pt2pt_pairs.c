@@ -17,6 +17,7 @@
  * Locus moved pair types with their padding (16 bytes for each 12-byte
  * MPI_DOUBLE_INT), so none of the mixed-layout cases matched. */
 #include "lc_test.h"
+#include "lc_test_pairs.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,26 +25,6 @@
 
 #define N 40
 
-typedef struct pair_desc {
-    MPI_Datatype pair, value;
-    const char *name;
-    size_t vsize, ioff, extent; /* the C struct {V v; int i;} */
-} pair_desc_t;
-
-#define PAIR(P, V, CT)                                                                                                 \
-    {                                                                                                                  \
-        P, V, #P, sizeof(CT),                                                                                          \
-            offsetof(                                                                                                  \
-                struct {                                                                                               \
-                    CT v;                                                                                              \
-                    int i;                                                                                             \
-                },                                                                                                     \
-                i),                                                                                                    \
-            sizeof(struct {                                                                                            \
-                CT v;                                                                                                  \
-                int i;                                                                                                 \
-            })                                                                                                         \
-    }
 static const pair_desc_t pairs[] = {
     PAIR(MPI_FLOAT_INT, MPI_FLOAT, float), PAIR(MPI_DOUBLE_INT, MPI_DOUBLE, double),
     PAIR(MPI_LONG_INT, MPI_LONG, long),    PAIR(MPI_SHORT_INT, MPI_SHORT, short),

@@ -51,7 +51,9 @@
  * lc_pick_in_window).  CMA's windows are timed as windows too (session
  * 19, lc_pt2pt_pick_pullwin.c: pulls back to back; a lone pull's figure
  * carries the RTS transit, which a window overlaps); until CMA has such
- * a figure its lone samples stand in for it.
+ * a figure its lone samples stand in for it, and the first window after
+ * the pipeline's windows are measured is pulled to give it one (session
+ * 20, lc_pick_windows_unmeasured).
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with

@@ -51,7 +51,9 @@
  * lc_pick_in_window).  CMA's windows are timed as windows too (session
  * 19, lc_pt2pt_pick_pullwin.c: pulls back to back; a lone pull's figure
  * carries the RTS transit, which a window overlaps); until CMA has such
- * a figure its lone samples stand in for it.
+ * a figure its lone samples stand in for it, and the first window after
+ * the pipeline's windows are measured is pulled to give it one (session
+ * 20, lc_pick_windows_unmeasured).
  *
  * When the host's ranks outnumber its cores, CMA without measuring (the
  * pipeline needs sender and receiver running at the same moment); with
@@ -157,10 +159,19 @@ static bool lc_pick_no_pipe(void)
  * probes decided the variant at windows 7-15 of 22, and the non-temporal
  * windows then moved 10.9-15.2.  At most 2 x LC_PICK_SAMPLES such probes
  * per class and LC_PICK_RETRY. */
+/* The probes of a class that pulls are spaced against CMA's window
+ * figure where it has one (lc_pick_cma_win: never below the lone one, and
+ * the lone one where no window was ever pulled): the messages between
+ * probes are pulled in windows, at that rate, not at the lone figure,
+ * which carries the RTS transit (session 20, the session-19 Xeon at 64
+ * KiB: lone pulls 12.7 GB/s, windows of pulls 18, lone pipelined messages
+ * 2.8): spaced against the lone figure a probe came every 177 messages
+ * and cost 19.8 us where 177 windowed pulls take 644 us, 3 % rather than
+ * 2 %; against the window figure, every 271. */
 static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
 {
     if (!pipe && !lc_params.shm_big_nt && !lc_pick_variant_decided(c)) return LC_PICK_PROBE;
-    return pipe ? lc_pick_every(c->pipe_bw, c->pull_bw) : lc_pick_every(c->pull_bw, c->pipe_bw);
+    return pipe ? lc_pick_every(c->pipe_bw, c->pull_bw) : lc_pick_every(lc_pick_cma_win(c), c->pipe_bw);
 }
 
 /* The class's windows are known to be slower through the pipeline than
@@ -176,6 +187,21 @@ static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
 static bool lc_pick_windows_slow(const lc_pick_class_t *c)
 {
     return c->win_bw > 0 && c->n_pull > 0 && c->win_bw < lc_pick_cma_win(c);
+}
+
+/* The pipeline's windows are measured and CMA's are not: the rest of a
+ * window that follows a pipeline sample is pulled, back to back, to give
+ * CMA its window figure before the class decides (session 20).  Until
+ * then the first windows all followed their samples onto the pipeline
+ * (its window figure beat CMA's lone one, which carries the RTS transit a
+ * window overlaps), and CMA's windows were measured only by a window
+ * probe after the decision: on the session-19 Xeon at 64 KiB windows 0-2
+ * of the bw benchmark went by the pipeline at 12.9 GB/s where CMA's
+ * moved 18, the third of them timed, and the window probes were then
+ * spaced against the lone figure (lc_pt2pt_pick_winprobe.c). */
+static bool lc_pick_windows_unmeasured(const lc_pick_class_t *c)
+{
+    return c->win_bw > 0 && !(c->pwin_bw > 0);
 }
 
 /* How long after the one before the sender stamped this candidate's RTS
@@ -265,16 +291,20 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
      * CMA's samples (lc_pick_windows_slow); a message that cannot be timed
      * (derived datatype, unexpected, truncated) goes as a PIPE_LONE class
      * would. */
+    /* A pull in a window is timed as one of a window's (LC_PICK_WIN) from
+     * the start, so that CMA's window figure can exist when the class
+     * decides. */
+    int pwin = timed && win ? LC_PICK_WIN : 0;
     if (k->sampling) {
-        if (!lc_pick_windows_slow(c)) return LC_PICK_PIPE;
-        return timed && c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
+        if (!lc_pick_windows_slow(c) && !lc_pick_windows_unmeasured(c)) return LC_PICK_PIPE;
+        return timed && c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE | pwin) : (LC_PICK_PULL | pwin);
     }
     if (!timed) return busy ? LC_PICK_PULL : LC_PICK_PIPE;
     if (c->n_pipe <= c->n_pull && c->n_pipe < LC_PICK_SAMPLES && !busy) {
         k->sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
-    return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE) : LC_PICK_PULL;
+    return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE | pwin) : (LC_PICK_PULL | pwin);
 }
 
 int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed)

@@ -73,32 +73,35 @@ void lc_rma_am_disable(lc_rma_win_t *win)
     if (lc_list_empty(&lc_rma_active)) lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, NULL);
 }
 
+/* Give up an answer's result before its receive is posted: the hook's
+ * (lc_rma_user_hook) or, without one, the packed buffer. */
+static void lc_rma_answer_drop(void *result, const lc_rma_unpack_t *unpack, void (*hook)(lc_request_t *), void *arg)
+{
+    if (hook)
+        lc_rma_user_unhook(arg, hook);
+    else if (unpack)
+        free(result);
+}
+
 /* The receive of a request's answer, tracked until the request's flush
- * (a result to unpack is the window's until then; freed on failure).
- * The caller reserved room for it in the target's queue.
- * With a user request the answer's completion hook (lc_rma_user_hook)
- * is on the receive before it is posted: at MPI_THREAD_MULTIPLE another
- * thread's progress pass, outside the section, may complete it as soon
- * as it is posted, and a hook set afterwards could be missed or run
- * twice (lc_request_complete reads it once around the completion flag). */
+ * (a result to unpack is the window's until then; dropped on failure).
+ * The caller reserved room for it in the target's queue and, with a user
+ * request, made the answer's completion hook (lc_rma_user_hook) before
+ * sending anything: the hook is on the receive before it is posted (at
+ * MPI_THREAD_MULTIPLE another thread's progress pass, outside the
+ * section, may complete it as soon as it is posted, and a hook set
+ * afterwards could be missed or run twice: lc_request_complete reads it
+ * once around the completion flag). */
 static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_bytes, int target, lc_request_t *user,
-                              const lc_rma_unpack_t *unpack)
+                              const lc_rma_unpack_t *unpack, void (*hook)(lc_request_t *), void *arg)
 {
     lc_request_t *rreq = NULL;
-    void (*hook)(lc_request_t *) = NULL;
-    void *arg = NULL;
-    int rc = user ? lc_rma_user_hook(user, unpack ? result : NULL, unpack, &hook, &arg) : MPI_SUCCESS;
-    if (rc != MPI_SUCCESS) {
-        if (unpack) free(result);
-        return rc;
-    }
     if (unpack) lc_dt_retain(unpack->t); /* before the hook can run: it releases it */
-    rc = lc_pt2pt_irecv_hooked(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, hook, arg,
-                               &rreq);
+    int rc =
+        lc_pt2pt_irecv_hooked(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, hook, arg, &rreq);
     if (rc != MPI_SUCCESS) {
         if (unpack) lc_dt_release(unpack->t);
-        if (hook) lc_rma_user_unhook(arg, hook);
-        else if (unpack) free(result);
+        lc_rma_answer_drop(result, unpack, hook, arg);
         return rc;
     }
     /* With a user request the hook unpacks; else the release at the
@@ -117,9 +120,14 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                    const lc_rma_unpack_t *unpack)
 {
     size_t len = sizeof *pkt + data_bytes + data2_bytes;
-    /* Room for the answer's receive and our send, before either is
-     * posted: nothing posted is ever left untracked. */
+    /* Room for the answer's receive and our send, and the user request's
+     * hook, before anything is sent or posted: what can fail for want of
+     * memory fails here, with nothing sent (a request sent without its
+     * answer's receive would leave that answer to the next receive). */
+    void (*hook)(lc_request_t *) = NULL;
+    void *arg = NULL;
     int rc = lc_rma_outq_reserve(win, target, 2);
+    if (rc == MPI_SUCCESS && user) rc = lc_rma_user_hook(user, unpack ? result : NULL, unpack, &hook, &arg);
     if (rc != MPI_SUCCESS) {
         if (unpack) free(result);
         return rc;
@@ -138,20 +146,20 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                               LC_CTX_PT2PT) == MPI_SUCCESS) {
             /* The answer arrives in a progress pass, none runs before the
              * receive is posted: posting it now is as early as needed. */
-            return lc_rma_post_answer(win, result, result_bytes, target, user, unpack);
+            return lc_rma_post_answer(win, result, result_bytes, target, user, unpack, hook, arg);
         }
         /* No room now: the general way below (queued behind the ring). */
     }
     char *buf = malloc(len);
     if (!buf) {
-        if (unpack) free(result);
+        lc_rma_answer_drop(result, unpack, hook, arg);
         return lc_error(MPI_ERR_NO_MEM, "out of memory for a one-sided request of %zu bytes", len);
     }
     memcpy(buf, pkt, sizeof *pkt);
     if (data_bytes) memcpy(buf + sizeof *pkt, data, data_bytes);
     if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
     lc_request_t *sreq = NULL;
-    rc = lc_rma_post_answer(win, result, result_bytes, target, user, unpack);
+    rc = lc_rma_post_answer(win, result, result_bytes, target, user, unpack, hook, arg);
     if (rc == MPI_SUCCESS)
         rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
     if (rc != MPI_SUCCESS) {

@@ -48,11 +48,22 @@ int lc_check_reduction(MPI_Count count, MPI_Datatype dt, MPI_Op op)
     if (rc != MPI_SUCCESS) return rc;
     lc_dt_t *t = lc_mpi_derived(dt);
     if (lc_likely(!t) || !lc_op_is_predefined(op)) return lc_check_op(op, dt); /* user operations take any type */
-    /* A predefined operation on a derived type: on its one basic type (MPI 4.1 §6.9.1). */
-    if (t->basic == MPI_DATATYPE_NULL)
-        return lc_error(MPI_ERR_TYPE,
-                        "datatype %#x is built of several predefined types: a predefined reduction operation "
-                        "needs a type made of one predefined type (or use MPI_Op_create)",
+    /* A predefined operation on a derived type: on its one basic type (MPI 4.1 §6.9.1).
+     * A type of several is one the operation is not defined for: MPI_ERR_OP,
+     * as MPICH and Open MPI say.  MINLOC/MAXLOC are defined on the pair
+     * types only (§6.9.4), not on a struct of the same signature (both
+     * refuse it too): the message says which type to pass instead. */
+    if (t->basic == MPI_DATATYPE_NULL) {
+        if (op == MPI_MINLOC || op == MPI_MAXLOC)
+            return lc_error(MPI_ERR_OP,
+                            "%s is defined on the value-index pair types only: datatype %#x is built of several "
+                            "predefined types; a struct of {double, int} is not MPI_DOUBLE_INT, pass MPI_DOUBLE_INT "
+                            "(MPI_2INT, MPI_LONG_INT, ...) or a type built of it",
+                            op == MPI_MINLOC ? "MPI_MINLOC" : "MPI_MAXLOC", (unsigned)dt);
+        return lc_error(MPI_ERR_OP,
+                        "a predefined reduction operation is not defined for datatype %#x: it is built of several "
+                        "predefined types, and needs one (or use MPI_Op_create)",
                         (unsigned)dt);
+    }
     return lc_check_op(op, t->basic);
 }

@@ -73,60 +73,46 @@ void lc_rma_am_disable(lc_rma_win_t *win)
     if (lc_list_empty(&lc_rma_active)) lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, NULL);
 }
 
-static int lc_rma_track(lc_rma_win_t *win, lc_request_t *req, void *buf, int target, const lc_rma_unpack_t *unpack)
+/* Give up an answer's result before its receive is posted: the hook's
+ * (lc_rma_user_hook) or, without one, the packed buffer. */
+static void lc_rma_answer_drop(void *result, const lc_rma_unpack_t *unpack, void (*hook)(lc_request_t *), void *arg)
 {
-    if (win->nout == win->capout && win->headout > 0 && win->headout >= win->nout / 2) { /* room at the front */
-        memmove(win->out, win->out + win->headout, (size_t)(win->nout - win->headout) * sizeof *win->out);
-        win->nout -= win->headout;
-        win->headout = 0;
-    }
-    if (win->nout == win->capout) {
-        int cap = win->capout ? 2 * win->capout : 16;
-        lc_rma_out_t *o = realloc(win->out, (size_t)cap * sizeof *o);
-        if (!o) return lc_error(MPI_ERR_NO_MEM, "out of memory tracking one-sided operations");
-        win->out = o;
-        win->capout = cap;
-    }
-    win->out[win->nout++] = (lc_rma_out_t){ req, buf, target, 0, 0.0, unpack ? *unpack : (lc_rma_unpack_t){ 0 } };
-    return MPI_SUCCESS;
+    if (hook)
+        lc_rma_user_unhook(arg, hook);
+    else if (unpack)
+        free(result);
 }
 
 /* The receive of a request's answer, tracked until the request's flush
- * (a result to unpack is the window's until then; freed on failure).
- * With a user request the answer's completion hook (lc_rma_user_hook)
- * is on the receive before it is posted: at MPI_THREAD_MULTIPLE another
- * thread's progress pass, outside the section, may complete it as soon
- * as it is posted, and a hook set afterwards could be missed or run
- * twice (lc_request_complete reads it once around the completion flag). */
+ * (a result to unpack is the window's until then; dropped on failure).
+ * The caller reserved room for it in the target's queue and, with a user
+ * request, made the answer's completion hook (lc_rma_user_hook) before
+ * sending anything: the hook is on the receive before it is posted (at
+ * MPI_THREAD_MULTIPLE another thread's progress pass, outside the
+ * section, may complete it as soon as it is posted, and a hook set
+ * afterwards could be missed or run twice: lc_request_complete reads it
+ * once around the completion flag). */
 static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_bytes, int target, lc_request_t *user,
-                              const lc_rma_unpack_t *unpack)
+                              const lc_rma_unpack_t *unpack, void (*hook)(lc_request_t *), void *arg)
 {
     lc_request_t *rreq = NULL;
-    void (*hook)(lc_request_t *) = NULL;
-    void *arg = NULL;
-    int rc = user ? lc_rma_user_hook(user, unpack ? result : NULL, unpack, &hook, &arg) : MPI_SUCCESS;
-    if (rc != MPI_SUCCESS) {
-        if (unpack) free(result);
-        return rc;
-    }
     if (unpack) lc_dt_retain(unpack->t); /* before the hook can run: it releases it */
-    rc = lc_pt2pt_irecv_hooked(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, hook, arg,
-                               &rreq);
+    int rc =
+        lc_pt2pt_irecv_hooked(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, hook, arg, &rreq);
     if (rc != MPI_SUCCESS) {
         if (unpack) lc_dt_release(unpack->t);
-        if (hook) lc_rma_user_unhook(arg, hook);
-        else if (unpack) free(result);
+        lc_rma_answer_drop(result, unpack, hook, arg);
         return rc;
     }
     /* With a user request the hook unpacks; else the release at the
-     * flush (lc_rma_release). */
+     * flush (lc_rma_outq.c).  Room was reserved: this cannot fail. */
     bool flush_unpacks = unpack && !user;
-    rc = lc_rma_track(win, rreq, flush_unpacks ? result : NULL, target, flush_unpacks ? unpack : NULL);
-    if (rc == MPI_SUCCESS && win->sample_next) { /* timed from here: the request leaves next */
-        win->out[win->nout - 1].sample = win->sample_next;
-        win->out[win->nout - 1].t0 = lc_time_now();
+    lc_rma_out_t *o = lc_rma_outq_push(win, rreq, flush_unpacks ? result : NULL, target, flush_unpacks ? unpack : NULL);
+    if (win->sample_next) { /* timed from here: the request leaves next */
+        o->sample = win->sample_next;
+        o->t0 = lc_time_now();
     }
-    return rc;
+    return MPI_SUCCESS;
 }
 
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
@@ -134,6 +120,18 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                    const lc_rma_unpack_t *unpack)
 {
     size_t len = sizeof *pkt + data_bytes + data2_bytes;
+    /* Room for the answer's receive and our send, and the user request's
+     * hook, before anything is sent or posted: what can fail for want of
+     * memory fails here, with nothing sent (a request sent without its
+     * answer's receive would leave that answer to the next receive). */
+    void (*hook)(lc_request_t *) = NULL;
+    void *arg = NULL;
+    int rc = lc_rma_outq_reserve(win, target, 2);
+    if (rc == MPI_SUCCESS && user) rc = lc_rma_user_hook(user, unpack ? result : NULL, unpack, &hook, &arg);
+    if (rc != MPI_SUCCESS) {
+        if (unpack) free(result);
+        return rc;
+    }
     if (len <= LC_RMA_AM_INLINE) {
         /* One eager packet straight from our buffers when the ring has
          * room (a CAS's two values joined on the stack). */
@@ -148,25 +146,28 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                               LC_CTX_PT2PT) == MPI_SUCCESS) {
             /* The answer arrives in a progress pass, none runs before the
              * receive is posted: posting it now is as early as needed. */
-            return lc_rma_post_answer(win, result, result_bytes, target, user, unpack);
+            return lc_rma_post_answer(win, result, result_bytes, target, user, unpack, hook, arg);
         }
         /* No room now: the general way below (queued behind the ring). */
     }
     char *buf = malloc(len);
     if (!buf) {
-        if (unpack) free(result);
+        lc_rma_answer_drop(result, unpack, hook, arg);
         return lc_error(MPI_ERR_NO_MEM, "out of memory for a one-sided request of %zu bytes", len);
     }
     memcpy(buf, pkt, sizeof *pkt);
     if (data_bytes) memcpy(buf + sizeof *pkt, data, data_bytes);
     if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
     lc_request_t *sreq = NULL;
-    int rc = lc_rma_post_answer(win, result, result_bytes, target, user, unpack);
+    rc = lc_rma_post_answer(win, result, result_bytes, target, user, unpack, hook, arg);
     if (rc == MPI_SUCCESS)
         rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, buf, target, NULL);
-    if (rc != MPI_SUCCESS) free(buf);
-    return rc;
+    if (rc != MPI_SUCCESS) {
+        free(buf);
+        return rc;
+    }
+    lc_rma_outq_push(win, sreq, buf, target, NULL);
+    return MPI_SUCCESS;
 }
 
 int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *origin, size_t bytes,
@@ -174,7 +175,11 @@ int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target,
 {
     lc_rma_pkt_t hdr = *pkt;
     hdr.flags |= LC_RMA_F_STREAM;
-    int rc = lc_rma_am_send(win, &hdr, target, NULL, 0, NULL, 0, NULL, 0, user, NULL);
+    /* Room for the request's two and the data's send first: the data
+     * must follow a request that went out. */
+    int rc = lc_rma_outq_reserve(win, target, 3);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = lc_rma_am_send(win, &hdr, target, NULL, 0, NULL, 0, NULL, 0, user, NULL);
     if (rc != MPI_SUCCESS) return rc;
     /* Sent after its request on the same FIFO channel: the target, which
      * posts the receive when it takes the request, matches the data of
@@ -182,91 +187,8 @@ int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target,
      * buffer is read until the send completes (flush waits for it). */
     lc_request_t *sreq = NULL;
     rc = lc_pt2pt_isend(origin, bytes, target, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, sreq, NULL, target, NULL);
+    if (rc == MPI_SUCCESS) lc_rma_outq_push(win, sreq, NULL, target, NULL);
     return rc;
-}
-
-/* Release one completed request we track (answers of ours included). */
-static void lc_rma_release(lc_rma_win_t *win, lc_rma_out_t *o, int *err_p)
-{
-    if (o->req->st_error && !*err_p) *err_p = o->req->st_error;
-    if (o->sample) lc_rma_pick_sample(win, o->target, o->sample, true, lc_time_now() - o->t0);
-    lc_request_release(o->req);
-    if (o->unpack.t) { /* a derived result type: the answer came packed */
-        lc_dt_t *t = o->unpack.t;
-        lc_dt_unpack(t, o->unpack.count, o->unpack.buf, 0, o->buf, (size_t)(o->unpack.count * t->size));
-        lc_dt_release(t);
-    }
-    free(o->buf);
-}
-
-/* Release the completed requests at the front: O(1) per pass while the
- * front is in flight (a scan of every request per progress pass made
- * 100,000 puts before a flush quadratic: 96 % of the origin's time). */
-static void lc_rma_reap_front(lc_rma_win_t *win, int *err_p)
-{
-    while (win->headout < win->nout && win->out[win->headout].req->complete)
-        lc_rma_release(win, &win->out[win->headout++], err_p);
-    if (win->headout == win->nout) win->headout = win->nout = 0;
-}
-
-/* Release every completed request, wherever it is; the number still in
- * flight for `target` (-1: any). */
-static int lc_rma_reap(lc_rma_win_t *win, int target, int *err_p)
-{
-    int left = 0, j = win->headout;
-    for (int i = win->headout; i < win->nout; i++) {
-        lc_rma_out_t *o = &win->out[i];
-        if (o->req->complete) {
-            lc_rma_release(win, o, err_p);
-            continue;
-        }
-        if (target < 0 || o->target == target) left++;
-        win->out[j++] = *o;
-    }
-    win->nout = j;
-    if (win->headout == win->nout) win->headout = win->nout = 0;
-    return left;
-}
-
-/* Whether a request for `target` (-1: any) is still in flight. */
-static bool lc_rma_in_flight(const lc_rma_win_t *win, int target)
-{
-    for (int i = win->headout; i < win->nout; i++) {
-        const lc_rma_out_t *o = &win->out[i];
-        if (!o->req->complete && (target < 0 || o->target == target)) return true;
-    }
-    return false;
-}
-
-int lc_rma_am_flush(lc_rma_win_t *win, int target)
-{
-    int err = MPI_SUCCESS;
-    /* One progress pass even when nothing of ours is in flight (own
-     * memory, CMA, a repeated flush): the flushing rank may be the
-     * passive target others wait for, polling its own memory with
-     * one-sided calls and flush and calling nothing else — MPICH's
-     * linked_list_bench_lock_all chases the list's tail on rank 0 itself
-     * while rank 1's append to that element waits in rank 0's queue.
-     * Without this pass neither ever moves. */
-    lc_progress();
-    /* The progress pass may serve requests and track new answers of ours:
-     * nothing here holds a pointer into win->out across it.  The wait
-     * releases from the front (the in-flight test stops at the first
-     * request for `target` it finds); one whole reap at the end releases
-     * what completed behind a slower request and reports its error. */
-    for (;;) {
-        lc_rma_reap_front(win, &err);
-        if (!lc_rma_in_flight(win, target)) break;
-        lc_rma_idle();
-    }
-    lc_rma_reap(win, target, &err);
-    /* A failure a progress pass released before this flush came. */
-    if (win->pass_err) {
-        if (err == MPI_SUCCESS) err = win->pass_err;
-        win->pass_err = MPI_SUCCESS;
-    }
-    return err;
 }
 
 /* ---- target side ------------------------------------------------------ */
@@ -298,8 +220,10 @@ static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_
         memcpy(copy, data, bytes);
     }
     lc_request_t *req;
-    int rc = lc_pt2pt_isend(copy, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, copy, -2, NULL);
+    int rc = lc_rma_outq_reserve(win, -2, 1);
+    if (rc == MPI_SUCCESS)
+        rc = lc_pt2pt_isend(copy, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
+    if (rc == MPI_SUCCESS) lc_rma_outq_push(win, req, copy, -2, NULL);
     if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
@@ -313,8 +237,10 @@ static void lc_rma_answer_at(lc_rma_win_t *win, int source, const char *at, size
 {
     if (lc_pt2pt_try_send(NULL, 0, at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) == MPI_SUCCESS) return;
     lc_request_t *req;
-    int rc = lc_pt2pt_isend(at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) rc = lc_rma_track(win, req, NULL, -2, NULL);
+    int rc = lc_rma_outq_reserve(win, -2, 1);
+    if (rc == MPI_SUCCESS)
+        rc = lc_pt2pt_isend(at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
+    if (rc == MPI_SUCCESS) lc_rma_outq_push(win, req, NULL, -2, NULL);
     if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
@@ -548,7 +474,7 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
     /* A target that never flushes still frees the answers it sent (an
      * error is kept for the next flush).  Request forms (MPI_Rput ...)
      * need nothing here: their answers' hooks complete them. */
-    if (win->nout - win->headout >= 64) lc_rma_reap_front(win, &win->pass_err);
+    lc_rma_outq_pass(win);
     while (!lc_list_empty(&win->inq)) { /* apply in arrival order */
         lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;
         if (!in->req->complete) break;

@@ -97,6 +97,14 @@ typedef struct lc_rma_out {
     lc_rma_unpack_t unpack; /* the answer is in `buf` and unpacks there */
 } lc_rma_out_t;
 
+/* The FIFO of one target's requests in flight: out[head .. n) (room for
+ * cap), busy_at its place in the window's busy list, -1: empty. */
+typedef struct lc_rma_outq {
+    lc_rma_out_t *out;
+    int head, n, cap;
+    int busy_at;
+} lc_rma_outq_t;
+
 typedef struct lc_rma_region {
     uintptr_t base;
     size_t size;
@@ -144,12 +152,13 @@ struct lc_rma_win {
      * While > 0 the handler queues every request, so they all apply in
      * arrival order. */
     int am_queued;
-    /* Requests in flight: out[headout .. nout).  They complete mostly in
-     * the order they were sent (FIFO channels), so the completed ones are
-     * released from the front (lc_rma_reap_front) without a scan: a
-     * progress pass costs O(1) amortized however many are in flight. */
-    lc_rma_out_t *out;
-    int headout, nout, capout;
+    /* Requests in flight, one FIFO per target (lc_rma_outq.c): outq[t]
+     * for target t, outq[comm->size] for the answers we send as a target.
+     * busy[0 .. nbusy) lists the non-empty ones (a queue's busy_at is its
+     * place there); ntracked counts every request in them. */
+    lc_rma_outq_t *outq; /* [comm->size + 1] */
+    int *busy;           /* [comm->size + 1] */
+    int nbusy, ntracked;
     /* The first error of a request released by a progress pass (no flush
      * to return it to): the next flush reports it. */
     int pass_err;
@@ -179,6 +188,19 @@ void lc_rma_am_disable(lc_rma_win_t *win);
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
                    const void *data2, size_t data2_bytes, void *result, size_t result_bytes, lc_request_t *user,
                    const lc_rma_unpack_t *unpack);
+
+/* The requests of ours in flight (lc_rma_outq.c).  Target -2: an answer
+ * we send as a target.  Reserve room for k more of `target` before
+ * posting anything: a push after that cannot fail (a posted request is
+ * never left untracked).  The pass releases completed ones from the
+ * queues' fronts; flush (target -1: all) waits for a target's requests
+ * in O(its own) and returns the first error. */
+int lc_rma_outq_init(lc_rma_win_t *win);
+void lc_rma_outq_fini(lc_rma_win_t *win);
+int lc_rma_outq_reserve(lc_rma_win_t *win, int target, int k);
+lc_rma_out_t *lc_rma_outq_push(lc_rma_win_t *win, lc_request_t *req, void *buf, int target,
+                               const lc_rma_unpack_t *unpack);
+void lc_rma_outq_pass(lc_rma_win_t *win);
 int lc_rma_am_flush(lc_rma_win_t *win, int target);
 /* The completion hook of the answer's receive that completes `user`
  * (MPI_Rput ...) with the answer's error (lc_rma_user.c), for

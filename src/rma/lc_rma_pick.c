@@ -116,7 +116,7 @@ bool lc_rma_pick_am(lc_rma_win_t *win, int target, size_t bytes, int *sample_p)
         return k->choice == LC_RMA_PICK_AM;
     }
     if (am) {
-        if (win->nout == win->headout) *sample_p = c + 1;
+        if (win->ntracked == 0) *sample_p = c + 1;
     } else {
         *sample_p = c + 1;
     }

@@ -51,7 +51,7 @@ static void lc_rma_win_release(lc_rma_win_t *win)
     free(win->disp_units);
     free(win->bases);
     free(win->locked);
-    free(win->out);
+    lc_rma_outq_fini(win);
     free(win->regions);
     free(win->remote_bases);
     free(win->cma);
@@ -116,6 +116,7 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
         win->bases[comm->rank] = win->base;
         if (flavor != LC_RMA_DYNAMIC) rc = lc_rma_cma_setup(win);
         if (rc == MPI_SUCCESS && flavor != LC_RMA_DYNAMIC) rc = lc_rma_ofi_setup(win);
+        if (rc == MPI_SUCCESS) rc = lc_rma_outq_init(win);
         if (rc == MPI_SUCCESS) rc = lc_rma_am_enable(win);
         if (rc != MPI_SUCCESS) goto fail;
     }

@@ -102,7 +102,10 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
             lc_array_release(r, local);
             return MPI_SUCCESS;
         }
-        if (!lc_progress()) lc_progress_idle_wait();
+        /* Parked, woken by the completion of the first request not yet
+         * complete (lc_all_complete_from stopped at it), then by the
+         * next's. */
+        if (!lc_progress()) lc_progress_idle_wait_for(lc_mpi_request_key(lc_request_target(r[done])));
     }
     lc_park_wait_end();
     rc = lc_all_finish(r, count, reqs, statuses, &c);

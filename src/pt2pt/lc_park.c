@@ -61,6 +61,7 @@
  * end by a completion or a queued message, which notify.
  */
 #include "pt2pt/lc_park.h"
+#include "coord/lc_world.h"
 #include "util/lc_lock.h"
 #include "util/lc_thread.h"
 
@@ -105,12 +106,26 @@ static _Thread_local const void *lc_park_key;
 static _Thread_local uint32_t lc_park_seen __attribute__((tls_model("initial-exec")));
 static _Thread_local unsigned char lc_park_have_seen __attribute__((tls_model("initial-exec")));
 
+/* The cores this process's waits may keep busy: its affinity mask's, and
+ * no more than its share of the host's (the union of the host's ranks'
+ * masks over the ranks, at least 1).  Why the share (session 20): with 2
+ * ranks of 2 waiting threads each on 2 cores every process saw 2 waiting
+ * threads on its 2 cores and yielded, so 4 threads stayed runnable on 2
+ * cores and the rate hung on how the kernel placed them (unbound 2 pairs
+ * 61 k–744 k msg/s at load 19); parked at 1 per process, 2 pollers and
+ * woken owners (docs/architecture.md "Parking"). */
 void lc_park_init(void)
 {
     cpu_set_t set;
     int n = 0;
     if (sched_getaffinity(0, sizeof(set), &set) == 0) n = CPU_COUNT(&set);
-    lc_park_cores = n > 0 ? n : 1;
+    if (n < 1) n = 1;
+    if (lc_world.local_size > 1 && lc_world.usable_cores > 0) {
+        int share = lc_world.usable_cores / lc_world.local_size;
+        if (share < 1) share = 1;
+        if (share < n) n = share;
+    }
+    lc_park_cores = n;
 }
 
 /* Does a notifier's key list wake a slot keyed `k`? */
@@ -169,6 +184,17 @@ static void lc_park_arm(const void *key)
     lc_park_have_seen = 1;
 }
 
+/* This thread will not sleep before it arms again (it polls or yields
+ * now): its own slot stops drawing wakes (a futex call each, for no
+ * sleeper).  The shared slot stays armed for the others on it. */
+static void lc_park_disarm(void)
+{
+    lc_park_have_seen = 0;
+    int i = lc_park_slot;
+    if (i >= 0 && i != LC_PARK_SHARED)
+        atomic_fetch_and_explicit(&lc_park_armed, ~(1ull << i), memory_order_relaxed);
+}
+
 static void lc_park_sleep(void)
 {
     /* Outside the section: a parked thread holds nothing another thread
@@ -192,14 +218,14 @@ void lc_park_idle(const void *key)
     /* A nested wait (a callback's, inside an MPI call) keeps the section:
      * it cannot park, as it cannot leave the section to yield. */
     if (!over || lc_thread_nesting() > 1 || lc_lock_nheld != 0) {
-        lc_park_have_seen = 0;
+        if (lc_park_have_seen) lc_park_disarm();
         lc_thread_yield();
         return;
     }
     uintptr_t p = atomic_load_explicit(&lc_park_poller, memory_order_seq_cst);
     if (p == me || (p == 0 && atomic_compare_exchange_strong_explicit(&lc_park_poller, &p, me, memory_order_seq_cst,
                                                                       memory_order_relaxed))) {
-        lc_park_have_seen = 0;
+        if (lc_park_have_seen) lc_park_disarm();
         lc_thread_yield();
         return;
     }

@@ -11,9 +11,10 @@
  * once the threads in waits outnumber the cores, one of them (the poller)
  * makes the passes for all — a pass drains every ring and completes every
  * thread's requests — and the others sleep until something they wait for
- * happens.  At or below the cores nothing changes: a thread per core
- * polls, and a handoff through a futex costs more than a yield (session
- * 18's always-park experiment: unbound 2 pairs 2x slower).
+ * happens.  At or below the cores (the process's share of the host's:
+ * lc_park_init) nothing changes: a thread per core polls, and a handoff
+ * through a futex costs more than a yield (session 18's always-park
+ * experiment, every wake waking all: unbound 2 pairs 2x slower).
  *
  * Why a slot per parked thread (session 20): with one word for all, every
  * fruitful pass woke every parked thread, and all but the one whose
@@ -92,7 +93,8 @@ static _Atomic uint64_t lc_park_used __attribute__((aligned(64)));
 static atomic_int lc_park_waiting __attribute__((aligned(64)));
 static atomic_uintptr_t lc_park_poller;
 static lc_park_slot_t lc_park_slots[LC_PARK_SLOTS];
-/* The cores of the affinity mask at init; INT_MAX until then (no parking). */
+/* The cores this process's waits may keep busy (lc_park_init); INT_MAX until
+ * then (no parking). */
 static int lc_park_cores = INT_MAX;
 
 _Thread_local unsigned char lc_park_in_wait __attribute__((tls_model("initial-exec")));

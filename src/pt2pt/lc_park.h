@@ -6,8 +6,8 @@
  *
  * A wait at MULTIPLE (lc_progress_idle_wait after a fruitless pass) counts
  * its thread in until the wait ends (lc_park_wait_end).  While the count is
- * at most the cores of the process's affinity mask, a fruitless pass
- * yields as before.  Above it one waiting thread is the poller (it keeps
+ * at most the process's cores (its affinity mask's, at most its share of
+ * the host's: lc_park_init), a fruitless pass yields as before.  Above it one waiting thread is the poller (it keeps
  * making passes and yielding) and the others sleep, each on a futex word
  * of its own (a slot), with the key of what it waits for: the request
  * whose completion ends (or advances) its wait, or NULL for "anything"

@@ -193,8 +193,7 @@ static void lc_park_disarm(void)
 {
     lc_park_have_seen = 0;
     int i = lc_park_slot;
-    if (i >= 0 && i != LC_PARK_SHARED)
-        atomic_fetch_and_explicit(&lc_park_armed, ~(1ull << i), memory_order_relaxed);
+    if (i >= 0 && i != LC_PARK_SHARED) atomic_fetch_and_explicit(&lc_park_armed, ~(1ull << i), memory_order_relaxed);
 }
 
 static void lc_park_sleep(void)

@@ -79,7 +79,7 @@ LC_API int PMPI_Grequest_complete(MPI_Request request)
     req->state = LC_ST_DONE;
     atomic_store_explicit(&req->complete, 1, memory_order_release);
     /* A thread parked in its wait for this request (lc_park.h). */
-    if (lc_thread_locking()) lc_park_notify();
+    if (lc_thread_locking()) lc_park_notify(req);
     if (req->user_freed) LC_TRY(lc_greq_free(req));
     return MPI_SUCCESS;
 err:
@@ -94,10 +94,16 @@ bool lc_mpi_request_ready(const lc_request_t *t)
     return t->complete && (!t->partner || t->partner->complete);
 }
 
+const void *lc_mpi_request_key(const lc_request_t *t)
+{
+    if (!atomic_load_explicit(&t->complete, memory_order_relaxed)) return t;
+    return t->partner;
+}
+
 void lc_mpi_request_wait(lc_request_t *t)
 {
     while (!lc_mpi_request_ready(t))
-        if (!lc_progress()) lc_progress_idle_wait();
+        if (!lc_progress()) lc_progress_idle_wait_for(lc_mpi_request_key(t));
     lc_park_wait_end();
 }
 

@@ -37,6 +37,9 @@ lc_request_t *lc_mpi_request_done(void);
  * finish: query, then free everything (free_fn); cancel and free:
  * MPI_Cancel and MPI_Request_free of an active request. */
 bool lc_mpi_request_ready(const lc_request_t *t);
+/* What a wait for `t` needs to complete next (`t` or its partner): the
+ * key of a thread parked in that wait (pt2pt/lc_park.h). */
+const void *lc_mpi_request_key(const lc_request_t *t);
 void lc_mpi_request_wait(lc_request_t *t);
 int lc_mpi_request_query(lc_request_t *t, MPI_Status *status);
 int lc_mpi_request_finish(lc_request_t *t, MPI_Status *status);

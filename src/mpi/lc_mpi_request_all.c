@@ -86,6 +86,22 @@ static int lc_all_finish(lc_request_t **r, int count, MPI_Request reqs[], MPI_St
     return any_err ? lc_error(MPI_ERR_IN_STATUS, LC_IN_STATUS_TEXT) : MPI_SUCCESS;
 }
 
+/* What a Waitall parked at MULTIPLE is woken by (pt2pt/lc_park.h): the
+ * last request not yet complete, r[from] (the first) included.  A window
+ * of requests from one peer completes in order, so keyed to the last the
+ * thread is woken once for the whole window rather than once per pass
+ * that completes a few; woken early (the last completed first), it keys
+ * to the next.  Computed after the thread armed, so a key that is still
+ * the one it armed with was incomplete after its fence. */
+static const void *lc_all_key(lc_request_t **r, int count, int from)
+{
+    for (int i = count - 1; i > from; i--) {
+        lc_request_t *t = r[i] ? lc_request_target(r[i]) : NULL;
+        if (t && !lc_mpi_request_ready(t)) return lc_mpi_request_key(t);
+    }
+    return lc_mpi_request_key(lc_request_target(r[from]));
+}
+
 /* Shared by Waitall (block = 1) and Testall (flag set). */
 static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[], int block, const char *func)
 {
@@ -102,7 +118,9 @@ static int lc_all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[
             lc_array_release(r, local);
             return MPI_SUCCESS;
         }
-        if (!lc_progress()) lc_progress_idle_wait();
+        /* r[done]: the first not complete (lc_all_complete_from stopped
+         * at it). */
+        if (!lc_progress()) lc_progress_idle_wait_for(lc_all_key(r, count, done));
     }
     lc_park_wait_end();
     rc = lc_all_finish(r, count, reqs, statuses, &c);

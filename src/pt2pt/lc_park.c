@@ -10,39 +10,59 @@
  * two on every pass and the rank they wait for gets what is left.  Here,
  * once the threads in waits outnumber the cores, one of them (the poller)
  * makes the passes for all — a pass drains every ring and completes every
- * thread's requests — and the others sleep until something they may wait
- * for happens.  At or below the cores nothing changes: a thread per core
- * polls, and a handoff through a futex costs more than a yield (session
- * 18's always-park experiment: unbound 2 pairs 2x slower).
+ * thread's requests — and the others sleep until something they wait for
+ * happens.  At or below the cores (the process's share of the host's:
+ * lc_park_init) nothing changes: a thread per core polls, and a handoff
+ * through a futex costs more than a yield (session 18's always-park
+ * experiment, every wake waking all: unbound 2 pairs 2x slower).
+ *
+ * Why a slot per parked thread (session 20): with one word for all, every
+ * fruitful pass woke every parked thread, and all but the one whose
+ * request completed found nothing and slept again — a futex wake and two
+ * switches per parked thread per window (unbound 4 pairs on their own
+ * communicators were 15–30 % slower parked than yielding).  Now a parker
+ * names the request it waits for (its key) and a completion wakes only
+ * the slots keyed to it (or keyed NULL: waits for anything).
  *
  * State (process-wide; only threads at MULTIPLE touch it):
  *   lc_park_waiting  threads counted in waits (lc_park_in_wait set)
  *   lc_park_poller   the poller's lc_lock_self(), or 0
- *   lc_park_seq      the futex word: bumped by every wake
- *   lc_park_armed    1 when some parker may sleep on lc_park_seq
+ *   lc_park_slots[i] its futex word (bumped by every wake of the slot) and
+ *                    the key its parker waits for
+ *   lc_park_armed    bit i: slot i's parker may sleep on its word
+ *   lc_park_used     bit i: slot i belongs to a thread's wait.  The last
+ *                    slot is never owned: threads beyond the others share
+ *                    it, keyed NULL (woken by everything).
  *
- * No lost wake-up.  A parker, in one call of lc_park_idle, reads the word
- * (S, seq_cst), stores armed = 1 (A, seq_cst), fences (F1), returns; its
- * wait loop then looks at its condition (C: the request's flag, the
- * queue) and makes a pass, and the next call sleeps on the value S read
- * (the kernel compares it under the futex bucket's lock).  A notifier
- * publishes what the waiter looks for (W), fences (F2), loads armed (R);
- * if R sees 1, lc_park_wake exchanges armed to 0 (X) and, if that read 1,
- * bumps the word (B) and wakes every sleeper.  Either F2 precedes F1 in
- * the fences' total order, and then C sees W (the waiter does not sleep),
- * or F1 precedes F2, and R sees A or a later store: A's 1 (this notifier
- * or one that beat it to X bumps) or a later X's 0 (that notifier bumps).
- * In every case some B follows an X that read A or later, so S precedes
- * A precedes X precedes B in the seq_cst order: S did not read B, the
- * sleep's compare fails or the sleeper is queued before B's wake.  The
- * poller's hand-off is the same pattern: it stores poller = 0, fences and
- * looks at armed, while a parker arms before it looks at the poller.
+ * No lost wake-up.  A parker, in one call of lc_park_idle, reads its word
+ * (S, seq_cst), stores its key K (seq_cst), sets its bit of armed (A,
+ * seq_cst RMW), fences (F1), returns; its wait loop then looks at its
+ * condition (C: K's flag, the queue) and makes a pass, and the next call
+ * sleeps on the value S read — the kernel compares it under the futex
+ * bucket's lock — only if its key is still K (a Waitall that moved on to
+ * its next request re-arms first).  A notifier publishes what the waiter
+ * looks for (W: the flag of request K, or a queued message), fences (F2),
+ * loads armed (R) and the key of every slot R shows armed; for a slot
+ * whose key it matches it clears the bit (X, RMW) and, if that read it
+ * set, bumps the slot's word (B) and wakes its sleepers.  Either F2
+ * precedes F1 in the fences' total order, and then C sees W (the waiter
+ * does not sleep), or F1 precedes F2, and R sees A or a later store, and
+ * the key load sees K (stored before A) or a later key of a later arming
+ * (whose own check then covers it): the bit set by A (this notifier or
+ * one that beat it to X bumps) or a later X's clear (that notifier
+ * bumps).  In every case some B follows an X that read A or later, so S
+ * precedes A precedes X precedes B in the seq_cst order: S did not read
+ * B, the sleep's compare fails or the sleeper is queued before B's wake.
+ * The poller's hand-off is the same pattern with the key LC_PARK_ALL: it
+ * stores poller = 0, fences and looks at armed, while a parker arms
+ * before it looks at the poller.
  *
  * A sleep is bounded (LC_PARK_SLEEP_NS) as a backstop for a condition no
  * notifier names; the waits that park (lc_progress_idle_wait's callers)
  * end by a completion or a queued message, which notify.
  */
 #include "pt2pt/lc_park.h"
+#include "coord/lc_world.h"
 #include "util/lc_lock.h"
 #include "util/lc_thread.h"
 
@@ -56,49 +76,124 @@
 
 /* A parked thread looks again after this long without a wake. */
 #define LC_PARK_SLEEP_NS 500000000L
+/* Slots: one per thread parked at once, the last shared. */
+#define LC_PARK_SLOTS 64
+#define LC_PARK_SHARED (LC_PARK_SLOTS - 1)
+
+/* A slot on a line of its own: its parker and its notifiers share it. */
+typedef struct {
+    _Atomic uint32_t seq;
+    _Atomic(const void *) key;
+} __attribute__((aligned(64))) lc_park_slot_t;
 
 /* Separate lines: armed is read by every completion at MULTIPLE, the
  * others are written by waits. */
-LC_HIDDEN _Atomic uint32_t lc_park_armed __attribute__((aligned(64)));
-static _Atomic uint32_t lc_park_seq __attribute__((aligned(64)));
+LC_HIDDEN _Atomic uint64_t lc_park_armed __attribute__((aligned(64)));
+static _Atomic uint64_t lc_park_used __attribute__((aligned(64)));
 static atomic_int lc_park_waiting __attribute__((aligned(64)));
 static atomic_uintptr_t lc_park_poller;
-/* The cores of the affinity mask at init; INT_MAX until then (no parking). */
+static lc_park_slot_t lc_park_slots[LC_PARK_SLOTS];
+/* The cores this process's waits may keep busy (lc_park_init); INT_MAX until
+ * then (no parking). */
 static int lc_park_cores = INT_MAX;
 
 _Thread_local unsigned char lc_park_in_wait __attribute__((tls_model("initial-exec")));
 _Thread_local unsigned char lc_park_in_pass __attribute__((tls_model("initial-exec")));
-_Thread_local unsigned char lc_park_noted __attribute__((tls_model("initial-exec")));
-/* The word's value read at this thread's last arming (lc_park_have_seen):
- * what the next sleep compares. */
+_Thread_local unsigned lc_park_noted __attribute__((tls_model("initial-exec")));
+_Thread_local const void *lc_park_noted_key[LC_PARK_NOTES] __attribute__((tls_model("initial-exec")));
+/* This wait's slot (-1: none yet), the key and the word's value of its
+ * last arming (lc_park_have_seen): what the next sleep compares. */
+static _Thread_local int lc_park_slot = -1;
+static _Thread_local const void *lc_park_key;
 static _Thread_local uint32_t lc_park_seen __attribute__((tls_model("initial-exec")));
 static _Thread_local unsigned char lc_park_have_seen __attribute__((tls_model("initial-exec")));
 
+/* The cores this process's waits may keep busy: its affinity mask's, and
+ * no more than its share of the host's (the union of the host's ranks'
+ * masks over the ranks, at least 1).  Why the share (session 20): with 2
+ * ranks of 2 waiting threads each on 2 cores every process saw 2 waiting
+ * threads on its 2 cores and yielded, so 4 threads stayed runnable on 2
+ * cores and the rate hung on how the kernel placed them (unbound 2 pairs
+ * 61 k–744 k msg/s at load 19); parked at 1 per process, 2 pollers and
+ * woken owners (docs/architecture.md "Parking"). */
 void lc_park_init(void)
 {
     cpu_set_t set;
     int n = 0;
     if (sched_getaffinity(0, sizeof(set), &set) == 0) n = CPU_COUNT(&set);
-    lc_park_cores = n > 0 ? n : 1;
+    if (n < 1) n = 1;
+    if (lc_world.local_size > 1 && lc_world.usable_cores > 0) {
+        int share = lc_world.usable_cores / lc_world.local_size;
+        if (share < 1) share = 1;
+        if (share < n) n = share;
+    }
+    lc_park_cores = n;
 }
 
-void lc_park_wake(void)
+/* Does a notifier's key list wake a slot keyed `k`? */
+static int lc_park_matches(const void *k, const void *const *keys, unsigned n)
 {
-    /* X then B (the file's head): one notifier per arming pays the
-     * system call, the others find armed already 0. */
-    if (atomic_exchange_explicit(&lc_park_armed, 0, memory_order_seq_cst)) {
-        atomic_fetch_add_explicit(&lc_park_seq, 1, memory_order_seq_cst);
-        (void)syscall(SYS_futex, &lc_park_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    if (k == NULL || n > LC_PARK_NOTES) return 1;
+    for (unsigned i = 0; i < n; i++)
+        if (keys[i] == k || keys[i] == LC_PARK_ALL) return 1;
+    return 0;
+}
+
+void lc_park_wake(const void *const *keys, unsigned n)
+{
+    if (keys == NULL) keys = lc_park_noted_key;
+    uint64_t m = atomic_load_explicit(&lc_park_armed, memory_order_seq_cst);
+    while (m) {
+        int i = __builtin_ctzll(m);
+        uint64_t bit = 1ull << i;
+        m &= m - 1;
+        if (!lc_park_matches(atomic_load_explicit(&lc_park_slots[i].key, memory_order_seq_cst), keys, n)) continue;
+        /* X then B (the file's head): one notifier per arming pays the
+         * system call, the others find the bit already clear. */
+        if (atomic_fetch_and_explicit(&lc_park_armed, ~bit, memory_order_seq_cst) & bit) {
+            atomic_fetch_add_explicit(&lc_park_slots[i].seq, 1, memory_order_seq_cst);
+            (void)syscall(SYS_futex, &lc_park_slots[i].seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        }
     }
 }
 
-/* S, A, F1: what the next sleep compares, and the notifiers told. */
-static void lc_park_arm(void)
+/* A slot for this wait: a free one of its own, or the shared one. */
+static int lc_park_claim(void)
 {
-    lc_park_seen = atomic_load_explicit(&lc_park_seq, memory_order_seq_cst);
-    atomic_store_explicit(&lc_park_armed, 1, memory_order_seq_cst);
+    uint64_t u = atomic_load_explicit(&lc_park_used, memory_order_relaxed);
+    for (;;) {
+        uint64_t free = ~u & ((1ull << LC_PARK_SHARED) - 1);
+        if (!free) return LC_PARK_SHARED;
+        int i = __builtin_ctzll(free);
+        if (atomic_compare_exchange_weak_explicit(&lc_park_used, &u, u | (1ull << i), memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return i;
+    }
+}
+
+/* S, K, A, F1: what the next sleep compares, and the notifiers told. */
+static void lc_park_arm(const void *key)
+{
+    if (lc_park_slot < 0) lc_park_slot = lc_park_claim();
+    int i = lc_park_slot;
+    if (i == LC_PARK_SHARED) key = NULL;
+    lc_park_slot_t *s = &lc_park_slots[i];
+    lc_park_seen = atomic_load_explicit(&s->seq, memory_order_seq_cst);
+    atomic_store_explicit(&s->key, key, memory_order_seq_cst);
+    atomic_fetch_or_explicit(&lc_park_armed, 1ull << i, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
+    lc_park_key = key;
     lc_park_have_seen = 1;
+}
+
+/* This thread will not sleep before it arms again (it polls or yields
+ * now): its own slot stops drawing wakes (a futex call each, for no
+ * sleeper).  The shared slot stays armed for the others on it. */
+static void lc_park_disarm(void)
+{
+    lc_park_have_seen = 0;
+    int i = lc_park_slot;
+    if (i >= 0 && i != LC_PARK_SHARED) atomic_fetch_and_explicit(&lc_park_armed, ~(1ull << i), memory_order_relaxed);
 }
 
 static void lc_park_sleep(void)
@@ -107,11 +202,11 @@ static void lc_park_sleep(void)
      * needs (no fine lock either: lc_park_idle checked). */
     int depth = lc_thread_suspend();
     struct timespec t = { 0, LC_PARK_SLEEP_NS };
-    (void)syscall(SYS_futex, &lc_park_seq, FUTEX_WAIT_PRIVATE, lc_park_seen, &t, NULL, 0);
+    (void)syscall(SYS_futex, &lc_park_slots[lc_park_slot].seq, FUTEX_WAIT_PRIVATE, lc_park_seen, &t, NULL, 0);
     lc_thread_resume(depth);
 }
 
-void lc_park_idle(void)
+void lc_park_idle(const void *key)
 {
     if (!lc_park_in_wait) {
         lc_park_in_wait = 1;
@@ -124,32 +219,45 @@ void lc_park_idle(void)
     /* A nested wait (a callback's, inside an MPI call) keeps the section:
      * it cannot park, as it cannot leave the section to yield. */
     if (!over || lc_thread_nesting() > 1 || lc_lock_nheld != 0) {
-        lc_park_have_seen = 0;
+        if (lc_park_have_seen) lc_park_disarm();
         lc_thread_yield();
         return;
     }
     uintptr_t p = atomic_load_explicit(&lc_park_poller, memory_order_seq_cst);
     if (p == me || (p == 0 && atomic_compare_exchange_strong_explicit(&lc_park_poller, &p, me, memory_order_seq_cst,
                                                                       memory_order_relaxed))) {
-        lc_park_have_seen = 0;
+        if (lc_park_have_seen) lc_park_disarm();
         lc_thread_yield();
         return;
     }
-    /* Armed by the previous call (then this thread's loop looked at its
-     * condition after F1), so sleep; the first call only arms. */
-    if (lc_park_have_seen) lc_park_sleep();
-    lc_park_arm();
+    /* Armed for this key by the previous call (then this thread's loop
+     * looked at its condition after F1), so sleep; otherwise (the first
+     * call, or the wait moved on to another request) only arm. */
+    if (lc_park_have_seen && (lc_park_key == key || lc_park_slot == LC_PARK_SHARED)) lc_park_sleep();
+    lc_park_arm(key);
 }
 
 void lc_park_leave(void)
 {
     lc_park_in_wait = 0;
     lc_park_have_seen = 0;
+    int i = lc_park_slot;
+    if (i >= 0) {
+        /* An own slot is disarmed so that completions stop looking at
+         * it; a notifier already past its look may still bump the word (a
+         * spurious wake of the slot's next owner, which looks again).  The
+         * shared slot stays armed: other threads may sleep on it. */
+        lc_park_slot = -1;
+        if (i != LC_PARK_SHARED) {
+            atomic_fetch_and_explicit(&lc_park_armed, ~(1ull << i), memory_order_relaxed);
+            atomic_fetch_and_explicit(&lc_park_used, ~(1ull << i), memory_order_release);
+        }
+    }
     int left = atomic_fetch_sub_explicit(&lc_park_waiting, 1, memory_order_relaxed) - 1;
     uintptr_t me = lc_lock_self();
     int was_poller = atomic_load_explicit(&lc_park_poller, memory_order_relaxed) == me;
     if (was_poller) atomic_store_explicit(&lc_park_poller, 0, memory_order_seq_cst);
     /* The poller's hand-off (a parker takes the role when it wakes), or
      * the count back at the cores (the parkers yield again). */
-    if (was_poller || left == lc_park_cores) lc_park_notify();
+    if (was_poller || left == lc_park_cores) lc_park_notify(LC_PARK_ALL);
 }

@@ -186,10 +186,7 @@ static LC_NOINLINE int lc_progress_mt(void)
     int events = lc_progress_mt_pass();
     if (outer) {
         lc_park_in_pass = 0;
-        if (lc_park_noted) {
-            lc_park_noted = 0;
-            lc_park_notify();
-        }
+        lc_park_pass_end();
     }
     return events;
 }
@@ -296,13 +293,20 @@ void lc_progress_idle(void)
 /* A wait that counts itself among the threads in waits and may park
  * (lc_park.h): at MULTIPLE where a wait leaves the section, lc_park_idle
  * instead of the yield; elsewhere lc_progress_idle.  The loop calls
- * lc_park_wait_end when it is over. */
-void lc_progress_idle_wait(void)
+ * lc_park_wait_end when it is over.  `key`: the request whose completion
+ * the wait needs next (a parked thread is woken by that completion
+ * only), or NULL (woken by any completion or queued message). */
+void lc_progress_idle_wait_for(const void *key)
 {
     if (lc_progress_idle_leaves_section())
-        lc_park_idle();
+        lc_park_idle(key);
     else
         lc_progress_idle();
+}
+
+void lc_progress_idle_wait(void)
+{
+    lc_progress_idle_wait_for(NULL);
 }
 
 /* Fruitless polls in a row, each starting within LC_POLL_TIGHT_NS of the
@@ -370,7 +374,7 @@ void lc_pt2pt_wait(lc_request_t *req)
      * loop, and no look at the wait count either. */
     if (lc_likely(atomic_load_explicit(&req->complete, memory_order_acquire))) return;
     do {
-        if (!lc_progress()) lc_progress_idle_wait();
+        if (!lc_progress()) lc_progress_idle_wait_for(req);
     } while (!atomic_load_explicit(&req->complete, memory_order_acquire));
     lc_park_wait_end();
 }

@@ -208,8 +208,11 @@ int lc_progress_pending(void);
  * outnumber cores (or LOCUS_POLL=yield). */
 void lc_progress_idle(void);
 /* The same for a wait that may park at MULTIPLE (pt2pt/lc_park.h): its
- * loop ends with lc_park_wait_end. */
+ * loop ends with lc_park_wait_end.  _for: the wait needs `key` (a
+ * request) to complete next, and a parked thread is woken by that
+ * completion only; without: by any completion or queued message. */
 void lc_progress_idle_wait(void);
+void lc_progress_idle_wait_for(const void *key);
 /* A call that returns whether or not it found anything (MPI_Test and its
  * kin, Iprobe, Parrived) and found nothing: yields the CPU when waits
  * yield (ranks outnumber cores, or LOCUS_POLL=yield/sleep). */

@@ -289,7 +289,7 @@ LC_INLINE void lc_on_message_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
     lc_mq_unlock(q, held);
     /* A thread parked in MPI_Probe/Mprobe may wait for this entry
      * (lc_park.h); after the unlock, which published it. */
-    if (mt) lc_park_note();
+    if (mt) lc_park_note(LC_PARK_QUEUED);
 }
 
 /* The two instances; the packet handler of each level calls its own

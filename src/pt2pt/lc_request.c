@@ -297,8 +297,9 @@ LC_INLINE void lc_request_complete_mt(lc_request_t *req, int mt)
     lc_count_add_mt(1, &lc_request_completions, 1u);
     /* A parked waiter may wait for this flag (lc_park.h): noted for the
      * pass's end, or the fence and look at `armed` now; neither reads
-     * anything of the request. */
-    lc_park_note();
+     * anything of the request (its address is only compared with the
+     * parked threads' keys). */
+    lc_park_note(req);
     if (lc_unlikely(on_complete != NULL)) on_complete(req);
     if (freed) lc_request_release_mt(req, 1);
 }

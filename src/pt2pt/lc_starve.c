@@ -29,7 +29,7 @@
  * activity — a kernel thread, a monitor, a harness sampling /proc —
  * preempts a spinner for microseconds many times a second, and each time
  * 3 of those fell within 50 ms the waits slept on the doorbell for at
- * least LC_STARVE_SLEEPS passes at ~20-45 us a round trip.  On a machine
+ * least LC_STARVE_SLEEPS passes, microseconds more per message.  On a machine
  * otherwise quiet (ranks SCHED_FIFO) a 100 Hz x 20 us waker on one core
  * (0.2 % of it) moved the 4 KiB ping-pong average from 1.13 to 1.43 us
  * while the spinning mode and MPICH did not move: the run-to-run spread

@@ -86,8 +86,8 @@ int lc_starve_look(lc_starve_state_t *st, const lc_starve_sample_t *now)
         else if (now->wall - st->base.wall > LC_STARVE_WINDOW)
             st->base = st->last;
         double lost = (now->wall - st->base.wall) - (now->cpu - st->base.cpu);
-        pressed = now->nivcsw - st->base.nivcsw >= LC_STARVE_MIN_SWITCHES &&
-                  lost >= LC_STARVE_LOST_SHARE * LC_STARVE_WINDOW;
+        pressed =
+            now->nivcsw - st->base.nivcsw >= LC_STARVE_MIN_SWITCHES && lost >= LC_STARVE_LOST_SHARE * LC_STARVE_WINDOW;
     }
     st->last = *now;
     if (pressed != st->pressed) st->started = 0;

@@ -84,7 +84,9 @@ int main(void)
     }
     CHECKF(pressed == 0, "voluntary sleeps taken for load at %d looks", pressed);
 
-    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-    else printf("PASS\n");
+    if (failures)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    else
+        printf("PASS\n");
     return failures != 0;
 }

@@ -48,9 +48,10 @@
  * costs them one relaxed load of it (lc_shm_bell_check).
  *
  * State is per process and read by whichever thread waits: at
- * MPI_THREAD_SERIALIZED two threads' counts mix, which costs at most one
- * needless round of sleeps.  At MPI_THREAD_MULTIPLE the waits leave the
- * critical section instead and never come here.
+ * MPI_THREAD_SERIALIZED two threads' counts and CPU clocks mix, which
+ * costs at most one needless round of sleeps (or one missed).  At
+ * MPI_THREAD_MULTIPLE the waits leave the critical section instead and
+ * never come here.
  */
 #include "pt2pt/lc_starve.h"
 #include "channel/lc_shm_bell.h"

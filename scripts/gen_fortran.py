@@ -18,8 +18,9 @@ Outputs (into OUTDIR, normally build/generated/fortran, at build time):
   mpi.f90       module mpi: the same constants and explicit interfaces;
   mpi_f08.f90   module mpi_f08: handle types, MPI_Status, optional ierror
                 (its procedures call the glue; compiled into libmpifort);
-  mpich_f08.f90, lc_f_mpich_f08_types.c
-                MPICH's mpi_f08 entry points (render_mpich_f08);
+  mpich_f08.f90, lc_f_mpich_f08_types.c, lc_f_pmpir.ld
+                MPICH's mpi_f08 entry points (render_mpich_f08; the
+                linker script names the PMPI_ ones as MPICH does);
   lc_mpi_sizeof.f90
                 MPI_SIZEOF (module lc_mpi_sizeof, which mpi and mpi_f08
                 re-export) and MPICH's modules' MPI_SIZEOF entry points.
@@ -41,7 +42,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from gen_fortran_f08 import render_f08  # noqa: E402
 from gen_fortran_glue import render_glue  # noqa: E402
 from gen_fortran_module import render_module  # noqa: E402
-from gen_fortran_mpich_f08 import render_mpich_f08, render_mpich_f08_types  # noqa: E402
+from gen_fortran_mpich_f08 import render_mpich_f08, render_mpich_f08_types, render_pmpir_ld  # noqa: E402
 from gen_fortran_mpif import render_mpif  # noqa: E402
 from gen_fortran_parse import functions  # noqa: E402
 from gen_fortran_sizeof import render_sizeof  # noqa: E402
@@ -68,6 +69,7 @@ def main(argv):
     for fname, text in (("lc_f_glue.c", render_glue(bound)), ("mpif.h", render_mpif(bound)),
                         ("mpi.f90", render_module(bound)), ("mpi_f08.f90", f08),
                         ("mpich_f08.f90", mpich_f08), ("lc_f_mpich_f08_types.c", render_mpich_f08_types()),
+                        ("lc_f_pmpir.ld", render_pmpir_ld(bound)),
                         ("lc_mpi_sizeof.f90", render_sizeof())):
         p = outdir / fname
         if not p.exists() or p.read_text() != text:

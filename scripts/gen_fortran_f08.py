@@ -23,6 +23,45 @@ def f08_type(a, kind):
         return "type(MPI_Status)", "(*)"
     return ftype(a, kind)
 
+# the mpi_f08 interface of each callback type of the C API
+PROC_IFACES = {n: n for n in (
+    "MPI_User_function", "MPI_Comm_copy_attr_function", "MPI_Comm_delete_attr_function",
+    "MPI_Type_copy_attr_function", "MPI_Type_delete_attr_function", "MPI_Win_copy_attr_function",
+    "MPI_Win_delete_attr_function", "MPI_Win_errhandler_function", "MPI_Session_errhandler_function",
+    "MPI_Comm_errhandler_function", "MPI_File_errhandler_function", "MPI_Datarep_conversion_function",
+    "MPI_Datarep_conversion_function_c", "MPI_Datarep_extent_function", "MPI_Grequest_query_function",
+    "MPI_Grequest_free_function", "MPI_Grequest_cancel_function")}
+PROC_IFACES["MPI_Handler_function"] = "MPI_Comm_errhandler_function"
+
+# name -> (specific procedure name, dummies, declarations): what
+# render_mpich_f08 defines (set by render_f08)
+EXTERNALS = {}
+
+
+def generic_of(name, h, generics):
+    """The generic name (without MPI_) a bound function is a specific of."""
+    return name[:-2] if "@large" in h and name[:-2] in generics else name
+
+
+def specific_name(name, args, h):
+    """MPI 4.1 §19.1.5's specific procedure name of MPI_<name> in mpi_f08:
+    MPI_Send_f08ts (choice buffers, TYPE(*), DIMENSION(..)), MPI_Comm_rank_f08,
+    the large-count forms MPI_Send_c_f08ts; PMPI_ before it for the profiling
+    form."""
+    base = name[:-2] if "@large" in h else name
+    ts = any(kind_of(a, h)[0] == "choice" for a in args)
+    return f"MPI_{base}{'_c' if '@large' in h else ''}_f08{'ts' if ts else ''}"
+
+
+def nonblocking(name):
+    """Whether MPI_<name> starts an operation that outlives the call
+    (nonblocking, persistent, split collective I/O, request-based RMA):
+    its choice buffers are ASYNCHRONOUS in mpi_f08."""
+    n = name[:-2] if name.endswith("_c") else name
+    return (n in ("Rput", "Rget", "Raccumulate", "Rget_accumulate") or n.startswith("File_i")
+            or n.endswith(("_init", "_begin", "_end"))
+            or (n[0] == "I" and n[1].islower() and not n.startswith(("Info", "Init", "Intercomm"))))
+
 
 # MPI_Xxx whose large-count form overloads the name in mpi_f08 (set by
 # render_f08; render_mpich_f08 binds MPICH's mpi_xxx_f08*_large_ for them)
@@ -38,13 +77,19 @@ def render_f08(bound):
            "! statuses TYPE(MPI_Status) laid out as C's MPI_Status, ierror is",
            "! OPTIONAL.  Each procedure calls the glue of libmpifort (the same",
            "! code as mpif.h's, under the name lc_f08_<name>_).  Choice buffers",
-           "! are TYPE(*), DIMENSION(*) with NO_ARG_CHECK (MPI_SUBARRAYS_SUPPORTED",
-           "! is .FALSE.).  The large-count forms overload the name (MPI_Send",
+           "! are TYPE(*), DIMENSION(..) (MPI_SUBARRAYS_SUPPORTED is .TRUE.).",
+           "! MPI_Send is a generic whose specifics are external procedures with",
+           "! the standard's names (MPI_Send_f08ts, defined in mpich_f08.f90), so",
+           "! a tool may replace them; PMPI_Send likewise (PMPI_Send_f08ts).",
+           "! The large-count forms overload the name (MPI_Send",
            "! with an INTEGER(KIND=MPI_COUNT_KIND) count) or, where the kinds",
            "! cannot tell them apart, are MPI_Xxx_c.",
-           "module mpi_f08",
+           "! Module lc_f08_base has the types, constants, sentinels and callback",
+           "! interfaces, mpi_f08 the rest: each specific procedure reads only",
+           "! lc_f08_base (reading mpi_f08.mod 2,000 times made mpich_f08.f90",
+           "! take minutes to compile).",
+           "module lc_f08_base",
            "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_char",
-           "  use lc_mpi_sizeof, only: MPI_Sizeof  ! (render_sizeof)",
            "  implicit none",
            "  private :: c_int, c_ptr, c_char"]
     for h in F08_HANDLES:
@@ -61,8 +106,13 @@ def render_f08(bound):
             out.append(f"  integer(kind=MPI_OFFSET_KIND), parameter :: {name} = {v}")
         else:
             out.append(f"  integer, parameter :: {name} = {v}")
+    # mpi_f08's choice buffers are TYPE(*), DIMENSION(..) (array sections
+    # become datatypes, src/fortran/lc_f_cdesc.c) and ASYNCHRONOUS in the
+    # nonblocking calls, which gfortran honours (TS 29113): both .TRUE.
+    # here (MPI 4.1 §19.1.4), .FALSE. in mpif.h and module mpi
+    f08_logicals = {"MPI_SUBARRAYS_SUPPORTED": ".TRUE.", "MPI_ASYNC_PROTECTS_NONBLOCKING": ".TRUE."}
     for name, v in logicals:
-        out.append(f"  logical, parameter :: {name} = {v}")
+        out.append(f"  logical, parameter :: {name} = {f08_logicals.get(name, v)}")
     # Sentinels: objects of this module, recognised by address in the glue.
     out += ["  integer(c_int), bind(C, name='MPIR_F08_MPI_BOTTOM') :: MPI_BOTTOM",
             "  integer(c_int), bind(C, name='MPIR_F08_MPI_IN_PLACE') :: MPI_IN_PLACE",
@@ -205,7 +255,22 @@ def render_f08(bound):
         out.append(f"  interface operator(==)\n    module procedure lc_eq_{short}\n  end interface")
         out.append(f"  interface operator(/=)\n    module procedure lc_ne_{short}\n  end interface")
         out.append(f"  private :: lc_eq_{short}, lc_ne_{short}")
-    glue_ifaces, procs, pmpi_procs, pmpi_private = [], [], [], []
+    out.append("contains")
+    for h in F08_HANDLES:
+        short = h[4:].lower()
+        for op, fn in (("==", "eq"), ("/=", "ne")):
+            out += [f"  elemental logical function lc_{fn}_{short}(a, b)",
+                    f"    type({h}), intent(in) :: a, b",
+                    f"    lc_{fn}_{short} = a%MPI_VAL {op} b%MPI_VAL",
+                    "  end function"]
+    out += ["end module lc_f08_base", "",
+            "module mpi_f08",
+            "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_char",
+            "  use lc_f08_base",
+            "  use lc_mpi_sizeof, only: MPI_Sizeof  ! (render_sizeof)",
+            "  implicit none",
+            "  private :: c_int, c_ptr, c_char"]
+    glue_ifaces, procs = [], []
     # name -> the Fortran declarations of its dummies (to tell whether a
     # large-count form can overload the name: not when all kinds agree,
     # e.g. MPI_Aint and MPI_Count are both 8 bytes)
@@ -225,34 +290,27 @@ def render_f08(bound):
                 t, dims = f08_type(a, kind) if kind not in ("choice", "detach") else ("choice", "")
                 sig.append((kind_value(t), dims))
         sigs[name] = sig
-    generics = {}  # MPI_Xxx -> [specific procedure names]
-    procname = {}
-    for name, ret, args, h in bound:
-        if "@large" in h and sigs[name] != sigs[name[:-2]]:
-            generics[name[:-2]] = [f"lc_mpi_{name[:-2].lower()}", f"lc_mpi_{name.lower()}"]
-            procname[name[:-2]] = f"lc_mpi_{name[:-2].lower()}"
-            procname[name] = f"lc_mpi_{name.lower()}"
+    # MPI_Xxx whose large-count form MPI_Xxx_c overloads the name
+    generics = {name[:-2] for name, ret, args, h in bound
+                if "@large" in h and "@nof08" not in h and sigs[name] != sigs[name[:-2]]}
     # MPI_Alloc_mem, MPI_Win_allocate(_shared)(_c), MPI_Win_shared_query(_c):
     # MPI 4.1's mpi_f08 form takes TYPE(C_PTR); the
     # INTEGER(KIND=MPI_ADDRESS_KIND) form stays (Cray pointers, programs
-    # written for module mpi): a generic of both (name -> its generic)
-    cptr_of = {}
-    for name, ret, args, h in bound:
-        if "@nof08" in h or not any(kind_of(a, h)[0] == "addr_out" for a in args):
-            continue
-        g = name[:-2] if "@large" in h and name[:-2] in generics else name
-        if g not in generics:
-            generics[g] = [f"lc_mpi_{name.lower()}"]
-            procname[name] = f"lc_mpi_{name.lower()}"
-        cptr_of[name] = g
-    large_generics = {g: list(v) for g, v in generics.items() if g not in cptr_of or len(v) > 1}
+    # written for module mpi): the generic has both (name -> its generic)
+    cptr_of = {name: generic_of(name, h, generics) for name, ret, args, h in bound
+               if "@nof08" not in h and any(kind_of(a, h)[0] == "addr_out" for a in args)}
+    # generic name (MPI_Xxx, PMPI_Xxx) -> interface bodies of its external
+    # specifics; the module procedures of the C_PTR forms
+    ext_ifaces, cptr_procs = {}, {}
     for name, g in cptr_of.items():
-        generics[g].append(f"lc_mpi_{name.lower()}_cptr")
+        cptr_procs.setdefault(f"MPI_{g}", []).append(f"lc_mpi_{name.lower()}_cptr")
+        cptr_procs.setdefault(f"PMPI_{g}", []).append(f"lc_pmpi_{name.lower()}_cptr")
     for name, ret, args, h in bound:
         if "@nof08" in h:
             continue
-        pname = procname.get(name, f"MPI_{name}")
-        dummies, idecl, wdecl = [], [], []
+        g = generic_of(name, h, generics)
+        ext = specific_name(name, args, h)
+        dummies, idecl, xdecl = [], [], []
         for a in args:
             kind, _ = kind_of(a, h)
             if kind == "omit":
@@ -260,98 +318,81 @@ def render_f08(bound):
             n = a.name
             dummies.append(n)
             t, dims = f08_type(a, kind)
-            if kind in ("choice", "detach"):
+            if kind == "detach":
                 d = [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}", f"type(*), dimension(*) :: {n}"]
                 idecl += d
-                wdecl += d
+                xdecl += d
+            elif kind == "choice":
+                idecl += [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}", f"type(*), dimension(*) :: {n}"]
+                # MPI 4.1 §19.1.2: assumed rank (MPI_SUBARRAYS_SUPPORTED);
+                # ASYNCHRONOUS on nonblocking calls' buffers (§19.1.17)
+                # (INTENT(IN) for a const buffer, as MPI 4.1 declares it)
+                attrs = (", intent(in)" if a.const else "") + (", asynchronous" if nonblocking(name) else "")
+                xdecl.append(f"type(*), dimension(..){attrs} :: {n}")
             elif kind == "proc":
-                iface = {"MPI_User_function": "MPI_User_function",
-                         "MPI_Comm_copy_attr_function": "MPI_Comm_copy_attr_function",
-                         "MPI_Comm_delete_attr_function": "MPI_Comm_delete_attr_function",
-                         "MPI_Type_copy_attr_function": "MPI_Type_copy_attr_function",
-                         "MPI_Type_delete_attr_function": "MPI_Type_delete_attr_function",
-                         "MPI_Win_copy_attr_function": "MPI_Win_copy_attr_function",
-                         "MPI_Win_delete_attr_function": "MPI_Win_delete_attr_function",
-                         "MPI_Win_errhandler_function": "MPI_Win_errhandler_function",
-                         "MPI_Session_errhandler_function": "MPI_Session_errhandler_function",
-                         "MPI_Comm_errhandler_function": "MPI_Comm_errhandler_function",
-                         "MPI_File_errhandler_function": "MPI_File_errhandler_function",
-                         "MPI_Datarep_conversion_function": "MPI_Datarep_conversion_function",
-                         "MPI_Datarep_conversion_function_c": "MPI_Datarep_conversion_function_c",
-                         "MPI_Datarep_extent_function": "MPI_Datarep_extent_function",
-                         "MPI_Handler_function": "MPI_Comm_errhandler_function",
-                         "MPI_Grequest_query_function": "MPI_Grequest_query_function",
-                         "MPI_Grequest_free_function": "MPI_Grequest_free_function",
-                         "MPI_Grequest_cancel_function": "MPI_Grequest_cancel_function"}.get(a.base)
+                iface = PROC_IFACES.get(a.base)
                 if iface is None:
                     sys.exit(f"gen_fortran: {name}: no mpi_f08 interface for callback type {a.base}; "
                              "add one next to MPI_Comm_copy_attr_function")
                 idecl.append(f"procedure({iface}) :: {n}")
-                wdecl.append(f"procedure({iface}) :: {n}")
+                xdecl.append(f"procedure({iface}) :: {n}")
             else:
                 idecl.append(f"{t} :: {n}{dims}")
                 intent = ", intent(in)" if a.by_value else ""
-                wdecl.append(f"{t}{intent} :: {n}{dims}")
-        lname = f"lc_f08_{name.lower()}"
-        if ret == "int":
-            ih = f"subroutine {lname}({', '.join(dummies + ['ierror'])})"
-            idecl.append("integer :: ierror")
-            it = "end subroutine"
-            wh = f"subroutine {pname}({', '.join(dummies + ['ierror'])})"
-            wdecl.append("integer, optional, intent(out) :: ierror")
-            wdecl.append("integer :: lc_ierr")
-            body = [f"call {lname}({', '.join(dummies + ['lc_ierr'])})",
-                    "if (present(ierror)) ierror = lc_ierr"]
-            wt = "end subroutine"
-        else:
-            t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
-            ih = f"{t} function {lname}({', '.join(dummies)})"
-            it = "end function"
-            wh = f"{t} function {pname}({', '.join(dummies)})"
-            body = [f"{pname} = {lname}({', '.join(dummies)})"]
-            wt = "end function"
-            # PMPI_Wtime, PMPI_Wtick, PMPI_Aint_add, PMPI_Aint_diff: functions
-            # have their PMPI_ names here too, as in module mpi (MPICH's
-            # f08/timer/wtimef90 calls PMPI_WTIME with `use mpi_f08`); they
-            # call the pmpi_ glue, under lc_f08p_<name>_ (glue_function)
-            glue_ifaces.append(wrap(f"    {t} function lc_f08p_{name.lower()}({', '.join(dummies)})"))
-            glue_ifaces.append("      import")
-            glue_ifaces += [wrap("      " + d) for d in idecl]
-            glue_ifaces.append("    end function")
-            pmpi_procs.append(wrap(f"  {t} function PMPI_{name}({', '.join(dummies)})"))
-            pmpi_procs += [wrap("    " + d) for d in wdecl]
-            pmpi_procs.append(wrap(f"    PMPI_{name} = lc_f08p_{name.lower()}({', '.join(dummies)})"))
-            pmpi_procs += ["  end function", ""]
-            pmpi_private.append(f"lc_f08p_{name.lower()}")
-        glue_ifaces.append(wrap("    " + ih))
-        glue_ifaces.append("      import")
-        glue_ifaces += [wrap("      " + d) for d in idecl]
-        glue_ifaces.append("    " + it)
-        procs.append(wrap("  " + wh))
-        procs += [wrap("    " + d) for d in wdecl]
-        procs += [wrap("    " + b) for b in body]
-        procs.append("  " + wt)
-        procs.append("")
+                xdecl.append(f"{t}{intent} :: {n}{dims}")
+        glue_of = {}
+        for p in ("", "p"):
+            lname = f"lc_f08{p}_{name.lower()}"
+            pfx = "P" if p else ""
+            if ret == "int":
+                heads = (f"subroutine {lname}({', '.join(dummies + ['ierror'])})",
+                         f"subroutine {pfx}{ext}({', '.join(dummies + ['ierror'])})")
+                ideclr = idecl + ["integer :: ierror"]
+                xdeclr = xdecl + ["integer, optional, intent(out) :: ierror"]
+                tail = "end subroutine"
+            else:
+                t = "double precision" if ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
+                heads = (f"{t} function {lname}({', '.join(dummies)})",
+                         f"{t} function {pfx}{ext}({', '.join(dummies)})")
+                ideclr, xdeclr = idecl, xdecl
+                tail = "end function"
+            glue_of[p] = [heads[0], "  import"] + ["  " + d for d in ideclr] + [tail]
+            if name in cptr_of:  # (its module procedures call the glue)
+                glue_ifaces += [wrap("    " + x) for x in glue_of[p]]
+            # the specific procedure: an external procedure (mpich_f08.f90)
+            # under the standard's name, so that a tool can replace it
+            body = ext_ifaces.setdefault(f"{pfx}MPI_{g}", [])
+            body.append(wrap("    " + heads[1]))
+            body.append("      import")
+            body += [wrap("      " + d) for d in xdeclr]
+            body.append("    " + tail)
+        # (the glue's interface, "" and "p": what the specifics declare)
+        EXTERNALS[name] = (ext, dummies, xdecl, glue_of)
         if name in cptr_of:
             # the TYPE(C_PTR) specific: the same glue, the address it
             # writes (pointer-sized) carried over by TRANSFER
             n = next(a.name for a in args if kind_of(a, h)[0] == "addr_out")
+            wdecl = xdecl + ["integer, optional, intent(out) :: ierror", "integer :: lc_ierr"]
             cdecl = [f"type(c_ptr), intent(out) :: {n}" if d == f"integer(kind=MPI_ADDRESS_KIND) :: {n}" else d
                      for d in wdecl] + ["integer(kind=MPI_ADDRESS_KIND) :: lc_addr"]
             cdummies = ["lc_addr" if d == n else d for d in dummies]
-            procs.append(wrap(f"  subroutine lc_mpi_{name.lower()}_cptr({', '.join(dummies + ['ierror'])})"))
-            procs += [wrap("    " + d) for d in cdecl]
-            procs += [wrap(f"    call {lname}({', '.join(cdummies + ['lc_ierr'])})"),
-                      f"    {n} = transfer(lc_addr, {n})",
-                      "    if (present(ierror)) ierror = lc_ierr",
-                      "  end subroutine", ""]
+            for p in ("", "p"):
+                procs.append(wrap(f"  subroutine lc_{p}mpi_{name.lower()}_cptr({', '.join(dummies + ['ierror'])})"))
+                procs += [wrap("    " + d) for d in cdecl]
+                procs += [wrap(f"    call lc_f08{p}_{name.lower()}({', '.join(cdummies + ['lc_ierr'])})"),
+                          f"    {n} = transfer(lc_addr, {n})",
+                          "    if (present(ierror)) ierror = lc_ierr",
+                          "  end subroutine", ""]
     F08_GENERICS.clear()
-    # (only the large-count generics: render_mpich_f08 binds their _large_ names)
-    F08_GENERICS.update(large_generics)
-    for g, specifics in generics.items():
-        out.append(f"  interface MPI_{g}")
-        out.append(wrap(f"    module procedure {', '.join(specifics)}"))
-        out.append(f"  end interface MPI_{g}")
+    # (the large-count generics: render_mpich_f08 binds MPICH's _large_ names)
+    F08_GENERICS.update({g: True for g in generics})
+    for g, bodies in ext_ifaces.items():
+        out.append(f"  interface {g}")
+        out += bodies
+        if g in cptr_procs:
+            out.append(wrap(f"    module procedure {', '.join(cptr_procs[g])}"))
+        out.append(f"  end interface {g}")
+    for g, specifics in cptr_procs.items():
         out.append(wrap(f"  private :: {', '.join(specifics)}"))
     glue_ifaces += ["    subroutine lc_f08_f_sync_reg(buf)  ! (src/fortran/lc_f_support.c)",
                     "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
@@ -373,7 +414,6 @@ def render_f08(bound):
               "    f08_status = transfer(f_status, f08_status)",
               "    if (present(ierror)) ierror = MPI_SUCCESS",
               "  end subroutine", ""]
-    procs += pmpi_procs
     procs += ["  subroutine MPI_F_sync_reg(buf)",
               "    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
               "    type(*), dimension(*) :: buf",
@@ -383,16 +423,8 @@ def render_f08(bound):
     out += glue_ifaces
     out.append("  end interface")
     out.append("  private :: lc_f08_f_sync_reg")
-    out += [f"  private :: {n}" for n in pmpi_private]
-    out += [f"  private :: lc_f08_{n.lower()}" for n, _, _, h in bound if "@nof08" not in h]
+    out += [f"  private :: lc_f08{p}_{n.lower()}" for n in cptr_of for p in ("", "p")]
     out.append("contains")
-    for h in F08_HANDLES:
-        short = h[4:].lower()
-        for op, fn in (("==", "eq"), ("/=", "ne")):
-            out += [f"  elemental logical function lc_{fn}_{short}(a, b)",
-                    f"    type({h}), intent(in) :: a, b",
-                    f"    lc_{fn}_{short} = a%MPI_VAL {op} b%MPI_VAL",
-                    "  end function"]
     out += procs
     out.append("end module mpi_f08")
     return "\n".join(out) + "\n"

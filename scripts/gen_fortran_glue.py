@@ -12,6 +12,8 @@ GLUE_HEAD = """\
  * api/fortran_hints.txt: do not edit.  The Fortran entry points of
  * libmpifort (MPICH's Fortran ABI); helpers in src/fortran/lc_f_glue.h. */
 #include "lc_f_glue.h"
+
+#include <string.h>
 """
 
 
@@ -30,8 +32,8 @@ def glue_function(name, ret, args, h, prefix):
     cname = f"{prefix}{name}"
     if name in ATTR_F:
         cname = ATTR_F[name][0]
-    if "@large" in h:
-        lname = f"lc_f08_{name.lower()}"
+    if "@large" in h:  # module mpi_f08 only: lc_f08_xxx_c_, its PMPI_ form lc_f08p_xxx_c_
+        lname = f"lc_f08{'p' if prefix == 'PMPI_' else ''}_{name.lower()}"
     params, strlens, pre, call, post, frees = [], [], [], [], [], []
     for a in args:
         kind, param = kind_of(a, h)
@@ -188,15 +190,37 @@ def glue_function(name, ret, args, h, prefix):
         # INTEGER(KIND=MPI_ADDRESS_KIND) of the other form: the same code.
         for alias in (f"{lname}_cptr_", f"{lname}_cptr", f"{lname}_cptr__", f"{prefix}{name.upper()}_CPTR"):
             out.append(f"LC_F_ALIAS({lname}_, {alias})")
-    if prefix == "PMPI_" and ret != "int" and "@nof08" not in h:  # mpi_f08's PMPI_Wtime...
+    if prefix == "PMPI_" and "@nof08" not in h:  # what mpi_f08's PMPI_Xxx_f08(ts) call
         out.append(f"LC_F_ALIAS({lname}_, lc_f08p_{name.lower()}_)")
     if prefix == "MPI_" and "@nof08" not in h:  # what module mpi_f08's procedures call
         out.append(f"LC_F_ALIAS({lname}_, lc_f08_{name.lower()}_)")
     return "\n".join(out)
 
 
+# MPI_STATUS_F082F, MPI_STATUS_F2F08 of mpif.h and module mpi (MPI 4.1
+# §19.3.5; C-only conversion functions have no binding, these two do):
+# TYPE(MPI_Status) and INTEGER(MPI_STATUS_SIZE) are one layout, C's
+# MPI_Status, so a copy.  (mpi_f08's: render_f08, MPICH's mpi_f08_types':
+# render_mpich_f08_types.)
+STATUS_CONV = """
+/* MPI_STATUS_F082F, MPI_STATUS_F2F08 (mpif.h, module mpi) */
+#define LC_F_STATUS_CONV(lname, upname)                                              \\
+    LC_F_API void lname##_(const MPI_Fint *src, MPI_Fint *dst, MPI_Fint *ierr);     \\
+    LC_F_API void lname##_(const MPI_Fint *src, MPI_Fint *dst, MPI_Fint *ierr)      \\
+    {                                                                                \\
+        memmove(dst, src, sizeof(MPI_Status));                                       \\
+        *ierr = MPI_SUCCESS;                                                         \\
+    }                                                                                \\
+    LC_F_ALIAS(lname##_, lname) LC_F_ALIAS(lname##_, lname##__) LC_F_ALIAS(lname##_, upname)
+LC_F_STATUS_CONV(mpi_status_f082f, MPI_STATUS_F082F)
+LC_F_STATUS_CONV(pmpi_status_f082f, PMPI_STATUS_F082F)
+LC_F_STATUS_CONV(mpi_status_f2f08, MPI_STATUS_F2F08)
+LC_F_STATUS_CONV(pmpi_status_f2f08, PMPI_STATUS_F2F08)
+"""
+
+
 def render_glue(bound):
-    parts = [GLUE_HEAD]
+    parts = [GLUE_HEAD, STATUS_CONV]
     for name, ret, args, h in bound:
         if "@large" in h and "@handwritten" in h:
             parts.append(f"/* MPI_{name}: module mpi_f08 only, src/fortran (handwritten) */")
@@ -204,6 +228,7 @@ def render_glue(bound):
         if "@large" in h:
             parts.append(f"/* MPI_{name}: module mpi_f08 only */")
             parts.append(glue_function(name, ret, args, h, "MPI_"))
+            parts.append(glue_function(name, ret, args, h, "PMPI_"))
             continue
         if "@handwritten" in h:
             parts.append(f"/* MPI_{name}: src/fortran (handwritten in api/fortran_hints.txt) */")

@@ -56,10 +56,19 @@ def render_module(bound):
            "! arguments are NO_ARG_CHECK too, so a scalar is accepted.",
            "module mpi",
            "      use lc_mpi_sizeof, only: MPI_SIZEOF  ! (render_sizeof)",
-           "      implicit none"]
+           "      use, intrinsic :: iso_c_binding, only: lc_c_int => c_int",
+           "      implicit none",
+           "      private :: lc_c_int"]
     out += decls(ints, logicals)
     out += SENTINELS.rstrip("\n").split("\n")
     out += [f"      EXTERNAL {c}" for c in CALLBACKS]
+    # TYPE(MPI_Status) of mpi_f08, for MPI_STATUS_F082F / MPI_STATUS_F2F08
+    # (MPI 4.1 §19.3.5 declares them in module mpi with it): BIND(C) with
+    # the same components, so it is the same type as mpi_f08's
+    out += ["      type, bind(C) :: MPI_Status",
+            "        integer(lc_c_int) :: count_lo, count_hi_and_cancelled",
+            "        integer(lc_c_int) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+            "      end type MPI_Status"]
     out.append("      interface")
     cptr_generics = []
     for name, ret, args, h in bound:
@@ -120,6 +129,13 @@ def render_module(bound):
                 out.append(wrap("          import :: " + ", ".join(sorted(set(uses)))))
             out += [wrap("          " + d) for d in decl]
             out.append("        " + tail)
+    # (lc_f_glue.c: render_glue's STATUS_CONV)
+    for n, a, b in (("MPI_STATUS_F082F", "f08_status", "f_status"), ("MPI_STATUS_F2F08", "f_status", "f08_status")):
+        out += [f"        subroutine {n}({a}, {b}, ierror)",
+                "          import :: MPI_Status, MPI_STATUS_SIZE",
+                "          type(MPI_Status) :: f08_status",
+                "          integer :: f_status(MPI_STATUS_SIZE), ierror",
+                "        end subroutine"]
     # (src/fortran/lc_f_support.c)
     out += ["        subroutine MPI_F_SYNC_REG(buf)",
             "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",

@@ -13,10 +13,20 @@
  *     address itself, count and datatype unchanged;
  *   - a section with a (count, datatype) to go with it, when the
  *     datatype's extent is the element size (the usual case: MPI_INTEGER
- *     on an INTEGER array): an hindexed_block datatype of `count` blocks
- *     of one `datatype`, at the byte offsets of the first `count` elements
- *     of the section in element order; the call gets count 1 of it.  A
- *     datatype is used rather than a copy so a nonblocking call needs
+ *     on an INTEGER array):
+ *       - one strided dimension with a positive stride (a(1:n:2),
+ *         b(3,:)): `datatype` resized to the stride, and the same count:
+ *         element k of the section is at k * stride, so this holds
+ *         however the call indexes the buffer (a gather's rank i at
+ *         i * count elements);
+ *       - otherwise (2-D sections, negative strides): an hindexed_block
+ *         datatype of `count` blocks of one `datatype`, at the byte
+ *         offsets of the first `count` elements of the section in element
+ *         order; the call gets count 1 of it.  Right where the call reads
+ *         `count` items from the start of the buffer, not where the count
+ *         is per rank (`per_rank`: gathers, scatters, all-to-alls), which
+ *         get MPI_ERR_BUFFER.
+ *     A datatype is used rather than a copy so a nonblocking call needs
  *     nothing at its completion;
  *   - anything else (a section with a datatype of another extent, or a
  *     buffer whose count is not one scalar, as in MPI_Gatherv or the
@@ -33,7 +43,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, void **addr, int *newcount, int *newtype);
+int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int per_rank, void **addr, int *newcount,
+                 int *newtype);
 void lc_f08ts_done(int newtype, int datatype);
 
 static int lc_f08ts_error(const char *msg)
@@ -58,7 +69,8 @@ static int lc_cdesc_contiguous(const CFI_cdesc_t *d)
     return 1;
 }
 
-LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, void **addr, int *newcount, int *newtype)
+LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int per_rank, void **addr, int *newcount,
+                          int *newtype)
 {
     *addr = d->base_addr;
     *newcount = count;
@@ -78,6 +90,27 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, void **addr, 
     if (extent != (MPI_Aint)d->elem_len)
         return lc_f08ts_error("a non-contiguous array section with a datatype whose extent is not the "
                               "array element size: pass a contiguous array");
+    /* the one dimension of more than one element, if only one has */
+    int strided = -1, nstrided = 0;
+    for (int i = 0; i < d->rank; i++) {
+        if (d->dim[i].extent > 1) {
+            strided = i;
+            nstrided++;
+        }
+    }
+    if (nstrided == 1 && d->dim[strided].sm > 0) {
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        rc = PMPI_Type_create_resized((MPI_Datatype)datatype, 0, (MPI_Aint)d->dim[strided].sm, &t);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Type_commit(&t);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        *newtype = (int)t;
+        return MPI_SUCCESS;
+    }
+    if (per_rank)
+        return lc_f08ts_error("a 2-D or negatively strided array section in a gather, scatter or all-to-all "
+                              "(its count is per rank): pass a contiguous array or a 1-D section");
     if ((CFI_index_t)count > nelem)
         return lc_f08ts_error("count is larger than the number of elements of the array section");
     MPI_Aint *disp = malloc(sizeof *disp * (size_t)(count > 0 ? count : 1));

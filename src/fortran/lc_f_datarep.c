@@ -181,10 +181,12 @@ static void lc_f_register_datarep(lc_c_register_fn *reg, lc_c_register_c_fn *reg
 LC_F_REGISTER_DATAREP(mpi_register_datarep_, MPI_Register_datarep, NULL, lc_f_conv_fn)
 LC_F_REGISTER_DATAREP(pmpi_register_datarep_, PMPI_Register_datarep, NULL, lc_f_conv_fn)
 LC_F_REGISTER_DATAREP(lc_f08_register_datarep_c_, NULL, MPI_Register_datarep_c, lc_f_conv_c_fn)
+LC_F_REGISTER_DATAREP(lc_f08p_register_datarep_c_, NULL, PMPI_Register_datarep_c, lc_f_conv_c_fn)
 LC_F_ALIAS(mpi_register_datarep_, mpi_register_datarep)
 LC_F_ALIAS(mpi_register_datarep_, mpi_register_datarep__)
 LC_F_ALIAS(mpi_register_datarep_, MPI_REGISTER_DATAREP)
 LC_F_ALIAS(mpi_register_datarep_, lc_f08_register_datarep_)
+LC_F_ALIAS(pmpi_register_datarep_, lc_f08p_register_datarep_) /* mpi_f08's PMPI_Register_datarep */
 LC_F_ALIAS(pmpi_register_datarep_, pmpi_register_datarep)
 LC_F_ALIAS(pmpi_register_datarep_, pmpi_register_datarep__)
 LC_F_ALIAS(pmpi_register_datarep_, PMPI_REGISTER_DATAREP)

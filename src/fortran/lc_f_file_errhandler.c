@@ -43,6 +43,7 @@ LC_F_ALIAS(mpi_file_create_errhandler_, mpi_file_create_errhandler)
 LC_F_ALIAS(mpi_file_create_errhandler_, mpi_file_create_errhandler__)
 LC_F_ALIAS(mpi_file_create_errhandler_, MPI_FILE_CREATE_ERRHANDLER)
 LC_F_ALIAS(mpi_file_create_errhandler_, lc_f08_file_create_errhandler_)
+LC_F_ALIAS(pmpi_file_create_errhandler_, lc_f08p_file_create_errhandler_) /* mpi_f08's PMPI_File_create_errhandler */
 LC_F_ALIAS(pmpi_file_create_errhandler_, pmpi_file_create_errhandler)
 LC_F_ALIAS(pmpi_file_create_errhandler_, pmpi_file_create_errhandler__)
 LC_F_ALIAS(pmpi_file_create_errhandler_, PMPI_FILE_CREATE_ERRHANDLER)

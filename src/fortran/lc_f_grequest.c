@@ -93,6 +93,7 @@ LC_F_ALIAS(mpi_grequest_start_, mpi_grequest_start)
 LC_F_ALIAS(mpi_grequest_start_, mpi_grequest_start__)
 LC_F_ALIAS(mpi_grequest_start_, MPI_GREQUEST_START)
 LC_F_ALIAS(mpi_grequest_start_, lc_f08_grequest_start_)
+LC_F_ALIAS(pmpi_grequest_start_, lc_f08p_grequest_start_) /* mpi_f08's PMPI_Grequest_start */
 LC_F_ALIAS(pmpi_grequest_start_, pmpi_grequest_start)
 LC_F_ALIAS(pmpi_grequest_start_, pmpi_grequest_start__)
 LC_F_ALIAS(pmpi_grequest_start_, PMPI_GREQUEST_START)

@@ -61,6 +61,7 @@ LC_F_ALIAS(mpi_info_get_string_, mpi_info_get_string)
 LC_F_ALIAS(mpi_info_get_string_, mpi_info_get_string__)
 LC_F_ALIAS(mpi_info_get_string_, MPI_INFO_GET_STRING)
 LC_F_ALIAS(mpi_info_get_string_, lc_f08_info_get_string_)
+LC_F_ALIAS(pmpi_info_get_string_, lc_f08p_info_get_string_) /* mpi_f08's PMPI_Info_get_string */
 LC_F_ALIAS(pmpi_info_get_string_, pmpi_info_get_string)
 LC_F_ALIAS(pmpi_info_get_string_, pmpi_info_get_string__)
 LC_F_ALIAS(pmpi_info_get_string_, PMPI_INFO_GET_STRING)

@@ -92,11 +92,17 @@ static inline bool lc_fast_comm(MPI_Comm comm, int rank, MPI_Count count, MPI_Da
     return lc_fast_dtype(count, dt) && lc_fast_peer(comm, rank);
 }
 
-/* A plain send or receive: nothing to run at its end. */
+/* A plain send or receive, or a request born complete that is complete
+ * (Ibsend's: the data is in the buffer when the call returns; a
+ * completed one of another origin is finished the same way, status and
+ * release, and one not complete yet — an RMA request, a buffer's iflush —
+ * stays in the section, which completes it): nothing to run at its end.
+ * The flag is read with acquire, as a wait does. */
 static inline bool lc_fast_plain(const lc_request_t *r)
 {
-    return (r->kind == LC_REQ_SEND || r->kind == LC_REQ_RECV) && !r->user_freed && !r->typed && !r->sched &&
-           !r->on_complete;
+    bool kind = r->kind == LC_REQ_SEND || r->kind == LC_REQ_RECV ||
+                (r->kind == LC_REQ_DONE && atomic_load_explicit(&r->complete, memory_order_acquire));
+    return kind && !r->user_freed && !r->typed && !r->sched && !r->on_complete;
 }
 
 /* Isendrecv(_replace)'s request (lc_mpi_isendrecv.c): a plain receive
@@ -191,8 +197,7 @@ static inline int lc_fast_Irecv(void *buf, int count, MPI_Datatype datatype, int
 }
 
 /* The send modes and Bsend ask what MPI_Send asks. */
-static inline int lc_fast_send_args(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                                    MPI_Comm comm)
+static inline int lc_fast_send_args(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lc_comm_t *c;
     return lc_fast_Send(buf, count, datatype, dest, tag, comm, &c);
@@ -305,16 +310,17 @@ static inline int lc_fast_Irsend(const void *buf, int count, MPI_Datatype dataty
  * completing thread, under any fine lock: `hook_anywhere`, as the pool's
  * lock is inner to them all), so neither a detach (which waits for every
  * block, refusing new ones meanwhile) nor an iflush (which counts the
- * blocks not yet sent under the same lock) misses one.  Only while no
- * communicator or session has a buffer of its own (lc_bsend_pools_any):
- * finding theirs reads attributes and the session table, which are the
- * section's.  Ibsend's request is one born complete. */
-extern LC_HIDDEN int lc_bsend_pools_any;
-
+ * blocks not yet sent under the same lock) misses one.  Since session 20
+ * also on a communicator's or a session's buffer (MPI 4.1
+ * Comm_attach_buffer, Session_attach_buffer): finding the pool no longer
+ * reads the section's attributes — a communicator's record is its
+ * `bsend_pool`, loaded with acquire and kept until the communicator goes;
+ * a session's is in the static session table, whose `in_use` and `id` are
+ * atomics — and whether one is attached is read under its lock
+ * (lc_bsend_pool_of).  Ibsend's request is one born complete. */
 static inline int lc_fast_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return !__atomic_load_n(&lc_bsend_pools_any, __ATOMIC_RELAXED) &&
-           lc_fast_send_args(buf, count, datatype, dest, tag, comm);
+    return lc_fast_send_args(buf, count, datatype, dest, tag, comm);
 }
 
 static inline int lc_fast_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -458,7 +464,7 @@ static inline int lc_fast_Cancel(MPI_Request *request)
 #define LC_FAST_C_EXTRA_Send 1
 #define LC_FAST_C_EXTRA_Ssend 1
 #define LC_FAST_C_EXTRA_Rsend 1
-#define LC_FAST_C_EXTRA_Bsend !__atomic_load_n(&lc_bsend_pools_any, __ATOMIC_RELAXED)
+#define LC_FAST_C_EXTRA_Bsend 1
 #define LC_FAST_C_EXTRA_Isend 1
 #define LC_FAST_C_EXTRA_Issend 1
 #define LC_FAST_C_EXTRA_Irsend 1

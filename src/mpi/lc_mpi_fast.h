@@ -25,8 +25,9 @@
  * accounting of calls inside MPI is the section's), the application
  * itself asked for MULTIPLE, the datatype is a builtin one (no staging,
  * no datatype reference; not a pair type), and the requests are plain sends and receives
- * (not persistent, partitioned, generalized, collective, buffered,
- * typed, or freed).  Anything else takes the section as before, and so
+ * (not persistent, partitioned, generalized, collective, typed, or
+ * freed), Isendrecv's pairs of them, or complete requests born complete
+ * (Ibsend's).  Anything else takes the section as before, and so
  * do the argument errors these tests see (a bad communicator, rank,
  * count, datatype or request, a NULL output pointer): they need not be
  * complete checks, only enough to keep what needs the section in it (a

@@ -48,7 +48,11 @@ FAST = FAST_COUNTED | {n + "_c" for n in FAST_COUNTED} | {
 # Of FAST, those whose lc_fast_<Name> hands back what it looked up to
 # decide (its last argument), and the function that runs the call with it
 # instead of the implementation: the request is not looked up twice.
-FOUND = {"Wait": ("lc_request_t *", "lc_mpi_wait_found"), "Test": ("lc_request_t *", "lc_mpi_test_found")}
+# Send, Isend, Recv and Irecv hand back their communicator, Wait and Test
+# their request.
+FOUND = {"Wait": ("lc_request_t *", "lc_mpi_wait_found"), "Test": ("lc_request_t *", "lc_mpi_test_found"),
+         "Send": ("lc_comm_t *", "lc_mpi_send_found"), "Isend": ("lc_comm_t *", "lc_mpi_isend_found"),
+         "Recv": ("lc_comm_t *", "lc_mpi_recv_found"), "Irecv": ("lc_comm_t *", "lc_mpi_irecv_found")}
 MACRO = re.compile(r"^#define P?MPI_(\w+)\(", re.M)
 NAME = re.compile(r"(\w+)\s*(\[[^\]]*\])*$")
 

@@ -16,6 +16,7 @@
 #include "channel/lc_pkt_decode.h"
 #include "channel/lc_shm.h"
 #include "util/lc_params.h"
+#include "util/lc_thread.h"
 #include "util/lc_util.h"
 
 #include <inttypes.h>
@@ -225,6 +226,7 @@ void lc_ivshmem_start(void)
         if (lc_ivs.peers[r].kind == LC_CHANNEL_IVSHMEM) lc_ivs.rx[n++] = &lc_ivs.peers[r];
     lc_ivs.nrx = n;
     lc_ivshmem_active = n > 0;
+    lc_thread_nofast_set(LC_NOFAST_IVSHMEM, n > 0);
     if (lc_ivs.slot < 0 || lc_ivs.renewing) return;
     /* The renewer takes no signal: they stay with the application. */
     sigset_t all, old;
@@ -240,6 +242,7 @@ void lc_ivshmem_start(void)
 void lc_ivshmem_close(void)
 {
     lc_ivshmem_active = 0;
+    lc_thread_nofast_set(LC_NOFAST_IVSHMEM, 0);
     lc_ivs.nrx = 0;
     if (lc_ivs.renewing) {
         pthread_mutex_lock(&lc_ivs.lock);

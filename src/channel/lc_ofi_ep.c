@@ -6,6 +6,7 @@
  */
 #include "channel/lc_ofi_impl.h"
 #include "util/lc_params.h"
+#include "util/lc_thread.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -548,6 +549,7 @@ int lc_ofi_open(lc_peer_t *peers, int rank, int size, int npeers, char *addr, si
      * for hellos of strangers (processes of other jobs). */
     if (lc_ofi_grow_rx(nrx_world + LC_OFI_STRANGER_BUFS) != 0) goto err_logged;
     lc_ofi_active = true;
+    lc_thread_nofast_set(LC_NOFAST_OFI, 1);
     return 0;
 
 err:
@@ -831,6 +833,7 @@ void lc_ofi_close(void)
 {
     if (lc_ofi.ep && lc_ofi.state && lc_ofi_active) lc_ofi_say_goodbye();
     lc_ofi_active = false;
+    lc_thread_nofast_set(LC_NOFAST_OFI, 0);
     lc_ofi_keepalive_reset();
     if (lc_ofi.ep) fi_close(&lc_ofi.ep->fid);
     int r = 0;

@@ -99,6 +99,21 @@ int lc_check_ptr(const void *p, const char *name);
 /* Checks shared by every send-like (receive-like) call: communicator,
  * count, datatype, peer rank, tag, buffer.  *comm_p is NULL when the
  * communicator itself is bad.  Inline: they are on the message path. */
+/* What lc_check_send / lc_check_recv (below) check after the communicator
+ * and the count, for a call whose communicator was found and count
+ * checked already (the MPI_THREAD_MULTIPLE
+ * wrappers' fast path, src/mpi/lc_mpi_fast.h: a live communicator implies
+ * an initialized library). */
+static inline int lc_check_peer_args(const lc_comm_t *c, const void *buf, MPI_Count count, MPI_Datatype dt, int rank,
+                                     int tag, bool any_ok)
+{
+    int rc = lc_check_dtype(dt);
+    if (!rc) rc = lc_check_rank(c, rank, any_ok);
+    if (!rc) rc = lc_check_tag(tag, any_ok);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    return rc;
+}
+
 static inline int lc_check_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                                 lc_comm_t **comm_p)
 {

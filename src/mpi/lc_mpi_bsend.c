@@ -13,9 +13,9 @@
  * lc_mpi_session.c on sessions.
  * MPI_BUFFER_AUTOMATIC: each message gets its own allocation instead.
  *
- * At MPI_THREAD_MULTIPLE, Bsend and Ibsend on the process's pool run
- * outside the process-wide section (lc_mpi_fast.h): the pool has its own
- * lock, and this file touches its fields only through the pool's calls.
+ * At MPI_THREAD_MULTIPLE, Bsend and Ibsend run outside the process-wide
+ * section (lc_mpi_fast.h), on whichever pool: a pool has its own lock,
+ * and this file touches its fields only through the pool's calls.
  */
 #include "mpi/lc_mpi_bsend.h"
 
@@ -23,18 +23,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int lc_bsend_pools_any;
-
-/* The pool of a buffered send on `c`.  Outside the section (MPI_THREAD_
- * MULTIPLE, lc_fast_Bsend said yes) the process's: no communicator or
- * session had a buffer when the wrapper asked, and their attributes and
- * tables are the section's to read. */
-static lc_bsend_pool_t *lc_bsend_pool_here(lc_comm_t *c)
-{
-    if (lc_thread_locking() && !lc_thread_held()) return &lc_bsend_proc;
-    return lc_bsend_pool_of(c);
-}
 
 static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     const char *func)
@@ -50,7 +38,7 @@ static int lc_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     /* Exactly what MPI tells users to reserve per message; the block
      * records live outside the user's buffer. */
     size_t len = bytes + MPI_BSEND_OVERHEAD;
-    lc_bsend_pool_t *p = lc_bsend_pool_here(c);
+    lc_bsend_pool_t *p = lc_bsend_pool_of(c);
     /* The request is made before its block is placed and started after
      * the copy: its hook is in place before it can complete, so every
      * block's hook runs (lc_mpi_bsend_pool.c). */

@@ -5,9 +5,13 @@
  * communicator's; MPI_Session_attach_buffer: one session's) and the
  * buffered messages still leaving it.
  *
- * MPI_THREAD_MULTIPLE: Bsend and Ibsend on the process's pool run outside
- * the process-wide section (src/mpi/lc_mpi_fast.h), so every field of a
- * pool is read and written under its `lock` (taken at MULTIPLE only).
+ * MPI_THREAD_MULTIPLE: Bsend and Ibsend run outside the process-wide
+ * section (src/mpi/lc_mpi_fast.h), whichever pool they use, so every
+ * field of a pool is read and written under its `lock` (taken at MULTIPLE
+ * only), and a pool record stays where it is while a send may find it
+ * (the process's is static, a session's is in the static session table,
+ * a communicator's lives as long as the communicator: lc_comm_t's
+ * `bsend_pool`).
  * The lock is innermost but for the request pool's: nothing that waits,
  * progresses, starts a send or completes a request with a hook runs under
  * it (a completion under a fine lock is deferred to the section's holder,
@@ -49,24 +53,28 @@ typedef struct lc_bsend_pool {
 } lc_bsend_pool_t;
 
 /* Read in the section only (attach and detach are section calls): the
- * threads outside it never change `base` or `automatic`. */
+ * threads outside it never change `base` or `automatic`; they ask
+ * lc_bsend_pool_live. */
 static inline bool lc_bsend_pool_attached(const lc_bsend_pool_t *p)
 {
     return p->base || p->automatic;
 }
+/* lc_bsend_pool_attached under the pool's lock: from any thread.  A
+ * detach may follow at once; the send then fails with MPI_ERR_BUFFER
+ * ("being detached" or "no buffer attached"), as one that came just
+ * after the detach would. */
+bool lc_bsend_pool_live(lc_bsend_pool_t *p);
 
 /* The pool MPI_Buffer_attach fills. */
 extern lc_bsend_pool_t lc_bsend_proc;
-/* Set (never cleared) at the first buffer attached to a communicator or
- * a session, in the section: until then every buffered send uses
- * lc_bsend_proc, and lc_mpi_fast.h lets Bsend/Ibsend skip the section. */
-extern LC_HIDDEN int lc_bsend_pools_any;
 /* The pool a buffered send on `c` uses: the communicator's own when one is
  * attached, else its session's when it derives from a session that has one
- * (lc_session_pool), else the process's (lc_mpi_bsend_comm.c). */
+ * (lc_session_pool), else the process's (lc_mpi_bsend_comm.c).  From any
+ * thread, inside the section or not. */
 lc_bsend_pool_t *lc_bsend_pool_of(lc_comm_t *c);
 /* Sessions' pools (lc_mpi_session.c).  The pool of the session with id
- * `session` when a buffer is attached to it; NULL otherwise. */
+ * `session` when a buffer is attached to it; NULL otherwise.  From any
+ * thread: the table's `in_use` and `id` are atomics. */
 lc_bsend_pool_t *lc_session_pool(uint32_t session);
 /* The pool of a session handle (attached or not); MPI_ERR_SESSION. */
 int lc_session_buffer(MPI_Session session, lc_bsend_pool_t **pool_p);

@@ -5,13 +5,18 @@
  * MPI_Comm_flush_buffer, MPI_Buffer_flush, and their nonblocking forms
  * MPI_Comm_iflush_buffer, MPI_Buffer_iflush.
  *
- * A communicator's pool hangs on it as an attribute of an internal keyval
- * (not copied by MPI_Comm_dup; its delete callback, run by MPI_Comm_free,
- * waits for the pool's messages and frees the record, never the user's
- * memory).  A buffered send uses its communicator's pool when it has one,
- * else its session's (a communicator made from a session's group, or
- * derived from one, carries the session's id), else the process's
- * (MPI 4.1 §3.6.1).
+ * A communicator's pool record is made at its first attach and kept until
+ * the communicator goes (lc_comm_t's `bsend_pool`; a detach empties it):
+ * at MPI_THREAD_MULTIPLE a buffered send runs outside the section and
+ * loads the pointer with acquire, so the record must not move or go while
+ * the communicator can be used.  It hangs on the communicator as an
+ * attribute of an internal keyval too, whose delete callback (run when
+ * the communicator is freed; not copied by MPI_Comm_dup) waits for the
+ * pool's messages and frees the record, never the user's memory.  A
+ * buffered send uses its communicator's pool when one is attached, else
+ * its session's (a communicator made from a session's group, or derived
+ * from one, carries the session's id), else the process's (MPI 4.1
+ * §3.6.1).
  */
 #include "mpi/lc_mpi.h"
 #include "mpi/lc_mpi_attr.h"
@@ -26,29 +31,34 @@ static int lc_bsend_keyval = MPI_KEYVAL_INVALID;
 
 static int lc_bsend_comm_delete(int handle, int keyval, void *value, void *extra)
 {
-    (void)handle, (void)keyval, (void)extra;
+    (void)keyval, (void)extra;
     void *buffer;
     MPI_Count size;
     lc_bsend_pool_detach(value, &buffer, &size);
+    /* The communicator is being freed: no buffered send may use it any
+     * more (its handle is no longer valid to the user). */
+    lc_comm_t *c = lc_comm_lookup((MPI_Comm)handle);
+    if (c && c->bsend_pool == value) __atomic_store_n((lc_bsend_pool_t **)&c->bsend_pool, NULL, __ATOMIC_RELAXED);
     free(value);
     return MPI_SUCCESS;
 }
 
+/* The communicator's pool when a buffer is attached to it, from the
+ * section (attach, detach and the flushes are section calls: no lock). */
 static lc_bsend_pool_t *lc_bsend_comm_pool(lc_comm_t *c)
 {
-    void *value = NULL;
-    int flag = 0;
-    if (lc_bsend_keyval == MPI_KEYVAL_INVALID || !c->attrs) return NULL;
-    if (lc_attr_get(LC_ATTR_COMM, &c->attrs, lc_bsend_keyval, false, &value, &flag) != MPI_SUCCESS || !flag)
-        return NULL;
-    return value;
+    lc_bsend_pool_t *p = c->bsend_pool;
+    return p && lc_bsend_pool_attached(p) ? p : NULL;
 }
 
 lc_bsend_pool_t *lc_bsend_pool_of(lc_comm_t *c)
 {
-    lc_bsend_pool_t *p = lc_bsend_comm_pool(c);
-    if (!p && c->session) p = lc_session_pool(c->session);
-    return p ? p : &lc_bsend_proc;
+    /* Acquire: pairs with the release store of the first attach, so the
+     * record's zeroed lock and fields are seen (any thread). */
+    lc_bsend_pool_t *p = __atomic_load_n((lc_bsend_pool_t **)&c->bsend_pool, __ATOMIC_ACQUIRE);
+    if (p && lc_bsend_pool_live(p)) return p;
+    if (c->session && (p = lc_session_pool(c->session))) return p;
+    return &lc_bsend_proc;
 }
 
 static int lc_comm_attach(MPI_Comm comm, void *buffer, MPI_Count size, const char *func)
@@ -60,18 +70,23 @@ static int lc_comm_attach(MPI_Comm comm, void *buffer, MPI_Count size, const cha
     if (lc_bsend_comm_pool(c))
         LC_TRY(lc_error(MPI_ERR_BUFFER, "the communicator already has a buffer: detach it first with "
                                         "MPI_Comm_detach_buffer"));
+    if ((p = c->bsend_pool)) { /* attached before: the record stays (see the head) */
+        LC_TRY(lc_bsend_pool_attach(p, buffer, size));
+        return MPI_SUCCESS;
+    }
     if (lc_bsend_keyval == MPI_KEYVAL_INVALID)
         LC_TRY(lc_keyval_create(LC_ATTR_COMM, NULL, lc_bsend_comm_delete, NULL, &lc_bsend_keyval));
     if (!(p = calloc(1, sizeof(*p)))) LC_TRY(lc_error(MPI_ERR_NO_MEM, "out of memory for a buffer record"));
-    /* Before the pool can take a message: from here buffered sends take
-     * the section, which looks up their communicator's pool (relaxed: a
-     * send that races this call may use either pool, as MPI allows). */
-    __atomic_store_n(&lc_bsend_pools_any, 1, __ATOMIC_RELAXED);
-    LC_TRY(lc_bsend_pool_attach(p, buffer, size));
-    LC_TRY(lc_attr_set(LC_ATTR_COMM, c->handle, &c->attrs, lc_bsend_keyval, p, LC_ATTR_PTR));
+    if ((rc = lc_bsend_pool_attach(p, buffer, size)) != MPI_SUCCESS ||
+        (rc = lc_attr_set(LC_ATTR_COMM, c->handle, &c->attrs, lc_bsend_keyval, p, LC_ATTR_PTR)) != MPI_SUCCESS) {
+        free(p);
+        goto err;
+    }
+    /* Release: a buffered send that loads it (acquire, any thread) sees
+     * the record filled. */
+    __atomic_store_n((lc_bsend_pool_t **)&c->bsend_pool, p, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 err:
-    free(p);
     return lc_mpi_error(c, func, rc);
 }
 
@@ -90,9 +105,8 @@ static int lc_comm_detach(MPI_Comm comm, void *buffer_addr, MPI_Count *size_p, M
         LC_TRY(lc_error(MPI_ERR_VALUE_TOO_LARGE, "the attached buffer has %zu bytes, more than an int holds: "
                                                  "detach it with MPI_Comm_detach_buffer_c",
                         p->size));
+    /* The record stays on the communicator, empty (see the head). */
     lc_bsend_pool_detach(p, (void **)buffer_addr, size_p);
-    /* The pool is empty now: deleting the attribute only frees the record. */
-    LC_TRY(lc_attr_delete(LC_ATTR_COMM, c->handle, &c->attrs, lc_bsend_keyval));
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);

@@ -119,6 +119,14 @@ static int lc_bsend_place(lc_bsend_pool_t *p, lc_request_t *req, size_t len, siz
     return 0;
 }
 
+bool lc_bsend_pool_live(lc_bsend_pool_t *p)
+{
+    lc_bsend_lock(p);
+    bool live = lc_bsend_pool_attached(p);
+    lc_bsend_unlock(p);
+    return live;
+}
+
 int lc_bsend_pool_reserve(lc_bsend_pool_t *p, lc_request_t *req, size_t len, size_t bytes, char **copy_p)
 {
     lc_bsend_lock(p);

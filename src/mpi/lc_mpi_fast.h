@@ -25,8 +25,9 @@
  * accounting of calls inside MPI is the section's), the application
  * itself asked for MULTIPLE, the datatype is a builtin one (no staging,
  * no datatype reference; not a pair type), and the requests are plain sends and receives
- * (not persistent, partitioned, generalized, collective, buffered,
- * typed, or freed).  Anything else takes the section as before, and so
+ * (not persistent, partitioned, generalized, collective, typed, or
+ * freed), Isendrecv's pairs of them, or complete requests born complete
+ * (Ibsend's).  Anything else takes the section as before, and so
  * do the argument errors these tests see (a bad communicator, rank,
  * count, datatype or request, a NULL output pointer): they need not be
  * complete checks, only enough to keep what needs the section in it (a
@@ -51,10 +52,11 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+/* lc_thread_nofast (lc_thread.h): MULTIPLE granted to the application,
+ * no progress thread, no ofi endpoint, no IVSHMEM peer; one word. */
 static inline bool lc_fast_world(void)
 {
-    return lc_thread_app_multiple && !lc_thread_async && !__atomic_load_n(&lc_ofi_active, __ATOMIC_RELAXED) &&
-           !__atomic_load_n(&lc_ivshmem_active, __ATOMIC_RELAXED);
+    return __atomic_load_n(&lc_thread_nofast, __ATOMIC_RELAXED) == 0;
 }
 
 /* count items of dt need no staging and no datatype reference: a builtin
@@ -66,11 +68,13 @@ static inline bool lc_fast_dtype(MPI_Count count, MPI_Datatype dt)
     return count >= 0 && ((unsigned)dt & 0xfc000000u) == 0x4c000000u;
 }
 
-/* comm names a communicator whose `rank` (a specific peer, ANY_SOURCE or
- * PROC_NULL) is reached through shared memory or the self channel. */
-static inline bool lc_fast_peer(MPI_Comm comm, int rank)
+/* comm names a communicator (*c_p) whose `rank` (a specific peer,
+ * ANY_SOURCE or PROC_NULL) is reached through shared memory or the self
+ * channel. */
+static inline bool lc_fast_peer_found(MPI_Comm comm, int rank, lc_comm_t **c_p)
 {
     lc_comm_t *c = lc_comm_lookup(comm);
+    *c_p = c;
     if (!c) return false;
     if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL) return true;
     if ((unsigned)rank >= (unsigned)c->peer_count) return false;
@@ -78,19 +82,57 @@ static inline bool lc_fast_peer(MPI_Comm comm, int rank)
     return p->kind == LC_CHANNEL_SHM || p->kind == LC_CHANNEL_SELF;
 }
 
+static inline bool lc_fast_peer(MPI_Comm comm, int rank)
+{
+    lc_comm_t *c;
+    return lc_fast_peer_found(comm, rank, &c);
+}
+
 static inline bool lc_fast_comm(MPI_Comm comm, int rank, MPI_Count count, MPI_Datatype dt)
 {
     return lc_fast_dtype(count, dt) && lc_fast_peer(comm, rank);
 }
 
+/* A plain send or receive, or a request born complete that is complete
+ * (Ibsend's: the data is in the buffer when the call returns; a
+ * completed one of another origin is finished the same way, status and
+ * release, and one not complete yet — an RMA request, a buffer's iflush —
+ * stays in the section, which completes it): nothing to run at its end.
+ * The flag is read with acquire, as a wait does. */
+static inline bool lc_fast_plain(const lc_request_t *r)
+{
+    bool kind = r->kind == LC_REQ_SEND || r->kind == LC_REQ_RECV ||
+                (r->kind == LC_REQ_DONE && atomic_load_explicit(&r->complete, memory_order_acquire));
+    return kind && !r->user_freed && !r->typed && !r->sched && !r->on_complete;
+}
+
+/* Isendrecv(_replace)'s request (lc_mpi_isendrecv.c): a plain receive
+ * with its send half hung on it (`partner`) and, for the replace form,
+ * the copy it sends from (`ext`, malloc'ed).  Its completions (Wait,
+ * Test and their all/any/some forms: lc_mpi_request_ready, _finish in
+ * lc_mpi_grequest.c), Request_free (waits for both halves, then
+ * finishes) and Cancel (the receive, under its queue's lock) read the two
+ * halves' completion flags with acquire (atomic_int), then release both
+ * requests through the pool's own lock and free the copy: nothing of the
+ * section's.  Both halves were filled by the posting thread before the
+ * handle left it, and the send half is released only with the receive,
+ * by the thread that finishes it; another thread may complete either half
+ * meanwhile, which reads neither field. */
+static inline bool lc_fast_pair(const lc_request_t *r)
+{
+    return r->kind == LC_REQ_RECV && lc_fast_plain(r) && lc_fast_plain(r->partner) && r->partner->kind == LC_REQ_SEND &&
+           !r->partner->partner && !r->partner->ext;
+}
+
 /* A request MPI_Wait/Test may finish outside the section: NULL (nothing
- * to do), or a plain send or receive with nothing to run at its end.
- * `r` is lc_request_lookup's answer for it. */
+ * to do), a plain send or receive, or an Isendrecv pair of them.  `r` is
+ * lc_request_lookup's answer for it. */
 static inline bool lc_fast_found(MPI_Request h, const lc_request_t *r)
 {
     if (h == MPI_REQUEST_NULL) return true;
-    if (!r || (r->kind != LC_REQ_SEND && r->kind != LC_REQ_RECV)) return false;
-    return !r->partner && !r->ext && !r->user_freed && !r->typed && !r->sched && !r->on_complete;
+    if (!r) return false;
+    if (lc_likely(!r->partner)) return !r->ext && lc_fast_plain(r);
+    return lc_fast_pair(r);
 }
 
 static inline bool lc_fast_request(MPI_Request h)
@@ -104,31 +146,62 @@ static inline bool lc_fast_request(MPI_Request h)
 LC_HIDDEN int lc_mpi_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status);
 LC_HIDDEN int lc_mpi_test_found(lc_request_t *req, MPI_Request *request, int *flag, MPI_Status *status);
 
-static inline int lc_fast_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+/* MPI_Send's, Isend's, Recv's and Irecv's fast paths with the
+ * communicator the wrapper looked up (src/mpi/lc_mpi_send.c,
+ * lc_mpi_recv.c): the implementation would look it up and check it again
+ * (callgrind, one self Irecv+Send+Wait at MULTIPLE: two lookups fewer).
+ * The wrapper has also checked the count (not negative) and the
+ * datatype's handle shape (a builtin one: no typed path); the rest of the
+ * arguments are checked by the implementation. */
+LC_HIDDEN int lc_mpi_send_found(lc_comm_t *c, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm);
+LC_HIDDEN int lc_mpi_isend_found(lc_comm_t *c, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request *request);
+LC_HIDDEN int lc_mpi_recv_found(lc_comm_t *c, void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                                MPI_Comm comm, MPI_Status *status);
+LC_HIDDEN int lc_mpi_irecv_found(lc_comm_t *c, void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                                 MPI_Comm comm, MPI_Request *request);
+
+/* The int forms of Send, Isend, Recv and Irecv: *found is the
+ * communicator (meaningful only when the answer is yes). */
+static inline int lc_fast_p2p(MPI_Comm comm, int rank, int count, MPI_Datatype dt, lc_comm_t **found)
+{
+    return lc_fast_world() && lc_fast_dtype(count, dt) && lc_fast_peer_found(comm, rank, found);
+}
+
+static inline int lc_fast_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               lc_comm_t **found)
 {
     (void)buf, (void)tag;
-    return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);
+    return lc_fast_p2p(comm, dest, count, datatype, found);
 }
 
 static inline int lc_fast_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                                MPI_Request *request)
+                                MPI_Request *request, lc_comm_t **found)
 {
     (void)buf, (void)tag, (void)request;
-    return lc_fast_world() && lc_fast_comm(comm, dest, count, datatype);
+    return lc_fast_p2p(comm, dest, count, datatype, found);
 }
 
 static inline int lc_fast_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                               MPI_Status *status)
+                               MPI_Status *status, lc_comm_t **found)
 {
     (void)buf, (void)tag, (void)status;
-    return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
+    return lc_fast_p2p(comm, source, count, datatype, found);
 }
 
 static inline int lc_fast_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                                MPI_Request *request)
+                                MPI_Request *request, lc_comm_t **found)
 {
     (void)buf, (void)tag, (void)request;
-    return lc_fast_world() && lc_fast_comm(comm, source, count, datatype);
+    return lc_fast_p2p(comm, source, count, datatype, found);
+}
+
+/* The send modes and Bsend ask what MPI_Send asks. */
+static inline int lc_fast_send_args(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    lc_comm_t *c;
+    return lc_fast_Send(buf, count, datatype, dest, tag, comm, &c);
 }
 
 /* *request for Wait/Test: looked up once, the request handed to the
@@ -211,24 +284,24 @@ static inline int lc_fast_Testsome(int incount, MPI_Request array_of_requests[],
  * a ready send is a standard one here.  Buffered sends: below. */
 static inline int lc_fast_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return lc_fast_Send(buf, count, datatype, dest, tag, comm);
+    return lc_fast_send_args(buf, count, datatype, dest, tag, comm);
 }
 
 static inline int lc_fast_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return lc_fast_Send(buf, count, datatype, dest, tag, comm);
+    return lc_fast_send_args(buf, count, datatype, dest, tag, comm);
 }
 
 static inline int lc_fast_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                                  MPI_Request *request)
 {
-    return lc_fast_Isend(buf, count, datatype, dest, tag, comm, request);
+    return request && lc_fast_send_args(buf, count, datatype, dest, tag, comm);
 }
 
 static inline int lc_fast_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                                  MPI_Request *request)
 {
-    return lc_fast_Isend(buf, count, datatype, dest, tag, comm, request);
+    return request && lc_fast_send_args(buf, count, datatype, dest, tag, comm);
 }
 
 /* Bsend and Ibsend copy into the process's attached buffer, whose pool
@@ -238,16 +311,17 @@ static inline int lc_fast_Irsend(const void *buf, int count, MPI_Datatype dataty
  * completing thread, under any fine lock: `hook_anywhere`, as the pool's
  * lock is inner to them all), so neither a detach (which waits for every
  * block, refusing new ones meanwhile) nor an iflush (which counts the
- * blocks not yet sent under the same lock) misses one.  Only while no
- * communicator or session has a buffer of its own (lc_bsend_pools_any):
- * finding theirs reads attributes and the session table, which are the
- * section's.  Ibsend's request is one born complete. */
-extern LC_HIDDEN int lc_bsend_pools_any;
-
+ * blocks not yet sent under the same lock) misses one.  Since session 20
+ * also on a communicator's or a session's buffer (MPI 4.1
+ * Comm_attach_buffer, Session_attach_buffer): finding the pool no longer
+ * reads the section's attributes — a communicator's record is its
+ * `bsend_pool`, loaded with acquire and kept until the communicator goes;
+ * a session's is in the static session table, whose `in_use` and `id` are
+ * atomics — and whether one is attached is read under its lock
+ * (lc_bsend_pool_of).  Ibsend's request is one born complete. */
 static inline int lc_fast_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return !__atomic_load_n(&lc_bsend_pools_any, __ATOMIC_RELAXED) &&
-           lc_fast_Send(buf, count, datatype, dest, tag, comm);
+    return lc_fast_send_args(buf, count, datatype, dest, tag, comm);
 }
 
 static inline int lc_fast_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -272,8 +346,8 @@ static inline int lc_fast_Sendrecv(const void *sendbuf, int sendcount, MPI_Datat
  * Isend do here; the send is hung on the receive (`partner`) and the
  * replace form's copy on `ext` after both are posted, by the calling
  * thread, before the handle leaves it — another thread may complete the
- * receive meanwhile, but completion reads neither field.  The request
- * (with a partner) is then waited for in the section (lc_fast_found). */
+ * receive meanwhile, but completion reads neither field.  The request is
+ * then completed outside the section too (lc_fast_pair, above). */
 static inline int lc_fast_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                                     MPI_Comm comm, MPI_Request *request)
@@ -391,7 +465,7 @@ static inline int lc_fast_Cancel(MPI_Request *request)
 #define LC_FAST_C_EXTRA_Send 1
 #define LC_FAST_C_EXTRA_Ssend 1
 #define LC_FAST_C_EXTRA_Rsend 1
-#define LC_FAST_C_EXTRA_Bsend !__atomic_load_n(&lc_bsend_pools_any, __ATOMIC_RELAXED)
+#define LC_FAST_C_EXTRA_Bsend 1
 #define LC_FAST_C_EXTRA_Isend 1
 #define LC_FAST_C_EXTRA_Issend 1
 #define LC_FAST_C_EXTRA_Irsend 1

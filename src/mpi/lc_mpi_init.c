@@ -53,6 +53,7 @@ int lc_mpi_thread_grant(int required)
      * second thread in MPI on the strength of it. */
     if (level == MPI_THREAD_MULTIPLE) {
         lc_thread_app_multiple = 1;
+        lc_thread_nofast_set(LC_NOFAST_SINGLE, 0);
         lc_pt2pt_threads_multiple();
         atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
     }

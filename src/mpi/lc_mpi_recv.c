@@ -8,6 +8,8 @@
  */
 #include "mpi/lc_mpi_request.h"
 
+#include "mpi/lc_mpi_fast.h"
+
 static int lc_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status,
                    const char *func)
 {
@@ -44,6 +46,36 @@ static int lc_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
+}
+
+/* The MPI_THREAD_MULTIPLE wrappers' fast path (lc_mpi_fast.h): c found,
+ * count not negative, a builtin datatype's handle shape (no typed path). */
+int lc_mpi_recv_found(lc_comm_t *c, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                      MPI_Status *status)
+{
+    int rc;
+    (void)comm;
+    LC_TRY(lc_check_peer_args(c, buf, count, dt, source, tag, true));
+    LC_TRY(lc_pt2pt_recv(buf, lc_bytes(count, dt), source, tag, c, LC_CTX_PT2PT, status));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Recv", rc);
+}
+
+int lc_mpi_irecv_found(lc_comm_t *c, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    lc_request_t *req;
+    int rc;
+    (void)comm;
+    LC_TRY(lc_check_peer_args(c, buf, count, dt, source, tag, true));
+    LC_TRY(lc_check_request_out(request));
+    /* Holds the communicator itself (lc_pt2pt.h). */
+    LC_TRY(lc_pt2pt_irecv_user_p(buf, lc_bytes(count, dt), source, tag, c, &req));
+    *request = lc_request_handle(req);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Irecv", rc);
 }
 
 LC_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

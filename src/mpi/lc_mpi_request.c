@@ -106,10 +106,22 @@ LC_INLINE int lc_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status 
 }
 
 /* The fast path of MPI_Wait's wrapper at MULTIPLE (lc_mpi_fast.h), which
- * looked the request up to decide: not looked up twice. */
+ * looked the request up to decide: not looked up twice.  It let through
+ * NULL (MPI_REQUEST_NULL), a plain send or receive — its own target, so
+ * lc_request_direct's dispatch is not needed — or Isendrecv's pair, which
+ * takes the general path (lc_mpi_request_wait waits for both halves). */
 int lc_mpi_wait_found(lc_request_t *req, MPI_Request *request, MPI_Status *status)
 {
-    return lc_wait_found(req, request, status);
+    if (lc_likely(req != NULL && req->partner == NULL)) {
+        lc_pt2pt_wait(req);
+        if (lc_likely(req->st_error == MPI_SUCCESS)) {
+            if (status != MPI_STATUS_IGNORE) lc_request_status(req, status);
+            lc_request_release(req);
+            *request = MPI_REQUEST_NULL;
+            return MPI_SUCCESS;
+        }
+    }
+    return lc_wait_general(request, status);
 }
 
 LC_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)

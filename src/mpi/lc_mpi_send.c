@@ -9,6 +9,8 @@
  */
 #include "mpi/lc_mpi_request.h"
 
+#include "mpi/lc_mpi_fast.h"
+
 static int lc_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    lc_send_mode_t mode, const char *func)
 {
@@ -42,6 +44,34 @@ static int lc_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     return MPI_SUCCESS;
 err:
     return lc_mpi_error(c, func, rc);
+}
+
+/* The MPI_THREAD_MULTIPLE wrappers' fast path (lc_mpi_fast.h): c found,
+ * count not negative, a builtin datatype's handle shape (no typed path). */
+int lc_mpi_send_found(lc_comm_t *c, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    int rc;
+    (void)comm;
+    LC_TRY(lc_check_peer_args(c, buf, count, dt, dest, tag, false));
+    LC_TRY(lc_pt2pt_send(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD));
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Send", rc);
+}
+
+int lc_mpi_isend_found(lc_comm_t *c, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    lc_request_t *req;
+    int rc;
+    (void)comm;
+    LC_TRY(lc_check_peer_args(c, buf, count, dt, dest, tag, false));
+    LC_TRY(lc_check_request_out(request));
+    LC_TRY(lc_pt2pt_isend(buf, lc_bytes(count, dt), dest, tag, c, LC_CTX_PT2PT, LC_MODE_STANDARD, &req));
+    lc_mpi_request_out(req, request);
+    return MPI_SUCCESS;
+err:
+    return lc_mpi_error(c, "MPI_Isend", rc);
 }
 
 LC_API int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

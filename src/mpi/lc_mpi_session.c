@@ -104,9 +104,14 @@ static int lc_check_session(MPI_Session handle, lc_session_t **s_p)
 
 lc_bsend_pool_t *lc_session_pool(uint32_t session)
 {
+    /* Outside the section at MULTIPLE (a Bsend on the session's
+     * communicator): `in_use` with acquire, stored with release after the
+     * record is filled (Session_init); a slot being finalized meanwhile is
+     * an erroneous program's (its communicators must not be used then). */
     for (int i = 0; i < LC_SESSION_MAX; i++)
-        if (lc_sessions[i].in_use && lc_sessions[i].id == session)
-            return lc_bsend_pool_attached(&lc_sessions[i].pool) ? &lc_sessions[i].pool : NULL;
+        if (__atomic_load_n(&lc_sessions[i].in_use, __ATOMIC_ACQUIRE) &&
+            __atomic_load_n(&lc_sessions[i].id, __ATOMIC_RELAXED) == session)
+            return lc_bsend_pool_live(&lc_sessions[i].pool) ? &lc_sessions[i].pool : NULL;
     return NULL; /* finalized: its communicators fall back to the process's buffer */
 }
 
@@ -169,11 +174,15 @@ LC_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Sessi
         goto err;
     }
     lc_errhandler_retain(errhandler);
-    lc_sessions[slot] = (lc_session_t){ .in_use = true,
-                                        .errhandler = errhandler,
-                                        .info = copy,
-                                        .id = ++lc_session_last_id,
-                                        .thread_level = lc_mpi_thread_grant(lc_session_thread_request(copy)) };
+    /* `in_use` and `id` are read outside the section (lc_session_pool):
+     * the rest first, then them, `in_use` last with release.  The pool is
+     * all zero (static, or reset by Session_finalize). */
+    lc_session_t *s = &lc_sessions[slot];
+    s->errhandler = errhandler;
+    s->info = copy;
+    s->thread_level = lc_mpi_thread_grant(lc_session_thread_request(copy));
+    __atomic_store_n(&s->id, ++lc_session_last_id, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->in_use, true, __ATOMIC_RELEASE);
     *session = (MPI_Session)(LC_SESSION_KIND | (unsigned)slot);
     return MPI_SUCCESS;
 err:
@@ -197,7 +206,14 @@ LC_API int PMPI_Session_finalize(MPI_Session *session)
     lc_bsend_pool_detach(&s->pool, &buffer, &size);
     lc_errhandler_release(s->errhandler);
     lc_info_free(s->info);
-    *s = (lc_session_t){ 0 };
+    /* `in_use` and `id` first, atomically (lc_session_pool reads them
+     * from any thread), then the rest. */
+    __atomic_store_n(&s->in_use, false, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->id, 0, __ATOMIC_RELAXED);
+    s->errhandler = (MPI_Errhandler)0;
+    s->info = NULL;
+    s->thread_level = 0;
+    s->pool = (lc_bsend_pool_t){ 0 };
     s = NULL;
     *session = MPI_SESSION_NULL;
     LC_TRY(lc_mpi_runtime_release());

@@ -24,10 +24,6 @@ static int lc_session_attach(MPI_Session session, void *buffer, MPI_Count size, 
     if (lc_bsend_pool_attached(p))
         LC_TRY(lc_error(MPI_ERR_BUFFER, "the session already has a buffer: detach it first with "
                                         "MPI_Session_detach_buffer"));
-    /* Before the pool can take a message: from here buffered sends take
-     * the section, which looks up their communicator's pool (relaxed: a
-     * send that races this call may use either pool, as MPI allows). */
-    __atomic_store_n(&lc_bsend_pools_any, 1, __ATOMIC_RELAXED);
     LC_TRY(lc_bsend_pool_attach(p, buffer, size));
     return MPI_SUCCESS;
 err:

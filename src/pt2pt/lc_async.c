@@ -434,6 +434,7 @@ int lc_async_start(void)
     lc_thread_on_leave = lc_async_on_leave;
     lc_thread_after_leave = lc_async_wake;
     lc_thread_async = 1;
+    lc_thread_nofast_set(LC_NOFAST_ASYNC, 1);
     lc_pt2pt_threads_multiple();
     atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
     int rc = pthread_create(&lc_async_thread, NULL, lc_async_main, NULL);

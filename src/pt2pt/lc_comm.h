@@ -72,6 +72,11 @@ typedef struct lc_comm {
     void *info;              /* hints given by the user (lc_info_t), NULL: none */
     uint32_t session;        /* id of the session it derives from (its buffered sends may use
                                 the session's buffer); 0: none (the World Model) */
+    void *bsend_pool;        /* its buffered-send pool (lc_mpi_bsend_comm.c), made at its first
+                                MPI_Comm_attach_buffer and kept, attached or not, until the
+                                communicator is destroyed: a buffered send outside the section
+                                loads it with acquire (MULTIPLE), so it never moves or goes
+                                while the communicator is usable; NULL: never attached */
 } lc_comm_t;
 
 #define LC_CTX_PT2PT 0

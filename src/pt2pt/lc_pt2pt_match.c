@@ -39,7 +39,9 @@
 typedef struct lc_match_queues {
     lc_list_t posted;     /* receives waiting for a message, FIFO */
     lc_list_t unexpected; /* messages waiting for a receive (lc_unexp_t), FIFO */
-    lc_lock_t lock;       /* both lists, at MULTIPLE */
+    lc_leaf_lock_t lock;  /* both lists, at MULTIPLE: a leaf lock (lc_lock.h) — under it only
+                           * the lists, counters, malloc and the request pool's leaf lock; the
+                           * matched request is delivered and completed after the unlock */
     int am;               /* active-message handlers on this slot's contexts (lc_pt2pt_am.c) */
 } lc_match_queues_t;
 
@@ -52,16 +54,16 @@ typedef struct lc_match_queues {
 static inline int lc_mq_lock(lc_match_queues_t *q, int mt)
 {
     if (!mt) return 0;
-    lc_lock_acquire(&q->lock);
+    lc_leaf_acquire(&q->lock);
     return 1;
 }
 
 static inline void lc_mq_unlock(lc_match_queues_t *q, int held)
 {
-    if (held) lc_lock_release(&q->lock);
+    if (held) lc_leaf_release(&q->lock);
 }
 
-/* [slot]: every slot of the context-id mask (LC_CTX_WORDS x 64), 96 KiB. */
+/* [slot]: every slot of the context-id mask (LC_CTX_WORDS x 64), 80 KiB. */
 #define LC_MATCH_SLOTS (LC_CTX_WORDS * 64)
 static lc_match_queues_t lc_match_q[LC_MATCH_SLOTS];
 lc_pt2pt_stats_t lc_pt2pt_stats;

@@ -28,19 +28,20 @@ static uint32_t lc_req_nfree;
 /* Innermost in the lock order (taken under a queue's, a peer's, the
  * section): held for a few instructions, so the small spin-then-yield
  * lock of lc_lock.h rather than a mutex (a pthread mutex's lock and
- * unlock cost ~50 instructions per allocation under callgrind). */
-static lc_lock_t lc_req_lock;
+ * unlock cost ~50 instructions per allocation under callgrind); a leaf
+ * one (nothing under it takes a lock, runs a callback or completes). */
+static lc_leaf_lock_t lc_req_lock;
 
 /* Taken around the free stack only at MULTIPLE (the flag is set before
  * a second thread exists in MPI and never cleared, so a lock and its
  * unlock see the same value). */
 static inline void lc_req_pool_lock(int mt)
 {
-    if (mt) lc_lock_acquire(&lc_req_lock);
+    if (mt) lc_leaf_acquire(&lc_req_lock);
 }
 static inline void lc_req_pool_unlock(int mt)
 {
-    if (mt) lc_lock_release(&lc_req_lock);
+    if (mt) lc_leaf_release(&lc_req_lock);
 }
 
 /* Out of line: inlined, its calls made the allocation's fast path save
@@ -104,9 +105,12 @@ unsigned lc_request_started;
 unsigned lc_request_completions;
 #define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
 
+/* At MULTIPLE a request is counted only while the asynchronous progress
+ * thread runs (lc_request_alloc_mt): an uncounted one costs no atomic
+ * read-modify-write here (the release of a completed request always is). */
 static inline void lc_request_uncount(lc_request_t *req, int mt)
 {
-    lc_count_add_mt(mt, &lc_request_incomplete, -(int)req->counted);
+    if (!mt || req->counted) lc_count_add_mt(mt, &lc_request_incomplete, -(int)req->counted);
     req->counted = 0;
 }
 
@@ -156,9 +160,22 @@ LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
     r->gen = gen;
     r->kind = (uint8_t)kind;
     r->in_use = 1;
-    r->counted = (uint8_t)((LC_REQ_COUNTED >> kind) & 1u);
-    lc_count_add_mt(mt, &lc_request_incomplete, (int)r->counted);
-    lc_count_add_mt(mt, &lc_request_started, (unsigned)r->counted);
+    unsigned counted = (LC_REQ_COUNTED >> kind) & 1u;
+    /* lc_request_incomplete and lc_request_started have one reader, the
+     * asynchronous progress thread (lc_async.c: lc_progress_pending, the
+     * doorbell's "started" look).  Below MULTIPLE they are plain adds; at
+     * MULTIPLE each is an atomic read-modify-write of a line every thread
+     * writes, so there they are counted only when that thread exists
+     * (lc_thread_async: set before it starts and before any request, in
+     * MPI_Init, never while requests are in flight).  `counted` records
+     * the choice, so the request's uncount matches its count whatever
+     * happens meanwhile. */
+    if (mt) counted &= (unsigned)(lc_thread_async != 0);
+    r->counted = (uint8_t)counted;
+    if (!mt || counted) {
+        lc_count_add_mt(mt, &lc_request_incomplete, (int)counted);
+        lc_count_add_mt(mt, &lc_request_started, counted);
+    }
     lc_list_init(&r->pend.link);
     return r;
 }
@@ -229,19 +246,19 @@ static inline int lc_request_defers(const lc_request_t *req)
  * a hint, and a push it misses is seen at the holder's next pass. */
 static void lc_req_list_push(lc_request_t **list, lc_request_t **next, lc_request_t *req)
 {
-    lc_lock_acquire(&lc_req_lock);
+    lc_leaf_acquire(&lc_req_lock);
     *next = *list;
     __atomic_store_n(list, req, __ATOMIC_RELAXED);
-    lc_lock_release(&lc_req_lock);
+    lc_leaf_release(&lc_req_lock);
 }
 
 /* The whole list, emptied, newest first. */
 static lc_request_t *lc_req_list_take(lc_request_t **list)
 {
-    lc_lock_acquire(&lc_req_lock);
+    lc_leaf_acquire(&lc_req_lock);
     lc_request_t *all = *list;
     __atomic_store_n(list, NULL, __ATOMIC_RELAXED);
-    lc_lock_release(&lc_req_lock);
+    lc_leaf_release(&lc_req_lock);
     return all;
 }
 

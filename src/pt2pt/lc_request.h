@@ -190,7 +190,9 @@ static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind)
  * collective instances and partitioned rounds allocated and neither
  * complete nor released (persistent and partitioned handles, messages
  * and generalized requests are not counted: progress does nothing for
- * them).  The asynchronous progress thread sleeps while it is 0. */
+ * them).  The asynchronous progress thread sleeps while it is 0.  At
+ * MULTIPLE without that thread (its one reader, with lc_request_started)
+ * requests are not counted (`counted` 0): lc_request.c. */
 extern int lc_request_incomplete;
 /* Counted requests allocated so far (wraps): grows when a call started an
  * operation or a schedule's next round (the progress thread's doorbell,

@@ -46,16 +46,21 @@ extern _Thread_local unsigned lc_lock_nheld __attribute__((tls_model("initial-ex
 /* Take it if free or already ours: 1, else 0 (never waits). */
 static inline int lc_lock_try(lc_lock_t *l)
 {
-    uintptr_t me = lc_lock_self();
-    /* Relaxed: only this thread ever stores `me` there. */
-    if (atomic_load_explicit(&l->owner, memory_order_relaxed) == me) {
-        l->depth++;
-        return 1;
-    }
-    uintptr_t none = 0;
-    if (atomic_compare_exchange_strong_explicit(&l->owner, &none, me, memory_order_acquire, memory_order_relaxed)) {
+    uintptr_t me = lc_lock_self(), seen = 0;
+    /* The free lock first: it is the common case, and a failed exchange
+     * hands back the owner it saw, so the recursive case needs no load of
+     * its own (one look at the owner word instead of a load and then the
+     * exchange; callgrind: 2-3 instructions fewer per take). */
+    if (lc_likely(atomic_compare_exchange_strong_explicit(&l->owner, &seen, me, memory_order_acquire,
+                                                          memory_order_relaxed))) {
         l->depth = 1;
         lc_lock_nheld++;
+        return 1;
+    }
+    /* Only this thread ever stores `me` there, so seeing it (relaxed, from
+     * the failed exchange) means this thread holds the lock. */
+    if (seen == me) {
+        l->depth++;
         return 1;
     }
     return 0;
@@ -82,6 +87,38 @@ static inline void lc_lock_release(lc_lock_t *l)
         lc_lock_nheld--;
         atomic_store_explicit(&l->owner, 0, memory_order_release);
     }
+}
+
+/* A leaf lock: not recursive and not counted in lc_lock_nheld, for a
+ * critical section of a few instructions that takes no other lock but
+ * leaf ones, runs no callback and completes no request (so nothing under
+ * it can need to know that a fine lock is held, and nothing can take it
+ * twice): the request pool's free stack, a matching queue pair.  Half the
+ * instructions of lc_lock_t's take and release (no owner tag, depth or
+ * count: callgrind, one self Irecv+Send+Wait at MULTIPLE takes four), the
+ * same one locked exchange.  Ordering as lc_lock_t's: the acquiring
+ * exchange pairs with the previous holder's releasing store. */
+typedef struct lc_leaf_lock {
+    atomic_int held; /* 0 free, 1 held */
+} lc_leaf_lock_t;
+
+static inline void lc_leaf_acquire(lc_leaf_lock_t *l)
+{
+    if (lc_likely(!atomic_exchange_explicit(&l->held, 1, memory_order_acquire))) return;
+    for (unsigned i = 0;; i++) {
+        if (i < LC_LOCK_SPINS)
+            lc_cpu_relax();
+        else
+            sched_yield();
+        if (!atomic_load_explicit(&l->held, memory_order_relaxed) &&
+            !atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+            return;
+    }
+}
+
+static inline void lc_leaf_release(lc_leaf_lock_t *l)
+{
+    atomic_store_explicit(&l->held, 0, memory_order_release);
 }
 
 #endif

@@ -18,6 +18,7 @@ atomic_int lc_thread_multiple;
 atomic_int lc_thread_inside;
 int lc_thread_async;
 int lc_thread_app_multiple;
+unsigned lc_thread_nofast = LC_NOFAST_SINGLE;
 int (*lc_thread_on_leave)(void);
 void (*lc_thread_after_leave)(void);
 _Atomic uint32_t *lc_thread_bell_wanted;

@@ -2,7 +2,8 @@
 /*
  * lc_test_threads.h — what the MPI_THREAD_MULTIPLE test programs share:
  * a failure check callable from any thread, initialisation that insists
- * on MULTIPLE, and running a body on T threads.  Include after lc_test.h.
+ * on MULTIPLE, running a body on T threads, and holding the
+ * process-wide section from one thread while others call MPI.  Include after lc_test.h.
  */
 #ifndef LC_TEST_THREADS_H
 #define LC_TEST_THREADS_H
@@ -10,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Failures seen by any thread; lc_threads_finish adds them to lc_errs. */
 static atomic_int lc_thread_errs;
@@ -55,6 +57,58 @@ static inline int lc_threads_finish(void)
 {
     lc_errs += atomic_load(&lc_thread_errs);
     return lc_finish();
+}
+
+/* A nap of `us` microseconds (nanosleep). */
+static inline void lc_threads_nap_us(long us)
+{
+    struct timespec ts = { us / 1000000L, (us % 1000000L) * 1000L };
+    nanosleep(&ts, NULL);
+}
+
+/* Holding the process-wide section (the tests that show a call runs
+ * outside it): a user operation run by MPI_Reduce_local runs inside the
+ * section; lc_hold_section holds it there until another thread calls
+ * lc_hold_release, or for 10 s, which is a failure saying `what` waited
+ * for the section.  The other thread starts once lc_hold_wait_held()
+ * returns. */
+static atomic_int lc_hold_in, lc_hold_done;
+static const char *lc_hold_what;
+
+static inline double lc_threads_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline void lc_hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)in, (void)inout, (void)len, (void)dt;
+    atomic_store(&lc_hold_in, 1);
+    double t0 = lc_threads_now();
+    while (!atomic_load(&lc_hold_done) && lc_threads_now() - t0 < 10.0) lc_threads_nap_us(200);
+    TCHECK(atomic_load(&lc_hold_done), "%s waited 10 s for the section held by another thread", lc_hold_what);
+}
+
+static inline void lc_hold_section(const char *what)
+{
+    MPI_Op op;
+    int a = 1, b = 2;
+    lc_hold_what = what;
+    LC_MPI(MPI_Op_create(lc_hold_op, 1, &op));
+    LC_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
+    LC_MPI(MPI_Op_free(&op));
+}
+
+static inline void lc_hold_wait_held(void)
+{
+    while (!atomic_load(&lc_hold_in)) lc_threads_nap_us(100);
+}
+
+static inline void lc_hold_release(void)
+{
+    atomic_store(&lc_hold_done, 1);
 }
 
 #endif

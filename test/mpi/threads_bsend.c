@@ -34,21 +34,8 @@
 
 static int rank, size, right, left, nthreads, hold = 1;
 static MPI_Comm own[MAXT], swapc[MAXT];
-static atomic_int workers_left, in_op, others_done, rounds_done;
+static atomic_int workers_left, rounds_done;
 static char *bufs[2];
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void nap_us(long us)
-{
-    struct timespec ts = { 0, us * 1000L };
-    nanosleep(&ts, NULL);
-}
 
 /* Message `i` of thread t from rank src: its length and contents. */
 static int msg_len(int t, int i)
@@ -71,33 +58,13 @@ static int check(const int32_t *m, int len, int src, int t, int i)
 
 /* ---- 1: while another thread holds the section ----------------------- */
 
-/* Runs inside the section (MPI_Reduce_local): holds it until the other
- * thread is done, or 10 s. */
-static void hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)in, (void)inout, (void)len, (void)dt;
-    atomic_store(&in_op, 1);
-    double t0 = now();
-    while (!atomic_load(&others_done) && now() - t0 < 10.0) nap_us(200);
-    TCHECK(atomic_load(&others_done), "a call of part 1 waited for the section held by another thread for 10 s");
-}
-
-static void part1_holder(void)
-{
-    MPI_Op op;
-    int a = 1, b = 2;
-    LC_MPI(MPI_Op_create(hold_op, 1, &op));
-    LC_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
-    LC_MPI(MPI_Op_free(&op));
-}
-
 static void part1_other(void)
 {
     MPI_Comm c = own[1];
     int32_t s[8][16], r[8][16], rep[16];
     MPI_Request q[6];
     MPI_Status st;
-    while (!atomic_load(&in_op)) nap_us(100);
+    lc_hold_wait_held();
     for (int k = 0; k < 8; k++) fill(s[k], 64, rank, 1, k);
     LC_MPI(MPI_Bsend(s[0], 16, MPI_INT32_T, rank, 0, c));
     LC_MPI(MPI_Bsend_c(s[1], 16, MPI_INT32_T, rank, 1, c));
@@ -115,7 +82,7 @@ static void part1_other(void)
     LC_MPI(MPI_Wait(&q[5], MPI_STATUS_IGNORE));
     LC_MPI(MPI_Wait(&q[4], MPI_STATUS_IGNORE));
     for (int k = 0; k < 4; k++) LC_MPI(MPI_Recv(r[k], 16, MPI_INT32_T, rank, k, c, &st));
-    atomic_store(&others_done, 1);
+    lc_hold_release();
     /* Outside the section's hold from here: the Isendrecv requests (their
      * Wait takes the section) and the checks. */
     LC_MPI(MPI_Waitall(4, q, MPI_STATUSES_IGNORE));
@@ -157,7 +124,7 @@ static void bsend_one(int t, int tag, const int32_t *m, int len)
         if (cls != MPI_ERR_BUFFER || tries > 200000) return;
         int flag;
         LC_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &flag, MPI_STATUS_IGNORE)); /* progress */
-        nap_us(50);
+        lc_threads_nap_us(50);
     }
 }
 
@@ -234,7 +201,7 @@ static void detacher(void)
 {
     int cur = 0, rounds = 0;
     while (atomic_load(&workers_left) > 0) {
-        nap_us(300 + 100 * (rounds % 7));
+        lc_threads_nap_us(300 + 100 * (rounds % 7));
         if (rounds % 5 == 1) LC_MPI(MPI_Buffer_flush());
         if (rounds % 5 == 3) {
             MPI_Request q;
@@ -261,7 +228,7 @@ static void *body(void *arg)
 {
     int t = (int)(intptr_t)arg;
     if (t == 0 && hold)
-        part1_holder();
+        lc_hold_section("a call of part 1");
     else if (t == 1 && hold)
         part1_other();
     pthread_barrier_wait(&bar);

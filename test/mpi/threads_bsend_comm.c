@@ -37,21 +37,8 @@
 static int rank, size, right, left, nthreads, hold = 1;
 static MPI_Comm bc, sc; /* the communicator with a buffer; the session's */
 static MPI_Session ses;
-static atomic_int workers_left, in_op, others_done, rounds_done;
+static atomic_int workers_left, rounds_done;
 static char *bufs[2], *sbuf;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void nap_us(long us)
-{
-    struct timespec ts = { 0, us * 1000L };
-    nanosleep(&ts, NULL);
-}
 
 static int msg_len(int t, int i)
 {
@@ -73,25 +60,6 @@ static int check(const int32_t *m, int len, int src, int t, int i)
 
 /* ---- 1: while another thread holds the section ----------------------- */
 
-static void hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)in, (void)inout, (void)len, (void)dt;
-    atomic_store(&in_op, 1);
-    double t0 = now();
-    while (!atomic_load(&others_done) && now() - t0 < 10.0) nap_us(200);
-    TCHECK(atomic_load(&others_done), "a buffered send on a communicator's or session's buffer waited 10 s for "
-                                      "the section");
-}
-
-static void part1_holder(void)
-{
-    MPI_Op op;
-    int a = 1, b = 2;
-    LC_MPI(MPI_Op_create(hold_op, 1, &op));
-    LC_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
-    LC_MPI(MPI_Op_free(&op));
-}
-
 /* The four forms on c, tags 0..3, to the right. */
 static void part1_sends(MPI_Comm c, int32_t s[4][16])
 {
@@ -108,7 +76,7 @@ static void part1_other(void)
 {
     int32_t s[2][4][16], r[16];
     MPI_Comm cs[2] = { bc, sc };
-    while (!atomic_load(&in_op)) nap_us(100);
+    lc_hold_wait_held();
     for (int c = 0; c < 2; c++) {
         for (int k = 0; k < 4; k++) fill(s[c][k], 64, rank, 1, 10 * c + k);
         part1_sends(cs[c], s[c]);
@@ -119,7 +87,7 @@ static void part1_other(void)
             TCHECK(check(r, 64, left, 1, 10 * c + k) < 0, "part 1: %s message %d corrupt",
                    c ? "session" : "communicator", k);
         }
-    atomic_store(&others_done, 1);
+    lc_hold_release();
 }
 
 /* ---- 2: buffered sends beside the communicator's attach/detach -------- */
@@ -154,7 +122,7 @@ static void bsend_one(int t, int i, const int32_t *m, int len)
         if (cls != MPI_ERR_BUFFER || tries > 200000) return;
         int flag;
         LC_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, bc, &flag, MPI_STATUS_IGNORE)); /* progress */
-        nap_us(50);
+        lc_threads_nap_us(50);
     }
 }
 
@@ -164,7 +132,7 @@ static void worker(int t)
     for (int i = 0; i < NMSG; i++) {
         int len = msg_len(t, i), n = 0;
         fill(m, len, rank, t, i);
-        while (rank == 0 && atomic_load(&rounds_done) < i * MINROUNDS / NMSG) nap_us(50);
+        while (rank == 0 && atomic_load(&rounds_done) < i * MINROUNDS / NMSG) lc_threads_nap_us(50);
         bsend_one(t, i, m, len);
         memset(m, 0x5a, (size_t)len); /* the buffered copy must not depend on it */
         MPI_Status st;
@@ -182,7 +150,7 @@ static void detacher(void)
 {
     int cur = 0, rounds = 0;
     while (atomic_load(&workers_left) > 0) {
-        nap_us(300 + 100 * (rounds % 7));
+        lc_threads_nap_us(300 + 100 * (rounds % 7));
         if (rounds % 5 == 1) LC_MPI(MPI_Comm_flush_buffer(bc));
         if (rounds % 5 == 3) {
             MPI_Request q;
@@ -206,7 +174,7 @@ static void *body(void *arg)
 {
     int t = (int)(intptr_t)arg;
     if (t == 0 && hold)
-        part1_holder();
+        lc_hold_section("a buffered send on a communicator's or session's buffer");
     else if (t == 1 && hold)
         part1_other();
     pthread_barrier_wait(&bar);

@@ -28,20 +28,6 @@
 
 static int rank, size, right, left, nthreads, hold = 1, statuses = 1;
 static MPI_Comm own[MAXT];
-static atomic_int in_op, others_done;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void nap_us(long us)
-{
-    struct timespec ts = { 0, us * 1000L };
-    nanosleep(&ts, NULL);
-}
 
 static void fill(int32_t *m, int src, int t, int i)
 {
@@ -86,26 +72,6 @@ static void verify(const char *how, int t, int i, const int32_t *r, const MPI_St
 
 /* ---- 1: while another thread holds the section ----------------------- */
 
-/* Runs inside the section (MPI_Reduce_local): holds it until the other
- * thread is done, or 10 s. */
-static void hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)in, (void)inout, (void)len, (void)dt;
-    atomic_store(&in_op, 1);
-    double t0 = now();
-    while (!atomic_load(&others_done) && now() - t0 < 10.0) nap_us(200);
-    TCHECK(atomic_load(&others_done), "a completion of an Isendrecv request waited 10 s for the section");
-}
-
-static void part1_holder(void)
-{
-    MPI_Op op;
-    int a = 1, b = 2;
-    LC_MPI(MPI_Op_create(hold_op, 1, &op));
-    LC_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
-    LC_MPI(MPI_Op_free(&op));
-}
-
 /* Each completion call in turn on fresh pairs (i counts them). */
 static void part1_other(void)
 {
@@ -113,7 +79,7 @@ static void part1_other(void)
     MPI_Request q[4];
     MPI_Status st[4];
     int i = 0, idx, flag, n, ids[4];
-    while (!atomic_load(&in_op)) nap_us(100);
+    lc_hold_wait_held();
 
     post(1, i, 0, s[0], r[0], &q[0]);
     LC_MPI(MPI_Wait(&q[0], &st[0]));
@@ -171,7 +137,7 @@ static void part1_other(void)
      * received data is checked after a barrier-free handshake below. */
     post(1, i, 0, s[0], r[0], &q[0]);
     LC_MPI(MPI_Request_free(&q[0]));
-    atomic_store(&others_done, 1);
+    lc_hold_release();
     /* The freed pair's message has arrived once the next pair (same
      * sender, same communicator, later) has: non-overtaking. */
     post(1, i + 1, 0, s[1], r[1], &q[1]);
@@ -223,7 +189,7 @@ static void *body(void *arg)
 {
     int t = (int)(intptr_t)arg;
     if (t == 0 && hold)
-        part1_holder();
+        lc_hold_section("a completion of an Isendrecv request");
     else if (t == 1 && hold)
         part1_other();
     pthread_barrier_wait(&bar);

@@ -90,6 +90,11 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int per_rank,
     if (extent != (MPI_Aint)d->elem_len)
         return lc_f08ts_error("a non-contiguous array section with a datatype whose extent is not the "
                               "array element size: pass a contiguous array");
+    /* The descriptor says how many elements there are: a call that reads
+     * `count` of them from the start (not per rank) must not go past them,
+     * whichever datatype stands for the section below. */
+    if (!per_rank && (CFI_index_t)count > nelem)
+        return lc_f08ts_error("count is larger than the number of elements of the array section");
     /* the one dimension of more than one element, if only one has */
     int strided = -1, nstrided = 0;
     for (int i = 0; i < d->rank; i++) {
@@ -111,8 +116,6 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int per_rank,
     if (per_rank)
         return lc_f08ts_error("a 2-D or negatively strided array section in a gather, scatter or all-to-all "
                               "(its count is per rank): pass a contiguous array or a 1-D section");
-    if ((CFI_index_t)count > nelem)
-        return lc_f08ts_error("count is larger than the number of elements of the array section");
     MPI_Aint *disp = malloc(sizeof *disp * (size_t)(count > 0 ? count : 1));
     if (!disp)
         return lc_f_nomem("MPI (mpi_f08 array section)");

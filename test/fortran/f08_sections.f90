@@ -5,8 +5,9 @@
 ! directions), a section of a 2-D array, a collective on a section
 ! (MPI_Bcast), contiguous collectives, communicators (dup, split,
 ! comparison), status fields, and error codes (MPI_ERRORS_RETURN, a bad
-! rank).  Built with Locus's mpifort and with MPICH's mpifort.mpich (run
-! on Locus by LD_LIBRARY_PATH, test fortran.mpich_binary.f08_sections).
+! rank, a count beyond a section's elements).  Built with Locus's mpifort
+! and with MPICH's mpifort.mpich (run on Locus by LD_LIBRARY_PATH, test
+! fortran.mpich_binary.f08_sections).
 ! Rank 0 prints "No Errors" when all checks passed.
 program f08sections
   use mpi_f08
@@ -99,6 +100,11 @@ program f08sections
   call MPI_Send(v, 1, MPI_INTEGER, nprocs + 5, 0, dup, ierr)
   call MPI_Error_class(ierr, cls)
   call check(ierr /= MPI_SUCCESS .and. cls == MPI_ERR_RANK, 'bad rank gives MPI_ERR_RANK')
+  ! a count beyond the elements of a strided section (5 here)
+  w = 0
+  call MPI_Send(w(1:10:2), 6, MPI_INTEGER, rank, 0, dup, ierr)
+  call MPI_Error_class(ierr, cls)
+  call check(ierr /= MPI_SUCCESS .and. cls == MPI_ERR_BUFFER, 'count beyond a section gives MPI_ERR_BUFFER')
   call MPI_Initialized(ok)
   call check(ok, 'initialized')
   call MPI_Comm_free(dup)

@@ -111,4 +111,42 @@ static inline void lc_hold_release(void)
     atomic_store(&lc_hold_done, 1);
 }
 
+/* A buffered send of `len` bytes by one of the four forms (form % 4:
+ * Bsend, Bsend_c, Ibsend, Ibsend_c + Wait), retried while the buffer is
+ * full or detached (MPI_ERR_BUFFER under MPI_ERRORS_RETURN), with an
+ * Iprobe on `c` for progress and a nap between tries; any other error is
+ * a failure of thread t's message `msg`. */
+static inline void lc_threads_bsend(int form, const void *m, int len, int dest, int tag, MPI_Comm c, int t, int msg)
+{
+    for (int tries = 0;; tries++) {
+        MPI_Request q = MPI_REQUEST_NULL;
+        int rc;
+        switch (form % 4) {
+        case 0:
+            rc = MPI_Bsend(m, len, MPI_BYTE, dest, tag, c);
+            break;
+        case 1:
+            rc = MPI_Bsend_c(m, len, MPI_BYTE, dest, tag, c);
+            break;
+        case 2:
+            rc = MPI_Ibsend(m, len, MPI_BYTE, dest, tag, c, &q);
+            break;
+        default:
+            rc = MPI_Ibsend_c(m, len, MPI_BYTE, dest, tag, c, &q);
+            break;
+        }
+        if (rc == MPI_SUCCESS) {
+            if (q != MPI_REQUEST_NULL) LC_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+            return;
+        }
+        int cls;
+        MPI_Error_class(rc, &cls);
+        TCHECK(cls == MPI_ERR_BUFFER, "thread %d message %d: %s", t, msg, lc_err_str(rc));
+        if (cls != MPI_ERR_BUFFER || tries > 200000) return;
+        int flag;
+        LC_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &flag, MPI_STATUS_IGNORE)); /* progress */
+        lc_threads_nap_us(50);
+    }
+}
+
 #endif

@@ -94,36 +94,7 @@ static void part1_other(void)
 
 static void bsend_one(int t, int i, const int32_t *m, int len)
 {
-    int tag = i * MAXT + t;
-    for (int tries = 0;; tries++) {
-        MPI_Request q = MPI_REQUEST_NULL;
-        int rc;
-        switch (i % 4) {
-        case 0:
-            rc = MPI_Bsend(m, len, MPI_BYTE, right, tag, bc);
-            break;
-        case 1:
-            rc = MPI_Bsend_c(m, len, MPI_BYTE, right, tag, bc);
-            break;
-        case 2:
-            rc = MPI_Ibsend(m, len, MPI_BYTE, right, tag, bc, &q);
-            break;
-        default:
-            rc = MPI_Ibsend_c(m, len, MPI_BYTE, right, tag, bc, &q);
-            break;
-        }
-        if (rc == MPI_SUCCESS) {
-            if (q != MPI_REQUEST_NULL) LC_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
-            return;
-        }
-        int cls;
-        MPI_Error_class(rc, &cls);
-        TCHECK(cls == MPI_ERR_BUFFER, "thread %d message %d: %s", t, i, lc_err_str(rc));
-        if (cls != MPI_ERR_BUFFER || tries > 200000) return;
-        int flag;
-        LC_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, bc, &flag, MPI_STATUS_IGNORE)); /* progress */
-        lc_threads_nap_us(50);
-    }
+    lc_threads_bsend(i, m, len, right, i * MAXT + t, bc, t, i);
 }
 
 static void worker(int t)

@@ -19,7 +19,8 @@ from gen_fortran_parse import kind_of, wrap
 # MPI keeps a datatype alive while an operation uses it).
 
 def buffer_pair(name, args, n):
-    """(count, datatype) dummies that describe choice buffer n, or None."""
+    """(count, datatype, vcounts) dummies that describe choice buffer n, or
+    None; vcounts: the counts are per rank (an array: the v-collectives)."""
     if name in ("Psend_init", "Precv_init"):
         return None  # count is per partition, not the buffer's
     names = {a.name: a for a in args}
@@ -32,8 +33,28 @@ def buffer_pair(name, args, n):
     for c, t in cands:
         if c in names and t in names and names[c].by_value and names[c].base in ("int", "MPI_Count") \
                 and names[t].base == "MPI_Datatype" and names[t].by_value:
-            return c, t
+            return c, t, False
+    # Gatherv's recvcounts with recvtype, Scatterv's sendcounts with sendtype
+    if stem is not None:
+        c, t = f"{stem}counts", f"{stem}type"
+        if c in names and t in names and names[c].array and names[c].base in ("int", "MPI_Count") \
+                and names[t].base == "MPI_Datatype" and names[t].by_value:
+            return c, t, True
     return None
+
+
+# Calls that are done with their buffers when they return: a section
+# there may go through a contiguous copy (lc_f_cdesc.c), copied back
+# after the call.  Not the nonblocking, persistent or one-sided calls, nor
+# those that keep the memory (MPI_Win_create, MPI_Buffer_attach).
+COPY_OK = {"Send", "Bsend", "Ssend", "Rsend", "Recv", "Mrecv", "Sendrecv", "Sendrecv_replace",
+           "Pack", "Unpack", "Pack_external", "Unpack_external", "Reduce_local",
+           "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv", "Alltoall",
+           "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter", "Reduce_scatter_block",
+           "Scan", "Exscan", "Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall",
+           "Neighbor_alltoallv", "Neighbor_alltoallw"} | {
+           f"File_{rw}{sfx}" for rw in ("read", "write")
+           for sfx in ("", "_at", "_all", "_at_all", "_shared", "_ordered")}
 
 
 def per_rank(name, buf):
@@ -57,17 +78,18 @@ def render_mpich_f08(bound):
            "  use, intrinsic :: iso_c_binding, only: c_int, c_ptr",
            "  implicit none",
            "  interface",
-           "    integer(c_int) function lc_f08ts_buf(buf, count, datatype, per_rank, addr, newcount, newtype) &",
+           "    integer(c_int) function lc_f08ts_buf(buf, count, datatype, flags, addr, newcount, newtype, kind) &",
            "        bind(C, name='lc_f08ts_buf')",
            "      import :: c_int, c_ptr",
            "      type(*), dimension(..) :: buf",
-           "      integer(c_int), value :: count, datatype, per_rank",
+           "      integer(c_int), value :: count, datatype, flags",
            "      type(c_ptr) :: addr",
-           "      integer(c_int) :: newcount, newtype",
+           "      integer(c_int) :: newcount, newtype, kind",
            "    end function",
-           "    subroutine lc_f08ts_done(newtype, datatype) bind(C, name='lc_f08ts_done')",
-           "      import :: c_int",
-           "      integer(c_int), value :: newtype, datatype",
+           "    subroutine lc_f08ts_done(kind, newtype, addr) bind(C, name='lc_f08ts_done')",
+           "      import :: c_int, c_ptr",
+           "      integer(c_int), value :: kind, newtype",
+           "      type(c_ptr), value :: addr",
            "    end subroutine",
            "  end interface",
            "contains",
@@ -76,19 +98,20 @@ def render_mpich_f08(bound):
            "  ! BIND(C) call): a Fortran assumed-rank dummy takes gfortran's own",
            "  ! descriptor, and a contiguous, nonempty buffer is its address.",
            "  ! (TARGET: for C_LOC; no pointer to buf outlives the call.)",
-           "  integer(c_int) function lc_f08ts_get(buf, count, datatype, per_rank, addr, newcount, newtype)",
+           "  integer(c_int) function lc_f08ts_get(buf, count, datatype, flags, addr, newcount, newtype, kind)",
            "    use, intrinsic :: iso_c_binding, only: c_loc",
            "    type(*), dimension(..), target :: buf",
-           "    integer(c_int), value :: count, datatype, per_rank",
+           "    integer(c_int), value :: count, datatype, flags",
            "    type(c_ptr) :: addr",
-           "    integer(c_int) :: newcount, newtype",
+           "    integer(c_int) :: newcount, newtype, kind",
            "    if (is_contiguous(buf) .and. size(buf) > 0) then",
            "      addr = c_loc(buf)",
            "      newcount = count",
            "      newtype = datatype",
+           "      kind = 0",
            "      lc_f08ts_get = 0  ! (MPI_SUCCESS)",
            "    else",
-           "      lc_f08ts_get = lc_f08ts_buf(buf, count, datatype, per_rank, addr, newcount, newtype)",
+           "      lc_f08ts_get = lc_f08ts_buf(buf, count, datatype, flags, addr, newcount, newtype, kind)",
            "    end if",
            "  end function",
            "end module lc_f08ts",
@@ -107,45 +130,53 @@ def render_mpich_f08(bound):
         body, actual = [], {d: d for d in dummies}
         # A (count, datatype) pair shared by two buffers (the reductions)
         # cannot describe two layouts: those buffers must be contiguous.
-        pairs = {b.name: buffer_pair(name, args, b.name) for b in bufs}
-        for b in bufs:
-            if list(pairs.values()).count(pairs[b.name]) > 1:
-                pairs[b.name] = None
+        # (both of them: decided before either is changed — main lost only
+        # the first, and the second's datatype then described the first)
+        found = {b.name: buffer_pair(name, args, b.name) for b in bufs}
+        pairs = {n: (p if list(found.values()).count(p) == 1 else None) for n, p in found.items()}
         made = []
         for b in bufs:
             pair = pairs[b.name]
-            # -1: no count of its own (contiguous needed); -2: only its
-            # address matters (MPI_Get_address of a section's first element)
-            c, t = pair if pair else ("-2" if name == "Get_address" else "-1", None)
+            vcounts = bool(pair and pair[2])
+            # -1: no count of its own (a copy, where the call allows);
+            # -2: only its address matters (MPI_Get_address of a
+            # section's first element)
+            c, t = pair[:2] if pair else ("-2" if name == "Get_address" else "-1", None)
             wide = pair is not None and any(a.name == c and a.base == "MPI_Count" for a in args)
             decl += [f"type(c_ptr) :: lc_p_{b.name}",
                      f"integer, pointer, contiguous :: lc_a_{b.name}(:)",
-                     f"integer :: lc_m_{b.name}",
+                     f"integer :: lc_m_{b.name}, lc_k_{b.name}",
                      f"type(MPI_Datatype) :: lc_t_{b.name}"]
-            if pair:
+            if pair and not vcounts:
                 decl.append(f"integer{'(kind=MPI_COUNT_KIND)' if wide else ''} :: lc_n_{b.name}")
             tv = f"{t}%MPI_VAL" if t else "MPI_DATATYPE_NULL%MPI_VAL"
             # the helper's count is a C int: a large count is clamped for
             # it, and kept when the helper leaves the buffer as it is
-            cin = f"int(min({c}, int(huge(0), MPI_COUNT_KIND)))" if wide else c
-            body += [f"lc_rc = lc_f08ts_get({b.name}, {cin}, {tv}, {int(per_rank(name, b.name))}, "
+            cin = "0" if vcounts else f"int(min({c}, int(huge(0), MPI_COUNT_KIND)))" if wide else c
+            # flags of lc_f_cdesc.c: per rank 1, counts per rank 2, a copy
+            # may do 4, written by the call 8
+            base_name = name[:-2] if name.endswith("_c") else name
+            flags = (int(per_rank(name, b.name)) | 2 * int(vcounts) | 4 * int(base_name in COPY_OK)
+                     | 8 * int(not b.const))
+            body += [f"lc_rc = lc_f08ts_get({b.name}, {cin}, {tv}, {flags}, "
                      f"lc_p_{b.name}, lc_m_{b.name}, "
-                     f"lc_t_{b.name}%MPI_VAL)",
+                     f"lc_t_{b.name}%MPI_VAL, lc_k_{b.name})",
                      "if (lc_rc /= MPI_SUCCESS) then"]
-            body += [f"  call lc_f08ts_done(lc_t_{m}%MPI_VAL, {mt}%MPI_VAL)" for m, mt in made]
+            body += [f"  if (lc_k_{m} /= 0) call lc_f08ts_done(lc_k_{m}, lc_t_{m}%MPI_VAL, lc_p_{m})" for m in made]
             body += ["  if (present(ierror)) ierror = lc_rc",
                      "  return",
                      "end if",
                      f"call c_f_pointer(lc_p_{b.name}, lc_a_{b.name}, [1])"]
-            if pair:
+            if pair and not vcounts:
                 body += [f"lc_n_{b.name} = lc_m_{b.name}",
                          f"if (lc_t_{b.name}%MPI_VAL == {t}%MPI_VAL) lc_n_{b.name} = {c}"]
             actual[b.name] = f"lc_a_{b.name}"
             if pair:
-                actual[c] = f"lc_n_{b.name}"
+                if not vcounts:
+                    actual[c] = f"lc_n_{b.name}"
                 actual[t] = f"lc_t_{b.name}"
-                made.append((b.name, t))
-        frees = [f"call lc_f08ts_done(lc_t_{m}%MPI_VAL, {mt}%MPI_VAL)" for m, mt in made]
+            made.append(b.name)
+        frees = [f"if (lc_k_{m} /= 0) call lc_f08ts_done(lc_k_{m}, lc_t_{m}%MPI_VAL, lc_p_{m})" for m in made]
         if bufs:
             decl.append("integer :: lc_rc")
         call_args = [actual[d] for d in dummies]

@@ -179,6 +179,8 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, vo
         nelem *= (MPI_Aint)d->dim[i].extent;
     if (count == -1) /* no datatype of its own */
         return lc_f08ts_copy_in(d, nelem, flags, addr, kind);
+    if (count < 0) /* the call itself says MPI_ERR_COUNT, through its error handler */
+        return MPI_SUCCESS;
     MPI_Aint lb = 0, extent = 0, elem = (MPI_Aint)d->elem_len;
     int rc = PMPI_Type_get_extent((MPI_Datatype)datatype, &lb, &extent);
     if (rc != MPI_SUCCESS)

@@ -19,7 +19,7 @@ program f08sectionstypes
   integer, parameter :: n = 60
   integer :: src(n), dst(n), ref(n), tmp(n)
   integer :: m2(8, 12), r2(8, 12), c2(4 * 12)
-  integer :: rank, nprocs, i, peer, from, errs = 0
+  integer :: rank, nprocs, i, peer, from, ierr, cls, errs = 0
   integer :: cnts(4), disp(4), scnt(4), sdisp(4)
   type(MPI_Datatype) :: t3, tv
   type(MPI_Request) :: reqs(2)
@@ -142,6 +142,19 @@ program f08sectionstypes
   call check(all(reshape(r2(1:3:2, 2:2 * nprocs:2), [2 * nprocs]) == ref(1:2 * nprocs)) .and. &
              count(r2 == -1) == 96 - 2 * nprocs, 'Alltoall between 2-D sections')
 
+  ! refused, not wrong: a nonblocking gather into a 2-D section needs a
+  ! copy no request completion copies back; a negative count stays
+  ! MPI_ERR_COUNT through a 2-D section
+  ! (at 1 rank r2(2:5, 1:1) is contiguous)
+  if (nprocs > 1) then
+    call MPI_Igather(m2(2:3, 5:6), 4, MPI_INTEGER, r2(2:5, 1:2 * nprocs:2), 4, MPI_INTEGER, 0, comm, &
+                     reqs(1), ierr)
+    call MPI_Error_class(ierr, cls)
+    call check(ierr /= MPI_SUCCESS .and. cls == MPI_ERR_BUFFER, 'Igather into a 2-D section gives MPI_ERR_BUFFER')
+  end if
+  call MPI_Send(m2(1:8:3, 2:12:3), -1, t3, rank, 9, comm, ierr)
+  call MPI_Error_class(ierr, cls)
+  call check(ierr /= MPI_SUCCESS .and. cls == MPI_ERR_COUNT, 'a negative count through a 2-D section')
   call MPI_Type_free(t3)
   call MPI_Type_free(tv)
   call MPI_Comm_free(comm)

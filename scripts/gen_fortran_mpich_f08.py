@@ -140,6 +140,13 @@ def render_mpich_f08(bound):
         for b in bufs:
             pair = pairs[b.name]
             vcounts = bool(pair and pair[2])
+            # a (count, datatype) shared with another buffer: no datatype
+            # from it, but the copy is checked against COUNT (not for
+            # MPI_Reduce's RECVBUF: significant at the root only)
+            shared = None
+            if pair is None and found[b.name] and not (name.startswith(("Reduce", "Ireduce")) and
+                                                       "scatter" not in name and b.name == "recvbuf"):
+                shared = found[b.name][:2]
             # -1: no count of its own (a copy, where the call allows);
             # -2: only its address matters (MPI_Get_address of a
             # section's first element)
@@ -150,15 +157,18 @@ def render_mpich_f08(bound):
                      f"type(MPI_Datatype) :: lc_t_{b.name}"]
             if pair and not vcounts:
                 decl.append(f"integer{'(kind=MPI_COUNT_KIND)' if wide else ''} :: lc_n_{b.name}")
+            if shared:
+                c, t = shared
+                wide = any(a.name == c and a.base == "MPI_Count" for a in args)
             tv = f"{t}%MPI_VAL" if t else "MPI_DATATYPE_NULL%MPI_VAL"
             # the helper's count is a C int: a large count is clamped for
             # it, and kept when the helper leaves the buffer as it is
             cin = "0" if vcounts else f"int(min({c}, int(huge(0), MPI_COUNT_KIND)))" if wide else c
             # flags of lc_f_cdesc.c: per rank 1, counts per rank 2, a copy
-            # may do 4, written by the call 8
+            # may do 4, written by the call 8, (count, datatype) shared 16
             base_name = name[:-2] if name.endswith("_c") else name
             flags = (int(per_rank(name, b.name)) | 2 * int(vcounts) | 4 * int(base_name in COPY_OK)
-                     | 8 * int(not b.const))
+                     | 8 * int(not b.const) | 16 * int(shared is not None))
             # The contiguous case inline (the common one: ~25 instructions
             # a buffer; a call to a helper with the descriptor cost ~60,
             # a BIND(C) one ~100, gfortran converting its descriptor)

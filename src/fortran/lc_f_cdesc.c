@@ -52,6 +52,7 @@ enum {
     LC_F08TS_VCOUNTS = 2,  /* counts and displacements per rank (v-collectives): COUNT is not there */
     LC_F08TS_COPY_OK = 4,  /* the call is done with the buffer when it returns */
     LC_F08TS_OUT = 8,      /* the call may write the buffer */
+    LC_F08TS_SHARED = 16,  /* count and datatype also describe another buffer (reductions): a copy, checked */
 };
 /* kinds: what lc_f08ts_buf made (lc_f08ts_done undoes it) */
 enum { LC_F08TS_ASIS = 0, LC_F08TS_TYPE = 1, LC_F08TS_COPY = 2 };
@@ -185,6 +186,12 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, vo
     int rc = PMPI_Type_get_extent((MPI_Datatype)datatype, &lb, &extent);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (flags & LC_F08TS_SHARED) {
+        /* the copy holds the section's bytes: COUNT items must fit */
+        if ((MPI_Aint)count * extent > nelem * elem)
+            return lc_f08ts_error("count is larger than the number of elements of the array section");
+        return lc_f08ts_copy_in(d, nelem, flags, addr, kind);
+    }
     int from_start = !(flags & (LC_F08TS_PER_RANK | LC_F08TS_VCOUNTS));
     /* the one dimension of more than one element, if only one has */
     int strided = -1, nstrided = 0;

@@ -61,8 +61,8 @@ int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, void **addr
                  int *kind);
 void lc_f08ts_done(int kind, int newtype, void *addr);
 /* libmpi (src/mpi/lc_mpi_type_section.c) */
-int lc_mpi_type_section(MPI_Datatype datatype, MPI_Count count, int rank, const MPI_Aint *extent,
-                        const MPI_Aint *sm, MPI_Aint elem_len, int linear, MPI_Datatype *newtype_p);
+int lc_mpi_type_section(MPI_Datatype datatype, MPI_Count count, int rank, const MPI_Aint *extent, const MPI_Aint *sm,
+                        MPI_Aint elem_len, int linear, MPI_Datatype *newtype_p);
 
 /* The header before a copy's data: where the elements came from. */
 typedef struct lc_f08ts_copy {
@@ -87,10 +87,8 @@ static int lc_cdesc_contiguous(const CFI_cdesc_t *d)
 {
     CFI_index_t want = (CFI_index_t)d->elem_len;
     for (int i = 0; i < d->rank; i++) {
-        if (d->dim[i].extent <= 1)
-            continue; /* a dimension of one element has no stride to keep */
-        if (d->dim[i].sm != want)
-            return 0;
+        if (d->dim[i].extent <= 1) continue; /* a dimension of one element has no stride to keep */
+        if (d->dim[i].sm != want) return 0;
         want *= d->dim[i].extent;
     }
     return 1;
@@ -100,18 +98,16 @@ static int lc_cdesc_contiguous(const CFI_cdesc_t *d)
  * element order (dimension 0 fastest; idx is the running subscript). */
 static void lc_f08ts_move(const lc_f08ts_copy_t *c, char *run, int to_run)
 {
-    MPI_Aint idx[CFI_MAX_RANK] = {0};
+    MPI_Aint idx[CFI_MAX_RANK] = { 0 };
     for (MPI_Aint k = 0; k < c->nelem; k++) {
         MPI_Aint off = 0;
-        for (int i = 0; i < c->rank; i++)
-            off += idx[i] * c->sm[i];
+        for (int i = 0; i < c->rank; i++) off += idx[i] * c->sm[i];
         if (to_run)
             memcpy(run + k * c->elem_len, c->base + off, (size_t)c->elem_len);
         else
             memcpy(c->base + off, run + k * c->elem_len, (size_t)c->elem_len);
         for (int i = 0; i < c->rank; i++) {
-            if (++idx[i] < c->extent[i])
-                break;
+            if (++idx[i] < c->extent[i]) break;
             idx[i] = 0;
         }
     }
@@ -126,8 +122,7 @@ static int lc_f08ts_copy_in(const CFI_cdesc_t *d, MPI_Aint nelem, int flags, voi
                               "of its own)");
     size_t bytes = (size_t)nelem * d->elem_len;
     char *mem = malloc(LC_F08TS_HDR + (bytes ? bytes : 1));
-    if (!mem)
-        return lc_f_nomem("MPI (mpi_f08 array section copy)");
+    if (!mem) return lc_f_nomem("MPI (mpi_f08 array section copy)");
     lc_f08ts_copy_t *c = (lc_f08ts_copy_t *)mem;
     c->base = d->base_addr;
     c->rank = d->rank;
@@ -149,8 +144,7 @@ static int lc_f08ts_copy_in(const CFI_cdesc_t *d, MPI_Aint nelem, int flags, voi
 /* A datatype of `count` items of `datatype` over the section (linear: one
  * item resized, see the top).  MPI_ERR_TYPE when an element of the
  * datatype straddles two of the section's: a copy may do instead. */
-static int lc_f08ts_section_type(const CFI_cdesc_t *d, int count, int datatype, int linear, int strided,
-                                 int *newtype)
+static int lc_f08ts_section_type(const CFI_cdesc_t *d, int count, int datatype, int linear, int strided, int *newtype)
 {
     MPI_Aint ext[CFI_MAX_RANK], sm[CFI_MAX_RANK];
     int rank = linear ? 1 : d->rank;
@@ -161,31 +155,27 @@ static int lc_f08ts_section_type(const CFI_cdesc_t *d, int count, int datatype, 
     }
     MPI_Datatype t = MPI_DATATYPE_NULL;
     int rc = lc_mpi_type_section((MPI_Datatype)datatype, count, rank, ext, sm, (MPI_Aint)d->elem_len, linear, &t);
-    if (rc == MPI_SUCCESS)
-        *newtype = (int)t;
+    if (rc == MPI_SUCCESS) *newtype = (int)t;
     return rc;
 }
 
-LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, void **addr, int *newcount,
-                          int *newtype, int *kind)
+LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, void **addr, int *newcount, int *newtype,
+                          int *kind)
 {
     *addr = d->base_addr;
     *newcount = count;
     *newtype = datatype;
     *kind = LC_F08TS_ASIS;
-    if (count == -2 || d->rank == 0 || d->base_addr == NULL || lc_cdesc_contiguous(d))
-        return MPI_SUCCESS;
+    if (count == -2 || d->rank == 0 || d->base_addr == NULL || lc_cdesc_contiguous(d)) return MPI_SUCCESS;
     MPI_Aint nelem = 1;
-    for (int i = 0; i < d->rank; i++)
-        nelem *= (MPI_Aint)d->dim[i].extent;
+    for (int i = 0; i < d->rank; i++) nelem *= (MPI_Aint)d->dim[i].extent;
     if (count == -1) /* no datatype of its own */
         return lc_f08ts_copy_in(d, nelem, flags, addr, kind);
     if (count < 0) /* the call itself says MPI_ERR_COUNT, through its error handler */
         return MPI_SUCCESS;
     MPI_Aint lb = 0, extent = 0, elem = (MPI_Aint)d->elem_len;
     int rc = PMPI_Type_get_extent((MPI_Datatype)datatype, &lb, &extent);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (rc != MPI_SUCCESS) return rc;
     if (flags & LC_F08TS_SHARED) {
         /* the copy holds the section's bytes: COUNT items must fit */
         if ((MPI_Aint)count * extent > nelem * elem)
@@ -210,10 +200,8 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, vo
     if (linear && extent == elem) {
         MPI_Datatype t = MPI_DATATYPE_NULL;
         rc = PMPI_Type_create_resized((MPI_Datatype)datatype, 0, (MPI_Aint)d->dim[strided].sm, &t);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Type_commit(&t);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
+        if (rc != MPI_SUCCESS) return rc;
         *newtype = (int)t;
         *kind = LC_F08TS_TYPE;
         return MPI_SUCCESS;
@@ -221,15 +209,13 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, vo
     if (linear || from_start) {
         rc = lc_f08ts_section_type(d, count, datatype, linear, strided, newtype);
         if (rc == MPI_SUCCESS) {
-            if (!linear)
-                *newcount = 1;
+            if (!linear) *newcount = 1;
             *kind = LC_F08TS_TYPE;
             return MPI_SUCCESS;
         }
         int cls = rc;
         PMPI_Error_class(rc, &cls);
-        if (cls != MPI_ERR_TYPE || !(flags & LC_F08TS_COPY_OK))
-            return rc;
+        if (cls != MPI_ERR_TYPE || !(flags & LC_F08TS_COPY_OK)) return rc;
     }
     return lc_f08ts_copy_in(d, nelem, flags, addr, kind);
 }
@@ -242,8 +228,7 @@ LC_F_API void lc_f08ts_done(int kind, int newtype, void *addr)
     } else if (kind == LC_F08TS_COPY) {
         char *mem = (char *)addr - LC_F08TS_HDR;
         lc_f08ts_copy_t *c = (lc_f08ts_copy_t *)mem;
-        if (c->out)
-            lc_f08ts_move(c, mem + LC_F08TS_HDR, 0);
+        if (c->out) lc_f08ts_move(c, mem + LC_F08TS_HDR, 0);
         free(mem);
     }
 }

@@ -70,17 +70,16 @@ static int lc_sec_add(lc_sec_build_t *b, MPI_Datatype type, MPI_Aint at, unsigne
     if (b->n == b->cap) {
         MPI_Count cap = b->cap ? 2 * b->cap : 64;
         int *bl = realloc(b->blens, sizeof *bl * (size_t)cap);
-        if (bl)
-            b->blens = bl;
+        if (bl) b->blens = bl;
         MPI_Aint *d = realloc(b->displs, sizeof *d * (size_t)cap);
-        if (d)
-            b->displs = d;
+        if (d) b->displs = d;
         MPI_Datatype *t = realloc(b->types, sizeof *t * (size_t)cap);
-        if (t)
-            b->types = t;
+        if (t) b->types = t;
         if (!bl || !d || !t)
-            return b->err = lc_error(MPI_ERR_NO_MEM, "no memory for the datatype of an mpi_f08 array section "
-                                                     "(%lld blocks)", (long long)cap);
+            return b->err = lc_error(MPI_ERR_NO_MEM,
+                                     "no memory for the datatype of an mpi_f08 array section "
+                                     "(%lld blocks)",
+                                     (long long)cap);
         b->cap = cap;
     }
     b->types[b->n] = type;
@@ -100,17 +99,18 @@ static int lc_sec_visit(void *ctx, const lc_dtype_info_t *basic, uintptr_t addr,
         MPI_Aint e = v >= 0 ? v / b->elem_len : -((-v + b->elem_len - 1) / b->elem_len);
         MPI_Aint r = v - e * b->elem_len;
         if (e < 0 || e >= b->nelem)
-            return b->err = lc_error(MPI_ERR_BUFFER, "the datatype reaches byte %lld of an mpi_f08 array section "
-                                                     "of %lld elements of %lld bytes: past its end; pass a "
-                                                     "smaller count or a larger section",
+            return b->err = lc_error(MPI_ERR_BUFFER,
+                                     "the datatype reaches byte %lld of an mpi_f08 array section "
+                                     "of %lld elements of %lld bytes: past its end; pass a "
+                                     "smaller count or a larger section",
                                      (long long)v, (long long)b->nelem, (long long)b->elem_len);
         if (r + (MPI_Aint)basic->type_size > b->elem_len)
-            return b->err = lc_error(MPI_ERR_TYPE, "a %s of the datatype would straddle two elements (%lld bytes "
-                                                   "each) of an mpi_f08 array section, which are not adjacent in "
-                                                   "memory; pass a contiguous array",
+            return b->err = lc_error(MPI_ERR_TYPE,
+                                     "a %s of the datatype would straddle two elements (%lld bytes "
+                                     "each) of an mpi_f08 array section, which are not adjacent in "
+                                     "memory; pass a contiguous array",
                                      basic->name, (long long)b->elem_len);
-        if (lc_sec_add(b, basic->handle, lc_sec_offset(b, e) + r, basic->size))
-            return b->err;
+        if (lc_sec_add(b, basic->handle, lc_sec_offset(b, e) + r, basic->size)) return b->err;
     }
     return 0;
 }
@@ -128,20 +128,18 @@ LC_API int lc_mpi_type_section(MPI_Datatype datatype, MPI_Count count, int rank,
 {
     lc_dt_t *t = NULL;
     int rc = lc_dt_check(datatype, &t);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (elem_len <= 0)
-        return lc_error(MPI_ERR_BUFFER, "an mpi_f08 array section of zero-sized elements");
-    lc_sec_build_t b = {.rank = rank, .extent = extent, .sm = sm, .elem_len = elem_len, .nelem = 1};
-    for (int i = 0; i < rank; i++)
-        b.nelem *= extent[i];
+    if (rc != MPI_SUCCESS) return rc;
+    if (elem_len <= 0) return lc_error(MPI_ERR_BUFFER, "an mpi_f08 array section of zero-sized elements");
+    lc_sec_build_t b = { .rank = rank, .extent = extent, .sm = sm, .elem_len = elem_len, .nelem = 1 };
+    for (int i = 0; i < rank; i++) b.nelem *= extent[i];
     rc = lc_dt_walk(t, 0, linear ? 1 : count, lc_sec_visit, &b);
     if (rc == 0 && b.n > INT32_MAX)
-        rc = lc_error(MPI_ERR_COUNT, "an mpi_f08 array section's datatype needs %lld blocks; pass a contiguous "
-                                     "array", (long long)b.n);
+        rc = lc_error(MPI_ERR_COUNT,
+                      "an mpi_f08 array section's datatype needs %lld blocks; pass a contiguous "
+                      "array",
+                      (long long)b.n);
     MPI_Datatype st = MPI_DATATYPE_NULL, out = MPI_DATATYPE_NULL;
-    if (rc == 0)
-        rc = PMPI_Type_create_struct((int)b.n, b.blens, b.displs, b.types, &st);
+    if (rc == 0) rc = PMPI_Type_create_struct((int)b.n, b.blens, b.displs, b.types, &st);
     if (rc == 0 && linear) {
         /* one item: k elements, so k strides of memory to the next */
         MPI_Aint x = lc_dt_extent(t);
@@ -150,14 +148,11 @@ LC_API int lc_mpi_type_section(MPI_Datatype datatype, MPI_Count count, int rank,
     } else {
         out = st;
     }
-    if (rc == 0)
-        rc = PMPI_Type_commit(&out);
-    if (rc != 0 && out != MPI_DATATYPE_NULL)
-        PMPI_Type_free(&out);
+    if (rc == 0) rc = PMPI_Type_commit(&out);
+    if (rc != 0 && out != MPI_DATATYPE_NULL) PMPI_Type_free(&out);
     free(b.blens);
     free(b.displs);
     free(b.types);
-    if (rc == 0)
-        *newtype_p = out;
+    if (rc == 0) *newtype_p = out;
     return rc;
 }

@@ -1,38 +1,40 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lc_f_cdesc.c — choice buffers of MPICH's mpi_f08 entry points
+ * lc_f_cdesc.c — choice buffers of mpi_f08's specific procedures
  * (mpi_xxx_f08ts_, generated into mpich_f08.f90 by scripts/gen_fortran.py).
  *
- * Those buffers are TYPE(*), DIMENSION(..): the generated Fortran passes
- * the actual argument on to lc_f08ts_buf, a BIND(C) procedure, so it
- * arrives here as a TS 29113 C descriptor (CFI_cdesc_t).  The buffer MPI
- * sees is the sequence of the array's elements in array element order
- * (MPI 4.1 §19.1.12), which for an array section is not contiguous:
+ * Those buffers are TYPE(*), DIMENSION(..): the generated Fortran tests
+ * the contiguous case itself (lc_f08ts_get) and passes anything else on
+ * to lc_f08ts_buf, a BIND(C) procedure, so it arrives here as a TS 29113
+ * C descriptor (CFI_cdesc_t).  The buffer MPI sees is the sequence of the
+ * array's elements in array element order, as if contiguous, with COUNT x
+ * DATATYPE laid over it (MPI 4.1 §19.1.12); displacements of the
+ * v-collectives are in units of the datatype's extent over that sequence.
  *
  *   - contiguous (or a scalar, or a sentinel such as MPI_BOTTOM): the
- *     address itself, count and datatype unchanged;
- *   - a section with a (count, datatype) to go with it, when the
- *     datatype's extent is the element size (the usual case: MPI_INTEGER
- *     on an INTEGER array):
- *       - one strided dimension with a positive stride (a(1:n:2),
- *         b(3,:)): `datatype` resized to the stride, and the same count:
- *         element k of the section is at k * stride, so this holds
- *         however the call indexes the buffer (a gather's rank i at
- *         i * count elements);
- *       - otherwise (2-D sections, negative strides): an hindexed_block
- *         datatype of `count` blocks of one `datatype`, at the byte
- *         offsets of the first `count` elements of the section in element
- *         order; the call gets count 1 of it.  Right where the call reads
- *         `count` items from the start of the buffer, not where the count
- *         is per rank (`per_rank`: gathers, scatters, all-to-alls), which
- *         get MPI_ERR_BUFFER.
- *     A datatype is used rather than a copy so a nonblocking call needs
- *     nothing at its completion;
- *   - anything else (a section with a datatype of another extent, or a
- *     buffer whose count is not one scalar, as in MPI_Gatherv or the
- *     reductions, whose send and receive buffers share one datatype):
- *     MPI_ERR_BUFFER with a message, instead of sending the wrong bytes.
- *     Pass a contiguous array there.
+ *     address itself, count and datatype unchanged (LC_F08TS_ASIS);
+ *   - a section with a datatype of its own: a datatype (LC_F08TS_TYPE),
+ *     no copy, so a nonblocking call needs nothing at its completion:
+ *       - one strided dimension, positive stride, a datatype whose extent
+ *         is the element size: `datatype` resized to the stride;
+ *       - one strided dimension, positive stride, an extent of k whole
+ *         elements (a derived type of 3 REALs over a REAL section): one
+ *         item moved element by element, resized to k strides
+ *         (lc_mpi_type_section in libmpi, "linear").  Both keep COUNT and
+ *         hold however the call indexes the buffer (a gather's rank j at
+ *         j * count items, a Gatherv's displs[j] items);
+ *       - otherwise (2-D sections, negative strides, extents that are no
+ *         multiple of the element), where the call reads COUNT items from
+ *         the start: all COUNT items moved element by element, count 1;
+ *   - the rest (a 2-D section where the count is per rank, a buffer that
+ *     shares its datatype with another, as the reductions' two, or has
+ *     none): a copy into a contiguous temporary (LC_F08TS_COPY), only in
+ *     calls that are done with the buffer when they return (the flag
+ *     LC_F08TS_COPY_OK: blocking point-to-point, collectives, file
+ *     reads/writes); copied back into the section after the call when it
+ *     is written (LC_F08TS_OUT).  Elsewhere (nonblocking, persistent,
+ *     one-sided) MPI_ERR_BUFFER with a message: no copy-back could be
+ *     tied to the operation's completion.
  *
  * The datatype is freed (lc_f08ts_done) right after the call has started:
  * MPI keeps a datatype alive while an operation uses it.
@@ -42,59 +44,145 @@
 #include <ISO_Fortran_binding.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
-int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int per_rank, void **addr, int *newcount,
-                 int *newtype);
-void lc_f08ts_done(int newtype, int datatype);
+/* flags: what the generator knows of the call (gen_fortran_mpich_f08.py) */
+enum {
+    LC_F08TS_PER_RANK = 1, /* COUNT is per rank (gather's receive buffer...) */
+    LC_F08TS_VCOUNTS = 2,  /* counts and displacements per rank (v-collectives): COUNT is not there */
+    LC_F08TS_COPY_OK = 4,  /* the call is done with the buffer when it returns */
+    LC_F08TS_OUT = 8,      /* the call may write the buffer */
+    LC_F08TS_SHARED = 16,  /* count and datatype also describe another buffer (reductions): a copy, checked */
+};
+/* kinds: what lc_f08ts_buf made (lc_f08ts_done undoes it) */
+enum { LC_F08TS_ASIS = 0, LC_F08TS_TYPE = 1, LC_F08TS_COPY = 2 };
+
+int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, void **addr, int *newcount, int *newtype,
+                 int *kind);
+void lc_f08ts_done(int kind, int newtype, void *addr);
+/* libmpi (src/mpi/lc_mpi_type_section.c) */
+int lc_mpi_type_section(MPI_Datatype datatype, MPI_Count count, int rank, const MPI_Aint *extent, const MPI_Aint *sm,
+                        MPI_Aint elem_len, int linear, MPI_Datatype *newtype_p);
+
+/* The header before a copy's data: where the elements came from. */
+typedef struct lc_f08ts_copy {
+    char *base;
+    int rank;
+    int out;
+    MPI_Aint elem_len, nelem;
+    MPI_Aint extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
+} lc_f08ts_copy_t;
+/* the data after it, aligned for any element (COMPLEX(16): 16 bytes) */
+#define LC_F08TS_HDR ((sizeof(lc_f08ts_copy_t) + 63) & ~(size_t)63)
 
 static int lc_f08ts_error(const char *msg)
 {
-    int code = MPI_ERR_BUFFER;
     /* MPI_Add_error_string would add a code per call; say it on stderr
      * and return the class (the call has not started). */
     fprintf(stderr, "Locus MPI (mpi_f08, MPICH ABI): %s\n", msg);
-    return code;
+    return MPI_ERR_BUFFER;
 }
 
 static int lc_cdesc_contiguous(const CFI_cdesc_t *d)
 {
     CFI_index_t want = (CFI_index_t)d->elem_len;
     for (int i = 0; i < d->rank; i++) {
-        if (d->dim[i].extent <= 1)
-            continue;  /* a dimension of one element has no stride to keep */
-        if (d->dim[i].sm != want)
-            return 0;
+        if (d->dim[i].extent <= 1) continue; /* a dimension of one element has no stride to keep */
+        if (d->dim[i].sm != want) return 0;
         want *= d->dim[i].extent;
     }
     return 1;
 }
 
-LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int per_rank, void **addr, int *newcount,
-                          int *newtype)
+/* Copy the elements between the section and a contiguous run, in array
+ * element order (dimension 0 fastest; idx is the running subscript). */
+static void lc_f08ts_move(const lc_f08ts_copy_t *c, char *run, int to_run)
+{
+    MPI_Aint idx[CFI_MAX_RANK] = { 0 };
+    for (MPI_Aint k = 0; k < c->nelem; k++) {
+        MPI_Aint off = 0;
+        for (int i = 0; i < c->rank; i++) off += idx[i] * c->sm[i];
+        if (to_run)
+            memcpy(run + k * c->elem_len, c->base + off, (size_t)c->elem_len);
+        else
+            memcpy(c->base + off, run + k * c->elem_len, (size_t)c->elem_len);
+        for (int i = 0; i < c->rank; i++) {
+            if (++idx[i] < c->extent[i]) break;
+            idx[i] = 0;
+        }
+    }
+}
+
+static int lc_f08ts_copy_in(const CFI_cdesc_t *d, MPI_Aint nelem, int flags, void **addr, int *kind)
+{
+    if (!(flags & LC_F08TS_COPY_OK))
+        return lc_f08ts_error("this non-contiguous array section can only be sent or received through a "
+                              "contiguous copy, which a nonblocking, persistent or one-sided call cannot "
+                              "wait for: pass a contiguous array (or a 1-D section with a datatype "
+                              "of its own)");
+    size_t bytes = (size_t)nelem * d->elem_len;
+    char *mem = malloc(LC_F08TS_HDR + (bytes ? bytes : 1));
+    if (!mem) return lc_f_nomem("MPI (mpi_f08 array section copy)");
+    lc_f08ts_copy_t *c = (lc_f08ts_copy_t *)mem;
+    c->base = d->base_addr;
+    c->rank = d->rank;
+    c->out = (flags & LC_F08TS_OUT) != 0;
+    c->elem_len = (MPI_Aint)d->elem_len;
+    c->nelem = nelem;
+    for (int i = 0; i < d->rank; i++) {
+        c->extent[i] = (MPI_Aint)d->dim[i].extent;
+        c->sm[i] = (MPI_Aint)d->dim[i].sm;
+    }
+    /* in even when the call only writes: a receive shorter than the
+     * buffer, or a Gatherv's gaps, leave the rest as it was */
+    lc_f08ts_move(c, mem + LC_F08TS_HDR, 1);
+    *addr = mem + LC_F08TS_HDR;
+    *kind = LC_F08TS_COPY;
+    return MPI_SUCCESS;
+}
+
+/* A datatype of `count` items of `datatype` over the section (linear: one
+ * item resized, see the top).  MPI_ERR_TYPE when an element of the
+ * datatype straddles two of the section's: a copy may do instead. */
+static int lc_f08ts_section_type(const CFI_cdesc_t *d, int count, int datatype, int linear, int strided, int *newtype)
+{
+    MPI_Aint ext[CFI_MAX_RANK], sm[CFI_MAX_RANK];
+    int rank = linear ? 1 : d->rank;
+    for (int i = 0; i < rank; i++) {
+        int j = linear ? strided : i;
+        ext[i] = (MPI_Aint)d->dim[j].extent;
+        sm[i] = (MPI_Aint)d->dim[j].sm;
+    }
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc = lc_mpi_type_section((MPI_Datatype)datatype, count, rank, ext, sm, (MPI_Aint)d->elem_len, linear, &t);
+    if (rc == MPI_SUCCESS) *newtype = (int)t;
+    return rc;
+}
+
+LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int flags, void **addr, int *newcount, int *newtype,
+                          int *kind)
 {
     *addr = d->base_addr;
     *newcount = count;
     *newtype = datatype;
-    if (count == -2 || d->rank == 0 || d->base_addr == NULL || lc_cdesc_contiguous(d))
+    *kind = LC_F08TS_ASIS;
+    if (count == -2 || d->rank == 0 || d->base_addr == NULL || lc_cdesc_contiguous(d)) return MPI_SUCCESS;
+    MPI_Aint nelem = 1;
+    for (int i = 0; i < d->rank; i++) nelem *= (MPI_Aint)d->dim[i].extent;
+    if (count == -1) /* no datatype of its own */
+        return lc_f08ts_copy_in(d, nelem, flags, addr, kind);
+    if (count < 0) /* the call itself says MPI_ERR_COUNT, through its error handler */
         return MPI_SUCCESS;
-    CFI_index_t nelem = 1;
-    for (int i = 0; i < d->rank; i++)
-        nelem *= d->dim[i].extent;
-    if (count < 0)
-        return lc_f08ts_error("a non-contiguous array section where a contiguous buffer is needed "
-                              "(v-collectives, reductions): pass a contiguous array");
-    MPI_Aint lb = 0, extent = 0;
+    MPI_Aint lb = 0, extent = 0, elem = (MPI_Aint)d->elem_len;
     int rc = PMPI_Type_get_extent((MPI_Datatype)datatype, &lb, &extent);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (extent != (MPI_Aint)d->elem_len)
-        return lc_f08ts_error("a non-contiguous array section with a datatype whose extent is not the "
-                              "array element size: pass a contiguous array");
-    /* The descriptor says how many elements there are: a call that reads
-     * `count` of them from the start (not per rank) must not go past them,
-     * whichever datatype stands for the section below. */
-    if (!per_rank && (CFI_index_t)count > nelem)
-        return lc_f08ts_error("count is larger than the number of elements of the array section");
+    if (rc != MPI_SUCCESS) return rc;
+    if (flags & LC_F08TS_SHARED) {
+        /* the copy holds the section's bytes: COUNT items must fit */
+        if ((MPI_Aint)count * extent > nelem * elem)
+            return lc_f08ts_error("count is larger than the number of elements of the array section");
+        return lc_f08ts_copy_in(d, nelem, flags, addr, kind);
+    }
+    int from_start = !(flags & (LC_F08TS_PER_RANK | LC_F08TS_VCOUNTS));
     /* the one dimension of more than one element, if only one has */
     int strided = -1, nstrided = 0;
     for (int i = 0; i < d->rank; i++) {
@@ -103,51 +191,44 @@ LC_F_API int lc_f08ts_buf(CFI_cdesc_t *d, int count, int datatype, int per_rank,
             nstrided++;
         }
     }
-    if (nstrided == 1 && d->dim[strided].sm > 0) {
+    int linear = nstrided == 1 && d->dim[strided].sm > 0 && extent > 0 && extent % elem == 0;
+    /* The descriptor says how many elements there are: a call that reads
+     * `count` items from the start must not go past them (the enumerated
+     * form checks each element itself). */
+    if (linear && from_start && (MPI_Aint)count * (extent / elem) > nelem)
+        return lc_f08ts_error("count is larger than the number of elements of the array section");
+    if (linear && extent == elem) {
         MPI_Datatype t = MPI_DATATYPE_NULL;
         rc = PMPI_Type_create_resized((MPI_Datatype)datatype, 0, (MPI_Aint)d->dim[strided].sm, &t);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Type_commit(&t);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
+        if (rc != MPI_SUCCESS) return rc;
         *newtype = (int)t;
+        *kind = LC_F08TS_TYPE;
         return MPI_SUCCESS;
     }
-    if (per_rank)
-        return lc_f08ts_error("a 2-D or negatively strided array section in a gather, scatter or all-to-all "
-                              "(its count is per rank): pass a contiguous array or a 1-D section");
-    MPI_Aint *disp = malloc(sizeof *disp * (size_t)(count > 0 ? count : 1));
-    if (!disp)
-        return lc_f_nomem("MPI (mpi_f08 array section)");
-    /* element order: dimension 0 fastest; idx is the running subscript */
-    CFI_index_t idx[CFI_MAX_RANK] = {0};
-    for (int k = 0; k < count; k++) {
-        MPI_Aint off = 0;
-        for (int i = 0; i < d->rank; i++)
-            off += (MPI_Aint)(idx[i] * d->dim[i].sm);
-        disp[k] = off;
-        for (int i = 0; i < d->rank; i++) {
-            if (++idx[i] < d->dim[i].extent)
-                break;
-            idx[i] = 0;
+    if (linear || from_start) {
+        rc = lc_f08ts_section_type(d, count, datatype, linear, strided, newtype);
+        if (rc == MPI_SUCCESS) {
+            if (!linear) *newcount = 1;
+            *kind = LC_F08TS_TYPE;
+            return MPI_SUCCESS;
         }
+        int cls = rc;
+        PMPI_Error_class(rc, &cls);
+        if (cls != MPI_ERR_TYPE || !(flags & LC_F08TS_COPY_OK)) return rc;
     }
-    MPI_Datatype t = MPI_DATATYPE_NULL;
-    rc = PMPI_Type_create_hindexed_block(count, 1, disp, (MPI_Datatype)datatype, &t);
-    free(disp);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_commit(&t);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    *newcount = 1;
-    *newtype = (int)t;
-    return MPI_SUCCESS;
+    return lc_f08ts_copy_in(d, nelem, flags, addr, kind);
 }
 
-LC_F_API void lc_f08ts_done(int newtype, int datatype)
+LC_F_API void lc_f08ts_done(int kind, int newtype, void *addr)
 {
-    if (newtype != datatype) {
+    if (kind == LC_F08TS_TYPE) {
         MPI_Datatype t = (MPI_Datatype)newtype;
         PMPI_Type_free(&t);
+    } else if (kind == LC_F08TS_COPY) {
+        char *mem = (char *)addr - LC_F08TS_HDR;
+        lc_f08ts_copy_t *c = (lc_f08ts_copy_t *)mem;
+        if (c->out) lc_f08ts_move(c, mem + LC_F08TS_HDR, 0);
+        free(mem);
     }
 }

@@ -24,9 +24,29 @@
  * names the request it waits for (its key) and a completion wakes only
  * the slots keyed to it (or keyed NULL: waits for anything).
  *
+ * Why a parker moves to its poller's CPU (session 21): 2 ranks of 2
+ * waiting threads on 2 unbound cores ran at 4.6–6.8 M msg/s when the
+ * kernel kept each process's threads on one core (the poller and its
+ * parked sibling taking turns there) and at 1.3–2.3 M when it put one
+ * thread of each process on each core (perf sched: for 30 % of the time
+ * both cores ran one process's threads while the other process waited;
+ * pinned that way, 2.0 M against 6.0 M, and still 2.4–3.3 M with every
+ * thread polling: a window's answer then needs a switch between
+ * processes on a core).  Nothing moved the threads back: each core had
+ * two.  So a thread about to park on another CPU than its process's
+ * poller's (the poller publishes sched_getcpu() as it polls) restricts
+ * itself to the poller's CPU until its wait ends (lc_park_follow; its own
+ * mask is put back in lc_park_leave): woken there, it takes turns with
+ * its own poller, and the other CPU is left to the other process — whose
+ * poller the kernel moves there when that CPU idles, as a parked thread
+ * can no longer go.  A thread already on its poller's CPU (a rank bound
+ * to one core, or the good placement) makes no system call.
+ *
  * State (process-wide; only threads at MULTIPLE touch it):
  *   lc_park_waiting  threads counted in waits (lc_park_in_wait set)
  *   lc_park_poller   the poller's lc_lock_self(), or 0
+ *   lc_park_poller_cpu the CPU the poller last polled on, or -1 (relaxed:
+ *                    a stale CPU only moves a parker where it need not be)
  *   lc_park_slots[i] its futex word (bumped by every wake of the slot) and
  *                    the key its parker waits for
  *   lc_park_armed    bit i: slot i's parker may sleep on its word
@@ -92,6 +112,8 @@ LC_HIDDEN _Atomic uint64_t lc_park_armed __attribute__((aligned(64)));
 static _Atomic uint64_t lc_park_used __attribute__((aligned(64)));
 static atomic_int lc_park_waiting __attribute__((aligned(64)));
 static atomic_uintptr_t lc_park_poller;
+/* The CPU the poller last polled on (sched_getcpu), or -1. */
+static atomic_int lc_park_poller_cpu = -1;
 static lc_park_slot_t lc_park_slots[LC_PARK_SLOTS];
 /* The cores this process's waits may keep busy (lc_park_init); INT_MAX until
  * then (no parking). */
@@ -107,6 +129,10 @@ static _Thread_local int lc_park_slot = -1;
 static _Thread_local const void *lc_park_key;
 static _Thread_local uint32_t lc_park_seen __attribute__((tls_model("initial-exec")));
 static _Thread_local unsigned char lc_park_have_seen __attribute__((tls_model("initial-exec")));
+/* This thread moved itself to the poller's CPU for its wait (lc_park_follow):
+ * its own mask before, put back when the wait ends. */
+static _Thread_local unsigned char lc_park_moved __attribute__((tls_model("initial-exec")));
+static _Thread_local cpu_set_t lc_park_mask;
 
 /* The cores this process's waits may keep busy: its affinity mask's, and
  * no more than its share of the host's (the union of the host's ranks'
@@ -206,6 +232,29 @@ static void lc_park_sleep(void)
     lc_thread_resume(depth);
 }
 
+/* A thread about to park on another CPU than its poller's moves to the
+ * poller's CPU for the rest of its wait (docs/architecture.md "Parking",
+ * session 21): woken there, it takes turns with its own process's poller
+ * instead of sharing a core with the other process's. */
+static void lc_park_follow(void)
+{
+    int pc = atomic_load_explicit(&lc_park_poller_cpu, memory_order_relaxed);
+    if (pc < 0 || pc >= CPU_SETSIZE || lc_park_moved || sched_getcpu() == pc) return;
+    if (sched_getaffinity(0, sizeof(lc_park_mask), &lc_park_mask) != 0 || !CPU_ISSET(pc, &lc_park_mask)) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(pc, &one);
+    if (sched_setaffinity(0, sizeof(one), &one) == 0) lc_park_moved = 1;
+}
+
+/* The poller says where it polls (a store only when that changed). */
+static void lc_park_poller_here(void)
+{
+    int cpu = sched_getcpu();
+    if (atomic_load_explicit(&lc_park_poller_cpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&lc_park_poller_cpu, cpu, memory_order_relaxed);
+}
+
 void lc_park_idle(const void *key)
 {
     if (!lc_park_in_wait) {
@@ -227,9 +276,11 @@ void lc_park_idle(const void *key)
     if (p == me || (p == 0 && atomic_compare_exchange_strong_explicit(&lc_park_poller, &p, me, memory_order_seq_cst,
                                                                       memory_order_relaxed))) {
         if (lc_park_have_seen) lc_park_disarm();
+        lc_park_poller_here();
         lc_thread_yield();
         return;
     }
+    lc_park_follow();
     /* Armed for this key by the previous call (then this thread's loop
      * looked at its condition after F1), so sleep; otherwise (the first
      * call, or the wait moved on to another request) only arm. */
@@ -240,6 +291,10 @@ void lc_park_idle(const void *key)
 void lc_park_leave(void)
 {
     lc_park_in_wait = 0;
+    if (lc_park_moved) {
+        lc_park_moved = 0;
+        (void)sched_setaffinity(0, sizeof(lc_park_mask), &lc_park_mask);
+    }
     lc_park_have_seen = 0;
     int i = lc_park_slot;
     if (i >= 0) {

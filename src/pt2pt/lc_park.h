@@ -14,6 +14,9 @@
  * (Waitany, Probe, ...).  A completion wakes only the parked threads whose
  * key is that request or NULL; a queued message only those keyed NULL;
  * the poller's hand-off and the count falling back to the cores wake all.
+ * A thread that parks on another CPU than its poller's moves to the
+ * poller's CPU until its wait ends (its own mask back then), so that a
+ * process's waiting threads take turns on one core.
  *
  * No lost wake-up (the proof is in lc_park.c): a parker reads its word,
  * stores its key, arms (seq_cst), then a fence, and only then looks at its

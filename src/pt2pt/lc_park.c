@@ -84,6 +84,7 @@
 #include "pt2pt/lc_park.h"
 #include "coord/lc_world.h"
 #include "util/lc_lock.h"
+#include "util/lc_params.h"
 #include "util/lc_thread.h"
 
 #include <errno.h>
@@ -239,7 +240,7 @@ static void lc_park_sleep(void)
 static void lc_park_follow(void)
 {
     int pc = atomic_load_explicit(&lc_park_poller_cpu, memory_order_relaxed);
-    if (pc < 0 || pc >= CPU_SETSIZE || lc_park_moved || sched_getcpu() == pc) return;
+    if (!lc_params.park_follow || pc < 0 || pc >= CPU_SETSIZE || lc_park_moved || sched_getcpu() == pc) return;
     if (sched_getaffinity(0, sizeof(lc_park_mask), &lc_park_mask) != 0 || !CPU_ISSET(pc, &lc_park_mask)) return;
     cpu_set_t one;
     CPU_ZERO(&one);

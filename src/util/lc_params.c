@@ -85,6 +85,13 @@ const lc_param_desc_t lc_param_table[] = {
         "asked (the level reported is the one asked). The thread sleeps when nothing is pending and "
         "backs off to naps of up to 1 ms when pending work makes no progress; it never runs while an "
         "application thread is inside an MPI call. Costs latency (docs/performance.md); off by default."),
+    LC_PARAM_ROW_BOOL("PARK_FOLLOW", park_follow, "1", LC_PARAM_RANKS,
+        "At MPI_THREAD_MULTIPLE, when a process has more threads in waits than its share of the cores, "
+        "the extra threads sleep (park) while one polls; 1 = a thread about to park on another CPU than "
+        "its process's poller restricts its affinity to the poller's CPU for the rest of that wait and "
+        "gets its own mask back when the wait ends (keeps each process's threads on one core: "
+        "docs/architecture.md, \"Parking\"); 0 = parked threads' affinity is never touched (for "
+        "applications whose runtime binds its threads and must not see the mask change)."),
     LC_PARAM_ROW_BOOL("SHOW_CHANNELS", show_channels, "0", LC_PARAM_RANKS,
         "Rank 0 prints the peers x channel matrix and why each channel was chosen."),
     LC_PARAM_ROW_BOOL("SHOW_INIT_TIMES", show_init_times, "0", LC_PARAM_RANKS,

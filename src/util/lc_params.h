@@ -68,6 +68,7 @@ typedef struct lc_params {
     size_t pipeline_chunk;    /* fragment size of the two-copy pipeline */
     int    poll_mode;         /* lc_poll_mode_t */
     int    async_progress;    /* a progress thread advances nonblocking operations (src/pt2pt/lc_async.c) */
+    int    park_follow;       /* a parking thread moves to its poller's CPU for the wait (src/pt2pt/lc_park.c) */
     int    show_channels;     /* rank 0 prints the peer x channel matrix */
     int    show_init_times;   /* rank 0 prints MPI_Init's and MPI_Finalize's phases (lc_init_times.c) */
     int    quiet;             /* lc_log_warn prints nothing */

@@ -61,8 +61,8 @@ const lc_param_desc_t lc_param_table[] = {
         "pulls with CMA into a contiguous buffer is moved by both processes at once: the receiver pulls "
         "chunks from the front while the sender, if it is in MPI (a wait, a test, a later call), pushes "
         "chunks from the back with process_vm_writev; a shared claim word gives each chunk to one side. "
-        "A sender that does not answer leaves it all to the receiver. 0 = off (the default: not yet "
-        "chosen per pair by the pick); the same value on every rank."),
+        "A sender that does not answer leaves it all to the receiver. The receiver decides (a sender "
+        "helps whatever its own setting). 0 = off (the default: not yet chosen per pair by the pick)."),
     LC_PARAM_ROW_SIZE_IN("CMA_SPLIT_CHUNK", cma_split_chunk, "128k", 4096, 1u << 30, 0, LC_PARAM_RANKS,
         "Bytes per claim of the split copy (CMA_SPLIT): each side copies one chunk per system call "
         "between claims. 4k to 1g."),

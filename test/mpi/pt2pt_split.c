@@ -2,7 +2,9 @@
 /* pt2pt_split: the split copy (LOCUS_CMA_SPLIT, src/pt2pt/lc_pt2pt_split.c),
  * where the receiver pulls a large message's front while the sender
  * pushes its back.  Run with LOCUS_CMA_THRESHOLD=0, LOCUS_CMA_SPLIT and
- * LOCUS_CMA_SPLIT_CHUNK=128k (the sizes below sit around its chunks).
+ * LOCUS_CMA_SPLIT_CHUNK=128k (the sizes below sit around its chunks), and
+ * LOCUS_POLL=yield: a wait that sleeps on the doorbell under foreign load
+ * (auto) may sleep through a whole split, which the last part checks.
  *  1. sizes around the chunk boundaries, both directions at once;
  *  2. a window of 64 messages in flight per direction (more than the 48
  *     claim slots: the rest are pulled alone);
@@ -25,7 +27,8 @@ static const long sizes[] = { CHUNK + 1,         2 * CHUNK - 1,       2 * CHUNK,
                               3 * CHUNK + 4095,  1048576,             1048576 + 3, 4194304 - 1,
                               4194304 + 4097 };
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
-#define MAXSIZE (4194304L + 4097)
+#define MAXSIZE (16777216L + 3)
+#define HELP_BYTES MAXSIZE
 
 static unsigned char byte_of(int src, long salt, long i)
 {
@@ -165,7 +168,7 @@ static void truncation(unsigned char *sbuf, int rank, int partner)
  * tries: the sender's core may be taken by another job now and then). */
 static void sender_helps(counters_t *c, unsigned char *sbuf, unsigned char *rbuf, int rank, int partner)
 {
-    long n = MAXSIZE;
+    long n = HELP_BYTES;
     int recv_side = rank < partner, helped = 0, all = 0;
     unsigned long before = counter(c, c->pushed);
     for (int round = 0; round < 20 && !all; round++) {

@@ -52,6 +52,12 @@ typedef enum lc_pkt_kind {
  * non-temporal stores (the receiver's pick chose that variant,
  * src/pt2pt/lc_pt2pt_pick_variant.c; the sender calls lc_shm_set_big_nt). */
 #define LC_PKT_FLAG_NT 0x8
+/* The split copy (src/pt2pt/lc_pt2pt_split.c).  CTS: push your part of
+ * this message; hdr.tag names the claim slot in the receiver's segment
+ * (lc_shm_split.h), ctl.rreq the receive.  FIN, from the sender: the
+ * sender placed the message's last bytes; it names the receive (rreq),
+ * and sreq is 1 when one of its pushes failed, else 0. */
+#define LC_PKT_FLAG_SPLIT 0x10
 
 typedef struct lc_pkt_hdr {
     uint8_t kind;    /* lc_pkt_kind_t */
@@ -164,6 +170,11 @@ typedef struct lc_peer_shm {
     uint32_t rx_big_cells;
     uint32_t rx_big_cell_size;
     struct lc_shm_bell *tx_bell_word; /* in the peer's segment */
+    /* The split copy's claim slots (lc_shm_split.h): the peer's, in its
+     * segment (we push our part of a message it split), and ours (we
+     * split messages from it).  NULL where there are none (IVSHMEM). */
+    struct lc_shm_split_slot *tx_split;
+    struct lc_shm_split_slot *rx_split;
 } lc_peer_shm_t;
 
 /* cma (lc_cma.h): the single copy needs nothing but the peer's pid, valid

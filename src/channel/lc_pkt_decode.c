@@ -38,6 +38,7 @@ const char *lc_pkt_decode_slow(const lc_pkt_hdr_t *hdr, const char *payload, siz
     uint8_t allowed = h->kind == LC_PKT_EAGER ? LC_PKT_EAGER_FLAGS
                       : h->kind == LC_PKT_RTS ? LC_PKT_RTS_FLAGS
                       : h->kind == LC_PKT_CTS ? LC_PKT_CTS_FLAGS
+                      : h->kind == LC_PKT_FIN ? LC_PKT_FIN_FLAGS
                                               : 0;
     if (h->flags & ~allowed) return lc_pkt_bad(why, whylen, "%s with unknown flags %#x", kind, (unsigned)h->flags);
     out->payload = payload;

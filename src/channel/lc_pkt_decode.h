@@ -77,7 +77,8 @@ typedef struct lc_shm_rx_ctx {
 /* Flags each kind may carry. */
 #define LC_PKT_EAGER_FLAGS LC_PKT_FLAG_SYNC
 #define LC_PKT_RTS_FLAGS (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)
-#define LC_PKT_CTS_FLAGS LC_PKT_FLAG_NT
+#define LC_PKT_CTS_FLAGS (LC_PKT_FLAG_NT | LC_PKT_FLAG_SPLIT)
+#define LC_PKT_FIN_FLAGS LC_PKT_FLAG_SPLIT
 
 /* The general decoder behind every channel's: `hdr` is the private copy
  * of the header, `payload` where its hdr.len payload bytes are, `room`

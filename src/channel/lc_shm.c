@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lc_shm.c — shared-memory segments and the receive side of the rings. */
 #include "channel/lc_shm.h"
+#include "channel/lc_shm_split.h"
 #include "channel/lc_cma.h"
 #include "channel/lc_pkt_decode.h"
 #include "util/lc_params.h"
@@ -39,6 +40,11 @@ typedef struct lc_shm_seg_hdr {
 } lc_shm_seg_hdr_t;
 
 _Static_assert(sizeof(lc_shm_seg_hdr_t) <= LC_SHM_BELL_OFFSET, "the doorbell has the header page's second line");
+
+/* The split copy's claim slots fill the rest of the header page. */
+_Static_assert(LC_SHM_SPLIT_OFFSET >= LC_SHM_BELL_OFFSET + 64 &&
+                   LC_SHM_SPLIT_OFFSET + LC_SHM_SPLIT_SLOTS * sizeof(lc_shm_split_slot_t) <= LC_SHM_RINGS_OFFSET,
+               "the split slots sit between the doorbell and the rings");
 
 #define LC_SHM_HELD 0x444c4548u /* "HELD" */
 

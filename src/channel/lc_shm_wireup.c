@@ -8,6 +8,7 @@
  * lc_shm.h, the segments in lc_shm.c.
  */
 #include "channel/lc_shm.h"
+#include "channel/lc_shm_split.h"
 #include "util/lc_params.h"
 
 #include <stdio.h>
@@ -111,6 +112,8 @@ int lc_shm_connect(lc_peer_t *peer, const char *card, uint32_t tx_ring, uint32_t
      * job's environment): its thread may sleep waiting for our packets. */
     peer->shm.tx_bell_word = (lc_shm_bell_t *)((char *)seg->base + LC_SHM_BELL_OFFSET);
     peer->shm.tx_bell = lc_params.async_progress ? LC_SHM_BELL_ALWAYS : 0;
+    peer->shm.tx_split = (lc_shm_split_slot_t *)((char *)seg->base + LC_SHM_SPLIT_OFFSET);
+    peer->shm.rx_split = (lc_shm_split_slot_t *)((char *)lc_shm_wire.mine.base + LC_SHM_SPLIT_OFFSET);
     lc_shm_set_big_nt(peer, lc_params.shm_big_nt != 0);
     /* A packet fills at most one of the peer's ring cells (its
      * LOCUS_SHM_RING_CELL_SIZE may differ from ours) or one cell of our

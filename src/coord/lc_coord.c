@@ -310,7 +310,7 @@ static void lc_connect_cma(lc_peer_t *p, const lc_identity_t *id, const lc_ident
     } else
         snprintf(base, sizeof(base), "same kernel; shared memory; no CMA: %.130s", why);
     lc_coord_reason_numa(me->numa_node, id->numa_node, p, numa, sizeof(numa));
-    snprintf(p->reason, sizeof(p->reason), "%.170s; %.80s", base, numa);
+    snprintf(p->reason, sizeof(p->reason), "%.140s; %.110s", base, numa);
 }
 
 /* A shm candidate whose segment does not map: an error when it shares

@@ -55,11 +55,20 @@ static void lc_size_text(size_t v, char *buf, size_t len)
 
 void lc_coord_reason_numa(int mine, int theirs, const lc_peer_t *p, char *buf, size_t len)
 {
-    char cma[48] = "", size[24];
+    char cma[160] = "", size[24], split[24];
     if (p->can_pull) {
         lc_size_text(p->pull_min, size, sizeof(size));
         /* auto (lc_pt2pt_pick.c): from there the receiver measures */
-        snprintf(cma, sizeof(cma), p->pick.calibrate ? ", CMA or pipeline measured from %s" : ", CMA from %s", size);
+        int n = snprintf(cma, sizeof(cma), p->pick.calibrate ? ", CMA or pipeline measured from %s" : ", CMA from %s",
+                         size);
+        /* The split copy (lc_pt2pt_split.c): which pulls the sender helps with. */
+        if (lc_params.cma_split && p->kind == LC_CHANNEL_SHM && p->shm.tx_split && n > 0 && (size_t)n < sizeof(cma)) {
+            /* Split: at least CMA_SPLIT and more than one chunk (the sender
+             * pushes chunks from the back while we pull from the front). */
+            bool above = lc_params.cma_split <= lc_params.cma_split_chunk;
+            lc_size_text(above ? lc_params.cma_split_chunk : lc_params.cma_split, split, sizeof(split));
+            snprintf(cma + n, sizeof(cma) - (size_t)n, ", split copy %s %s", above ? "above" : "from", split);
+        }
     }
     if (!lc_params.numa) {
         snprintf(buf, len, "NUMA not read (LOCUS_NUMA=0)%s", cma);

@@ -41,6 +41,11 @@ static const lc_mpit_pvar_t lc_mpit_pvars[] = {
       "Bytes of the rendezvous messages received by a single-copy pull." },
     { "locus_rndv_pipe_bytes", MPI_T_PVAR_CLASS_COUNTER, LC_MPIT_STAT(rndv_pipe_bytes),
       "Bytes of the rendezvous messages received through the pipeline." },
+    { "locus_rndv_split_msgs", MPI_T_PVAR_CLASS_COUNTER, LC_MPIT_STAT(rndv_split),
+      "Rendezvous messages this rank pulled together with their sender (the split copy, LOCUS_CMA_SPLIT); "
+      "also counted as pulls." },
+    { "locus_rndv_split_pushed_bytes", MPI_T_PVAR_CLASS_COUNTER, LC_MPIT_STAT(rndv_split_pushed),
+      "Bytes of split-copy messages that the sender pushed rather than this rank pulled." },
     { "locus_unexpected_msgs", MPI_T_PVAR_CLASS_COUNTER, LC_MPIT_STAT(unexp_msgs),
       "Messages (eager or rendezvous) that arrived before a matching receive was posted." },
     { "locus_unexpected_queue_len", MPI_T_PVAR_CLASS_LEVEL, LC_MPIT_STAT(unexp_len),

@@ -29,6 +29,7 @@
 #include "coord/lc_liveness.h"
 #include "pt2pt/lc_park.h"
 #include "pt2pt/lc_pt2pt_impl.h"
+#include "pt2pt/lc_pt2pt_split.h"
 #include "pt2pt/lc_starve.h"
 #include "util/lc_dtype.h"
 #include "util/lc_thread.h"
@@ -49,8 +50,15 @@ LC_INLINE void lc_pt2pt_on_packet_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, c
             lc_pt2pt_on_message_st(from, hdr, payload);
         return;
     case LC_PKT_DATA: lc_pt2pt_on_data(from, hdr, payload); return;
-    case LC_PKT_CTS:
     case LC_PKT_FIN:
+        if (lc_unlikely(hdr->flags & LC_PKT_FLAG_SPLIT)) { /* to a receiver: the split copy's last bytes */
+            lc_pkt_ctl_t ctl;
+            memcpy(&ctl, payload, sizeof(ctl));
+            lc_pt2pt_split_fin(from, &ctl);
+            return;
+        }
+        /* fall through */
+    case LC_PKT_CTS:
     case LC_PKT_ACK: lc_pt2pt_on_sender_ctl(from, hdr, payload); return;
     }
     /* The channels' decoders let no other kind through (lc_pkt_decode.h). */

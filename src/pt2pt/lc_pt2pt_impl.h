@@ -39,6 +39,9 @@ extern int lc_pt2pt_pending_peers;
 void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint32_t rreq);
 /* The same with header flags (a CTS with LC_PKT_FLAG_NT). */
 void lc_pt2pt_send_ctl_flags(lc_peer_t *peer, lc_pkt_kind_t kind, uint8_t flags, uint32_t sreq, uint32_t rreq);
+/* The same with hdr.tag set (a CTS | LC_PKT_FLAG_SPLIT: the claim slot). */
+void lc_pt2pt_send_ctl_tag(lc_peer_t *peer, lc_pkt_kind_t kind, uint8_t flags, int32_t tag, uint32_t sreq,
+                           uint32_t rreq);
 /* Append a send request to the peer's pending queue. */
 void lc_pt2pt_enqueue(lc_peer_t *peer, lc_pending_t *p);
 /* Push what the peers' pending queues hold while their rings have room.

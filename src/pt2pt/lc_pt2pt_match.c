@@ -31,7 +31,9 @@
  */
 #include "pt2pt/lc_park.h"
 #include "pt2pt/lc_pt2pt_impl.h"
+#include "pt2pt/lc_pt2pt_split.h"
 #include "util/lc_error.h"
+#include "util/lc_params.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +201,12 @@ static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t
     if (how & LC_PICK_PULL) {
         lc_count_add(&lc_pt2pt_stats.rndv_pull, 1ul);
         lc_count_add(&lc_pt2pt_stats.rndv_pull_bytes, (unsigned long)n);
+        /* The split copy: a plain pull (no calibration sample) into a
+         * contiguous buffer, the sender helping if it can (lc_pt2pt_split.c). */
+        if (lc_unlikely(lc_params.cma_split) && how == LC_PICK_PULL && !req->rcur &&
+            !(flags & (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)) && lc_pt2pt_split_eligible(from, n) &&
+            lc_pt2pt_split_recv(req, from, src, sreq, addr, n))
+            return;
         int rc = LC_OK;
         if (!n)
             rc = LC_OK;

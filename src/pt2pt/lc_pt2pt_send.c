@@ -6,6 +6,7 @@
  */
 #include "channel/lc_shm.h"
 #include "pt2pt/lc_pt2pt_impl.h"
+#include "pt2pt/lc_pt2pt_split.h"
 #include "util/lc_error.h"
 #include "util/lc_params.h"
 
@@ -82,7 +83,13 @@ void lc_pt2pt_send_ctl(lc_peer_t *peer, lc_pkt_kind_t kind, uint32_t sreq, uint3
 
 void lc_pt2pt_send_ctl_flags(lc_peer_t *peer, lc_pkt_kind_t kind, uint8_t flags, uint32_t sreq, uint32_t rreq)
 {
-    lc_pkt_hdr_t hdr = { .kind = (uint8_t)kind, .flags = flags };
+    lc_pt2pt_send_ctl_tag(peer, kind, flags, 0, sreq, rreq);
+}
+
+void lc_pt2pt_send_ctl_tag(lc_peer_t *peer, lc_pkt_kind_t kind, uint8_t flags, int32_t tag, uint32_t sreq,
+                           uint32_t rreq)
+{
+    lc_pkt_hdr_t hdr = { .kind = (uint8_t)kind, .flags = flags, .tag = tag };
     lc_pkt_ctl_t ctl = { .sreq = sreq, .rreq = rreq };
     int held = lc_tx_lock(peer);
     if (lc_list_empty(&peer->pending) && lc_try_send(peer, &hdr, &ctl, sizeof(ctl), NULL, 0) == LC_OK) {
@@ -268,6 +275,13 @@ void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void
     if (hdr->kind != LC_PKT_CTS) { /* FIN or ACK: the receiver has the data */
         if (!ack) lc_pick_sent(from);
         lc_request_complete(req);
+        return;
+    }
+    if (lc_unlikely(hdr->flags & LC_PKT_FLAG_SPLIT)) { /* push our part, or nothing if it is all taken */
+        if (lc_pt2pt_split_send(from, req, hdr, ctl.rreq)) {
+            lc_pick_sent(from);
+            lc_request_complete(req);
+        }
         return;
     }
     req->remote = ctl.rreq;

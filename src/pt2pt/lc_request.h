@@ -60,6 +60,7 @@ typedef enum lc_req_state {
     LC_ST_STREAMING,      /* send: CTS received, DATA packets being pushed */
     LC_ST_POSTED,         /* recv: in the posted queue */
     LC_ST_RECV_DATA,      /* recv: matched an RTS, waits for DATA packets */
+    LC_ST_RECV_SPLIT,     /* recv: split copy (lc_pt2pt_split.c), its part placed, waits for the sender's FIN */
     LC_ST_DONE,
 } lc_req_state_t;
 

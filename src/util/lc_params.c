@@ -56,6 +56,16 @@ const lc_param_desc_t lc_param_table[] = {
         "(with LOCUS_ASYNC_PROGRESS, ranks and progress threads) outnumber its cores (docs/performance.md, \"CMA or pipeline\"); "
         "below 64 KiB the pipeline. A size fixes the threshold for every pair (0 = CMA for every "
         "rendezvous)."),
+    LC_PARAM_ROW_SIZE("CMA_SPLIT", cma_split, "0", LC_PARAM_RANKS,
+        "The split copy (issue 13): a rendezvous message of at least this many bytes that the receiver "
+        "pulls with CMA into a contiguous buffer is moved by both processes at once: the receiver pulls "
+        "chunks from the front while the sender, if it is in MPI (a wait, a test, a later call), pushes "
+        "chunks from the back with process_vm_writev; a shared claim word gives each chunk to one side. "
+        "A sender that does not answer leaves it all to the receiver. The receiver decides (a sender "
+        "helps whatever its own setting). 0 = off (the default: not yet chosen per pair by the pick)."),
+    LC_PARAM_ROW_SIZE_IN("CMA_SPLIT_CHUNK", cma_split_chunk, "128k", 4096, 1u << 30, 0, LC_PARAM_RANKS,
+        "Bytes per claim of the split copy (CMA_SPLIT): each side copies one chunk per system call "
+        "between claims. 4k to 1g."),
     LC_PARAM_ROW_SIZE("CMA_THRESHOLD_XNUMA", cma_threshold_xnuma, "64k", LC_PARAM_RANKS,
         "CMA_THRESHOLD for a shared-memory pair on two NUMA nodes farther apart than local (see NUMA): "
         "across sockets the two-copy pipeline moves the data over the interconnect twice and CMA once, so "

@@ -114,12 +114,18 @@ static void test_shm_decoder(void)
         CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl) - 1 }), &ctl, sizeof(ctl), "length 7, not 8");
         CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = 96 }), &ctl, sizeof(ctl), "length 96, not 8");
         CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = 1 }), &ctl, sizeof(ctl), "unknown flags");
-        /* the pick's non-temporal variant (lc_pt2pt_pick.c): a CTS's only flag */
+        /* the pick's non-temporal variant (lc_pt2pt_pick.c): a CTS flag */
         if (k == LC_PKT_CTS)
             CELL_OK(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = LC_PKT_FLAG_NT }), &ctl, sizeof(ctl));
         else
             CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = LC_PKT_FLAG_NT }), &ctl, sizeof(ctl),
                      "unknown flags");
+        /* the split copy (lc_pt2pt_split.c): on CTS and FIN only */
+        if (k == LC_PKT_CTS || k == LC_PKT_FIN)
+            CELL_OK(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = LC_PKT_FLAG_SPLIT }), &ctl, sizeof(ctl));
+        else
+            CELL_BAD(&((lc_pkt_hdr_t){ .kind = k, .len = sizeof(ctl), .flags = LC_PKT_FLAG_SPLIT }), &ctl,
+                     sizeof(ctl), "unknown flags");
     }
     /* DATA: a length below its prefix would wrap the fragment's size. */
     lc_pkt_data_t d = { .rreq = 1, .offset = 0 };
@@ -390,6 +396,28 @@ static void fin_for_queued(void)
     deliver(LC_PKT_FIN, &ctl, sizeof(ctl));
 }
 
+/* The split copy's packets from a peer without claim slots (the self
+ * channel here), or for a receive that is not in a split. */
+static void split_cts_without_slots(void)
+{
+    static char src[1000];
+    lc_request_t *s;
+    lc_pt2pt_isend(src, sizeof(src), 0, 5, comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &s);
+    lc_pkt_ctl_t ctl = { .sreq = lc_request_ref(s), .rreq = 1 };
+    lc_pkt_hdr_t h = { .kind = LC_PKT_CTS, .flags = LC_PKT_FLAG_SPLIT, .len = sizeof(ctl), .tag = 3 };
+    lc_channel_recv_handler(&self, &h, &ctl);
+}
+
+static void split_fin_to_posted(void)
+{
+    int x;
+    lc_request_t *r;
+    lc_pt2pt_irecv(&x, sizeof(x), 0, 6, comm, LC_CTX_PT2PT, &r);
+    lc_pkt_ctl_t ctl = { .rreq = lc_request_ref(r) };
+    lc_pkt_hdr_t h = { .kind = LC_PKT_FIN, .flags = LC_PKT_FLAG_SPLIT, .len = sizeof(ctl) };
+    lc_channel_recv_handler(&self, &h, &ctl);
+}
+
 static void cts_to_receive(void)
 {
     int x;
@@ -522,6 +550,8 @@ int main(void)
     expect_fault(__LINE__, ack_for_rendezvous, "its ACK names send request");
     expect_fault(__LINE__, fin_for_queued, "its FIN names send request");
     expect_fault(__LINE__, cts_to_receive, "names send request");
+    expect_fault(__LINE__, split_cts_without_slots, "its split CTS names claim slot 3");
+    expect_fault(__LINE__, split_fin_to_posted, "its FIN (split copy) names receive request");
     expect_fault(__LINE__, forged_source, "claims to come from rank 5 of a communicator of 1 ranks");
     expect_fault(__LINE__, unknown_kind, "unknown packet kind 42");
     test_rings();

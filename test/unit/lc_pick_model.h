@@ -91,6 +91,12 @@ typedef struct rates {
  * at their rates, its pipelined messages at the window rate of their
  * variant (one alone: the lone rate). */
 static double model_t;
+/* What the pick costs the receiver per pull on top of the copy (seconds):
+ * [0] untimed, [1] timed (two clock reads and the figures' bookkeeping);
+ * 0 unless a case models it (pick_cost).  model_timed counts the timed
+ * pulls. */
+static double model_pick_cost[2];
+static int model_timed;
 
 static inline int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int *nt_p)
 {
@@ -113,7 +119,9 @@ static inline int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t 
             double go = t > pull_end ? t : pull_end;
             double bw = (how & LC_PICK_WIN) && i > 0 && r->pwin > 0 ? r->pwin : r->pull;
             pull_end = go + (double)size / bw;
-            model_t += (double)size / bw;
+            bool timed = (how & (LC_PICK_SAMPLE | LC_PICK_WIN)) != 0;
+            model_t += (double)size / bw + model_pick_cost[timed];
+            model_timed += timed;
             if (how & (LC_PICK_SAMPLE | LC_PICK_WIN)) lc_pick_pull_done(p, size, how, go, pull_end);
             pulled++;
             continue;

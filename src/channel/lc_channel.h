@@ -209,6 +209,8 @@ typedef struct lc_pick_class {
     uint32_t uses;            /* messages since the decision: at LC_PICK_RETRY, sampled afresh */
     uint32_t since_probe;     /* timed messages since the protocol not chosen was last tried */
     uint32_t flips;           /* times a decided class changed its mind on newer samples */
+    uint32_t pulls, pull_skip; /* windowed pulls of the decided class timed, and untimed ones to
+                                * come before the next (lc_pick_pull_timed) */
     double pull_bw, pipe_bw;  /* recent throughput of each, bytes per second: the best of the
                                * current round of samples and the round before */
     double round_best[2];     /* best of the current round: [0] pipeline, [1] pull; as timed

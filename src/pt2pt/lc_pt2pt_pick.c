@@ -204,6 +204,43 @@ static bool lc_pick_windows_unmeasured(const lc_pick_class_t *c)
     return c->win_bw > 0 && !(c->pwin_bw > 0);
 }
 
+/* Is this pull of a decided class timed?  A lone one always (it gives
+ * CMA's lone figure, with the RTS transit); of windowed ones, runs of
+ * LC_PICK_WATCH_MSGS (one period of CMA's window figure,
+ * lc_pt2pt_pick_pullwin.c), each followed by 40-55 untimed ones — about one
+ * in LC_PICK_TIME_EVERY, the run's start varied (a multiplicative hash of
+ * the run's number) so that the timed pulls do not fall on the same
+ * places of every window of an application (windows of 64, runs every
+ * 64: only the window's second to 17th pulls would ever be timed).
+ *
+ * Why (session 21): timing a pull costs the receiver two clock reads and
+ * the figures' bookkeeping (lc_pick_pull_done, lc_pick_sample, the rounds,
+ * lc_pick_redecide), ~0.1 us on the session-19 Xeon — a trace of the bw
+ * benchmark at 64 KiB read each pull of a decided CMA class 100-110 ns
+ * longer than forced CMA's (p10 and p50, 3.41-3.49 us against 3.30-3.39),
+ * and a scratch loop of the same calls took 105 ns of CPU a message — 3 %
+ * of a 3.4 us pull, on the receiver, whose pulls are a window's whole
+ * cost; the learning model (pick_cost) had none of it, and auto stayed
+ * 0.86-0.91x forced CMA in quiet sets where the model said 1.046x.  A
+ * quarter of the windowed pulls still make CMA's figures: a round needs
+ * LC_PICK_SAMPLES samples (the pipeline's probes come every 32-1024
+ * messages), a window period LC_PICK_WATCH_MSGS windowed pulls.  Untimed
+ * pulls still count for the probes' spacing (since_probe) and the
+ * windows (win_seen). */
+static bool lc_pick_pull_timed(lc_pick_class_t *c, bool win)
+{
+    if (!win) return true;
+    if (c->pull_skip != 0) {
+        c->pull_skip--;
+        return false;
+    }
+    if (++c->pulls % LC_PICK_WATCH_MSGS == 0) {
+        uint32_t h = (c->pulls / LC_PICK_WATCH_MSGS) * 2654435761u; /* Knuth's multiplicative hash */
+        c->pull_skip = (LC_PICK_TIME_EVERY - 1) * LC_PICK_WATCH_MSGS - LC_PICK_WATCH_MSGS / 2 + (h >> 28);
+    }
+    return true;
+}
+
 /* How long after the one before the sender stamped this candidate's RTS
  * (0: unknown — no stamp, or not after the last one), remembering its
  * stamp for the next.  Passed to lc_pick_decide rather than kept in the
@@ -274,7 +311,9 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
             k->sampling = true;
             return LC_PICK_PIPE | LC_PICK_SAMPLE;
         }
-        if (!pipe) return LC_PICK_PULL | LC_PICK_SAMPLE | (win ? LC_PICK_WIN : 0);
+        if (!pipe)
+            return lc_pick_pull_timed(c, win) ? (LC_PICK_PULL | LC_PICK_SAMPLE | (win ? LC_PICK_WIN : 0))
+                                              : LC_PICK_PULL;
         if (busy || k->sampling) return LC_PICK_PIPE;
         k->sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
@@ -312,8 +351,14 @@ int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed)
     int how = lc_pick_decide(from, size, lc_pick_rts_gap(&from->pick, t_rts), timed);
     if (!(how & LC_PICK_PULL)) how = lc_pick_variant(from, size, how);
     /* For the pull's window clock (lc_pick_pull_done, which follows this
-     * call for the same message under the same lock). */
+     * call for the same message under the same lock).  A pull it will not
+     * see (untimed: lc_pick_pull_timed, or a typed message) breaks the
+     * chain of pulls back to back: the next timed one counts from its own
+     * RTS, not from the end of a pull before the untimed ones (which would
+     * charge it their time). */
     if (how & LC_PICK_WIN) from->pick.pull_rts = t_rts;
+    else if ((how & LC_PICK_PULL) && !(how & LC_PICK_SAMPLE))
+        from->pick.pull_end = 0;
     /* A pull while a pipelined receive is pending stops the receiver from
      * draining its fragments: the watch period then times the two
      * protocols interleaved, not the pipeline (lc_pick_watch). */

@@ -54,6 +54,10 @@
 /* Window probes (a window sent whole the way its class does not take
  * windows) come at least this many windows apart. */
 #define LC_PICK_WIN_PROBE_MIN 4
+/* A decided class that pulls times its windowed pulls in runs of
+ * LC_PICK_WATCH_MSGS, about one in LC_PICK_TIME_EVERY of them
+ * (lc_pt2pt_pick.c, lc_pick_pull_timed). */
+#define LC_PICK_TIME_EVERY 4
 
 typedef enum lc_pick_choice {
     LC_PICK_UNDECIDED = 0,

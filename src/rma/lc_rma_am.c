@@ -404,11 +404,19 @@ static int lc_rma_serve(lc_rma_win_t *win, int source, const char *msg, size_t l
         return MPI_SUCCESS;
     }
     if (pkt.kind == LC_RMA_UNLOCK) {
-        /* Not failed (the origin's epoch ends whatever it hears): waits
-         * for its answer's room, the lock held meanwhile. */
-        if (lc_rma_answer_prepare(win, source, 0, NULL) != MPI_SUCCESS) return LC_AGAIN;
-        lc_rma_unlock_state(win, source);
-        lc_rma_answer_send(win, source, NULL, 0); /* (the room prepared is this answer's) */
+        /* Never failed (the origin's epoch ends whatever it hears, and it
+         * may wait for this answer before it lets us have memory again):
+         * without room for a queued answer, one straight into the ring;
+         * only when that is full too it waits (the lock held meanwhile). */
+        if (lc_rma_answer_prepare(win, source, 0, NULL) == MPI_SUCCESS) {
+            lc_rma_unlock_state(win, source);
+            lc_rma_answer_send(win, source, NULL, 0); /* (the room prepared is this answer's) */
+        } else if (lc_pt2pt_try_send(NULL, 0, NULL, 0, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) ==
+                   MPI_SUCCESS) {
+            lc_rma_unlock_state(win, source);
+        } else {
+            return LC_AGAIN;
+        }
         lc_rma_grant_waiters(win);
         return MPI_SUCCESS;
     }

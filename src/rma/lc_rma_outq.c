@@ -42,6 +42,9 @@ int lc_rma_outq_init(lc_rma_win_t *win)
 }
 
 static void lc_rma_release(lc_rma_win_t *win, lc_rma_out_t *o, int *err_p);
+static void lc_rma_outq_settle(lc_rma_win_t *win, lc_rma_outq_t *q);
+static void lc_rma_outq_reap_front(lc_rma_win_t *win, lc_rma_outq_t *q, int *err_p);
+
 
 /* Every request still tracked is released: MPI_Win_free drained them all
  * (lc_rma_win_free), so this finds only completed ones, which the passes
@@ -102,6 +105,11 @@ int lc_rma_outq_reserve(lc_rma_win_t *win, int target, int k)
         if (rc != MPI_SUCCESS) return rc;
     }
     if (q->cap - q->n >= k) return MPI_SUCCESS;
+    /* Completed requests at the front give their room first (a target
+     * that never flushes reaps only from 64 in flight, lc_rma_outq_pass;
+     * an error is kept for the next flush). */
+    lc_rma_outq_reap_front(win, q, &win->pass_err);
+    if (q->cap - q->n >= k) return MPI_SUCCESS;
     if (q->head > 0) { /* room at the front first */
         memmove(q->out, q->out + q->head, (size_t)(q->n - q->head) * sizeof *q->out);
         q->n -= q->head;
@@ -116,8 +124,6 @@ int lc_rma_outq_reserve(lc_rma_win_t *win, int target, int k)
     q->cap = cap;
     return MPI_SUCCESS;
 }
-
-static void lc_rma_outq_settle(lc_rma_win_t *win, lc_rma_outq_t *q);
 
 lc_rma_out_t *lc_rma_outq_push(lc_rma_win_t *win, lc_request_t *req, void *buf, int target,
                                const lc_rma_unpack_t *unpack)

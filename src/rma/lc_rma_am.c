@@ -338,7 +338,7 @@ static int lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t *
         lc_rma_answer_send(win, source, at, bytes);
         return MPI_SUCCESS;
     }
-    if (fetch) memset(result, 0, bytes);
+    if (fetch && bytes) memset(result, 0, bytes);
     if (!why) {
         const char *payload = data + desc;
         if (pkt->nblocks)

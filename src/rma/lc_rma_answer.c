@@ -123,8 +123,9 @@ static bool lc_rma_on_answer(void *arg, int src, bool eager, const void *payload
     size_t n = len;
     if (lc_unlikely(len > req->bytes)) {
         n = req->bytes;
-        req->st_error = lc_error(MPI_ERR_TRUNCATE, "a one-sided answer from rank %d of %zu bytes is larger than "
-                                                   "the %zu bytes the operation fetches",
+        req->st_error = lc_error(MPI_ERR_TRUNCATE,
+                                 "a one-sided answer from rank %d of %zu bytes is larger than "
+                                 "the %zu bytes the operation fetches",
                                  src, len, req->bytes);
     }
     if (n) memcpy(req->buf, payload, n);
@@ -160,8 +161,9 @@ void lc_rma_answer_drop_all(lc_rma_win_t *win)
             lc_request_t *req = q->ans[q->ahead];
             q->ahead = (q->ahead + 1) % q->acap;
             q->an--;
-            req->st_error = lc_error(MPI_ERR_RMA_SYNC, "the window was freed before rank %d answered a one-sided "
-                                                       "operation",
+            req->st_error = lc_error(MPI_ERR_RMA_SYNC,
+                                     "the window was freed before rank %d answered a one-sided "
+                                     "operation",
                                      t);
             lc_rma_answer_complete(req, t, 0, 0);
         }

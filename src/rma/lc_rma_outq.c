@@ -45,7 +45,6 @@ static void lc_rma_release(lc_rma_win_t *win, lc_rma_out_t *o, int *err_p);
 static void lc_rma_outq_settle(lc_rma_win_t *win, lc_rma_outq_t *q);
 static void lc_rma_outq_reap_front(lc_rma_win_t *win, lc_rma_outq_t *q, int *err_p);
 
-
 /* Every request still tracked is released: MPI_Win_free drained them all
  * (lc_rma_win_free), so this finds only completed ones, which the passes
  * had not reaped (a pass reaps from 64 in flight); answers expected and

@@ -36,7 +36,7 @@ void *realloc(void *p, size_t n)
     return next(p, n);
 }
 
-#define NL 2048 /* longs of the GET: 16 KiB */
+#define NL 2048   /* longs of the GET: 16 KiB */
 #define ROUNDS 12 /* the target's queue of answers it sends has room for 8, then grows */
 
 /* One phase: ROUNDS pairs of a GET of the target's NL longs and an
@@ -106,8 +106,7 @@ int main(int argc, char **argv)
         int rc = MPI_Win_unlock(1, win), cls = 0;
         MPI_Error_class(rc, &cls);
         LC_CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_NO_MEM, "MPI_Win_unlock failed with %s", lc_err_str(rc));
-        printf("rma_target_nomem: %d of %d operations failed with the target's realloc failing\n", failed,
-               2 * ROUNDS);
+        printf("rma_target_nomem: %d of %d operations failed with the target's realloc failing\n", failed, 2 * ROUNDS);
         /* The test needs a library that grows that queue with realloc (Locus). */
         LC_CHECK(failed > 0, "no operation failed in %d with the target's realloc failing", 2 * ROUNDS);
     }
@@ -124,7 +123,8 @@ int main(int argc, char **argv)
     }
     LC_MPI(MPI_Bcast(&adds, 1, MPI_LONG, 0, MPI_COMM_WORLD));
     LC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 1) LC_CHECK(mem[NL] == adds, "the counter is %ld, not the %ld increments that succeeded", mem[NL], adds);
+    if (rank == 1)
+        LC_CHECK(mem[NL] == adds, "the counter is %ld, not the %ld increments that succeeded", mem[NL], adds);
     LC_MPI(MPI_Win_free(&win));
     free(buf);
     free(mem);

@@ -84,6 +84,13 @@ int lc_pt2pt_irecv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm
  * thread outside the section may complete it the moment it is posted. */
 int lc_pt2pt_irecv_hooked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
                           void (*hook)(lc_request_t *), void *arg, lc_request_t **req_p);
+/* lc_pt2pt_irecv_hooked in two halves, as the send's: a receive request
+ * filled in (NULL: out of memory), which no message matches until
+ * lc_pt2pt_recv_start posts it.  The one-sided engine matches its
+ * answers itself, per target (src/rma/lc_rma_answer.c), and posts one
+ * only when its answer arrives as a rendezvous. */
+lc_request_t *lc_pt2pt_recv_request(void *buf, size_t bytes, void (*hook)(lc_request_t *), void *arg);
+void lc_pt2pt_recv_start(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind);
 /* The same for a request the user holds (MPI_Irecv): it holds its
  * communicator (lc_request_hold_comm) from the start.  Through a pointer
  * set once, as lc_pt2pt_send: the reference is counted atomically only

@@ -16,6 +16,7 @@
 
 typedef struct lc_am_entry {
     uint32_t ctx;
+    const lc_comm_t *comm; /* whose ranks a packet's source names */
     int tag;
     lc_pt2pt_am_fn_t *fn;
     void *arg;
@@ -34,7 +35,7 @@ int lc_pt2pt_am_register(lc_comm_t *comm, int ctx_kind, int tag, lc_pt2pt_am_fn_
         lc_am_table = t;
         lc_am_cap = cap;
     }
-    lc_am_table[lc_pt2pt_am_count++] = (lc_am_entry_t){ comm->ctx + (uint32_t)ctx_kind, tag, fn, arg };
+    lc_am_table[lc_pt2pt_am_count++] = (lc_am_entry_t){ comm->ctx + (uint32_t)ctx_kind, comm, tag, fn, arg };
     /* A ring drained outside the section (MULTIPLE) enters it for a packet
      * on this context (lc_pt2pt_on_message_locked); the table itself is
      * read inside. */
@@ -58,15 +59,21 @@ void lc_pt2pt_am_unregister(lc_comm_t *comm, int ctx_kind, int tag)
     }
 }
 
-bool lc_pt2pt_am_dispatch(const lc_pkt_hdr_t *hdr, const void *payload)
+bool lc_pt2pt_am_dispatch(const lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
     /* A synchronous send waits for its ACK, which matching sends: never
      * taken here (the one-sided engine sends none). */
     if (hdr->flags & LC_PKT_FLAG_SYNC) return false;
     for (int i = 0; i < lc_pt2pt_am_count; i++) {
         const lc_am_entry_t *e = &lc_am_table[i];
-        if (e->ctx == hdr->ctx && e->tag == hdr->tag)
-            return e->fn(e->arg, hdr->src, hdr->kind == LC_PKT_EAGER, payload, hdr->len);
+        if (e->ctx != hdr->ctx || e->tag != hdr->tag) continue;
+        /* The handler answers and indexes per-rank state by the source:
+         * it must be the rank of the packet's channel in the communicator
+         * (as matching checks, lc_deliver), never a peer's say-so. */
+        if ((unsigned)hdr->src >= (unsigned)e->comm->peer_count || e->comm->peers[hdr->src] != from)
+            lc_peer_fault(from, "a message on context %#x claims to come from rank %d of a communicator of %d ranks",
+                          hdr->ctx, hdr->src, e->comm->peer_count);
+        return e->fn(e->arg, hdr->src, hdr->kind == LC_PKT_EAGER, payload, hdr->len);
     }
     return false;
 }

@@ -151,7 +151,7 @@ int lc_pt2pt_pull_list(lc_peer_t *from, void *buf, struct lc_dt_cursor *cur, uin
 /* Entries of the active-message table; a packet it names goes to its
  * handler (true: consumed). */
 extern int lc_pt2pt_am_count;
-bool lc_pt2pt_am_dispatch(const lc_pkt_hdr_t *hdr, const void *payload);
+bool lc_pt2pt_am_dispatch(const lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 
 /* Deliver a matched message described by `u` (unexpected entry) into req. */
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u);

@@ -306,7 +306,7 @@ LC_INLINE void lc_on_message_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
  * (lc_progress.c, chosen once by lc_pt2pt_threads_multiple). */
 void lc_pt2pt_on_message_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
-    if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(hdr, payload)) return;
+    if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(from, hdr, payload)) return;
     lc_on_message_mt(from, hdr, payload, 0);
 }
 
@@ -321,7 +321,7 @@ void lc_pt2pt_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
      * rx locks by try-lock only. */
     if (lc_unlikely(__atomic_load_n(&lc_match_queues(hdr->ctx)->am, __ATOMIC_ACQUIRE) != 0)) {
         lc_thread_enter_progress();
-        bool am = lc_pt2pt_am_dispatch(hdr, payload);
+        bool am = lc_pt2pt_am_dispatch(from, hdr, payload);
         lc_thread_leave_progress();
         if (am) return;
     }
@@ -366,17 +366,29 @@ static lc_unexp_t *lc_find_unexpected(lc_match_queues_t *q, uint32_t ctx, int sr
     return NULL;
 }
 
-int lc_pt2pt_irecv_hooked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
-                          void (*hook)(lc_request_t *), void *arg, lc_request_t **req_p)
+lc_request_t *lc_pt2pt_recv_request(void *buf, size_t bytes, void (*hook)(lc_request_t *), void *arg)
 {
     lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
-    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
+    if (!req) return NULL;
     req->buf = buf;
     req->bytes = bytes;
     if (hook) {
         req->ext = arg;
         req->on_complete = hook;
     }
+    return req;
+}
+
+void lc_pt2pt_recv_start(lc_request_t *req, int source, int tag, lc_comm_t *comm, int ctx_kind)
+{
+    lc_pt2pt_irecv_post(req, source, tag, comm, ctx_kind);
+}
+
+int lc_pt2pt_irecv_hooked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                          void (*hook)(lc_request_t *), void *arg, lc_request_t **req_p)
+{
+    lc_request_t *req = lc_pt2pt_recv_request(buf, bytes, hook, arg);
+    if (!req) return lc_error(MPI_ERR_NO_MEM, "cannot allocate a receive request");
     *req_p = req;
     lc_pt2pt_irecv_post(req, source, tag, comm, ctx_kind);
     return MPI_SUCCESS;

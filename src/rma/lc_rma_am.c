@@ -3,10 +3,10 @@
  * lc_rma_am.c — the active-message path: one message per operation on the
  * window's private communicator, served by the target's progress engine.
  *
- * Origin: for every request it first posts the receive of the answer
- * (the fetched data, or 0 bytes), then sends header + data as one
- * message with tag REQ.  Answers from one target come back in the order
- * of the requests and receives from one source match in posting order,
+ * Origin: for every request it first registers the answer it expects
+ * (the fetched data, or 0 bytes; lc_rma_answer.c), then sends header +
+ * data as one message with tag REQ.  Answers from one target come back in
+ * the order of the requests and are matched per target in that order,
  * so each answer lands in the right buffer; an operation is complete at
  * the target when its answer arrived (flush waits for them).
  *
@@ -42,8 +42,13 @@ static int lc_rma_take_arrived(lc_rma_win_t *win);
 
 int lc_rma_am_enable(lc_rma_win_t *win)
 {
-    int rc = lc_pt2pt_am_register(win->comm, LC_CTX_PT2PT, LC_RMA_TAG_REQ, lc_rma_on_req, win);
+    int rc = lc_rma_answer_enable(win);
     if (rc != MPI_SUCCESS) return rc;
+    rc = lc_pt2pt_am_register(win->comm, LC_CTX_PT2PT, LC_RMA_TAG_REQ, lc_rma_on_req, win);
+    if (rc != MPI_SUCCESS) {
+        lc_rma_answer_disable(win);
+        return rc;
+    }
     lc_list_push_back(&lc_rma_active, &win->active_link);
     lc_progress_hook_set(LC_PROGRESS_HOOK_RMA, lc_rma_progress);
     /* A request that arrived before the handler did is queued: later ones
@@ -55,12 +60,15 @@ int lc_rma_am_enable(lc_rma_win_t *win)
 void lc_rma_am_disable(lc_rma_win_t *win)
 {
     lc_pt2pt_am_unregister(win->comm, LC_CTX_PT2PT, LC_RMA_TAG_REQ);
+    lc_rma_answer_disable(win);
     lc_list_remove(&win->active_link);
     lc_list_init(&win->active_link);
     while (!lc_list_empty(&win->inq)) { /* nothing should be left: all were answered */
         lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;
-        lc_pt2pt_wait(in->req);
-        lc_request_release(in->req);
+        if (in->req) {
+            lc_pt2pt_wait(in->req);
+            lc_request_release(in->req);
+        }
         lc_list_remove(&in->link);
         free(in->buf);
         free(in);
@@ -83,22 +91,21 @@ static void lc_rma_answer_drop(void *result, const lc_rma_unpack_t *unpack, void
         free(result);
 }
 
-/* The receive of a request's answer, tracked until the request's flush
- * (a result to unpack is the window's until then; dropped on failure).
- * The caller reserved room for it in the target's queue and, with a user
- * request, made the answer's completion hook (lc_rma_user_hook) before
- * sending anything: the hook is on the receive before it is posted (at
- * MPI_THREAD_MULTIPLE another thread's progress pass, outside the
- * section, may complete it as soon as it is posted, and a hook set
- * afterwards could be missed or run twice: lc_request_complete reads it
- * once around the completion flag). */
-static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_bytes, int target, lc_request_t *user,
-                              const lc_rma_unpack_t *unpack, void (*hook)(lc_request_t *), void *arg)
+/* The answer a request is to get, registered and tracked until the
+ * request's flush (a result to unpack is the window's until then; dropped
+ * on failure), before the request is sent: at MPI_THREAD_MULTIPLE
+ * another thread's progress pass may take the answer as soon as the
+ * request is out.  The caller reserved room in the target's queue and,
+ * with a user request, made the answer's completion hook
+ * (lc_rma_user_hook): the hook is on the request before anything can
+ * complete it (lc_request_complete reads it once around the flag). */
+static int lc_rma_expect_answer(lc_rma_win_t *win, void *result, size_t result_bytes, int target, lc_request_t *user,
+                                const lc_rma_unpack_t *unpack, void (*hook)(lc_request_t *), void *arg,
+                                lc_request_t **rreq_p)
 {
     lc_request_t *rreq = NULL;
     if (unpack) lc_dt_retain(unpack->t); /* before the hook can run: it releases it */
-    int rc =
-        lc_pt2pt_irecv_hooked(result, result_bytes, target, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, hook, arg, &rreq);
+    int rc = lc_rma_answer_expect(win, target, result, result_bytes, hook, arg, &rreq);
     if (rc != MPI_SUCCESS) {
         if (unpack) lc_dt_release(unpack->t);
         lc_rma_answer_drop(result, unpack, hook, arg);
@@ -112,7 +119,20 @@ static int lc_rma_post_answer(lc_rma_win_t *win, void *result, size_t result_byt
         o->sample = win->sample_next;
         o->t0 = lc_time_now();
     }
+    *rreq_p = rreq;
     return MPI_SUCCESS;
+}
+
+/* Its request could not be sent: the answer is expected no more (nothing
+ * was sent since it was registered, so it is the newest of the target's
+ * answers and of its queue). */
+static void lc_rma_unexpect_answer(lc_rma_win_t *win, lc_request_t *rreq, void *result, int target,
+                                   const lc_rma_unpack_t *unpack, void (*hook)(lc_request_t *), void *arg)
+{
+    lc_rma_outq_unpush(win, target);
+    lc_rma_answer_unexpect(win, target, rreq);
+    if (unpack) lc_dt_release(unpack->t);
+    lc_rma_answer_drop(result, unpack, hook, arg);
 }
 
 int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const void *data, size_t data_bytes,
@@ -120,10 +140,9 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
                    const lc_rma_unpack_t *unpack)
 {
     size_t len = sizeof *pkt + data_bytes + data2_bytes;
-    /* Room for the answer's receive and our send, and the user request's
-     * hook, before anything is sent or posted: what can fail for want of
-     * memory fails here, with nothing sent (a request sent without its
-     * answer's receive would leave that answer to the next receive). */
+    /* Room for the answer and our send, and the user request's hook,
+     * before anything is sent or registered: what can fail for want of
+     * memory fails here, with nothing sent. */
     void (*hook)(lc_request_t *) = NULL;
     void *arg = NULL;
     int rc = lc_rma_outq_reserve(win, target, 2);
@@ -132,6 +151,9 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
         if (unpack) free(result);
         return rc;
     }
+    lc_request_t *rreq = NULL;
+    rc = lc_rma_expect_answer(win, result, result_bytes, target, user, unpack, hook, arg, &rreq);
+    if (rc != MPI_SUCCESS) return rc;
     if (len <= LC_RMA_AM_INLINE) {
         /* One eager packet straight from our buffers when the ring has
          * room (a CAS's two values joined on the stack). */
@@ -143,27 +165,23 @@ int lc_rma_am_send(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target, const
             d = tmp;
         }
         if (lc_pt2pt_try_send(pkt, sizeof *pkt, d, data_bytes + data2_bytes, target, LC_RMA_TAG_REQ, win->comm,
-                              LC_CTX_PT2PT) == MPI_SUCCESS) {
-            /* The answer arrives in a progress pass, none runs before the
-             * receive is posted: posting it now is as early as needed. */
-            return lc_rma_post_answer(win, result, result_bytes, target, user, unpack, hook, arg);
-        }
+                              LC_CTX_PT2PT) == MPI_SUCCESS)
+            return MPI_SUCCESS;
         /* No room now: the general way below (queued behind the ring). */
     }
     char *buf = malloc(len);
-    if (!buf) {
-        lc_rma_answer_drop(result, unpack, hook, arg);
-        return lc_error(MPI_ERR_NO_MEM, "out of memory for a one-sided request of %zu bytes", len);
-    }
-    memcpy(buf, pkt, sizeof *pkt);
-    if (data_bytes) memcpy(buf + sizeof *pkt, data, data_bytes);
-    if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
     lc_request_t *sreq = NULL;
-    rc = lc_rma_post_answer(win, result, result_bytes, target, user, unpack, hook, arg);
-    if (rc == MPI_SUCCESS)
+    if (!buf) {
+        rc = lc_error(MPI_ERR_NO_MEM, "out of memory for a one-sided request of %zu bytes", len);
+    } else {
+        memcpy(buf, pkt, sizeof *pkt);
+        if (data_bytes) memcpy(buf + sizeof *pkt, data, data_bytes);
+        if (data2_bytes) memcpy(buf + sizeof *pkt + data_bytes, data2, data2_bytes);
         rc = lc_pt2pt_isend(buf, len, target, LC_RMA_TAG_REQ, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
+    }
     if (rc != MPI_SUCCESS) {
         free(buf);
+        lc_rma_unexpect_answer(win, rreq, result, target, unpack, hook, arg);
         return rc;
     }
     lc_rma_outq_push(win, sreq, buf, target, NULL);
@@ -175,20 +193,25 @@ int lc_rma_am_put_stream(lc_rma_win_t *win, const lc_rma_pkt_t *pkt, int target,
 {
     lc_rma_pkt_t hdr = *pkt;
     hdr.flags |= LC_RMA_F_STREAM;
-    /* Room for the request's two and the data's send first: the data
-     * must follow a request that went out. */
+    /* Room for the request's two and the data's send, and the data's
+     * send request, first: the data must follow a request that went out. */
     int rc = lc_rma_outq_reserve(win, target, 3);
     if (rc != MPI_SUCCESS) return rc;
+    lc_request_t *sreq =
+        lc_pt2pt_send_request(origin, bytes, target, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD);
+    if (!sreq) return lc_error(MPI_ERR_NO_MEM, "cannot allocate the send of a one-sided put's data");
     rc = lc_rma_am_send(win, &hdr, target, NULL, 0, NULL, 0, NULL, 0, user, NULL);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+        lc_request_release(sreq);
+        return rc;
+    }
     /* Sent after its request on the same FIFO channel: the target, which
      * posts the receive when it takes the request, matches the data of
      * one origin's puts in the order of their requests.  The caller's
      * buffer is read until the send completes (flush waits for it). */
-    lc_request_t *sreq = NULL;
-    rc = lc_pt2pt_isend(origin, bytes, target, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &sreq);
-    if (rc == MPI_SUCCESS) lc_rma_outq_push(win, sreq, NULL, target, NULL);
-    return rc;
+    lc_pt2pt_send_start(sreq);
+    lc_rma_outq_push(win, sreq, NULL, target, NULL);
+    return MPI_SUCCESS;
 }
 
 /* ---- target side ------------------------------------------------------ */
@@ -203,61 +226,34 @@ bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive)
     return true;
 }
 
-static void lc_rma_answer(lc_rma_win_t *win, int source, const void *data, size_t bytes)
+/* Grant the waiters that fit now, in arrival order; a grant whose
+ * answer cannot be prepared (no memory) waits, and the next pass tries
+ * again (lc_rma_serve_win). */
+static void lc_rma_grant_waiters(lc_rma_win_t *win)
 {
-    if (source == win->comm->rank) { /* our own lock request, granted from the queue */
-        win->self_granted = true;
-        return;
+    while (!lc_list_empty(&win->waiters)) {
+        lc_rma_waiter_t *w = (lc_rma_waiter_t *)win->waiters.next;
+        if (win->lock_excl || (w->exclusive && win->lock_shared)) break;
+        if (lc_rma_answer_prepare(win, w->source, 0, NULL) != MPI_SUCCESS) break;
+        lc_rma_am_try_lock(win, w->source, w->exclusive);
+        lc_list_remove(&w->link);
+        lc_rma_answer_send(win, w->source, NULL, 0);
+        free(w);
     }
-    /* Straight from `data` (the cell a request arrived in, or a stack
-     * buffer) when the ring has room: nothing to allocate or track. */
-    if (lc_pt2pt_try_send(NULL, 0, data, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) == MPI_SUCCESS)
-        return;
-    void *copy = NULL;
-    if (bytes) {
-        copy = malloc(bytes);
-        if (!copy) lc_fatal("out of memory answering a one-sided request (%zu bytes)", bytes);
-        memcpy(copy, data, bytes);
-    }
-    lc_request_t *req;
-    int rc = lc_rma_outq_reserve(win, -2, 1);
-    if (rc == MPI_SUCCESS)
-        rc = lc_pt2pt_isend(copy, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) lc_rma_outq_push(win, req, copy, -2, NULL);
-    if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
 }
 
-/* The answer of a GET, straight from window memory: into the ring when it
- * fits and there is room, else a send of its own from there (no copy; for
- * large data the channel's rendezvous, which the progress engine streams
- * through ring cells).  The window is read until the send completes:
- * only an erroneous program (a conflicting put or local store before its
- * next synchronisation) could tell.  Tracked, so MPI_Win_free waits. */
-static void lc_rma_answer_at(lc_rma_win_t *win, int source, const char *at, size_t bytes)
-{
-    if (lc_pt2pt_try_send(NULL, 0, at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) == MPI_SUCCESS) return;
-    lc_request_t *req;
-    int rc = lc_rma_outq_reserve(win, -2, 1);
-    if (rc == MPI_SUCCESS)
-        rc = lc_pt2pt_isend(at, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req);
-    if (rc == MPI_SUCCESS) lc_rma_outq_push(win, req, NULL, -2, NULL);
-    if (rc != MPI_SUCCESS) lc_fatal("cannot answer a one-sided request from rank %d", source);
-}
-
-void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
+static void lc_rma_unlock_state(lc_rma_win_t *win, int source)
 {
     if (win->lock_excl == source + 1)
         win->lock_excl = 0;
     else if (win->lock_shared > 0)
         win->lock_shared--;
-    /* Grant the waiters that fit now, in arrival order. */
-    while (!lc_list_empty(&win->waiters)) {
-        lc_rma_waiter_t *w = (lc_rma_waiter_t *)win->waiters.next;
-        if (!lc_rma_am_try_lock(win, w->source, w->exclusive)) break;
-        lc_list_remove(&w->link);
-        lc_rma_answer(win, w->source, NULL, 0);
-        free(w);
-    }
+}
+
+void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
+{
+    lc_rma_unlock_state(win, source);
+    lc_rma_grant_waiters(win);
 }
 
 /* Dynamic windows: whether [disp, disp + bytes) is all attached memory.
@@ -299,8 +295,11 @@ char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes)
 /* Apply one data request of `len` bytes.  Nothing in it is trusted: the
  * lengths it claims must fit the message, the type must be predefined,
  * and every byte it touches must lie in our window memory (issue 12); a
- * bad request is logged and answered with zeros, never applied. */
-static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t *pkt, const char *data, size_t len)
+ * bad request is logged and answered with zeros, never applied.  What
+ * the answer needs is taken before anything is applied: without it the
+ * request is answered FAIL (not applied), or LC_AGAIN when not even that
+ * goes out now (nothing done: serve it again later). */
+static int lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t *pkt, const char *data, size_t len)
 {
     bool fetch = pkt->kind == LC_RMA_GET || pkt->kind == LC_RMA_GACC || pkt->kind == LC_RMA_CAS;
     bool sends = pkt->kind != LC_RMA_GET && !(pkt->kind == LC_RMA_GACC && pkt->op == MPI_NO_OP);
@@ -328,19 +327,18 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
     if (why) {
         lc_log_error("one-sided request from rank %d (%llu elements at %#llx): ignored, %s", source,
                      (unsigned long long)pkt->count, (unsigned long long)pkt->disp, why);
-        bytes = 0; /* an empty answer: the origin's receive takes it, its buffer unchanged */
+        bytes = 0; /* an empty answer: the origin's answer takes it, its buffer unchanged */
     }
-    if (!why && pkt->kind == LC_RMA_GET && !pkt->nblocks) {
-        lc_rma_answer_at(win, source, at, bytes);
-        return;
-    }
-    char stackbuf[256];
+    /* A GET's answer comes straight from window memory: no result buffer. */
+    bool direct_get = !why && pkt->kind == LC_RMA_GET && !pkt->nblocks;
     char *result = NULL;
-    if (fetch) {
-        result = bytes <= sizeof stackbuf ? stackbuf : malloc(bytes);
-        if (!result) lc_fatal("out of memory answering a one-sided request (%zu bytes)", bytes);
-        memset(result, 0, bytes);
+    int rc = lc_rma_answer_prepare(win, source, fetch && !direct_get ? bytes : 0, &result);
+    if (rc != MPI_SUCCESS) return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM);
+    if (direct_get) {
+        lc_rma_answer_send(win, source, at, bytes);
+        return MPI_SUCCESS;
     }
+    if (fetch && bytes) memset(result, 0, bytes);
     if (!why) {
         const char *payload = data + desc;
         if (pkt->nblocks)
@@ -348,11 +346,12 @@ static void lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t 
         else
             lc_rma_apply(pkt->kind, pkt->dt, pkt->op, pkt->count, at, payload, payload + bytes, result);
     }
-    lc_rma_answer(win, source, result, fetch ? bytes : 0);
-    if (result && result != stackbuf) free(result);
+    lc_rma_answer_send(win, source, result, fetch ? bytes : 0);
+    return MPI_SUCCESS;
 }
 
-/* The receive of a streamed PUT's data, straight into window memory.
+/* The receive of a streamed PUT's data, straight into window memory, or
+ * NULL when no request could be had (nothing done: tried again later).
  * The header is checked as in lc_rma_serve_data; a bad one is logged and
  * its data received into nothing (every fragment consumed, the origin's
  * send completes), then answered as any other. */
@@ -374,38 +373,54 @@ static lc_request_t *lc_rma_stream_recv(lc_rma_win_t *win, int source, const lc_
         bytes = 0;
     }
     lc_request_t *req = NULL;
-    if (lc_pt2pt_irecv(at, bytes, source, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, &req) != MPI_SUCCESS)
-        lc_fatal("cannot receive a one-sided put from rank %d", source);
+    if (lc_pt2pt_irecv(at, bytes, source, LC_RMA_TAG_DATA, win->comm, LC_CTX_PT2PT, &req) != MPI_SUCCESS) return NULL;
     return req;
 }
 
-static void lc_rma_serve(lc_rma_win_t *win, int source, const char *msg, size_t len)
+/* Serve one whole request: MPI_SUCCESS when it was served (applied and
+ * answered, or answered FAIL), LC_AGAIN when it could not be yet
+ * (nothing done). */
+static int lc_rma_serve(lc_rma_win_t *win, int source, const char *msg, size_t len)
 {
     lc_rma_pkt_t pkt;
     if (len < sizeof pkt) {
         lc_log_error("one-sided request from rank %d of %zu bytes is shorter than a header; ignored", source, len);
-        return;
+        return MPI_SUCCESS;
     }
     memcpy(&pkt, msg, sizeof pkt);
     if (pkt.kind == LC_RMA_LOCK) {
         int excl = pkt.lock_type == MPI_LOCK_EXCLUSIVE - 234;
+        if (lc_rma_answer_prepare(win, source, 0, NULL) != MPI_SUCCESS)
+            return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM); /* not granted, not queued */
         if (lc_rma_am_try_lock(win, source, excl)) {
-            lc_rma_answer(win, source, NULL, 0);
+            lc_rma_answer_send(win, source, NULL, 0);
         } else {
             lc_rma_waiter_t *w = malloc(sizeof *w);
-            if (!w) lc_fatal("out of memory queueing a lock request");
+            if (!w) return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM);
             w->source = source;
             w->exclusive = excl;
             lc_list_push_back(&win->waiters, &w->link);
         }
-        return;
+        return MPI_SUCCESS;
     }
     if (pkt.kind == LC_RMA_UNLOCK) {
-        lc_rma_am_unlock_local(win, source);
-        lc_rma_answer(win, source, NULL, 0);
-        return;
+        /* Never failed (the origin's epoch ends whatever it hears, and it
+         * may wait for this answer before it lets us have memory again):
+         * without room for a queued answer, one straight into the ring;
+         * only when that is full too it waits (the lock held meanwhile). */
+        if (lc_rma_answer_prepare(win, source, 0, NULL) == MPI_SUCCESS) {
+            lc_rma_unlock_state(win, source);
+            lc_rma_answer_send(win, source, NULL, 0); /* (the room prepared is this answer's) */
+        } else if (lc_pt2pt_try_send(NULL, 0, NULL, 0, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT) ==
+                   MPI_SUCCESS) {
+            lc_rma_unlock_state(win, source);
+        } else {
+            return LC_AGAIN;
+        }
+        lc_rma_grant_waiters(win);
+        return MPI_SUCCESS;
     }
-    lc_rma_serve_data(win, source, &pkt, msg + sizeof pkt, len - sizeof pkt);
+    return lc_rma_serve_data(win, source, &pkt, msg + sizeof pkt, len - sizeof pkt);
 }
 
 /* A request as it arrives (inside a progress pass): served here when it
@@ -431,31 +446,47 @@ static bool lc_rma_on_req(void *arg, int src, bool eager, const void *payload, s
          * when in.  Everything after it waits behind it (am_queued), so
          * answers keep the order of requests. */
         lc_rma_in_t *in = malloc(sizeof *in);
-        if (!in) lc_fatal("out of memory receiving a one-sided put from rank %d", src);
-        *in = (lc_rma_in_t){ .buf = NULL, .len = 0, .source = src, .streaming = true };
-        in->req = lc_rma_stream_recv(win, src, payload);
+        lc_request_t *req = in ? lc_rma_stream_recv(win, src, payload) : NULL;
+        if (!req) { /* no memory now: queued as a message, served later */
+            free(in);
+            win->am_queued++;
+            return false;
+        }
+        *in = (lc_rma_in_t){ .req = req, .buf = NULL, .len = 0, .source = src, .streaming = true };
         lc_list_push_back(&win->inq, &in->link);
         win->am_queued++;
         return true;
     }
-    lc_rma_serve(win, src, payload, len);
+    if (lc_rma_serve(win, src, payload, len) == LC_AGAIN) { /* queued as a message, served later */
+        win->am_queued++;
+        return false;
+    }
     return true;
 }
 
-/* Move every arrived request into the queue: how many. */
+/* Move every arrived request into the queue: how many.  One that cannot
+ * have its memory now stays where it is (and every later one behind it)
+ * until a later pass. */
 static int lc_rma_take_arrived(lc_rma_win_t *win)
 {
     int events = 0;
     for (;;) {
         int flag = 0;
         MPI_Status st;
-        lc_request_t *msg = NULL;
-        lc_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, &msg);
+        lc_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, NULL);
         if (!flag) break;
         size_t len = (size_t)(uint32_t)st.count_lo | ((size_t)((unsigned)st.count_hi_and_cancelled >> 1) << 32);
         lc_rma_in_t *in = malloc(sizeof *in);
         char *buf = malloc(len ? len : 1);
-        if (!in || !buf) lc_fatal("out of memory receiving a one-sided request of %zu bytes", len);
+        if (!in || !buf) {
+            free(in);
+            free(buf);
+            break;
+        }
+        /* The same message: the first of its kind, and only this thread
+         * (the section's holder) takes them. */
+        lc_request_t *msg = NULL;
+        lc_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, &msg);
         in->buf = buf;
         in->len = len;
         in->source = st.MPI_SOURCE;
@@ -475,25 +506,34 @@ static int lc_rma_serve_win(lc_rma_win_t *win)
      * error is kept for the next flush).  Request forms (MPI_Rput ...)
      * need nothing here: their answers' hooks complete them. */
     lc_rma_outq_pass(win);
+    if (lc_unlikely(!lc_list_empty(&win->waiters))) lc_rma_grant_waiters(win); /* one that lacked memory */
     while (!lc_list_empty(&win->inq)) { /* apply in arrival order */
         lc_rma_in_t *in = (lc_rma_in_t *)win->inq.next;
-        if (!in->req->complete) break;
-        lc_request_release(in->req);
+        if (in->req) {
+            if (!in->req->complete) break;
+            lc_request_release(in->req);
+            in->req = NULL;
+        }
         lc_rma_pkt_t pkt;
         if (!in->streaming && in->len >= sizeof pkt &&
             (memcpy(&pkt, in->buf, sizeof pkt), pkt.flags & LC_RMA_F_STREAM)) {
             /* A streamed put's request: now its data, in place. */
-            in->req = lc_rma_stream_recv(win, in->source, &pkt);
+            if (!(in->req = lc_rma_stream_recv(win, in->source, &pkt))) break; /* no memory: next pass */
             in->streaming = true;
             events++;
             continue;
         }
+        /* Served, or (LC_AGAIN, no memory) left at the head for the next pass. */
+        int rc;
+        if (in->streaming) { /* its data is in */
+            rc = lc_rma_answer_prepare(win, in->source, 0, NULL);
+            if (rc == MPI_SUCCESS) lc_rma_answer_send(win, in->source, NULL, 0);
+        } else {
+            rc = lc_rma_serve(win, in->source, in->buf, in->len);
+        }
+        if (rc != MPI_SUCCESS) break;
         lc_list_remove(&in->link);
         if (win->am_queued > 0) win->am_queued--;
-        if (in->streaming)
-            lc_rma_answer(win, in->source, NULL, 0); /* its data is in */
-        else
-            lc_rma_serve(win, in->source, in->buf, in->len);
         free(in->buf);
         free(in);
         events++;

@@ -12,7 +12,14 @@
 
 /* Tags on the window's private communicator (point-to-point context for
  * one-sided traffic, collective context for PSCW and freeing). */
-enum { LC_RMA_TAG_REQ = 1, LC_RMA_TAG_RESP = 2, LC_RMA_TAG_POST = 3, LC_RMA_TAG_DONE = 4, LC_RMA_TAG_DATA = 5 };
+enum {
+    LC_RMA_TAG_REQ = 1,
+    LC_RMA_TAG_RESP = 2, /* an answer: the result (or nothing) */
+    LC_RMA_TAG_POST = 3,
+    LC_RMA_TAG_DONE = 4,
+    LC_RMA_TAG_DATA = 5,
+    LC_RMA_TAG_FAIL = 6, /* an answer saying the request was not applied: an int32 MPI error class */
+};
 
 /* Active-message requests up to this size (header + data) go out as one
  * eager packet from the caller's buffers and are served in the target's
@@ -103,6 +110,13 @@ typedef struct lc_rma_outq {
     lc_rma_out_t *out;
     int head, n, cap;
     int busy_at;
+    /* The answers expected from the target, oldest first: ans[(ahead + i)
+     * % acap] for i < an, the receive requests (also in out[]) of the
+     * answers not arrived yet.  They are not posted in pt2pt matching: the
+     * target answers in request order, so its next answer is the oldest's
+     * (lc_rma_answer.c); room is reserved with the queue's. */
+    lc_request_t **ans;
+    int ahead, an, acap;
 } lc_rma_outq_t;
 
 typedef struct lc_rma_region {
@@ -163,6 +177,12 @@ struct lc_rma_win {
      * to return it to): the next flush reports it. */
     int pass_err;
     int sample_next;          /* > 0: the next answer posted is timed (lc_rma_pick.c) */
+    /* Target side: the buffer a fetching request's result is made in,
+     * taken before the request is applied (lc_rma_answer_prepare), so an
+     * answer that finds the ring full needs no memory afterwards (it is
+     * then sent from here, and the window takes a new one). */
+    char *ans_buf;
+    size_t ans_cap;
     int lock_shared;          /* target side: shared holders */
     int lock_excl;            /* target side: exclusive holder + 1, 0: none */
     lc_list_t waiters;        /* lc_rma_waiter_t */
@@ -200,8 +220,37 @@ void lc_rma_outq_fini(lc_rma_win_t *win);
 int lc_rma_outq_reserve(lc_rma_win_t *win, int target, int k);
 lc_rma_out_t *lc_rma_outq_push(lc_rma_win_t *win, lc_request_t *req, void *buf, int target,
                                const lc_rma_unpack_t *unpack);
+/* Take back the newest request of `target`, pushed for a request that
+ * could not be sent (nothing released: the caller undoes the rest). */
+void lc_rma_outq_unpush(lc_rma_win_t *win, int target);
 void lc_rma_outq_pass(lc_rma_win_t *win);
 int lc_rma_am_flush(lc_rma_win_t *win, int target);
+/* The number of requests of ours in flight (answers we send included). */
+int lc_rma_outq_tracked(const lc_rma_win_t *win);
+
+/* Answers (lc_rma_answer.c).  Origin: the handlers of answers (tag RESP,
+ * FAIL) on the window's communicator; an expected answer's receive (the
+ * caller reserved room in the target's queue), registered before its
+ * request is sent; undo of the newest one of `target` when its request
+ * could not be sent; the answers still expected when the window goes
+ * (none after a flush): completed with an error. */
+int lc_rma_answer_enable(lc_rma_win_t *win);
+void lc_rma_answer_disable(lc_rma_win_t *win);
+int lc_rma_answer_expect(lc_rma_win_t *win, int target, void *result, size_t bytes, void (*hook)(lc_request_t *),
+                         void *arg, lc_request_t **req_p);
+void lc_rma_answer_unexpect(lc_rma_win_t *win, int target, lc_request_t *req);
+void lc_rma_answer_drop_all(lc_rma_win_t *win);
+/* Target: what an answer of `bytes` needs, taken before the request is
+ * applied (queue room; for bytes > 0 the result buffer, *result_p):
+ * MPI_ERR_NO_MEM when it cannot be had (then apply nothing and answer
+ * with lc_rma_answer_fail).  lc_rma_answer_send sends an answer prepared
+ * so, from `data` (the result buffer, window memory, or NULL for 0
+ * bytes): now, or queued without allocating anything but its request.
+ * lc_rma_answer_fail: a FAIL answer with `cls`, only when it goes out
+ * now (MPI_SUCCESS; LC_AGAIN: serve the request again later). */
+int lc_rma_answer_prepare(lc_rma_win_t *win, int source, size_t bytes, char **result_p);
+void lc_rma_answer_send(lc_rma_win_t *win, int source, const void *data, size_t bytes);
+int lc_rma_answer_fail(lc_rma_win_t *win, int source, int cls);
 /* The completion hook of the answer's receive that completes `user`
  * (MPI_Rput ...) with the answer's error (lc_rma_user.c), for
  * lc_pt2pt_irecv_hooked: with `unpack`, the answer's buffer `result` is

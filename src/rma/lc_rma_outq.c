@@ -41,19 +41,73 @@ int lc_rma_outq_init(lc_rma_win_t *win)
     return MPI_SUCCESS;
 }
 
+static void lc_rma_release(lc_rma_win_t *win, lc_rma_out_t *o, int *err_p);
+static void lc_rma_outq_settle(lc_rma_win_t *win, lc_rma_outq_t *q);
+static void lc_rma_outq_reap_front(lc_rma_win_t *win, lc_rma_outq_t *q, int *err_p);
+
+/* Every request still tracked is released: MPI_Win_free drained them all
+ * (lc_rma_win_free), so this finds only completed ones, which the passes
+ * had not reaped (a pass reaps from 64 in flight); answers expected and
+ * never come (a window freed with operations in flight, erroneous) are
+ * completed with an error first, and a send still in flight is waited
+ * for, as its buffer is freed here.  Before, the arrays were freed with
+ * the requests in them: their pool slots, result and answer buffers
+ * leaked, and a late completion wrote into a request no one released. */
 void lc_rma_outq_fini(lc_rma_win_t *win)
 {
-    if (win->outq)
-        for (int i = 0; i <= win->comm->size; i++) free(win->outq[i].out);
+    if (win->outq) {
+        lc_rma_answer_drop_all(win);
+        int err = MPI_SUCCESS;
+        for (int i = 0; i <= win->comm->size; i++) {
+            lc_rma_outq_t *q = &win->outq[i];
+            for (int j = q->head; j < q->n; j++) {
+                while (!q->out[j].req->complete) lc_rma_idle();
+                lc_rma_release(win, &q->out[j], &err);
+            }
+            free(q->out);
+            free(q->ans);
+        }
+    }
     free(win->outq);
     free(win->busy);
     win->outq = NULL;
     win->busy = NULL;
 }
 
+int lc_rma_outq_tracked(const lc_rma_win_t *win)
+{
+    return win->ntracked;
+}
+
+/* Room for k more answers expected from a target: the ring grows into a
+ * new array, its entries copied oldest first. */
+static int lc_rma_ans_reserve(lc_rma_outq_t *q, int k)
+{
+    if (q->acap - q->an >= k) return MPI_SUCCESS;
+    int cap = q->acap ? q->acap : 8;
+    while (cap - q->an < k) cap *= 2;
+    lc_request_t **a = malloc((size_t)cap * sizeof *a);
+    if (!a) return lc_error(MPI_ERR_NO_MEM, "out of memory tracking one-sided operations");
+    for (int i = 0; i < q->an; i++) a[i] = q->ans[(q->ahead + i) % q->acap];
+    free(q->ans);
+    q->ans = a;
+    q->ahead = 0;
+    q->acap = cap;
+    return MPI_SUCCESS;
+}
+
 int lc_rma_outq_reserve(lc_rma_win_t *win, int target, int k)
 {
     lc_rma_outq_t *q = lc_rma_outq_of(win, target);
+    if (target >= 0) {
+        int rc = lc_rma_ans_reserve(q, k);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    if (q->cap - q->n >= k) return MPI_SUCCESS;
+    /* Completed requests at the front give their room first (a target
+     * that never flushes reaps only from 64 in flight, lc_rma_outq_pass;
+     * an error is kept for the next flush). */
+    lc_rma_outq_reap_front(win, q, &win->pass_err);
     if (q->cap - q->n >= k) return MPI_SUCCESS;
     if (q->head > 0) { /* room at the front first */
         memmove(q->out, q->out + q->head, (size_t)(q->n - q->head) * sizeof *q->out);
@@ -83,6 +137,14 @@ lc_rma_out_t *lc_rma_outq_push(lc_rma_win_t *win, lc_request_t *req, void *buf, 
     *o = (lc_rma_out_t){ req, buf, target, 0, 0.0, unpack ? *unpack : (lc_rma_unpack_t){ 0 } };
     win->ntracked++;
     return o;
+}
+
+void lc_rma_outq_unpush(lc_rma_win_t *win, int target)
+{
+    lc_rma_outq_t *q = lc_rma_outq_of(win, target);
+    q->n--;
+    win->ntracked--;
+    lc_rma_outq_settle(win, q);
 }
 
 /* Release one completed request (answers of ours included). */

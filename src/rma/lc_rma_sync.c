@@ -107,24 +107,26 @@ static int lc_rma_acquire(lc_rma_win_t *win, int target, bool excl)
     return rc;
 }
 
+/* The lock is released even when the flush reports a failed operation
+ * (the epoch ends either way, MPI_Win_unlock returns the error): before,
+ * the error returned first and the target's lock stayed held for good. */
 static int lc_rma_release(lc_rma_win_t *win, int target, bool excl)
 {
-    int rc = lc_rma_flush(win, target);
-    if (rc != MPI_SUCCESS) return rc;
+    int err = lc_rma_flush(win, target);
     if (win->direct) {
         lc_rma_direct_unlock(win, target, excl);
-        return MPI_SUCCESS;
+        return err;
     }
     if (target == win->comm->rank) {
         lc_rma_am_unlock_local(win, target);
-        return MPI_SUCCESS;
+        return err;
     }
     lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK };
-    rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
+    int rc = lc_rma_am_send(win, &pkt, target, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
     /* Wait for the acknowledgement: the window's traffic is over when
      * MPI_Win_free's barrier comes. */
     if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, target);
-    return rc;
+    return err != MPI_SUCCESS ? err : rc;
 }
 
 int lc_rma_lock(lc_rma_win_t *win, int lock_type, int target)
@@ -171,20 +173,21 @@ int lc_rma_lock_all(lc_rma_win_t *win)
 int lc_rma_unlock_all(lc_rma_win_t *win)
 {
     if (!win->lock_all) return lc_error(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all on this window");
-    int rc = lc_rma_flush(win, -1), me = win->comm->rank;
+    /* As lc_rma_release: the locks go even when an operation failed. */
+    int err = lc_rma_flush(win, -1), rc = MPI_SUCCESS, me = win->comm->rank;
     win->lock_all = 0;
-    if (rc != MPI_SUCCESS) return rc;
     if (win->direct) {
         for (int r = 0; r < win->comm->size; r++) lc_rma_direct_unlock(win, r, false);
-        return MPI_SUCCESS;
+        return err;
     }
     /* Every operation is complete: all unlocks, then their acknowledgements. */
     lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK };
     for (int r = 0; r < win->comm->size && rc == MPI_SUCCESS; r++)
         if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
     lc_rma_am_unlock_local(win, me);
-    if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, -1);
-    return rc;
+    int rc2 = lc_rma_am_flush(win, -1);
+    if (rc == MPI_SUCCESS) rc = rc2;
+    return err != MPI_SUCCESS ? err : rc;
 }
 
 /* ---- generalized active target ----------------------------------------- */

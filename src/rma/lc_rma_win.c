@@ -52,6 +52,7 @@ static void lc_rma_win_release(lc_rma_win_t *win)
     free(win->bases);
     free(win->locked);
     lc_rma_outq_fini(win);
+    free(win->ans_buf);
     free(win->regions);
     free(win->remote_bases);
     free(win->cma);
@@ -134,8 +135,18 @@ int lc_rma_win_free(lc_rma_win_t *win)
      * done with the window (a barrier: its progress still serves other
      * ranks' requests, whose answers they wait for before they enter). */
     int rc = lc_rma_flush(win, -1);
-    if (rc == MPI_SUCCESS) rc = lc_coll_barrier(win->comm);
-    if (!win->direct) lc_rma_am_disable(win);
+    /* The barrier even when the flush failed: the other ranks wait in it
+     * (before, a failed answer here left them there for good). */
+    int rc2 = lc_coll_barrier(win->comm);
+    if (rc == MPI_SUCCESS) rc = rc2;
+    if (!win->direct) {
+        /* The answers we sent while in the barrier (the others' last
+         * requests): every origin has them (it flushed before entering),
+         * so their sends complete; each is released with its buffer. */
+        rc2 = lc_rma_am_flush(win, -1);
+        if (rc == MPI_SUCCESS) rc = rc2;
+        lc_rma_am_disable(win);
+    }
     lc_rma_win_release(win);
     return rc;
 }

@@ -114,8 +114,7 @@ static inline void *lc_malloc(size_t n)
 static inline void *lc_calloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        LC_FATAL("out of memory allocating %zu x %zu bytes", n, size);
+    if (!p) LC_FATAL("out of memory allocating %zu x %zu bytes", n, size);
     return p;
 }
 

@@ -54,11 +54,15 @@ static void check_queries(MPI_Comm ic, const char *what)
 static void check_pt2pt(MPI_Comm ic, const char *what)
 {
     int rank, rsize;
-    MPI_Comm_rank(ic, &rank);
-    MPI_Comm_remote_size(ic, &rsize);
+    LC_MPI(MPI_Comm_rank(ic, &rank));
+    LC_MPI(MPI_Comm_remote_size(ic, &rsize));
+    /* An intercommunicator's remote group is never empty; saying so (the
+     * fatal call does not return) also bounds the sizes below, which gcc
+     * otherwise takes for any int cast to size_t. */
+    if (rsize < 1) LC_FATAL("%s: remote size %d", what, rsize);
     MPI_Request *reqs = lc_malloc(sizeof(MPI_Request) * (size_t)rsize);
     for (int j = 0; j < rsize; j++) LC_MPI(MPI_Isend(&rank, 1, MPI_INT, j, 5, ic, &reqs[j]));
-    int *seen = calloc((size_t)rsize, sizeof(int));
+    int *seen = lc_calloc((size_t)rsize, sizeof(int));
     for (int k = 0; k < rsize; k++) {
         int v = -1, flag = 0;
         MPI_Status st;

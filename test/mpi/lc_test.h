@@ -110,6 +110,14 @@ static inline void *lc_malloc(size_t n)
     return p;
 }
 
+/* n zeroed elements of size bytes each; aborts the job when there is no memory. */
+static inline void *lc_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) LC_FATAL("out of memory allocating %zu x %zu bytes", n, size);
+    return p;
+}
+
 /* Sum the failures of all ranks, report from rank 0, finalize.
  * Returns the process exit code (0 only when no rank failed). */
 static inline int lc_finish(void)

@@ -24,17 +24,7 @@
 #endif
 #include "lc_test.h"
 
-#include <dlfcn.h>
-
-static volatile int fail_realloc;
-
-void *realloc(void *p, size_t n)
-{
-    static void *(*next)(void *, size_t);
-    if (!next) next = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-    if (fail_realloc && n > 0) return NULL;
-    return next(p, n);
-}
+#include "lc_test_realloc.h"
 
 #define NL 2048   /* longs of the GET: 16 KiB */
 #define ROUNDS 12 /* the target's queue of answers it sends has room for 8, then grows */

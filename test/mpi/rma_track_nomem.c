@@ -27,17 +27,7 @@
 #endif
 #include "lc_test.h"
 
-#include <dlfcn.h>
-
-static volatile int fail_realloc;
-
-void *realloc(void *p, size_t n)
-{
-    static void *(*next)(void *, size_t);
-    if (!next) next = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-    if (fail_realloc && n > 0) return NULL;
-    return next(p, n);
-}
+#include "lc_test_realloc.h"
 
 #define NV 4 /* elements of the strided result */
 #define TRIES 256

@@ -12,14 +12,15 @@
  * inside the application's MPI_Test calls (this thread's
  * CLOCK_THREAD_CPUTIME_ID around each Test) against the CPU time of the
  * task named "locus-progress" (/proc/self/task/TID/schedstat), per
- * batch of operations, the best batch of 10 counting: a loaded machine
+ * batch of 10 operations, the best of 20 batches counting: a loaded machine
  * that deschedules the polling rank for longer than twice its polls'
  * interval lets the thread take over, as it should, and some batch is
  * spared.  Quiet (2 ranks, 2 cores, polls every 20 us), session 21's
  * thread did 60-80 % of it (Tests 37-39 % for Iallreduce, 20-29 % for
  * Ialltoall at best), session 22's 5-30 %; at load 10-12, Iallreduce's
- * Tests 27-58 % against 70-84 %.  The bound, checked for Iallreduce:
- * 65 % in the Tests (Ialltoall's figures are printed).  Results are checked too.  Without the variable (or another
+ * Tests 27-58 % against 70-84 % (at load 20, 25-33 % against 67-90 %).
+ * The bound, checked for Iallreduce: 62 % in the Tests (Ialltoall's
+ * figures are printed).  Results are checked too.  Without the variable (or another
  * library) only the results are checked.
  */
 #include "lc_test.h"
@@ -32,8 +33,8 @@
 #define OPS 200
 #define COUNT (1 << 18) /* floats: 1 MiB */
 #define POLL_US 20.0
-#define BATCHES 10
-#define BOUND_PCT 65
+#define BATCHES 20
+#define BOUND_PCT 62
 
 static double now(void)
 {

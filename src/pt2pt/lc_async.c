@@ -198,14 +198,20 @@ static int lc_async_app_polls(void)
  * the application is outside MPI. */
 static void lc_async_note(int fresh)
 {
-    long now = lc_async_now_ns();
     long gap = atomic_load_explicit(&lc_async_gap_ns, memory_order_relaxed);
+    if (fresh && lc_async_polls == 0) {
+        /* Not polling (start + Wait): no clock read per start.  The next
+         * poll, if one comes, only sets the reference (poll_ns 0). */
+        lc_async_poll_ns = 0;
+        if (gap != 0) atomic_store_explicit(&lc_async_gap_ns, 0, memory_order_relaxed);
+        return;
+    }
+    long now = lc_async_now_ns();
     if (fresh) {
-        if (lc_async_polls == 0) gap = 0;
         lc_async_polls = 0;
     } else {
         long d = now - lc_async_poll_ns;
-        if (d <= LC_ASYNC_IDLE_MAX_NS) gap = gap == 0 ? d : gap + (d - gap) / 4;
+        if (lc_async_poll_ns != 0 && d <= LC_ASYNC_IDLE_MAX_NS) gap = gap == 0 ? d : gap + (d - gap) / 4;
         lc_async_polls++;
     }
     lc_async_poll_ns = now;

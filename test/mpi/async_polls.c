@@ -19,8 +19,10 @@
  * thread did 60-80 % of it (Tests 37-39 % for Iallreduce, 20-29 % for
  * Ialltoall at best), session 22's 5-30 %; at load 10-12, Iallreduce's
  * Tests 27-58 % against 70-84 % (at load 20, 25-33 % against 67-90 %).
- * The bound, checked for Iallreduce: 62 % in the Tests (Ialltoall's
- * figures are printed).  Results are checked too.  Without the variable (or another
+ * Every rank must reach the bound, so the worse rank counts: main's
+ * 25-45 % in 5 runs at load 10-20, this branch's 61-91 % in 16 runs at
+ * load 10-27.  The bound, checked for Iallreduce: 55 % in the Tests
+ * (Ialltoall's figures are printed).  Results are checked too.  Without the variable (or another
  * library) only the results are checked.
  */
 #include "lc_test.h"
@@ -34,7 +36,7 @@
 #define COUNT (1 << 18) /* floats: 1 MiB */
 #define POLL_US 20.0
 #define BATCHES 20
-#define BOUND_PCT 62
+#define BOUND_PCT 55
 
 static double now(void)
 {

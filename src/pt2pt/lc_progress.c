@@ -369,8 +369,11 @@ void lc_progress_poll_idle(void)
     }
 }
 
+unsigned lc_progress_tests;
+
 int lc_progress_test(void)
 {
+    if (lc_unlikely(lc_thread_async)) lc_progress_tests++; /* the section is held (lc_async.c) */
     int events = lc_progress();
     if (!events) lc_progress_poll_idle();
     return events;

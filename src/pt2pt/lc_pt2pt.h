@@ -195,6 +195,11 @@ int lc_progress(void);
  * the asynchronous progress thread keeps out while application calls
  * make passes themselves (lc_async.c). */
 extern unsigned lc_progress_passes;
+/* Of those, the passes of polling calls (lc_progress_test: MPI_Test and
+ * its kin), counted only while the asynchronous progress thread runs,
+ * inside the section: the thread leaves progress to an application that
+ * polls (lc_async.c). */
+extern unsigned lc_progress_tests;
 /* Work upper layers do on every progress pass while they have any: the
  * schedules of nonblocking and persistent collectives (src/coll/lc_sched.c)
  * and the one-sided requests addressed to this process (src/rma).  Each

@@ -57,6 +57,21 @@ COPY_OK = {"Send", "Bsend", "Ssend", "Rsend", "Recv", "Mrecv", "Sendrecv", "Send
            for sfx in ("", "_at", "_all", "_at_all", "_shared", "_ordered")}
 
 
+def tied(name, args):
+    """Whether a copy of a section given to MPI_<name> can be tied to the
+    request it returns (lc_f08ts_tie): nonblocking and persistent
+    point-to-point and collectives.  Not one-sided (MPI_Rget...: local
+    completion goes through the window), partitioned (filled partition by
+    partition) nor nonblocking file I/O."""
+    base = name[:-2] if name.endswith("_c") else name
+    if not any(a.name == "request" and a.base == "MPI_Request" and not a.array for a in args):
+        return False
+    if base.startswith(("File_", "Psend", "Precv", "Pready")) or base in ("Rput", "Rget", "Raccumulate",
+                                                                          "Rget_accumulate"):
+        return False
+    return (base.startswith("I") and base[1].islower()) or base.endswith("_init")
+
+
 def per_rank(name, buf):
     """Whether buffer `buf` of MPI_<name> holds `count` items per rank
     (a gather's receive buffer...), not `count` items in all."""
@@ -104,6 +119,11 @@ def render_mpich_f08(bound):
            "      integer(c_int), value :: kind, newtype",
            "      type(c_ptr), value :: addr",
            "    end subroutine",
+           "    integer(c_int) function lc_f08ts_tie(request, k1, t1, p1, k2, t2, p2) bind(C, name='lc_f08ts_tie')",
+           "      import :: c_int, c_ptr",
+           "      integer(c_int), value :: request, k1, t1, k2, t2",
+           "      type(c_ptr), value :: p1, p2",
+           "    end function",
            "  end interface",
            "contains",
            "  ! The address of a contiguous buffer (C_LOC needs TARGET, which the",
@@ -137,6 +157,7 @@ def render_mpich_f08(bound):
         found = {b.name: buffer_pair(name, args, b.name) for b in bufs}
         pairs = {n: (p if list(found.values()).count(p) == 1 else None) for n, p in found.items()}
         made = []
+        tie = tied(name, args) and len(bufs) <= 2
         for b in bufs:
             pair = pairs[b.name]
             vcounts = bool(pair and pair[2])
@@ -167,7 +188,7 @@ def render_mpich_f08(bound):
             # flags of lc_f_cdesc.c: per rank 1, counts per rank 2, a copy
             # may do 4, written by the call 8, (count, datatype) shared 16
             base_name = name[:-2] if name.endswith("_c") else name
-            flags = (int(per_rank(name, b.name)) | 2 * int(vcounts) | 4 * int(base_name in COPY_OK)
+            flags = (int(per_rank(name, b.name)) | 2 * int(vcounts) | 4 * int(base_name in COPY_OK or tie)
                      | 8 * int(not b.const) | 16 * int(shared is not None))
             # The contiguous case inline (the common one: ~25 instructions
             # a buffer; a call to a helper with the descriptor cost ~60,
@@ -198,10 +219,21 @@ def render_mpich_f08(bound):
                 actual[t] = f"lc_t_{b.name}"
             made.append(b.name)
         frees = [f"if (lc_k_{m} /= 0) call lc_f08ts_done(lc_k_{m}, lc_t_{m}%MPI_VAL, lc_p_{m})" for m in made]
+        if tie and made:
+            # a call that started hands its copies to its request (copied
+            # back and freed at its completion); one that failed frees them
+            two = made + [None] * (2 - len(made))
+            targs = ", ".join(f"lc_k_{m}, lc_t_{m}%MPI_VAL, lc_p_{m}" if m else "0, 0, c_null_ptr" for m in two)
+            anyk = " .or. ".join(f"lc_k_{m} /= 0" for m in made)
+            frees = [f"if ({anyk}) then",
+                     "  if (lc_ierr == MPI_SUCCESS) then",
+                     f"    lc_ierr = lc_f08ts_tie(request%MPI_VAL, {targs})",
+                     "  else"] + ["    " + f for f in frees] + ["  end if", "end if"]
         if bufs:
             decl.append("integer :: lc_rc")
         call_args = [actual[d] for d in dummies]
-        head_use = ["use, intrinsic :: iso_c_binding, only: c_ptr", "use lc_f08ts"] if bufs else []
+        head_use = [f"use, intrinsic :: iso_c_binding, only: c_ptr{', c_null_ptr' if tie else ''}",
+                    "use lc_f08ts"] if bufs else []
         bnames = {b.name for b in bufs}
         # the glue takes the buffers' addresses: TYPE(C_PTR), VALUE is the
         # same pointer as DIMENSION(*) passes, without a descriptor to build

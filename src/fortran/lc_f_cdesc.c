@@ -31,10 +31,17 @@
  *     none): a copy into a contiguous temporary (LC_F08TS_COPY), only in
  *     calls that are done with the buffer when they return (the flag
  *     LC_F08TS_COPY_OK: blocking point-to-point, collectives, file
- *     reads/writes); copied back into the section after the call when it
- *     is written (LC_F08TS_OUT).  Elsewhere (nonblocking, persistent,
- *     one-sided) MPI_ERR_BUFFER with a message: no copy-back could be
- *     tied to the operation's completion.
+ *     reads/writes), copied back into the section after the call when it
+ *     is written (LC_F08TS_OUT); or in nonblocking and persistent
+ *     point-to-point and collective calls, where the copy is tied to the
+ *     request (lc_f08ts_tie, libmpi's lc_mpi_request_fin): copied back
+ *     and freed when the request is released after its completion
+ *     (Wait/Test and their array forms, or the completion of a request
+ *     freed while active); a persistent request copies in at each
+ *     MPI_Start, back at each completion, and the copy is freed once both
+ *     the request and its last instance are gone (`refs`).  Elsewhere
+ *     (one-sided, partitioned, nonblocking file I/O) MPI_ERR_BUFFER with
+ *     a message: nothing ties a copy-back to their completion.
  *
  * The datatype is freed (lc_f08ts_done) right after the call has started:
  * MPI keeps a datatype alive while an operation uses it.
@@ -42,6 +49,7 @@
 #include "lc_f_glue.h"
 
 #include <ISO_Fortran_binding.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,8 +72,20 @@ void lc_f08ts_done(int kind, int newtype, void *addr);
 int lc_mpi_type_section(MPI_Datatype datatype, MPI_Count count, int rank, const MPI_Aint *extent, const MPI_Aint *sm,
                         MPI_Aint elem_len, int linear, MPI_Datatype *newtype_p);
 
+/* libmpi's lc_req_fin_t (src/pt2pt/lc_request.h): the same layout, and
+ * its events (LC_FIN_DONE, LC_FIN_START, LC_FIN_FREE). */
+typedef struct lc_f08ts_fin {
+    void (*fn)(struct lc_f08ts_fin *fin, int event);
+} lc_f08ts_fin_t;
+enum { LC_F08TS_FIN_DONE = 0, LC_F08TS_FIN_START = 1, LC_F08TS_FIN_FREE = 2 };
+int lc_mpi_request_fin(MPI_Request handle, lc_f08ts_fin_t *fin);
+int lc_f08ts_tie(int request, int k1, int t1, void *p1, int k2, int t2, void *p2);
+
 /* The header before a copy's data: where the elements came from. */
 typedef struct lc_f08ts_copy {
+    lc_f08ts_fin_t hook;          /* first: libmpi holds &hook (tied copies only) */
+    struct lc_f08ts_copy *next;   /* the call's other tied copy (its second buffer) */
+    atomic_int refs;              /* the first copy's: the request, and a persistent one's instance */
     char *base;
     int rank;
     int out;
@@ -117,13 +137,16 @@ static int lc_f08ts_copy_in(const CFI_cdesc_t *d, MPI_Aint nelem, int flags, voi
 {
     if (!(flags & LC_F08TS_COPY_OK))
         return lc_f08ts_error("this non-contiguous array section can only be sent or received through a "
-                              "contiguous copy, which a nonblocking, persistent or one-sided call cannot "
-                              "wait for: pass a contiguous array (or a 1-D section with a datatype "
-                              "of its own)");
+                              "contiguous copy, which a one-sided, partitioned or nonblocking file call "
+                              "cannot copy back at its completion: pass a contiguous array (or a 1-D "
+                              "section with a datatype of its own)");
     size_t bytes = (size_t)nelem * d->elem_len;
     char *mem = malloc(LC_F08TS_HDR + (bytes ? bytes : 1));
     if (!mem) return lc_f_nomem("MPI (mpi_f08 array section copy)");
     lc_f08ts_copy_t *c = (lc_f08ts_copy_t *)mem;
+    c->hook.fn = NULL;
+    c->next = NULL;
+    atomic_init(&c->refs, 1);
     c->base = d->base_addr;
     c->rank = d->rank;
     c->out = (flags & LC_F08TS_OUT) != 0;
@@ -231,4 +254,55 @@ LC_F_API void lc_f08ts_done(int kind, int newtype, void *addr)
         if (c->out) lc_f08ts_move(c, mem + LC_F08TS_HDR, 0);
         free(mem);
     }
+}
+
+/* The tied copies of a request (lc_f08ts_tie): called by libmpi.  START
+ * (MPI_Start, before the operation reads the copy): the sections' data
+ * in again, one more reference for the instance; DONE (the release of a
+ * nonblocking request or instance, its operation over): the written
+ * sections' copy back, one reference less; FREE (a persistent request's
+ * release): one reference less.  The persistent request and its running
+ * instance may be released in either order (Request_free while active),
+ * hence the count; at MPI_THREAD_MULTIPLE two releases may race. */
+static void lc_f08ts_fin_run(lc_f08ts_fin_t *fin, int event)
+{
+    lc_f08ts_copy_t *head = (lc_f08ts_copy_t *)(void *)fin;
+    if (event == LC_F08TS_FIN_START) {
+        for (lc_f08ts_copy_t *c = head; c; c = c->next) lc_f08ts_move(c, (char *)c + LC_F08TS_HDR, 1);
+        atomic_fetch_add_explicit(&head->refs, 1, memory_order_relaxed);
+        return;
+    }
+    if (event == LC_F08TS_FIN_DONE)
+        for (lc_f08ts_copy_t *c = head; c; c = c->next)
+            if (c->out) lc_f08ts_move(c, (char *)c + LC_F08TS_HDR, 0);
+    /* acq_rel: the last one frees what the others wrote */
+    if (atomic_fetch_sub_explicit(&head->refs, 1, memory_order_acq_rel) != 1) return;
+    for (lc_f08ts_copy_t *c = head, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+}
+
+/* After a nonblocking or persistent call that started (its request
+ * valid): the datatypes freed, the copies (kind LC_F08TS_COPY, at most
+ * one a buffer, two buffers a call) tied to the request, which copies
+ * back and frees them (lc_f08ts_fin_run).  Without a copy: nothing more. */
+LC_F_API int lc_f08ts_tie(int request, int k1, int t1, void *p1, int k2, int t2, void *p2)
+{
+    lc_f08ts_copy_t *c1 = NULL, *c2 = NULL;
+    if (k1 == LC_F08TS_COPY)
+        c1 = (lc_f08ts_copy_t *)(void *)((char *)p1 - LC_F08TS_HDR);
+    else if (k1 != LC_F08TS_ASIS)
+        lc_f08ts_done(k1, t1, p1);
+    if (k2 == LC_F08TS_COPY)
+        c2 = (lc_f08ts_copy_t *)(void *)((char *)p2 - LC_F08TS_HDR);
+    else if (k2 != LC_F08TS_ASIS)
+        lc_f08ts_done(k2, t2, p2);
+    lc_f08ts_copy_t *head = c1 ? c1 : c2;
+    if (!head) return MPI_SUCCESS;
+    if (c1) c1->next = c2;
+    head->hook.fn = lc_f08ts_fin_run;
+    int rc = lc_mpi_request_fin((MPI_Request)request, &head->hook);
+    if (rc != MPI_SUCCESS) lc_f08ts_fin_run(&head->hook, LC_F08TS_FIN_DONE); /* cannot happen: the call returned it */
+    return rc;
 }

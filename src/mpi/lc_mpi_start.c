@@ -19,14 +19,10 @@ static int lc_check_startable(const lc_request_t *req)
     return MPI_SUCCESS;
 }
 
-LC_API int PMPI_Start(MPI_Request *request)
+/* MPI_Start of a checked, startable request. */
+static int lc_start_checked(lc_request_t *req)
 {
-    lc_request_t *req = NULL;
-    lc_comm_t *c = NULL;
     int rc;
-    LC_TRY(lc_request_check_live(request, "start", &req));
-    c = req->comm; /* its errors go to the request's communicator (MPI 4.1 §9.3) */
-    LC_TRY(lc_check_startable(req));
     if (req->kind == LC_REQ_PCOLL) {
         LC_TRY(lc_sched_start_instance(req)); /* the instance holds the communicator itself */
         return MPI_SUCCESS;
@@ -39,6 +35,37 @@ LC_API int PMPI_Start(MPI_Request *request)
     LC_TRY(lc_pt2pt_start(req));
     lc_request_hold_comm(req->active); /* outlives the persistent request after Request_free */
     return MPI_SUCCESS;
+err:
+    return lc_mpi_error(req->comm, "MPI_Start", rc);
+}
+
+/* A persistent request with an object tied to it (lc_mpi_request_fin.c:
+ * mpi_f08's copy of an array section): LC_FIN_START before the operation
+ * starts (the copy-in, and a reference for the instance), which the
+ * instance's release ends with LC_FIN_DONE (the copy-back) — at once when
+ * no instance started. */
+static LC_NOINLINE int lc_start_fin(lc_request_t *req)
+{
+    lc_req_fin_t *fin = req->fin;
+    fin->fn(fin, LC_FIN_START);
+    int rc = lc_start_checked(req);
+    if (req->active && rc == MPI_SUCCESS)
+        req->active->fin = fin;
+    else
+        fin->fn(fin, LC_FIN_DONE);
+    return rc;
+}
+
+LC_API int PMPI_Start(MPI_Request *request)
+{
+    lc_request_t *req = NULL;
+    lc_comm_t *c = NULL;
+    int rc;
+    LC_TRY(lc_request_check_live(request, "start", &req));
+    c = req->comm; /* its errors go to the request's communicator (MPI 4.1 §9.3) */
+    LC_TRY(lc_check_startable(req));
+    if (lc_unlikely(req->fin != NULL)) return lc_start_fin(req);
+    return lc_start_checked(req);
 err:
     return lc_mpi_error(c, "MPI_Start", rc);
 }

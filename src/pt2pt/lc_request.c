@@ -191,12 +191,25 @@ static lc_request_t *lc_request_alloc_locked(lc_req_kind_t kind)
 
 void (*lc_request_sched_drop)(void *sched);
 
+/* A persistent request's own release frees the object; an instance's or
+ * a nonblocking request's says its operation is over. */
+static LC_NOINLINE void lc_request_fin_run(lc_request_t *req)
+{
+    lc_req_fin_t *fin = req->fin;
+    req->fin = NULL;
+    int persistent = req->kind == LC_REQ_PSEND || req->kind == LC_REQ_PRECV || req->kind == LC_REQ_PCOLL;
+    fin->fn(fin, persistent ? LC_FIN_FREE : LC_FIN_DONE);
+}
+
 LC_INLINE void lc_request_release_mt(lc_request_t *req, int mt)
 {
     /* Releasing twice would put the index on the free stack twice: two
      * later requests would share a slot.  The MPI layer's handle checks
      * keep users from it; this is the engine's own invariant. */
     if (lc_unlikely(!req->in_use)) lc_fatal("request %u released twice", req->index);
+    /* The one test the hook costs every other request (a copy-back runs
+     * before anything of the request goes; see lc_req_fin_t). */
+    if (lc_unlikely(req->fin != NULL)) lc_request_fin_run(req);
     if (req->sched) lc_request_sched_drop(req->sched);
     req->sched = NULL;
     if (lc_unlikely(req->udt != NULL)) lc_pt2pt_typed_drop(req);

@@ -71,6 +71,22 @@ typedef struct lc_pending {
     uint8_t is_ctl;
 } lc_pending_t;
 
+/* A higher layer's object tied to a request's life (mpi_f08's contiguous
+ * copy of an array section, src/fortran/lc_f_cdesc.c): `fn` runs with
+ * LC_FIN_DONE when a request holding it is released — a nonblocking
+ * operation's, or a persistent request's instance, whose operation is
+ * complete or cancelled by then (every path that ends one releases it:
+ * Wait/Test and their array forms, a completion after Request_free) —,
+ * with LC_FIN_START at MPI_Start of a persistent request holding it
+ * (before the operation starts) and with LC_FIN_FREE when that persistent
+ * request is released.  It runs no user code and takes no lock: it may
+ * run wherever a release does.  Its layout is an ABI between libmpi and
+ * libmpifort (lc_f_cdesc.c declares the same). */
+typedef struct lc_req_fin {
+    void (*fn)(struct lc_req_fin *fin, int event);
+} lc_req_fin_t;
+enum { LC_FIN_DONE = 0, LC_FIN_START = 1, LC_FIN_FREE = 2 };
+
 typedef struct lc_request {
     lc_pending_t pend;       /* posted queue (recv) or peer pending queue (send) */
     uint32_t index;
@@ -140,6 +156,7 @@ typedef struct lc_request {
      * waits for with it.  It must not release `req`.  Next to stage and
      * rcur, which lc_request_complete reads anyway: the same cache line. */
     void (*on_complete)(struct lc_request *req);
+    lc_req_fin_t *fin;         /* NULL, or run at release (above lc_request_t); only the MPI layer sets it */
     /* MPI_THREAD_MULTIPLE: the lists of completions deferred to the
      * section's holder and of freed requests it releases once complete
      * (lc_request_run_deferred); a request may be on both. */

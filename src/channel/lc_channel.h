@@ -255,9 +255,9 @@ typedef struct lc_pick_class {
     /* CMA's variant (session 22, lc_pt2pt_pick_split.c): one core's pull
      * ([0]) or the split copy with the sender ([1]), picked on CMA's
      * window periods of each (sv_*, rounds as the others'). */
-    uint8_t split;            /* the variant this class's pulls take */
-    uint8_t sv_able;          /* some message of the class could be split (LOCUS_CMA_SPLIT=auto) */
-    uint8_t sv_n[2];          /* window periods of each (up to LC_PICK_SAMPLES: both there, decided) */
+    uint8_t split;   /* the variant this class's pulls take */
+    uint8_t sv_able; /* some message of the class could be split (LOCUS_CMA_SPLIT=auto) */
+    uint8_t sv_n[2]; /* window periods of each (up to LC_PICK_SAMPLES: both there, decided) */
     uint8_t sv_round_n[2];
     uint32_t sv_round_msgs, sv_since_probe;
     double sv_bw[2], sv_round_best[2], sv_last_best[2];

@@ -62,8 +62,8 @@ static void lc_pick_pullwin_period(const lc_peer_t *from, lc_pick_class_t *c, bo
         c->pwin_round_n = 0;
     }
     lc_pick_split_period(from, c, split, rate);
-    c->pwin_bw = lc_pick_split_cma_win(c, c->pwin_round_best > c->pwin_last_best ? c->pwin_round_best
-                                                                                   : c->pwin_last_best);
+    c->pwin_bw =
+        lc_pick_split_cma_win(c, c->pwin_round_best > c->pwin_last_best ? c->pwin_round_best : c->pwin_last_best);
     lc_pick_redecide(from, c);
 }
 

@@ -109,16 +109,16 @@ static void lc_pick_show_split(const lc_peer_t *from, const lc_pick_class_t *c, 
     fprintf(stderr,
             "locus[%d]: from rank %d, %s: CMA windows one core %.1f GB/s, split with the sender %.1f GB/s "
             "(best of the last %d-%d periods): %s%s\n",
-            lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->sv_bw[0] / 1e9,
-            c->sv_bw[1] / 1e9, LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES, c->split ? "split" : "one core",
+            lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->sv_bw[0] / 1e9, c->sv_bw[1] / 1e9,
+            LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES, c->split ? "split" : "one core",
             changed ? " (changed on newer periods)" : "");
 }
 
 void lc_pick_split_period(const lc_peer_t *from, lc_pick_class_t *c, bool split, double rate)
 {
     if (lc_params.cma_split != LC_PARAM_SIZE_AUTO) return; /* forced or off: nothing to learn */
-    lc_pick_rounds_t r = { c->sv_round_best, c->sv_last_best, c->sv_round_size, c->sv_last_size,
-                           c->sv_round_n, &c->sv_round_msgs };
+    lc_pick_rounds_t r = { c->sv_round_best, c->sv_last_best, c->sv_round_size,
+                           c->sv_last_size,  c->sv_round_n,   &c->sv_round_msgs };
     /* Window rates: no transit to add (the size is then irrelevant). */
     lc_pick_round_add(r, split, 1.0, rate, 0, c->sv_bw);
     bool first = !lc_pick_split_decided(c);

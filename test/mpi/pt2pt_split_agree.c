@@ -68,8 +68,8 @@ static void windows(unsigned char *buf, long n, int rank, int partner, int from,
                     uint64_t v, want = stamp(dir, w, i, p);
                     memcpy(&v, buf + (size_t)i * (size_t)n + p * PAGE, sizeof(v));
                     if (v != want) {
-                        LC_CHECK(0, "%ld-byte message %d of window %d: page %ld holds %#llx, not %#llx", n, i, w,
-                                 p, (unsigned long long)v, (unsigned long long)want);
+                        LC_CHECK(0, "%ld-byte message %d of window %d: page %ld holds %#llx, not %#llx", n, i, w, p,
+                                 (unsigned long long)v, (unsigned long long)want);
                         break;
                     }
                 }

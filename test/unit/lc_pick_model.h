@@ -125,8 +125,8 @@ static inline int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t 
             double bw = (how & LC_PICK_WIN) && i > 0 && r->pwin > 0 ? r->pwin : r->pull;
             if (how & LC_PICK_SPLIT) {
                 bw = (how & LC_PICK_WIN) && i > 0 && model_split_win > 0 ? model_split_win
-                     : model_split_pull > 0                             ? model_split_pull
-                                                                        : bw;
+                     : model_split_pull > 0                              ? model_split_pull
+                                                                         : bw;
                 model_split++;
             }
             pull_end = go + (double)size / bw;

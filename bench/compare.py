@@ -81,7 +81,12 @@ ASYNC_SWITCH = {"locus": "LOCUS_ASYNC_PROGRESS", "mpich": "MPICH_ASYNC_PROGRESS"
 # automatic choice in the one-host point-to-point scenario (issue 13: the
 # automatic choice within 5 % of the better forced protocol): key suffix,
 # label suffix, environment.
-PROTOCOL_VARIANTS = [("cma", "CMA forced", {"LOCUS_CMA_THRESHOLD": "0"}),
+# "CMA forced" is one core's pull (LOCUS_CMA_SPLIT=auto splits only where
+# the pick measures, and a fixed threshold does not); "CMA split forced"
+# splits every pull that can be (more than one 128 KiB chunk) with the
+# sender (docs/architecture.md, "The split copy").
+PROTOCOL_VARIANTS = [("cma", "CMA forced", {"LOCUS_CMA_THRESHOLD": "0", "LOCUS_CMA_SPLIT": "0"}),
+                     ("cmasplit", "CMA split forced", {"LOCUS_CMA_THRESHOLD": "0", "LOCUS_CMA_SPLIT": "1"}),
                      ("pipe", "pipeline forced", {"LOCUS_CMA_THRESHOLD": "1g"})]
 CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE"]
 
@@ -768,7 +773,7 @@ def scenarios(quick):
             "pt2pt", "2 ranks on one host, each bound to its own core: "
             "ping-pong latency and windowed bandwidth",
             2, True,
-            [lat_job([8, 4 * KiB]), bw_job("bw", [64 * KiB, 1 * MiB, 4 * MiB])],
+            [lat_job([8, 4 * KiB]), bw_job("bw", [64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB])],
             pt2pt_reps, 60, protocol_variants=True),
         "sweep": Scenario(
             "sweep", "2 ranks on one host, bound: latency, bandwidth and "

@@ -252,6 +252,16 @@ typedef struct lc_pick_class {
     uint32_t var_round_msgs, var_since_probe;
     double var_bw[2], var_round_best[2], var_last_best[2];
     double var_round_size[2], var_last_size[2];
+    /* CMA's variant (session 22, lc_pt2pt_pick_split.c): one core's pull
+     * ([0]) or the split copy with the sender ([1]), picked on CMA's
+     * window periods of each (sv_*, rounds as the others'). */
+    uint8_t split;   /* the variant this class's pulls take */
+    uint8_t sv_able; /* some message of the class could be split (LOCUS_CMA_SPLIT=auto) */
+    uint8_t sv_n[2]; /* window periods of each (up to LC_PICK_SAMPLES: both there, decided) */
+    uint8_t sv_round_n[2];
+    uint32_t sv_round_msgs, sv_since_probe;
+    double sv_bw[2], sv_round_best[2], sv_last_best[2];
+    double sv_round_size[2], sv_last_size[2];
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */
@@ -279,6 +289,7 @@ typedef struct lc_peer_pick {
     double pw_bytes, pw_time;
     uint32_t pw_msgs;
     uint8_t pw_cls;           /* 1 + the class of the period's pulls; 0: none yet */
+    uint8_t pw_split;         /* the CMA variant of the period's pulls (1: split copy) */
     uint8_t pull_probe;       /* 1 + the class of a CMA window probe going on; 0: none */
     lc_pick_class_t cls[LC_PICK_CLASSES];
 } lc_peer_pick_t;

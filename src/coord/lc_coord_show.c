@@ -62,7 +62,14 @@ void lc_coord_reason_numa(int mine, int theirs, const lc_peer_t *p, char *buf, s
         int n = snprintf(cma, sizeof(cma), p->pick.calibrate ? ", CMA or pipeline measured from %s" : ", CMA from %s",
                          size);
         /* The split copy (lc_pt2pt_split.c): which pulls the sender helps with. */
-        if (lc_params.cma_split && p->kind == LC_CHANNEL_SHM && p->shm.tx_split && n > 0 && (size_t)n < sizeof(cma)) {
+        if (lc_params.cma_split == LC_PARAM_SIZE_AUTO) {
+            /* auto: the pick measures it (lc_pt2pt_pick_split.c), only where it measures CMA */
+            if (p->pick.calibrate && p->kind == LC_CHANNEL_SHM && p->shm.tx_split && n > 0 && (size_t)n < sizeof(cma)) {
+                lc_size_text(lc_params.cma_split_chunk, split, sizeof(split));
+                snprintf(cma + n, sizeof(cma) - (size_t)n, ", split copy measured above %s", split);
+            }
+        } else if (lc_params.cma_split && p->kind == LC_CHANNEL_SHM && p->shm.tx_split && n > 0 &&
+                   (size_t)n < sizeof(cma)) {
             /* Split: at least CMA_SPLIT and more than one chunk (the sender
              * pushes chunks from the back while we pull from the front). */
             bool above = lc_params.cma_split <= lc_params.cma_split_chunk;

@@ -46,6 +46,9 @@ static const lc_mpit_pvar_t lc_mpit_pvars[] = {
       "also counted as pulls." },
     { "locus_rndv_split_pushed_bytes", MPI_T_PVAR_CLASS_COUNTER, LC_MPIT_STAT(rndv_split_pushed),
       "Bytes of split-copy messages that the sender pushed rather than this rank pulled." },
+    { "locus_rndv_split_send_msgs", MPI_T_PVAR_CLASS_COUNTER, LC_MPIT_STAT(rndv_split_sent),
+      "Rendezvous messages this rank sent whose receiver asked to split them (its CTS said so: the sender "
+      "follows the receiver's choice); summed over a pair, equal to the receiver's locus_rndv_split_msgs." },
     { "locus_unexpected_msgs", MPI_T_PVAR_CLASS_COUNTER, LC_MPIT_STAT(unexp_msgs),
       "Messages (eager or rendezvous) that arrived before a matching receive was posted." },
     { "locus_unexpected_queue_len", MPI_T_PVAR_CLASS_LEVEL, LC_MPIT_STAT(unexp_len),

@@ -41,6 +41,7 @@ typedef struct lc_pt2pt_stats {
     unsigned long rndv_pipe_bytes;
     unsigned long rndv_split;        /* pulls split with the sender (lc_pt2pt_split.c), also in rndv_pull */
     unsigned long rndv_split_pushed; /* bytes of those that the sender pushed (or was left to push) */
+    unsigned long rndv_split_sent;   /* rendezvous sends whose receiver asked to split them (CTS | SPLIT) */
     unsigned long unexp_msgs; /* messages that arrived before their receive */
     unsigned long unexp_len;  /* messages in the unexpected queue now */
     unsigned long unexp_peak; /* the most since the MPI_T layer last set it (to unexp_len) */

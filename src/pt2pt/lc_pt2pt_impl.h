@@ -96,8 +96,10 @@ void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
 /* CMA or pipeline for one rendezvous message (lc_pt2pt_pick.c).  Bit 0:
  * pull; LC_PICK_SAMPLE: time it as a calibration sample; LC_PICK_NT (a
  * pipeline only): its fragments written with non-temporal stores, which
- * the CTS tells the sender (LC_PKT_FLAG_NT). */
-enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2, LC_PICK_NT = 4, LC_PICK_WIN = 8 };
+ * the CTS tells the sender (LC_PKT_FLAG_NT); LC_PICK_SPLIT (a pull only):
+ * the split copy with the sender (lc_pt2pt_split.c; the CTS says
+ * LC_PKT_FLAG_SPLIT), chosen by lc_pt2pt_pick_split.c. */
+enum { LC_PICK_PIPE = 0, LC_PICK_PULL = 1, LC_PICK_SAMPLE = 2, LC_PICK_NT = 4, LC_PICK_WIN = 8, LC_PICK_SPLIT = 16 };
 /* For a message of `size` bytes from a peer with pick.calibrate that could
  * be pulled; `t_rts`, the sender's stamp of its RTS (0: unknown, an
  * unexpected message): how soon it followed the one before tells a window

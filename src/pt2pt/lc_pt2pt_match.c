@@ -201,12 +201,24 @@ static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t
     if (how & LC_PICK_PULL) {
         lc_count_add(&lc_pt2pt_stats.rndv_pull, 1ul);
         lc_count_add(&lc_pt2pt_stats.rndv_pull_bytes, (unsigned long)n);
-        /* The split copy: a plain pull (no calibration sample) into a
-         * contiguous buffer, the sender helping if it can (lc_pt2pt_split.c). */
-        if (lc_unlikely(lc_params.cma_split) && how == LC_PICK_PULL && !req->rcur &&
-            !(flags & (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)) && lc_pt2pt_split_eligible(from, n) &&
-            lc_pt2pt_split_recv(req, from, src, sreq, addr, n))
-            return;
+        /* The split copy into a contiguous buffer, the sender helping if
+         * it can (lc_pt2pt_split.c): where the pick chose it
+         * (LC_PICK_SPLIT, lc_pt2pt_pick_split.c), or for every pull from
+         * LOCUS_CMA_SPLIT bytes when that is a size.  A timed one is timed
+         * to the end of the receiver's part (the sender's last chunk may
+         * still be on its way: at most one chunk, overlapped in a window
+         * by the next message's). */
+        bool split = from->pick.calibrate ? (how & LC_PICK_SPLIT) != 0 : lc_pt2pt_split_forced(n);
+        if (lc_unlikely(split) && !req->rcur && !(flags & (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)) &&
+            lc_pt2pt_split_eligible(from, n)) {
+            bool ok = false;
+            if (lc_pt2pt_split_recv(req, from, src, sreq, addr, n, &ok)) {
+                /* req may be complete (and freed by another thread): not read again */
+                if (ok && (how & (LC_PICK_SAMPLE | LC_PICK_WIN))) lc_pick_pull_done(from, n, how, t_go, lc_time_now());
+                return;
+            }
+        }
+        how &= ~LC_PICK_SPLIT; /* a slot was not free, or the pull cannot be split: one core's */
         int rc = LC_OK;
         if (!n)
             rc = LC_OK;

@@ -103,7 +103,9 @@
  * time: lc_pick_win_probe), so that their figure ages as CMA's does.
  *
  * The pipeline has two variants, normal and non-temporal stores
- * (session 15), learnt beside the protocols: lc_pt2pt_pick_variant.c.
+ * (session 15), learnt beside the protocols: lc_pt2pt_pick_variant.c;
+ * so has CMA (session 22), one core's pull or the split copy with the
+ * sender, learnt on CMA's window periods: lc_pt2pt_pick_split.c.
  *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
@@ -201,7 +203,8 @@ static bool lc_pick_windows_slow(const lc_pick_class_t *c)
  * spaced against the lone figure (lc_pt2pt_pick_winprobe.c). */
 static bool lc_pick_windows_unmeasured(const lc_pick_class_t *c)
 {
-    return c->win_bw > 0 && !(c->pwin_bw > 0);
+    /* Session 22: both of CMA's variants (lc_pick_split_learning). */
+    return c->win_bw > 0 && (!(c->pwin_bw > 0) || lc_pick_split_learning(c));
 }
 
 /* Is this pull of a decided class timed?  A lone one always (it gives
@@ -348,8 +351,9 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
 
 int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed)
 {
+    lc_pick_split_note(from, size);
     int how = lc_pick_decide(from, size, lc_pick_rts_gap(&from->pick, t_rts), timed);
-    if (!(how & LC_PICK_PULL)) how = lc_pick_variant(from, size, how);
+    how = (how & LC_PICK_PULL) ? lc_pick_split(from, size, how) : lc_pick_variant(from, size, how);
     /* For the pull's window clock (lc_pick_pull_done, which follows this
      * call for the same message under the same lock).  A pull it will not
      * see (untimed: lc_pick_pull_timed, or a typed message) breaks the

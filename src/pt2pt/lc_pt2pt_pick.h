@@ -17,6 +17,8 @@
  *                             window figures, demotion
  *   lc_pt2pt_pick_pullwin.c   CMA's window figure: pulls back to back
  *                             in windows, and CMA window probes
+ *   lc_pt2pt_pick_split.c     CMA's variants (one core's pull or the
+ *                             split copy with the sender)
  */
 #ifndef LC_PT2PT_PICK_H
 #define LC_PT2PT_PICK_H
@@ -137,5 +139,21 @@ static inline double lc_pick_cma_win(const lc_pick_class_t *c)
 /* Is this message of class c part of a CMA window probe (a window of a
  * class whose windows take the pipeline, pulled whole)? */
 bool lc_pick_pull_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool start);
+
+/* A message of `size` bytes from `from` is a candidate: note whether its
+ * class could split (lc_pt2pt_pick_split.c). */
+void lc_pick_split_note(lc_peer_t *from, size_t size);
+/* Class c could split and has not yet measured both CMA variants'
+ * windows: CMA's window figure is not final. */
+bool lc_pick_split_learning(const lc_pick_class_t *c);
+/* CMA's variant for a message lc_pick_decide chose (`how`): with
+ * LC_PICK_SPLIT when it is to be split (lc_pt2pt_pick_split.c). */
+int lc_pick_split(lc_peer_t *from, size_t size, int how);
+/* A period of CMA's window figure of class c, all of variant `split`,
+ * moved `rate` (bytes/s): the variants' figures and the class's choice. */
+void lc_pick_split_period(const lc_peer_t *from, lc_pick_class_t *c, bool split, double rate);
+/* CMA's window figure of class c: its chosen variant's once decided,
+ * else `pwin` (the best period of either). */
+double lc_pick_split_cma_win(const lc_pick_class_t *c, double pwin);
 
 #endif

@@ -49,8 +49,11 @@
  */
 #include "pt2pt/lc_pt2pt_pick.h"
 
-/* A period of windowed pulls is over: its rate joins class c's rounds. */
-static void lc_pick_pullwin_period(const lc_peer_t *from, lc_pick_class_t *c, double rate)
+/* A period of windowed pulls (of CMA's variant `split`) is over: its
+ * rate joins class c's rounds, and its variant's
+ * (lc_pt2pt_pick_split.c), whose chosen one's figure is CMA's once the
+ * variant is decided. */
+static void lc_pick_pullwin_period(const lc_peer_t *from, lc_pick_class_t *c, bool split, double rate)
 {
     if (rate > c->pwin_round_best) c->pwin_round_best = rate;
     if (++c->pwin_round_n >= LC_PICK_SAMPLES) {
@@ -58,7 +61,9 @@ static void lc_pick_pullwin_period(const lc_peer_t *from, lc_pick_class_t *c, do
         c->pwin_round_best = 0;
         c->pwin_round_n = 0;
     }
-    c->pwin_bw = c->pwin_round_best > c->pwin_last_best ? c->pwin_round_best : c->pwin_last_best;
+    lc_pick_split_period(from, c, split, rate);
+    c->pwin_bw =
+        lc_pick_split_cma_win(c, c->pwin_round_best > c->pwin_last_best ? c->pwin_round_best : c->pwin_last_best);
     lc_pick_redecide(from, c);
 }
 
@@ -75,8 +80,10 @@ void lc_pick_pull_done(lc_peer_t *from, size_t size, int how, double t_go, doubl
     /* Back to back: this RTS was there when the pull before ended. */
     bool chained = prev > 0 && prev <= t_go && rts > 0 && rts + k->transit <= prev;
     double dt = t_end - (chained ? prev : t_go);
-    if (k->pw_cls != cls) { /* another class's period: start this one's afresh */
+    uint8_t split = (how & LC_PICK_SPLIT) != 0;
+    if (k->pw_cls != cls || k->pw_split != split) { /* another class's or variant's period: start afresh */
         k->pw_cls = cls;
+        k->pw_split = split;
         k->pw_bytes = k->pw_time = 0;
         k->pw_msgs = 0;
     }
@@ -86,7 +93,7 @@ void lc_pick_pull_done(lc_peer_t *from, size_t size, int how, double t_go, doubl
     double rate = k->pw_time > 0 ? k->pw_bytes / k->pw_time : 0;
     k->pw_bytes = k->pw_time = 0;
     k->pw_msgs = 0;
-    if (rate > 0) lc_pick_pullwin_period(from, c, rate);
+    if (rate > 0) lc_pick_pullwin_period(from, c, split, rate);
 }
 
 /* Windows between CMA window probes of class c: the next one while CMA
@@ -96,7 +103,9 @@ void lc_pick_pull_done(lc_peer_t *from, size_t size, int how, double t_go, doubl
  * windows apart, at most LC_PICK_PROBE_MAX. */
 static uint32_t lc_pick_pull_every(const lc_pick_class_t *c)
 {
-    if (!(c->pwin_bw > 0)) return 1;
+    /* Session 22: nor while one of CMA's variants has no figure yet
+     * (lc_pt2pt_pick_split.c). */
+    if (!(c->pwin_bw > 0) || lc_pick_split_learning(c)) return 1;
     double cma = lc_pick_cma_win(c);
     if (!(c->win_bw > cma)) return LC_PICK_WIN_PROBE_MIN;
     double n = LC_PICK_PROBE_COST * (c->win_bw / cma - 1.0);

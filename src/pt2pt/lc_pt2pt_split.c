@@ -98,12 +98,12 @@ static lc_shm_split_slot_t *lc_split_take_slot(lc_peer_t *from, uint32_t *index_
 
 bool lc_pt2pt_split_eligible(const lc_peer_t *from, size_t n)
 {
-    size_t min = lc_params.cma_split;
-    return min && n >= min && from->kind == LC_CHANNEL_SHM && from->shm.rx_split && from->shm.tx_split &&
+    return lc_params.cma_split && from->kind == LC_CHANNEL_SHM && from->shm.rx_split && from->shm.tx_split &&
            n > lc_params.cma_split_chunk && n / lc_params.cma_split_chunk < UINT32_MAX;
 }
 
-bool lc_pt2pt_split_recv(lc_request_t *req, lc_peer_t *from, int src, uint32_t sreq, uint64_t addr, size_t n)
+bool lc_pt2pt_split_recv(lc_request_t *req, lc_peer_t *from, int src, uint32_t sreq, uint64_t addr, size_t n,
+                         bool *ok_p)
 {
     size_t chunk = lc_params.cma_split_chunk;
     uint32_t nchunks = (uint32_t)((n + chunk - 1) / chunk);
@@ -134,6 +134,7 @@ bool lc_pt2pt_split_recv(lc_request_t *req, lc_peer_t *from, int src, uint32_t s
     /* Release: our last access of the slot precedes its reuse. */
     atomic_fetch_sub_explicit(&s->refs, 1, memory_order_release);
     lc_count_add(&lc_pt2pt_stats.rndv_split_pushed, (unsigned long)(n - mine));
+    *ok_p = !mine_failed;
     if (mine_failed)
         req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed (split copy)", src);
     if (!last) return true; /* the sender places the last chunk: its FIN completes us */
@@ -152,6 +153,7 @@ bool lc_pt2pt_split_send(lc_peer_t *from, lc_request_t *req, const lc_pkt_hdr_t 
         lc_peer_fault(from, "its split CTS names claim slot %d (it has %d, and only a shared-memory peer has any)",
                       (int)hdr->tag, LC_SHM_SPLIT_SLOTS);
     lc_shm_split_slot_t *s = &from->shm.tx_split[hdr->tag];
+    lc_count_add(&lc_pt2pt_stats.rndv_split_sent, 1ul);
     /* One read of the fields the receiver wrote before its CTS (the
      * ring's acquire load made them visible). */
     uint64_t chunk = s->chunk, raddr = s->raddr, len = s->len;

@@ -56,15 +56,16 @@ const lc_param_desc_t lc_param_table[] = {
         "(with LOCUS_ASYNC_PROGRESS, ranks and progress threads) outnumber its cores (docs/performance.md, \"CMA or pipeline\"); "
         "below 64 KiB the pipeline. A size fixes the threshold for every pair (0 = CMA for every "
         "rendezvous)."),
-    LC_PARAM_ROW_SIZE("CMA_SPLIT", cma_split, "0", LC_PARAM_RANKS,
-        "The split copy (issue 13): a rendezvous message of at least this many bytes that the receiver "
-        "pulls with CMA into a contiguous buffer is moved by both processes at once: the receiver pulls "
-        "chunks from the front while the sender, if it is in MPI (a wait, a test, a later call), pushes "
-        "chunks from the back with process_vm_writev; a shared claim word gives each chunk to one side. "
-        "A sender that does not answer leaves it all to the receiver. The receiver decides (a sender "
-        "helps whatever its own setting). 0 = off, the default until the pick measures the split per pair "
-        "(on the session-21 Xeon 512k gave 1.1-2.8x one core's pull: docs/performance.md, \"Session 21\"; "
-        "a threshold from one machine is not a default)."),
+    LC_PARAM_ROW_SIZE("CMA_SPLIT", cma_split, "auto", LC_PARAM_RANKS,
+        "The split copy (issue 13): a rendezvous message that the receiver pulls with CMA into a "
+        "contiguous buffer (more than one CMA_SPLIT_CHUNK) is moved by both processes at once: the "
+        "receiver pulls chunks from the front while the sender, if it is in MPI (a wait, a test, a later "
+        "call), pushes chunks from the back with process_vm_writev; a shared claim word gives each chunk "
+        "to one side. A sender that does not answer leaves it all to the receiver. The receiver decides (a "
+        "sender helps whatever its own setting). auto = where CMA_THRESHOLD is auto, the receiver times "
+        "windows of pulls both ways per peer and size class and splits where the split's are faster "
+        "(docs/architecture.md, \"The split copy\"); with a fixed CMA_THRESHOLD, never. A size splits "
+        "every such pull of at least that many bytes (forced); 0 = never."),
     LC_PARAM_ROW_SIZE_IN("CMA_SPLIT_CHUNK", cma_split_chunk, "128k", 4096, 1u << 30, 0, LC_PARAM_RANKS,
         "Bytes per claim of the split copy (CMA_SPLIT): each side copies one chunk per system call "
         "between claims. 4k to 1g."),

@@ -63,7 +63,8 @@ typedef struct lc_params {
     int    shm_big_nt;        /* big-cell fragments written with non-temporal stores (lc_copy_nt) */
     size_t cma_threshold;     /* rendezvous messages at least this big use CMA; LC_PARAM_SIZE_AUTO: calibrated */
     size_t cma_threshold_xnuma; /* the same for a pair on two NUMA nodes */
-    size_t cma_split;         /* CMA pulls at least this big are split with the sender (0: never) */
+    size_t cma_split;           /* CMA pulls at least this big are split with the sender (0: never;
+                                 * LC_PARAM_SIZE_AUTO: where the pick chose it) */
     size_t cma_split_chunk;   /* bytes per claim of the split copy */
     int    numa;              /* load the topology: NUMA node per rank, per-pair decisions */
     int    cma;               /* allow CMA single copy at all */

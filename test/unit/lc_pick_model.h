@@ -82,6 +82,11 @@ static int late_rts_from = 64;
 typedef struct rates {
     double win[2], lone[2], pull, pwin;
 } rates_t;
+/* Split pulls (LC_PICK_SPLIT, lc_pt2pt_pick_split.c) alone and back to
+ * back in a window (bytes/s; 0: as one core's), and the pulls
+ * pipe_window_v made split. */
+static double model_split_pull, model_split_win;
+static int model_split;
 
 /* As pipe_window below, each pipelined message in the variant its CTS
  * asks for; a window moves at the rate of the variant most of its
@@ -118,6 +123,12 @@ static inline int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t 
              * the window, in a window. */
             double go = t > pull_end ? t : pull_end;
             double bw = (how & LC_PICK_WIN) && i > 0 && r->pwin > 0 ? r->pwin : r->pull;
+            if (how & LC_PICK_SPLIT) {
+                bw = (how & LC_PICK_WIN) && i > 0 && model_split_win > 0 ? model_split_win
+                     : model_split_pull > 0                              ? model_split_pull
+                                                                         : bw;
+                model_split++;
+            }
             pull_end = go + (double)size / bw;
             bool timed = (how & (LC_PICK_SAMPLE | LC_PICK_WIN)) != 0;
             model_t += (double)size / bw + model_pick_cost[timed];

@@ -201,7 +201,7 @@ static bool lc_pick_windows_slow(const lc_pick_class_t *c)
  * spaced against the lone figure (lc_pt2pt_pick_winprobe.c). */
 static bool lc_pick_windows_unmeasured(const lc_pick_class_t *c)
 {
-    return c->win_bw > 0 && !(c->pwin_bw > 0);
+    return c->win_bw > 0 && !lc_pick_pwin_round(c);
 }
 
 /* Is this pull of a decided class timed?  A lone one always (it gives
@@ -451,11 +451,16 @@ static void lc_pick_show(const lc_peer_t *from, const lc_pick_class_t *c, uint8_
             was == LC_PICK_UNDECIDED ? "" : " (changed on newer samples)");
 }
 
-/* Decide a class again on its figures, once it has its first samples. */
+/* Decide a class again on its figures, once it has its first samples
+ * (and, for its first decision on a window figure, CMA's first round of
+ * window periods: lc_pick_pwin_round). */
 void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
 {
     if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
     uint8_t was = c->choice;
+    /* Not before then (a class whose windows were never pulled, as a
+     * ping-pong's, decides on CMA's lone figure as before). */
+    if (was == LC_PICK_UNDECIDED && c->win_bw > 0 && c->pwin_bw > 0 && !lc_pick_pwin_round(c)) return;
     if (was != LC_PICK_UNDECIDED && c->demoted) return; /* CMA until LC_PICK_RETRY */
     c->choice = lc_pick_rule(c);
     if (c->choice == was) return;

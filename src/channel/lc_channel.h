@@ -230,6 +230,12 @@ typedef struct lc_pick_class {
                                * figure is weighed against when CMA's has risen since (lc_pt2pt_pick_winprobe.c) */
     uint32_t win_since_probe; /* windows pulled since one went through the pipeline whole (a window
                                * probe, lc_pt2pt_pick_winprobe.c) */
+    /* Bytes and seconds of the watch periods of this round and the one
+     * before (those win_bw is the best of) that were a window's (not lone
+     * messages': watch_win): their mean is what a whole
+     * window through the pipeline moves, its slow first period included,
+     * which spaces the window probes (session 22, lc_pick_win_mean). */
+    double win_round_bytes, win_round_time, win_last_bytes, win_last_time;
     /* CMA's own window figure (session 19, lc_pt2pt_pick_pullwin.c): the
      * rate of back-to-back pulls in windows over periods of
      * LC_PICK_WATCH_MSGS of them, best of this round of LC_PICK_SAMPLES
@@ -282,6 +288,7 @@ typedef struct lc_peer_pick {
     double watch_bytes, watch_time, watch_since;
     uint8_t watch_cls;        /* 1 + the class of the period's messages; 0: none yet, 0xff: several */
     bool watch_mixed;         /* a pull from the peer while some pipelined receive was pending */
+    bool watch_win;           /* two watched receives pending at once in the period (a window's) */
     /* Pulls in windows (lc_pt2pt_pick_pullwin.c): the end of the last pull
      * from the peer, the RTS stamp of the pull being made, and the period
      * of windowed pulls being added up. */

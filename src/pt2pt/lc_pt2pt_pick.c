@@ -203,8 +203,10 @@ static bool lc_pick_windows_slow(const lc_pick_class_t *c)
  * spaced against the lone figure (lc_pt2pt_pick_winprobe.c). */
 static bool lc_pick_windows_unmeasured(const lc_pick_class_t *c)
 {
-    /* Session 22: both of CMA's variants (lc_pick_split_learning). */
-    return c->win_bw > 0 && (!(c->pwin_bw > 0) || lc_pick_split_learning(c));
+    /* Unmeasured until a whole round of CMA periods is in (session 22,
+     * h2: a first period reads low while the window's pipeline sample
+     * drains) and both of CMA's variants are measured (lc_pick_split_learning). */
+    return c->win_bw > 0 && (!lc_pick_pwin_round(c) || lc_pick_split_learning(c));
 }
 
 /* Is this pull of a decided class timed?  A lone one always (it gives
@@ -455,11 +457,16 @@ static void lc_pick_show(const lc_peer_t *from, const lc_pick_class_t *c, uint8_
             was == LC_PICK_UNDECIDED ? "" : " (changed on newer samples)");
 }
 
-/* Decide a class again on its figures, once it has its first samples. */
+/* Decide a class again on its figures, once it has its first samples
+ * (and, for its first decision on a window figure, CMA's first round of
+ * window periods: lc_pick_pwin_round). */
 void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
 {
     if (c->n_pull < LC_PICK_SAMPLES || c->n_pipe < LC_PICK_SAMPLES) return;
     uint8_t was = c->choice;
+    /* Not before then (a class whose windows were never pulled, as a
+     * ping-pong's, decides on CMA's lone figure as before). */
+    if (was == LC_PICK_UNDECIDED && c->win_bw > 0 && c->pwin_bw > 0 && !lc_pick_pwin_round(c)) return;
     if (was != LC_PICK_UNDECIDED && c->demoted) return; /* CMA until LC_PICK_RETRY */
     c->choice = lc_pick_rule(c);
     if (c->choice == was) return;

@@ -136,6 +136,47 @@ static inline double lc_pick_cma_win(const lc_pick_class_t *c)
 {
     return c->pwin_bw > c->pull_bw ? c->pwin_bw : c->pull_bw;
 }
+/* The rate of class c's recent windows through the pipeline as a whole:
+ * bytes over time of the watch periods win_bw is the best of (win_bw
+ * when there are none).  What spaces the window probes
+ * (lc_pt2pt_pick_winprobe.c): a probe costs its whole window, and the
+ * window's first period pays the pipeline's start.
+ *
+ * Why (session 22, issue 13): at 64 KiB in the bw benchmark, quiet (real-
+ * time priority), a probe window's periods read 13-14, 15-16 and 16.1-
+ * 16.4 GB/s against CMA's 17.4-18.0; spaced by the best (16.3: 50 x
+ * (18 / 16.3 - 1) = 5) a whole window went by the pipeline every 4-5
+ * windows, 20-25 % of the timed messages, and forced, the pipeline's
+ * windows move 0.78-0.86x CMA's: ~5 % of the time where the rule meant
+ * 2 %. */
+static inline double lc_pick_win_mean(const lc_pick_class_t *c)
+{
+    double t = c->win_round_time + c->win_last_time;
+    return t > 0 ? (c->win_round_bytes + c->win_last_bytes) / t : c->win_bw;
+}
+
+/* CMA's window figure has a whole round (LC_PICK_SAMPLES periods) behind
+ * it, as the pipeline's has by the time it meets it: once CMA's windows
+ * are being timed the first decision waits for it, and until then the
+ * windows that follow a pipeline sample are pulled
+ * (lc_pick_windows_unmeasured).
+ *
+ * Why (session 22, issue 13): at 64 KiB in the bw benchmark (2 warm-up
+ * and 20 timed windows of 64), with the ranks at real-time priority to
+ * stand in for a quiet host, a trace of every window period read the
+ * pipeline's first window 2.2, 12.5, 15.5, 17.2 GB/s and, in 9 runs of
+ * 10, CMA's first period alone — 16 pulls of the next window, made while
+ * that window's lone pipeline sample was still draining — 15.0-16.2,
+ * where its later periods read 17.4-18.0.  The class decided on that one
+ * period against the best of four ("windows 17.2 (CMA 16.0): CMA alone,
+ * pipeline in a window"), sent 2-4 whole timed windows through the
+ * pipeline before newer periods turned it back, and auto moved 15-56 %
+ * of the timed messages by the pipeline (0.4 % in the run whose first
+ * CMA round was whole): auto 16.0 GB/s against forced CMA's 18.6. */
+static inline bool lc_pick_pwin_round(const lc_pick_class_t *c)
+{
+    return c->pwin_last_best > 0;
+}
 /* Is this message of class c part of a CMA window probe (a window of a
  * class whose windows take the pipeline, pulled whole)? */
 bool lc_pick_pull_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool start);

@@ -98,7 +98,7 @@ void lc_pick_pipe_start(lc_peer_t *from, lc_request_t *req, int how, double t_go
         if (req->pick_watch == LC_PICK_LAYOUT) {
             k->layout_bound++;
         } else {
-            k->watching++;
+            if (++k->watching > 1) k->watch_win = true;
             lc_pick_watch_saw(from, req->msg_size);
         }
     }
@@ -147,7 +147,11 @@ static void lc_pick_watch(lc_peer_t *from)
 {
     lc_peer_pick_t *k = &from->pick;
     double rate = k->watch_time > 0 ? k->watch_bytes / k->watch_time : HUGE_VAL;
+    /* A period of lone messages (pipeline probes) is no window's: its
+     * rate joins win_bw's rounds as before, not the mean. */
+    double bytes = k->watch_win ? k->watch_bytes : 0, time = k->watch_win ? k->watch_time : 0;
     bool mixed = k->watch_mixed;
+    k->watch_win = k->watching > 1;
     uint8_t cls = k->watch_cls;
     k->watch_msgs = 0;
     k->watch_bytes = k->watch_time = 0;
@@ -157,10 +161,15 @@ static void lc_pick_watch(lc_peer_t *from)
     lc_pick_class_t *c = &k->cls[cls - 1];
     if (rate < HUGE_VAL) {
         if (rate > c->win_round_best) c->win_round_best = rate;
+        c->win_round_bytes += bytes;
+        c->win_round_time += time;
         if (++c->win_round_n >= LC_PICK_SAMPLES) {
             c->win_last_best = c->win_round_best;
             c->win_round_best = 0;
             c->win_round_n = 0;
+            c->win_last_bytes = c->win_round_bytes;
+            c->win_last_time = c->win_round_time;
+            c->win_round_bytes = c->win_round_time = 0;
         }
         c->win_bw = c->win_round_best > c->win_last_best ? c->win_round_best : c->win_last_best;
         c->win_pull_bw = c->pull_bw; /* the window probes' yardstick (lc_pick_win_every) */

@@ -60,8 +60,11 @@ static uint32_t lc_pick_win_every(const lc_pick_class_t *c)
      * windows after the decision. */
     else if (c->pwin_bw > 0)
         pull = lc_pick_cma_win(c);
-    if (!(pull > c->win_bw)) return LC_PICK_WIN_PROBE_MIN;
-    double n = LC_PICK_PROBE_COST * (pull / c->win_bw - 1.0);
+    /* What a probe window moves: the mean of the recent watch periods
+     * (session 22), not their best (win_bw, which decides). */
+    double win = lc_pick_win_mean(c);
+    if (!(pull > win)) return LC_PICK_WIN_PROBE_MIN;
+    double n = LC_PICK_PROBE_COST * (pull / win - 1.0);
     return n < LC_PICK_WIN_PROBE_MIN ? LC_PICK_WIN_PROBE_MIN : n > LC_PICK_PROBE_MAX ? LC_PICK_PROBE_MAX : (uint32_t)n;
 }
 
@@ -89,6 +92,7 @@ bool lc_pick_win_probe(lc_peer_pick_t *k, lc_pick_class_t *c, bool win, bool sta
         k->watch_bytes = k->watch_time = 0;
         k->watch_cls = 0;
         k->watch_mixed = false;
+        k->watch_win = false;
     }
     return true;
 }

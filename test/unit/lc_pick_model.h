@@ -102,6 +102,13 @@ static double model_t;
  * pulls. */
 static double model_pick_cost[2];
 static int model_timed;
+/* Session 22 (0: off).  mix_bw: the first mix_pulls windowed pulls of a
+ * window made while one of its messages is being pipelined move at this
+ * rate (the receiver drains that message's fragments between them).
+ * ramp_bw: the first 16 (a watch period) pipelined messages of a window
+ * move at this rate (the pipeline's start, its pool filling). */
+static double mix_bw, ramp_bw;
+static int mix_pulls;
 
 static inline int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t *r, int *nt_p)
 {
@@ -129,6 +136,7 @@ static inline int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t 
                                                                          : bw;
                 model_split++;
             }
+            if ((how & LC_PICK_WIN) && mix_bw > 0 && piped > 0 && pulled < mix_pulls) bw = mix_bw;
             pull_end = go + (double)size / bw;
             bool timed = (how & (LC_PICK_SAMPLE | LC_PICK_WIN)) != 0;
             model_t += (double)size / bw + model_pick_cost[timed];
@@ -151,10 +159,11 @@ static inline int pipe_window_v(lc_peer_t *p, size_t size, int n, const rates_t 
     int v = 2 * nts > piped;
     double win_bw = r->win[v], pull_bw = r->pull;
     double per = (double)size / (piped > 1 ? win_bw : r->lone[v]), waited = pulled * (double)size / pull_bw;
-    model_t += piped * per;
     if (sampled >= 0) req[sampled].pick_t0 = lc_time_now() - (double)size / r->lone[req[sampled].pick_nt];
     for (int i = 0; i < piped; i++) {
-        p->pick.watch_since = lc_time_now() - per - (i == 0 ? waited : 0) -
+        double per_i = piped > 1 && ramp_bw > 0 && i < 16 /* a watch period */ ? (double)size / ramp_bw : per;
+        model_t += per_i;
+        p->pick.watch_since = lc_time_now() - per_i - (i == 0 ? waited : 0) -
                               (i >= stall_at && i < stall_at + 16 * stall_n && (i - stall_at) % 16 == 0 ? stall_s : 0);
         lc_pick_pipe_done(p, &req[i]);
     }

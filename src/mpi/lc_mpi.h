@@ -59,7 +59,7 @@
     } while (0)
 
 enum { LC_MPI_STATE_NONE = 0, LC_MPI_STATE_INIT, LC_MPI_STATE_FINALIZED };
-extern int lc_mpi_state; /* the runtime's, see lc_mpi_init.c */
+extern LC_HIDDEN int lc_mpi_state; /* the runtime's, see lc_mpi_init.c */
 /* Start the runtime or count one more user (MPI_Init, each session);
  * release: one user fewer, shut down after the last.  MPI error code. */
 int lc_mpi_runtime_start(void);

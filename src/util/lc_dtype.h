@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/lc_util.h"
+
 typedef enum lc_dtype_class {
     LC_DT_INVALID = 0,
     LC_DT_SIGNED,    /* C signed integers */
@@ -83,7 +85,7 @@ static inline bool lc_dtype_padded(MPI_Datatype dt)
  * low byte ii; 0 elsewhere, and everywhere until the index is built (the
  * first lc_dtype_lookup): a handle is one of them when it equals its
  * entry.  One load where lc_dtype_valid is a call and two. */
-extern uint32_t lc_dtype_sendable[256];
+extern LC_HIDDEN uint32_t lc_dtype_sendable[256];
 
 static inline bool lc_dtype_sendable_builtin(MPI_Datatype dt)
 {

@@ -60,8 +60,7 @@ int main(int argc, char **argv)
             CALLGRIND_TOGGLE_COLLECT;
             MPI_Send(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
             CALLGRIND_TOGGLE_COLLECT;
-            while (atomic_load_explicit(flag, memory_order_acquire) != i) {
-            }
+            while (atomic_load_explicit(flag, memory_order_acquire) != i) {}
             CALLGRIND_TOGGLE_COLLECT;
             MPI_Recv(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             CALLGRIND_TOGGLE_COLLECT;

@@ -116,8 +116,8 @@ static inline int lc_check_peer_args(const lc_comm_t *c, const void *buf, MPI_Co
 
 /* Out of line (lc_mpi_check.c): every check in turn, each saying what is
  * wrong — where a call goes when the fast test below does not pass. */
-int lc_check_p2p_each(const void *buf, MPI_Count count, MPI_Datatype dt, int rank, int tag, MPI_Comm comm,
-                      bool any_ok, lc_comm_t **comm_p) __attribute__((cold));
+int lc_check_p2p_each(const void *buf, MPI_Count count, MPI_Datatype dt, int rank, int tag, MPI_Comm comm, bool any_ok,
+                      lc_comm_t **comm_p) __attribute__((cold));
 
 /* The common call in one test, no call and no message: initialized, a
  * communicator found, a sendable builtin datatype, a rank of the

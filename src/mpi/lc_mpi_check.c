@@ -72,8 +72,8 @@ int lc_check_comm(MPI_Comm handle, lc_comm_t **comm_p)
     return MPI_SUCCESS;
 }
 
-int lc_check_p2p_each(const void *buf, MPI_Count count, MPI_Datatype dt, int rank, int tag, MPI_Comm comm,
-                      bool any_ok, lc_comm_t **comm_p)
+int lc_check_p2p_each(const void *buf, MPI_Count count, MPI_Datatype dt, int rank, int tag, MPI_Comm comm, bool any_ok,
+                      lc_comm_t **comm_p)
 {
     *comm_p = NULL;
     int rc = lc_check_comm(comm, comm_p);

@@ -121,7 +121,7 @@ static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t
  * messages off as another rank's; the decoders checked src >= 0), or a
  * message larger than the receive (MPI_ERR_TRUNCATE in the status). */
 static LC_NOINLINE __attribute__((cold)) void lc_deliver_odd(lc_request_t *req, lc_peer_t *from, int src, int tag,
-                                                            size_t size)
+                                                             size_t size)
 {
     const lc_comm_t *comm = req->comm;
     if ((unsigned)src >= (unsigned)comm->peer_count || comm->peers[src] != from)
@@ -170,9 +170,8 @@ LC_INLINE void lc_deliver_eager(lc_request_t *req, lc_peer_t *from, int src, int
  * block list of `nblocks` entries; `t_rts` when the RTS left the sender
  * (lc_time_now() on the same kernel), for a message matched on arrival
  * from a calibrating peer, else 0. */
-static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags,
-                       uint32_t sreq, size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data,
-                       double t_rts)
+static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags, uint32_t sreq,
+                       size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data, double t_rts)
 {
     if (kind == LC_PKT_EAGER) {
         lc_deliver_eager(req, from, src, tag, flags, sreq, size, data);

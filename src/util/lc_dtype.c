@@ -95,8 +95,8 @@ static void lc_dtype_build_index(void)
         if ((h & 0xffff0000u) == 0x4c000000u) {
             lc_dtype_by_low_byte[h & 0xff] = &lc_dtype_table[i];
             if (lc_dtype_table[i].cls != LC_DT_MARKER && ((h >> 8) & 0xff) != 0) lc_dtype_sendable[h & 0xff] = h;
-        }
-        else if ((h & 0xfffffff8u) == 0x8c000000u) lc_dtype_pairs[h & 7] = &lc_dtype_table[i];
+        } else if ((h & 0xfffffff8u) == 0x8c000000u)
+            lc_dtype_pairs[h & 7] = &lc_dtype_table[i];
     }
     lc_dtype_indexed = 1;
 }

@@ -116,7 +116,7 @@ LC_INLINE int lc_shm_try_send(lc_peer_t *peer, const lc_pkt_hdr_t *hdr, const vo
     cell->hdr.len = (uint32_t)(prelen + datalen);
     char *payload = (char *)cell + LC_SHM_CELL_HDR;
     if (prelen) memcpy(payload, pre, prelen);
-    if (datalen) memcpy(payload + prelen, data, datalen);
+    if (datalen) lc_copy_short(payload + prelen, data, datalen);
     /* Release: header and payload are visible before the receiver sees
      * the new sequence number. */
     atomic_store_explicit(&cell->seq, pos + 1, memory_order_release);

@@ -72,6 +72,19 @@ int lc_check_comm(MPI_Comm handle, lc_comm_t **comm_p)
     return MPI_SUCCESS;
 }
 
+int lc_check_p2p_each(const void *buf, MPI_Count count, MPI_Datatype dt, int rank, int tag, MPI_Comm comm, bool any_ok,
+                      lc_comm_t **comm_p)
+{
+    *comm_p = NULL;
+    int rc = lc_check_comm(comm, comm_p);
+    if (!rc) rc = lc_check_count(count);
+    if (!rc) rc = lc_check_dtype(dt);
+    if (!rc) rc = lc_check_rank(*comm_p, rank, any_ok);
+    if (!rc) rc = lc_check_tag(tag, any_ok);
+    if (!rc) rc = lc_check_buf(buf, count, dt);
+    return rc;
+}
+
 int lc_check_count(MPI_Count count)
 {
     if (lc_unlikely(count < 0)) return lc_error(MPI_ERR_COUNT, "count %lld is negative", (long long)count);

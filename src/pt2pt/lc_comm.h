@@ -155,7 +155,7 @@ void lc_comm_ctx_reset(void);
 
 /* Handle -> object; NULL for MPI_COMM_NULL, freed or invalid handles. */
 lc_comm_t *lc_comm_lookup_slow(MPI_Comm handle);
-extern lc_comm_t *lc_comm_builtin[2];
+extern LC_HIDDEN lc_comm_t *lc_comm_builtin[2];
 
 static inline lc_comm_t *lc_comm_lookup(MPI_Comm handle)
 {

@@ -116,47 +116,68 @@ static inline uint32_t lc_req_ctx(const lc_request_t *req)
 static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t flags, uint32_t sreq, size_t size,
                             size_t n, uint64_t addr, uint64_t key, uint32_t nblocks, double t_rts);
 
+/* What is wrong with a matched message, out of line: a source that is
+ * not its channel's rank in the communicator (a peer cannot pass its
+ * messages off as another rank's; the decoders checked src >= 0), or a
+ * message larger than the receive (MPI_ERR_TRUNCATE in the status). */
+static LC_NOINLINE __attribute__((cold)) void lc_deliver_odd(lc_request_t *req, lc_peer_t *from, int src, int tag,
+                                                             size_t size)
+{
+    const lc_comm_t *comm = req->comm;
+    if ((unsigned)src >= (unsigned)comm->peer_count || comm->peers[src] != from)
+        lc_peer_fault(from, "a message on context %#x claims to come from rank %d of a communicator of %d ranks",
+                      lc_req_ctx(req), src, comm->peer_count);
+    if (size > req->bytes)
+        req->st_error = lc_error(MPI_ERR_TRUNCATE,
+                                 "message of %zu bytes from rank %d (tag %d) is larger than the receive "
+                                 "buffer (%zu bytes); post a larger receive",
+                                 size, src, tag, req->bytes);
+}
+
+/* Every delivery's start: the checks, the status; the bytes to place. */
+LC_INLINE size_t lc_deliver_status(lc_request_t *req, lc_peer_t *from, int src, int tag, size_t size)
+{
+    const lc_comm_t *comm = req->comm;
+    if (lc_unlikely((unsigned)src >= (unsigned)comm->peer_count || comm->peers[src] != from || size > req->bytes))
+        lc_deliver_odd(req, from, src, tag, size);
+    req->peer = from;
+    req->st_source = src;
+    req->st_tag = tag;
+    req->msg_size = size;
+    size_t n = size > req->bytes ? req->bytes : size;
+    req->st_bytes = n;
+    return n;
+}
+
+/* An eager message's delivery, inline in the matching of an arrived
+ * packet (the 8 B round trip's path) and in lc_deliver. */
+LC_INLINE void lc_deliver_eager(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t flags, uint32_t sreq,
+                                size_t size, const void *data)
+{
+    size_t n = lc_deliver_status(req, from, src, tag, size);
+    if (n) {
+        if (lc_likely(!req->rcur))
+            lc_copy_short(req->buf, data, n);
+        else
+            lc_dt_cursor_unpack(req->rcur, data, n);
+    }
+    if (lc_unlikely(flags & LC_PKT_FLAG_SYNC)) lc_pt2pt_send_ctl(from, LC_PKT_ACK, sreq, 0);
+    lc_request_complete(req);
+}
+
 /* The one delivery routine: `data` is the eager payload (EAGER); `addr`
  * and `key` name the sender's buffer (RTS), or with LC_PKT_FLAG_LIST its
  * block list of `nblocks` entries; `t_rts` when the RTS left the sender
  * (lc_time_now() on the same kernel), for a message matched on arrival
  * from a calibrating peer, else 0. */
-static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags,
-                       uint32_t sreq, size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data,
-                       double t_rts)
+static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uint8_t kind, uint8_t flags, uint32_t sreq,
+                       size_t size, uint64_t addr, uint64_t key, uint32_t nblocks, const void *data, double t_rts)
 {
-    /* The rank a message claims to come from is the rank of its channel's
-     * peer in the communicator that matched it: a peer cannot pass its
-     * messages off as another rank's (the decoders checked src >= 0). */
-    const lc_comm_t *comm = req->comm;
-    if (lc_unlikely((unsigned)src >= (unsigned)comm->peer_count || comm->peers[src] != from))
-        lc_peer_fault(from, "a message on context %#x claims to come from rank %d of a communicator of %d ranks",
-                      lc_req_ctx(req), src, comm->peer_count);
-    req->peer = from;
-    req->st_source = src;
-    req->st_tag = tag;
-    req->msg_size = size;
-    size_t n = size;
-    if (lc_unlikely(size > req->bytes)) {
-        n = req->bytes;
-        req->st_error = lc_error(MPI_ERR_TRUNCATE,
-                                 "message of %zu bytes from rank %d (tag %d) is larger than the receive "
-                                 "buffer (%zu bytes); post a larger receive",
-                                 size, src, tag, req->bytes);
-    }
-    req->st_bytes = n;
-
     if (kind == LC_PKT_EAGER) {
-        if (n) {
-            if (lc_likely(!req->rcur))
-                memcpy(req->buf, data, n);
-            else
-                lc_dt_cursor_unpack(req->rcur, data, n);
-        }
-        if (flags & LC_PKT_FLAG_SYNC) lc_pt2pt_send_ctl(from, LC_PKT_ACK, sreq, 0);
-        lc_request_complete(req);
+        lc_deliver_eager(req, from, src, tag, flags, sreq, size, data);
         return;
     }
+    size_t n = lc_deliver_status(req, from, src, tag, size);
     /* MPI_THREAD_MULTIPLE: the peer's protocol pick (`from->pick`, its
      * calibration samples) is the peer's receive side's state: a ring's
      * drain holds rx_lock already (recursive); a receive that matched an
@@ -265,8 +286,7 @@ LC_INLINE void lc_on_message_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
         req->state = LC_ST_NEW;
         lc_mq_unlock(q, held);
         if (hdr->kind == LC_PKT_EAGER) {
-            lc_deliver(req, from, hdr->src, hdr->tag, LC_PKT_EAGER, hdr->flags, hdr->sreq, hdr->len, 0, 0, 0,
-                       payload, 0);
+            lc_deliver_eager(req, from, hdr->src, hdr->tag, hdr->flags, hdr->sreq, hdr->len, payload);
         } else {
             lc_pkt_rts_t rts;
             memcpy(&rts, payload, sizeof(rts));

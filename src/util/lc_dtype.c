@@ -86,13 +86,17 @@ static const lc_dtype_info_t lc_dtype_table[] = {
 static const lc_dtype_info_t *lc_dtype_by_low_byte[256];
 static const lc_dtype_info_t *lc_dtype_pairs[8];
 static int lc_dtype_indexed;
+uint32_t lc_dtype_sendable[256];
 
 static void lc_dtype_build_index(void)
 {
     for (size_t i = 0; i < LC_ARRAY_SIZE(lc_dtype_table); i++) {
         unsigned h = (unsigned)lc_dtype_table[i].handle;
-        if ((h & 0xffff0000u) == 0x4c000000u) lc_dtype_by_low_byte[h & 0xff] = &lc_dtype_table[i];
-        else if ((h & 0xfffffff8u) == 0x8c000000u) lc_dtype_pairs[h & 7] = &lc_dtype_table[i];
+        if ((h & 0xffff0000u) == 0x4c000000u) {
+            lc_dtype_by_low_byte[h & 0xff] = &lc_dtype_table[i];
+            if (lc_dtype_table[i].cls != LC_DT_MARKER && ((h >> 8) & 0xff) != 0) lc_dtype_sendable[h & 0xff] = h;
+        } else if ((h & 0xfffffff8u) == 0x8c000000u)
+            lc_dtype_pairs[h & 7] = &lc_dtype_table[i];
     }
     lc_dtype_indexed = 1;
 }

@@ -160,8 +160,7 @@ int lc_part_free(lc_request_t *preq);
 int lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p);
 /* The same among the messages already arrived, without a progress pass
  * (for work done inside one: lc_progress_hook). */
-int lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
-                            lc_request_t **msg_p);
+int lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p);
 /* Receive a message dequeued by Mprobe; `msg` is consumed. */
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p);
 /* Receive the message Mprobe dequeued (`msg`, consumed) into req, a

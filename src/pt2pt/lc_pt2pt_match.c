@@ -506,8 +506,7 @@ int lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status 
     return lc_pt2pt_iprobe_arrived(source, tag, comm, flag, status, msg_p);
 }
 
-int lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
-                            lc_request_t **msg_p)
+int lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p)
 {
     uint32_t ctx = comm->ctx + LC_CTX_PT2PT;
     lc_match_queues_t *q = lc_match_queues(ctx);

@@ -180,9 +180,8 @@ int lc_rma_answer_prepare(lc_rma_win_t *win, int source, size_t bytes, char **re
     /* The send request too, in case the answer cannot go straight into
      * the ring: after applying nothing may fail.  Its buffer, length and
      * destination are set when it is used (lc_rma_answer_send). */
-    if (!win->ans_req &&
-        !(win->ans_req =
-              lc_pt2pt_send_request(NULL, 0, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD)))
+    if (!win->ans_req && !(win->ans_req = lc_pt2pt_send_request(NULL, 0, source, LC_RMA_TAG_RESP, win->comm,
+                                                                LC_CTX_PT2PT, LC_MODE_STANDARD)))
         return lc_error(MPI_ERR_NO_MEM, "cannot allocate the send request answering a one-sided request of rank %d",
                         source);
     if (bytes > win->ans_cap) {

@@ -127,7 +127,7 @@ static int lc_rma_apply_pair_blocks(lc_rma_win_t *win, char *base, uint64_t disp
 }
 
 int lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
-                         const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
+                        const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
 {
     if ((kind == LC_RMA_ACC || kind == LC_RMA_GACC) && lc_dtype_padded(dt))
         return lc_rma_apply_pair_blocks(win, base, disp, kind, dt, op, blk, n, origin, result);

@@ -310,7 +310,7 @@ bool lc_rma_blocks_valid(lc_rma_win_t *win, uint64_t disp, const lc_rma_blk_t *b
  * caller holds whatever makes it atomic.  MPI_ERR_NO_MEM (nothing
  * applied) when a pair's gather buffer cannot be had. */
 int lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
-                         const lc_rma_blk_t *blk, size_t n, const char *origin, char *result);
+                        const lc_rma_blk_t *blk, size_t n, const char *origin, char *result);
 
 /* Packed elements (lc_rma_pairs.c).  Bytes of one element of the
  * predefined type dt in the datatype layer's packed form (MPI_Type_size:

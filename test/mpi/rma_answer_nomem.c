@@ -27,8 +27,8 @@
 
 #include <time.h>
 
-#define NL 2048          /* longs of phase A: 16 KiB */
-#define NB 4096          /* longs of phase B: 32 KiB */
+#define NL 2048         /* longs of phase A: 16 KiB */
+#define NB 4096         /* longs of phase B: 32 KiB */
 #define MAX_REQS 200000 /* more than the pool could hold without growing */
 
 static int cls(int rc)
@@ -100,8 +100,7 @@ static void origin(MPI_Win win, long *buf, long *res)
     int rc = MPI_Wait(&req[0], MPI_STATUS_IGNORE);
     LC_CHECK(cls(rc) == MPI_ERR_NO_MEM, "phase A: MPI_Rget returned %s, not MPI_ERR_NO_MEM", lc_err_str(rc));
     rc = MPI_Wait(&req[1], MPI_STATUS_IGNORE);
-    LC_CHECK(cls(rc) == MPI_ERR_NO_MEM, "phase A: MPI_Rget_accumulate returned %s, not MPI_ERR_NO_MEM",
-             lc_err_str(rc));
+    LC_CHECK(cls(rc) == MPI_ERR_NO_MEM, "phase A: MPI_Rget_accumulate returned %s, not MPI_ERR_NO_MEM", lc_err_str(rc));
     for (int i = 0; i < NL; i++) {
         LC_CHECK(buf[i] == -1, "phase A: the failed get wrote element %d (%ld)", i, buf[i]);
         LC_CHECK(res[i] == -1, "phase A: the failed get_accumulate wrote element %d (%ld)", i, res[i]);

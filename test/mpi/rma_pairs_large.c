@@ -18,16 +18,34 @@
 #include <stddef.h>
 
 enum { K_FLOAT, K_DOUBLE, K_LONG, K_SHORT, K_LDOUBLE, K_INT, NK };
-static const MPI_Datatype ptype[NK] = { MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+static const MPI_Datatype ptype[NK] = { MPI_FLOAT_INT, MPI_DOUBLE_INT,      MPI_LONG_INT,
                                         MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INT };
 static const char *pname[NK] = { "FLOAT_INT", "DOUBLE_INT", "LONG_INT", "SHORT_INT", "LONG_DOUBLE_INT", "2INT" };
-typedef struct { float v; int i; } p_float;
-typedef struct { double v; int i; } p_double;
-typedef struct { long v; int i; } p_long;
-typedef struct { short v; int i; } p_short;
-typedef struct { long double v; int i; } p_ldouble;
-typedef struct { int v; int i; } p_int;
-static const size_t pext[NK] = { sizeof(p_float), sizeof(p_double), sizeof(p_long),
+typedef struct {
+    float v;
+    int i;
+} p_float;
+typedef struct {
+    double v;
+    int i;
+} p_double;
+typedef struct {
+    long v;
+    int i;
+} p_long;
+typedef struct {
+    short v;
+    int i;
+} p_short;
+typedef struct {
+    long double v;
+    int i;
+} p_ldouble;
+typedef struct {
+    int v;
+    int i;
+} p_int;
+static const size_t pext[NK] = { sizeof(p_float), sizeof(p_double),  sizeof(p_long),
                                  sizeof(p_short), sizeof(p_ldouble), sizeof(p_int) };
 
 #define NMAX 4096
@@ -38,24 +56,60 @@ static const int sizes[] = { 1, 2, 17, 31, 32, 33, 64, 100, 255, 256, 257, 1000,
 static void set(int k, char *p, long v, int i)
 {
     switch (k) {
-    case K_FLOAT: ((p_float *)p)->v = (float)v; ((p_float *)p)->i = i; break;
-    case K_DOUBLE: ((p_double *)p)->v = (double)v; ((p_double *)p)->i = i; break;
-    case K_LONG: ((p_long *)p)->v = v; ((p_long *)p)->i = i; break;
-    case K_SHORT: ((p_short *)p)->v = (short)v; ((p_short *)p)->i = i; break;
-    case K_LDOUBLE: ((p_ldouble *)p)->v = (long double)v; ((p_ldouble *)p)->i = i; break;
-    default: ((p_int *)p)->v = (int)v; ((p_int *)p)->i = i; break;
+    case K_FLOAT:
+        ((p_float *)p)->v = (float)v;
+        ((p_float *)p)->i = i;
+        break;
+    case K_DOUBLE:
+        ((p_double *)p)->v = (double)v;
+        ((p_double *)p)->i = i;
+        break;
+    case K_LONG:
+        ((p_long *)p)->v = v;
+        ((p_long *)p)->i = i;
+        break;
+    case K_SHORT:
+        ((p_short *)p)->v = (short)v;
+        ((p_short *)p)->i = i;
+        break;
+    case K_LDOUBLE:
+        ((p_ldouble *)p)->v = (long double)v;
+        ((p_ldouble *)p)->i = i;
+        break;
+    default:
+        ((p_int *)p)->v = (int)v;
+        ((p_int *)p)->i = i;
+        break;
     }
 }
 
 static void get(int k, const char *p, long *v, int *i)
 {
     switch (k) {
-    case K_FLOAT: *v = (long)((const p_float *)p)->v; *i = ((const p_float *)p)->i; break;
-    case K_DOUBLE: *v = (long)((const p_double *)p)->v; *i = ((const p_double *)p)->i; break;
-    case K_LONG: *v = ((const p_long *)p)->v; *i = ((const p_long *)p)->i; break;
-    case K_SHORT: *v = ((const p_short *)p)->v; *i = ((const p_short *)p)->i; break;
-    case K_LDOUBLE: *v = (long)((const p_ldouble *)p)->v; *i = ((const p_ldouble *)p)->i; break;
-    default: *v = ((const p_int *)p)->v; *i = ((const p_int *)p)->i; break;
+    case K_FLOAT:
+        *v = (long)((const p_float *)p)->v;
+        *i = ((const p_float *)p)->i;
+        break;
+    case K_DOUBLE:
+        *v = (long)((const p_double *)p)->v;
+        *i = ((const p_double *)p)->i;
+        break;
+    case K_LONG:
+        *v = ((const p_long *)p)->v;
+        *i = ((const p_long *)p)->i;
+        break;
+    case K_SHORT:
+        *v = ((const p_short *)p)->v;
+        *i = ((const p_short *)p)->i;
+        break;
+    case K_LDOUBLE:
+        *v = (long)((const p_ldouble *)p)->v;
+        *i = ((const p_ldouble *)p)->i;
+        break;
+    default:
+        *v = ((const p_int *)p)->v;
+        *i = ((const p_int *)p)->i;
+        break;
     }
 }
 
@@ -119,7 +173,8 @@ static void one(MPI_Win win, MPI_Aint base, int k, int n, int vec, MPI_Op op, in
         LC_MPI(MPI_Reduce_local(org, gath, n, t, op));
     for (int j = 0; j < n; j++) memcpy(want + (size_t)(vec ? 2 * j : j) * e, gath + j * e, e);
     char what[96];
-    snprintf(what, sizeof what, "%s %s %s", gacc ? "Get_accumulate" : "Accumulate", opname, vec ? "vector" : "predefined");
+    snprintf(what, sizeof what, "%s %s %s", gacc ? "Get_accumulate" : "Accumulate", opname,
+             vec ? "vector" : "predefined");
     check(k, n, what, back, want, span);
     if (gacc) {
         for (int j = 0; j < n; j++) memcpy(gath + j * e, init + (size_t)(vec ? 2 * j : j) * e, e);

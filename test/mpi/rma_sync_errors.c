@@ -25,10 +25,10 @@ static int cls(int rc)
     return c;
 }
 
-#define SYNC(call, what)                                                                                     \
-    do {                                                                                                     \
-        int rc_ = (call);                                                                                    \
-        LC_CHECK(cls(rc_) == MPI_ERR_RMA_SYNC, "%s returned %s, not MPI_ERR_RMA_SYNC", what, lc_err_str(rc_)); \
+#define SYNC(call, what)                                                                                               \
+    do {                                                                                                               \
+        int rc_ = (call);                                                                                              \
+        LC_CHECK(cls(rc_) == MPI_ERR_RMA_SYNC, "%s returned %s, not MPI_ERR_RMA_SYNC", what, lc_err_str(rc_));         \
     } while (0)
 
 static void flushes_refused(MPI_Win win, int target, const char *when)

@@ -412,7 +412,8 @@ static int lc_rma_serve(lc_rma_win_t *win, int source, const char *msg, size_t l
         /* The origin checks its epochs, so only a peer's bogus packet or
          * the undo of a lock_all that failed half-way (lc_rma_lock_all)
          * comes here: the holders keep what they hold. */
-        lc_log_warn("one-sided unlock from rank %d, which holds no lock on this rank: not applied", source);
+        if (!(pkt.flags & LC_RMA_F_UNDO))
+            lc_log_warn("one-sided unlock from rank %d, which holds no lock on this rank: not applied", source);
         return lc_rma_answer_fail(win, source, MPI_ERR_RMA_SYNC);
     }
     if (pkt.kind == LC_RMA_UNLOCK) {

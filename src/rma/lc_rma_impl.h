@@ -57,6 +57,9 @@ typedef struct lc_rma_pkt {
  * its own (tag DATA), which the target receives straight into window
  * memory (lc_rma_am_put_stream). */
 #define LC_RMA_F_STREAM 1u
+/* An UNLOCK undoing a failed MPI_Win_lock_all (lc_rma_sync.c): a target
+ * that granted nothing answers it as failed without a warning. */
+#define LC_RMA_F_UNDO 2u
 
 /* One block of a derived target type: `len` bytes at `off` from the
  * operation's displacement (off may be negative: a type's lb). */

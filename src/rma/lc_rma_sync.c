@@ -177,7 +177,7 @@ static int lc_rma_lock_all_undo(lc_rma_win_t *win, int err)
     /* Every grant (or failure) first: a target answers in arrival order,
      * and a lock still queued there would be answered after our unlock. */
     (void)lc_rma_am_flush(win, -1);
-    lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK };
+    lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK, .flags = LC_RMA_F_UNDO };
     for (int r = 0; r < win->comm->size; r++)
         if (r != me) (void)lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
     if (win->holds[me]) lc_rma_am_unlock_local(win, me);

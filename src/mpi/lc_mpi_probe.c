@@ -76,7 +76,7 @@ LC_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Messa
         return MPI_SUCCESS;
     }
     lc_request_t *msg = NULL;
-    lc_pt2pt_iprobe(source, tag, c, flag, status, &msg);
+    LC_TRY(lc_pt2pt_iprobe(source, tag, c, flag, status, &msg));
     if (*flag) {
         lc_request_hold_comm(msg);
         *message = (MPI_Message)lc_request_handle(msg);

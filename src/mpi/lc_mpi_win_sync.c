@@ -187,7 +187,7 @@ static int lc_win_flush(const char *func, int rank, bool all, MPI_Win win)
         if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
         LC_TRY(lc_check_rank(w->comm, rank, false));
     }
-    LC_TRY(lc_rma_flush(w->rma, all ? -1 : rank));
+    LC_TRY(lc_rma_flush_user(w->rma, all ? -1 : rank));
     return MPI_SUCCESS;
 err:
     return lc_mpi_win_error(w, func, rc);

@@ -156,15 +156,17 @@ int lc_part_arrived(lc_request_t *preq, int partition, int *flag);
 int lc_part_free(lc_request_t *preq);
 
 /* Look for a matching unexpected message.  With `msg_p` set, a match is
- * dequeued into a LC_REQ_MESSAGE request (Mprobe). */
-void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
-                     lc_request_t **msg_p);
+ * dequeued into a LC_REQ_MESSAGE request (Mprobe); MPI_ERR_NO_MEM (flag
+ * 0, the message left queued) when that request cannot be had. */
+int lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p);
 /* The same among the messages already arrived, without a progress pass
  * (for work done inside one: lc_progress_hook). */
-void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
-                             lc_request_t **msg_p);
+int lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p);
 /* Receive a message dequeued by Mprobe; `msg` is consumed. */
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p);
+/* Receive the message Mprobe dequeued (`msg`, consumed) into req, a
+ * receive request taken beforehand (lc_pt2pt_recv_request): cannot fail. */
+void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
 
 /* ---- active messages (lc_pt2pt_am.c) ------------------------------------------
  * Packets on `comm`'s context `ctx_kind` with tag `tag` go to fn as they

@@ -91,8 +91,6 @@ void lc_pt2pt_match_multiple(void);
  * packets on such a context. */
 void lc_pt2pt_match_am(uint32_t ctx, int d);
 void lc_pt2pt_send_multiple(void);
-/* Receive the message Mprobe dequeued (`msg`, consumed) into req. */
-void lc_pt2pt_imrecv_post(lc_request_t *req, lc_request_t *msg);
 /* CMA or pipeline for one rendezvous message (lc_pt2pt_pick.c).  Bit 0:
  * pull; LC_PICK_SAMPLE: time it as a calibration sample; LC_PICK_NT (a
  * pipeline only): its fragments written with non-temporal stores, which

@@ -532,15 +532,13 @@ int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
     return lc_pt2pt_wait_release(req, status);
 }
 
-void lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
-                     lc_request_t **msg_p)
+int lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p)
 {
     lc_progress();
-    lc_pt2pt_iprobe_arrived(source, tag, comm, flag, status, msg_p);
+    return lc_pt2pt_iprobe_arrived(source, tag, comm, flag, status, msg_p);
 }
 
-void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status,
-                             lc_request_t **msg_p)
+int lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p)
 {
     uint32_t ctx = comm->ctx + LC_CTX_PT2PT;
     lc_match_queues_t *q = lc_match_queues(ctx);
@@ -552,7 +550,11 @@ void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MP
         if (msg_p) {
             /* The pool's lock nests inside the queue's (it takes no other). */
             lc_request_t *msg = lc_request_alloc(LC_REQ_MESSAGE);
-            if (!msg) lc_fatal("out of memory allocating an MPI_Message");
+            if (!msg) { /* the message stays where it is, for a later probe */
+                lc_mq_unlock(q, held);
+                *flag = 0;
+                return lc_error(MPI_ERR_NO_MEM, "cannot allocate the MPI_Message of a probed message");
+            }
             lc_unexp_unlink(u);
             msg->msg = u;
             msg->comm = comm;
@@ -560,6 +562,7 @@ void lc_pt2pt_iprobe_arrived(int source, int tag, lc_comm_t *comm, int *flag, MP
         }
     }
     lc_mq_unlock(q, held);
+    return MPI_SUCCESS;
 }
 
 int lc_pt2pt_imrecv(void *buf, size_t bytes, lc_request_t *msg, lc_request_t **req_p)

@@ -123,6 +123,9 @@ int lc_rma_lock_all(lc_rma_win_t *win);
 int lc_rma_unlock_all(lc_rma_win_t *win);
 /* Complete every operation to `target` (-1: all targets) at the target. */
 int lc_rma_flush(lc_rma_win_t *win, int target);
+/* MPI_Win_flush*: the same, only inside a passive-target epoch (of
+ * `target`, or for -1 of any target): else MPI_ERR_RMA_SYNC. */
+int lc_rma_flush_user(lc_rma_win_t *win, int target);
 void lc_rma_sync(lc_rma_win_t *win);
 /* PSCW: `ranks` are ranks of the window's communicator. */
 int lc_rma_post(lc_rma_win_t *win, int n, const int *ranks);

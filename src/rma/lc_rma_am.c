@@ -223,6 +223,7 @@ bool lc_rma_am_try_lock(lc_rma_win_t *win, int source, int exclusive)
         win->lock_excl = source + 1;
     else
         win->lock_shared++;
+    win->holds[source] = exclusive ? 2 : 1;
     return true;
 }
 
@@ -244,10 +245,11 @@ static void lc_rma_grant_waiters(lc_rma_win_t *win)
 
 static void lc_rma_unlock_state(lc_rma_win_t *win, int source)
 {
-    if (win->lock_excl == source + 1)
+    if (win->holds[source] == 2 && win->lock_excl == source + 1)
         win->lock_excl = 0;
-    else if (win->lock_shared > 0)
+    else if (win->holds[source] == 1 && win->lock_shared > 0)
         win->lock_shared--;
+    win->holds[source] = 0;
 }
 
 void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
@@ -341,9 +343,12 @@ static int lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t *
     if (fetch && bytes) memset(result, 0, bytes);
     if (!why) {
         const char *payload = data + desc;
-        if (pkt->nblocks)
-            lc_rma_apply_blocks(win, NULL, pkt->disp, pkt->kind, pkt->dt, pkt->op, blk, pkt->nblocks, payload, result);
-        else
+        if (pkt->nblocks) {
+            /* (no memory to gather pairs: nothing applied, answered FAIL) */
+            if (lc_rma_apply_blocks(win, NULL, pkt->disp, pkt->kind, pkt->dt, pkt->op, blk, pkt->nblocks, payload,
+                                    result) != MPI_SUCCESS)
+                return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM);
+        } else
             lc_rma_apply(pkt->kind, pkt->dt, pkt->op, pkt->count, at, payload, payload + bytes, result);
     }
     lc_rma_answer_send(win, source, result, fetch ? bytes : 0);
@@ -402,6 +407,14 @@ static int lc_rma_serve(lc_rma_win_t *win, int source, const char *msg, size_t l
             lc_list_push_back(&win->waiters, &w->link);
         }
         return MPI_SUCCESS;
+    }
+    if (pkt.kind == LC_RMA_UNLOCK && !win->holds[source]) {
+        /* The origin checks its epochs, so only a peer's bogus packet or
+         * the undo of a lock_all that failed half-way (lc_rma_lock_all)
+         * comes here: the holders keep what they hold. */
+        if (!(pkt.flags & LC_RMA_F_UNDO))
+            lc_log_warn("one-sided unlock from rank %d, which holds no lock on this rank: not applied", source);
+        return lc_rma_answer_fail(win, source, MPI_ERR_RMA_SYNC);
     }
     if (pkt.kind == LC_RMA_UNLOCK) {
         /* Never failed (the origin's epoch ends whatever it hears, and it
@@ -465,8 +478,11 @@ static bool lc_rma_on_req(void *arg, int src, bool eager, const void *payload, s
 }
 
 /* Move every arrived request into the queue: how many.  One that cannot
- * have its memory now stays where it is (and every later one behind it)
- * until a later pass. */
+ * have its memory now (its buffer, its receive request, the message's
+ * MPI_Message) stays where it is, and every later one behind it, until a
+ * later pass: everything is taken before the message is dequeued, so no
+ * failure leaves a message half taken (before, a receive request that
+ * could not be had ended the job). */
 static int lc_rma_take_arrived(lc_rma_win_t *win)
 {
     int events = 0;
@@ -478,21 +494,19 @@ static int lc_rma_take_arrived(lc_rma_win_t *win)
         size_t len = (size_t)(uint32_t)st.count_lo | ((size_t)((unsigned)st.count_hi_and_cancelled >> 1) << 32);
         lc_rma_in_t *in = malloc(sizeof *in);
         char *buf = malloc(len ? len : 1);
-        if (!in || !buf) {
+        lc_request_t *req = in && buf ? lc_pt2pt_recv_request(buf, len, NULL, NULL) : NULL;
+        /* The same message: the first of its kind, and only this thread
+         * (the section's holder) takes them. */
+        lc_request_t *msg = NULL;
+        if (req) lc_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, &msg);
+        if (!msg) {
+            if (req) lc_request_release(req);
             free(in);
             free(buf);
             break;
         }
-        /* The same message: the first of its kind, and only this thread
-         * (the section's holder) takes them. */
-        lc_request_t *msg = NULL;
-        lc_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, LC_RMA_TAG_REQ, win->comm, &flag, &st, &msg);
-        in->buf = buf;
-        in->len = len;
-        in->source = st.MPI_SOURCE;
-        in->streaming = false;
-        if (lc_pt2pt_imrecv(buf, len, msg, &in->req) != MPI_SUCCESS)
-            lc_fatal("cannot receive a one-sided request from rank %d", st.MPI_SOURCE);
+        *in = (lc_rma_in_t){ .req = req, .buf = buf, .len = len, .source = st.MPI_SOURCE, .streaming = false };
+        lc_pt2pt_imrecv_post(req, msg);
         lc_list_push_back(&win->inq, &in->link);
         events++;
     }

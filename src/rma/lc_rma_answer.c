@@ -177,6 +177,13 @@ int lc_rma_answer_prepare(lc_rma_win_t *win, int source, size_t bytes, char **re
     if (source == win->comm->rank) return MPI_SUCCESS; /* our own lock: nothing is sent */
     int rc = lc_rma_outq_reserve(win, -2, 1);
     if (rc != MPI_SUCCESS) return rc;
+    /* The send request too, in case the answer cannot go straight into
+     * the ring: after applying nothing may fail.  Its buffer, length and
+     * destination are set when it is used (lc_rma_answer_send). */
+    if (!win->ans_req && !(win->ans_req = lc_pt2pt_send_request(NULL, 0, source, LC_RMA_TAG_RESP, win->comm,
+                                                                LC_CTX_PT2PT, LC_MODE_STANDARD)))
+        return lc_error(MPI_ERR_NO_MEM, "cannot allocate the send request answering a one-sided request of rank %d",
+                        source);
     if (bytes > win->ans_cap) {
         /* Grown, not shrunk: the results of one window are alike. */
         char *b = malloc(bytes);
@@ -207,10 +214,13 @@ void lc_rma_answer_send(lc_rma_win_t *win, int source, const void *data, size_t 
      * completes (only an erroneous program, a conflicting put or local
      * store before its next synchronisation, could tell). */
     void *own = bytes && data == win->ans_buf ? win->ans_buf : NULL;
-    lc_request_t *req;
-    if (lc_pt2pt_isend(data, bytes, source, LC_RMA_TAG_RESP, win->comm, LC_CTX_PT2PT, LC_MODE_STANDARD, &req) !=
-        MPI_SUCCESS)
-        lc_fatal("cannot allocate the request answering a one-sided request from rank %d", source);
+    lc_request_t *req = win->ans_req; /* taken by lc_rma_answer_prepare */
+    if (!req) lc_fatal("a one-sided answer to rank %d was not prepared", source);
+    win->ans_req = NULL;
+    req->buf = (void *)data;
+    req->bytes = bytes;
+    req->rank = source;
+    lc_pt2pt_send_start(req);
     if (own) {
         win->ans_buf = NULL;
         win->ans_cap = 0;

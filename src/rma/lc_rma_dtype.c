@@ -96,14 +96,18 @@ static char *lc_rma_blk_at(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_
 /* A padded pair's accumulate: its blocks may split elements (the value
  * and the index of MPI_SHORT_INT are two blocks), so the elements are
  * gathered into their packed form, combined at once and scattered back. */
-static void lc_rma_apply_pair_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt,
-                                     MPI_Op op, const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
+static int lc_rma_apply_pair_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt,
+                                    MPI_Op op, const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
 {
     size_t bytes = 0, pos = 0;
     for (size_t i = 0; i < n; i++) bytes += (size_t)blk[i].len;
     char stackbuf[256];
     char *tmp = bytes <= sizeof stackbuf ? stackbuf : malloc(bytes);
-    if (!tmp) lc_fatal("out of memory applying a one-sided accumulate (%zu bytes)", bytes);
+    /* Before anything is touched: failing here applies nothing (before,
+     * lc_fatal ended the job, at the target for a peer's request). */
+    if (!tmp)
+        return lc_error(MPI_ERR_NO_MEM, "out of memory gathering the %zu bytes of a one-sided accumulate on pairs",
+                        bytes);
     for (size_t i = 0; i < n; pos += (size_t)blk[i].len, i++) {
         lc_rma_blk_t b;
         memcpy(&b, &blk[i], sizeof b);
@@ -119,15 +123,14 @@ static void lc_rma_apply_pair_blocks(lc_rma_win_t *win, char *base, uint64_t dis
         }
     }
     if (tmp != stackbuf) free(tmp);
+    return MPI_SUCCESS;
 }
 
-void lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
-                         const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
+int lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
+                        const lc_rma_blk_t *blk, size_t n, const char *origin, char *result)
 {
-    if ((kind == LC_RMA_ACC || kind == LC_RMA_GACC) && lc_dtype_padded(dt)) {
-        lc_rma_apply_pair_blocks(win, base, disp, kind, dt, op, blk, n, origin, result);
-        return;
-    }
+    if ((kind == LC_RMA_ACC || kind == LC_RMA_GACC) && lc_dtype_padded(dt))
+        return lc_rma_apply_pair_blocks(win, base, disp, kind, dt, op, blk, n, origin, result);
     size_t esz = lc_dtype_size(dt), pos = 0;
     for (size_t i = 0; i < n; i++) {
         lc_rma_blk_t b;
@@ -137,6 +140,7 @@ void lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_ki
                      result ? result + pos : NULL);
         pos += (size_t)b.len;
     }
+    return MPI_SUCCESS;
 }
 
 /* Put (write) or get the packed `local` bytes to / from the blocks at
@@ -199,8 +203,7 @@ static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, M
             return lc_error(MPI_ERR_RMA_RANGE, "the target datatype's %zu bytes at %#llx are not all in memory "
                                                "attached to the window",
                             bytes, (unsigned long long)off);
-        lc_rma_apply_blocks(win, NULL, off, kind, basic, op, blk, n, src, dst);
-        return MPI_SUCCESS;
+        return lc_rma_apply_blocks(win, NULL, off, kind, basic, op, blk, n, src, dst);
     }
     if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target]) {
         lc_peer_t *peer = win->comm->peers[target];

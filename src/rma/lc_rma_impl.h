@@ -57,6 +57,9 @@ typedef struct lc_rma_pkt {
  * its own (tag DATA), which the target receives straight into window
  * memory (lc_rma_am_put_stream). */
 #define LC_RMA_F_STREAM 1u
+/* An UNLOCK undoing a failed MPI_Win_lock_all (lc_rma_sync.c): a target
+ * that granted nothing answers it as failed without a warning. */
+#define LC_RMA_F_UNDO 2u
 
 /* One block of a derived target type: `len` bytes at `off` from the
  * operation's displacement (off may be negative: a type's lb). */
@@ -183,8 +186,18 @@ struct lc_rma_win {
      * then sent from here, and the window takes a new one). */
     char *ans_buf;
     size_t ans_cap;
+    /* Target side: the send request of the next answer that goes out as a
+     * send of its own (ring full, or larger than one packet), taken with
+     * the rest before the request is applied (lc_rma_answer_prepare) and
+     * kept while answers fit the ring; NULL: none yet.  Before, it was
+     * allocated after applying, and failing there ended the job. */
+    lc_request_t *ans_req;
     int lock_shared;          /* target side: shared holders */
     int lock_excl;            /* target side: exclusive holder + 1, 0: none */
+    /* Target side: what each rank holds of our lock, [comm->size]: 0
+     * nothing, 1 shared, 2 exclusive.  An unlock from a rank holding
+     * nothing changes nothing (before, it took a shared holder's count). */
+    uint8_t *holds;
     lc_list_t waiters;        /* lc_rma_waiter_t */
     bool self_granted;        /* a queued lock of our own was granted */
     lc_rma_region_t *regions; /* dynamic: attached memory */
@@ -194,6 +207,7 @@ struct lc_rma_win {
     bool fence_open;
     int lock_all;
     uint8_t *locked;  /* [comm->size] 0, or MPI_LOCK_* - 233 */
+    int nlocked;      /* targets locked with MPI_Win_lock (nonzero in locked[]) */
     int *start_ranks; /* PSCW access group, NULL: none */
     int nstart;
     int *post_ranks; /* PSCW exposure group, NULL: none */
@@ -241,11 +255,11 @@ int lc_rma_answer_expect(lc_rma_win_t *win, int target, void *result, size_t byt
 void lc_rma_answer_unexpect(lc_rma_win_t *win, int target, lc_request_t *req);
 void lc_rma_answer_drop_all(lc_rma_win_t *win);
 /* Target: what an answer of `bytes` needs, taken before the request is
- * applied (queue room; for bytes > 0 the result buffer, *result_p):
+ * applied (queue room, a send request; for bytes > 0 the result buffer, *result_p):
  * MPI_ERR_NO_MEM when it cannot be had (then apply nothing and answer
  * with lc_rma_answer_fail).  lc_rma_answer_send sends an answer prepared
  * so, from `data` (the result buffer, window memory, or NULL for 0
- * bytes): now, or queued without allocating anything but its request.
+ * bytes): now, or queued, allocating nothing.
  * lc_rma_answer_fail: a FAIL answer with `cls`, only when it goes out
  * now (MPI_SUCCESS; LC_AGAIN: serve the request again later). */
 int lc_rma_answer_prepare(lc_rma_win_t *win, int source, size_t bytes, char **result_p);
@@ -296,9 +310,10 @@ bool lc_rma_blocks_valid(lc_rma_win_t *win, uint64_t disp, const lc_rma_blk_t *b
  * lc_rma_am_addr(disp + off)), its data at the next bytes of the packed
  * `origin` / `result` (a padded pair's accumulate: all blocks gathered,
  * combined and scattered back, as its blocks may split elements).  The
- * caller holds whatever makes it atomic. */
-void lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
-                         const lc_rma_blk_t *blk, size_t n, const char *origin, char *result);
+ * caller holds whatever makes it atomic.  MPI_ERR_NO_MEM (nothing
+ * applied) when a pair's gather buffer cannot be had. */
+int lc_rma_apply_blocks(lc_rma_win_t *win, char *base, uint64_t disp, lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op,
+                        const lc_rma_blk_t *blk, size_t n, const char *origin, char *result);
 
 /* Packed elements (lc_rma_pairs.c).  Bytes of one element of the
  * predefined type dt in the datatype layer's packed form (MPI_Type_size:

@@ -29,6 +29,19 @@ int lc_rma_flush(lc_rma_win_t *win, int target)
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
+int lc_rma_flush_user(lc_rma_win_t *win, int target)
+{
+    if (!win->lock_all && (target >= 0 ? !win->locked[target] : win->nlocked == 0))
+        return target >= 0 ? lc_error(MPI_ERR_RMA_SYNC,
+                                      "flush of rank %d outside a passive-target epoch: rank %d of this window is "
+                                      "not locked by this process (MPI_Win_lock or MPI_Win_lock_all first)",
+                                      target, target)
+                           : lc_error(MPI_ERR_RMA_SYNC, "flush of all ranks outside a passive-target epoch: this "
+                                                        "process holds no lock on this window (MPI_Win_lock or "
+                                                        "MPI_Win_lock_all first)");
+    return lc_rma_flush(win, target);
+}
+
 void lc_rma_sync(lc_rma_win_t *win)
 {
     lc_rma_mfence();
@@ -134,7 +147,10 @@ int lc_rma_lock(lc_rma_win_t *win, int lock_type, int target)
     if (win->locked[target] || win->lock_all)
         return lc_error(MPI_ERR_RMA_SYNC, "rank %d of this window is already locked by this process", target);
     int rc = lc_rma_acquire(win, target, lock_type == MPI_LOCK_EXCLUSIVE);
-    if (rc == MPI_SUCCESS) win->locked[target] = (uint8_t)(lock_type - 233);
+    if (rc == MPI_SUCCESS) {
+        win->locked[target] = (uint8_t)(lock_type - 233);
+        win->nlocked++;
+    }
     return rc;
 }
 
@@ -145,7 +161,28 @@ int lc_rma_unlock(lc_rma_win_t *win, int target)
                         target);
     int rc = lc_rma_release(win, target, win->locked[target] == MPI_LOCK_EXCLUSIVE - 233);
     win->locked[target] = 0;
+    win->nlocked--;
     return rc;
+}
+
+/* MPI_Win_lock_all failed at some target (no memory there, or a send):
+ * the others may have granted their shared lock, and nothing would ever
+ * release it.  Every one that may hold it gets an unlock (a target that
+ * holds nothing for us answers it as failed and keeps its state, see
+ * lc_rma_serve), its answers waited for; the epoch was not opened and
+ * the first error is returned. */
+static int lc_rma_lock_all_undo(lc_rma_win_t *win, int err)
+{
+    int me = win->comm->rank;
+    /* Every grant (or failure) first: a target answers in arrival order,
+     * and a lock still queued there would be answered after our unlock. */
+    (void)lc_rma_am_flush(win, -1);
+    lc_rma_pkt_t pkt = { .kind = LC_RMA_UNLOCK, .flags = LC_RMA_F_UNDO };
+    for (int r = 0; r < win->comm->size; r++)
+        if (r != me) (void)lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
+    if (win->holds[me]) lc_rma_am_unlock_local(win, me);
+    (void)lc_rma_am_flush(win, -1); /* the failed undos' errors are not the user's */
+    return err;
 }
 
 int lc_rma_lock_all(lc_rma_win_t *win)
@@ -164,7 +201,7 @@ int lc_rma_lock_all(lc_rma_win_t *win)
             if (r != me) rc = lc_rma_am_send(win, &pkt, r, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
         if (rc == MPI_SUCCESS) rc = lc_rma_acquire(win, me, false);
         if (rc == MPI_SUCCESS) rc = lc_rma_am_flush(win, -1);
-        if (rc != MPI_SUCCESS) return rc;
+        if (rc != MPI_SUCCESS) return lc_rma_lock_all_undo(win, rc);
     }
     win->lock_all = 1;
     return MPI_SUCCESS;

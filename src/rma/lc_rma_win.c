@@ -51,8 +51,10 @@ static void lc_rma_win_release(lc_rma_win_t *win)
     free(win->disp_units);
     free(win->bases);
     free(win->locked);
+    free(win->holds);
     lc_rma_outq_fini(win);
     free(win->ans_buf);
+    if (win->ans_req) lc_request_release(win->ans_req); /* never started */
     free(win->regions);
     free(win->remote_bases);
     free(win->cma);
@@ -79,7 +81,8 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
     win->disp_units = calloc((size_t)n, sizeof(int));
     win->bases = calloc((size_t)n, sizeof(char *));
     win->locked = calloc((size_t)n, 1);
-    if (!win->sizes || !win->disp_units || !win->bases || !win->locked) {
+    win->holds = calloc((size_t)n, 1);
+    if (!win->sizes || !win->disp_units || !win->bases || !win->locked || !win->holds) {
         lc_rma_win_release(win);
         return lc_error(MPI_ERR_NO_MEM, "out of memory creating a window of %d ranks", n);
     }

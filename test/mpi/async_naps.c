@@ -19,8 +19,8 @@
  * results are checked.
  */
 #include "lc_test.h"
+#include "lc_test_progress.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,27 +38,13 @@ static double now(void)
  * when there is none. */
 static long progress_sleeps(void)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return -1;
+    FILE *f = lc_test_progress_open("status");
+    if (!f) return -1;
     long n = -1;
-    struct dirent *e;
-    while (n < 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char path[300], line[128];
-        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        int match = fgets(line, sizeof(line), f) && strncmp(line, "locus-progress", 14) == 0;
-        fclose(f);
-        if (!match) continue;
-        snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
-        f = fopen(path, "r");
-        if (!f) continue;
-        while (fgets(line, sizeof(line), f))
-            if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1) break;
-        fclose(f);
-    }
-    closedir(d);
+    char line[128];
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1) break;
+    fclose(f);
     return n;
 }
 

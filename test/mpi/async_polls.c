@@ -26,8 +26,8 @@
  * library) only the results are checked.
  */
 #include "lc_test.h"
+#include "lc_test_progress.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,26 +49,11 @@ static double now(void)
  * is none. */
 static long long progress_cpu_ns(void)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return -1;
-    long long ns = -1;
-    struct dirent *e;
-    while (ns < 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char path[300], line[128];
-        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        int match = fgets(line, sizeof(line), f) && strncmp(line, "locus-progress", 14) == 0;
-        fclose(f);
-        if (!match) continue;
-        snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
-        f = fopen(path, "r");
-        if (!f) continue;
-        if (fscanf(f, "%lld", &ns) != 1) ns = -1;
-        fclose(f);
-    }
-    closedir(d);
+    FILE *f = lc_test_progress_open("schedstat");
+    if (!f) return -1;
+    long long ns;
+    if (fscanf(f, "%lld", &ns) != 1) ns = -1;
+    fclose(f);
     return ns;
 }
 

@@ -530,8 +530,14 @@ int lc_async_start(void)
     lc_thread_after_leave = lc_async_wake;
     lc_thread_async = 1;
     lc_thread_nofast_set(LC_NOFAST_ASYNC, 1);
-    lc_pt2pt_threads_multiple();
-    atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
+    /* The section only: the structures keep the single-threaded code the
+     * application's level chose (lc_thread_calls_locked, lc_thread.h).
+     * Until session 23 the thread switched them to MULTIPLE's locked code
+     * too, which nearly doubled a message's path for nothing (8 B
+     * ping-pong, rank 0's application thread, callgrind: 744
+     * instructions without the thread, 1,352 with it): no thread touches
+     * them outside the section here. */
+    atomic_store_explicit(&lc_thread_sectioned, 1, memory_order_relaxed);
     int rc = pthread_create(&lc_async_thread, NULL, lc_async_main, NULL);
     if (rc != 0) {
         lc_log_warn("LOCUS_ASYNC_PROGRESS: cannot start the progress thread (%s); running without it",

@@ -15,6 +15,7 @@
 #include <time.h>
 
 atomic_int lc_thread_multiple;
+atomic_int lc_thread_sectioned;
 atomic_int lc_thread_inside;
 int lc_thread_async;
 int lc_thread_app_multiple;

@@ -230,7 +230,10 @@ static int lc_async_on_leave(void)
     unsigned passes = lc_count_get(&lc_progress_passes);
     if (passes != lc_async_passes_seen) {
         lc_async_passes_seen = passes;
-        atomic_fetch_add_explicit(&lc_async_calls, 1, memory_order_relaxed);
+        /* Written by leaves only, which the section serializes: no
+         * read-modify-write needed. */
+        atomic_store_explicit(&lc_async_calls, atomic_load_explicit(&lc_async_calls, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     }
     unsigned started = lc_count_get(&lc_request_started);
     int fresh = started != lc_async_started_seen;

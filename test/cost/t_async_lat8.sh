@@ -7,7 +7,7 @@
 # instructions of one 8 B ping-pong iteration on rank 0's application
 # thread (bench/lat_cost.c: MPI_Send + MPI_Recv, callgrind, that thread's
 # counts only) without and with LOCUS_ASYNC_PROGRESS=1; fails when the
-# thread's run costs more than 1.15x.  Session 22's library: 744 against
+# thread's run costs more than 1.5x.  Session 22's library: 744 against
 # 1,352 (1.82x: with the thread the request pool, matching and sends ran
 # MULTIPLE's locked code).  Instruction counts do not depend on the load.
 set -eu
@@ -36,8 +36,8 @@ count() {
 off=$(count 0)
 on=$(count 1)
 echo "8 B round trip, rank 0's application thread: $off instructions without the progress thread, $on with it"
-if [ $((on * 100)) -gt $((off * 115)) ]; then
-    echo "FAIL: with LOCUS_ASYNC_PROGRESS=1 the round trip costs more than 1.15x ($on against $off)"
+if [ $((on * 100)) -gt $((off * 150)) ]; then
+    echo "FAIL: with LOCUS_ASYNC_PROGRESS=1 the round trip costs more than 1.5x ($on against $off)"
     exit 1
 fi
 echo "PASS"

@@ -120,7 +120,7 @@ def main():
             multiple = call.replace('lc_impl_', 'lc_mt_', 1)
         wrap += [f"LC_WRAP_API {ret} PMPI_{name}({args or 'void'})",
                  "{",
-                 f"    if (lc_unlikely(lc_thread_locking())) return {multiple};",
+                 f"    if (lc_unlikely(lc_thread_calls_locked())) return {multiple};",
                  f"    return {call};",
                  "}",
                  f"LC_WRAP_ALIAS({name});", ""]

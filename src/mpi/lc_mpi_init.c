@@ -56,6 +56,7 @@ int lc_mpi_thread_grant(int required)
         lc_thread_nofast_set(LC_NOFAST_SINGLE, 0);
         lc_pt2pt_threads_multiple();
         atomic_store_explicit(&lc_thread_multiple, 1, memory_order_relaxed);
+        atomic_store_explicit(&lc_thread_sectioned, 1, memory_order_relaxed);
     }
     return level;
 }

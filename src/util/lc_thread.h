@@ -35,6 +35,23 @@ static inline int lc_thread_locking(void)
     return atomic_load_explicit(&lc_thread_multiple, memory_order_relaxed);
 }
 
+/* Every MPI call runs in the critical section (the generated wrappers
+ * test this): MULTIPLE was granted, or the asynchronous progress thread
+ * runs.  With the thread alone (the application asked for less than
+ * MULTIPLE) the section is all the locking there is: every access to the
+ * library's state is inside it — the application's calls (no fast path
+ * outside it, LC_NOFAST_ASYNC) and the thread's passes — so the request
+ * pool, matching, sends and counters keep their single-threaded code
+ * (lc_thread_locking() stays 0) and the mutex's acquire/release orders
+ * them between the two threads.  Set once, like lc_thread_multiple,
+ * before a second thread is in MPI; never cleared. */
+extern atomic_int lc_thread_sectioned;
+
+static inline int lc_thread_calls_locked(void)
+{
+    return atomic_load_explicit(&lc_thread_sectioned, memory_order_relaxed);
+}
+
 /* Process-wide counters that a call may update outside the critical
  * section once the shared-memory path runs without it (docs/
  * architecture.md "Threads": lc_progress_passes, the request pool's

@@ -118,8 +118,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Samples longer than this are not believed (a clock from another time namespace). */
-#define LC_PICK_SAMPLE_MAX 10.0
 /* What one remote segment of a block-list pull costs the kernel on top of
  * the copy (process_vm_readv pins the pages of each remote iovec with a
  * call of its own).  Measured on this VM (2026-11-26, quiet, one
@@ -170,9 +168,17 @@ static bool lc_pick_no_pipe(void)
  * 2.8): spaced against the lone figure a probe came every 177 messages
  * and cost 19.8 us where 177 windowed pulls take 644 us, 3 % rather than
  * 2 %; against the window figure, every 271. */
+/* Only for a class whose windows have a figure (session 23): where none
+ * was ever measured (a ping-pong's lone messages, lc_osu_pt2pt -t lat),
+ * there is no window for the variant to win, and the 3 missing samples at
+ * 32 apart cost what the lone figures say, like any probe: 1 MiB, lone
+ * pipeline 101-116 us against the split pull's 44, ~4 % of the bench's
+ * 100 timed round trips.  Those probes are then spaced by cost (the
+ * pipeline's figure is already the better of its variants' samples). */
 static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
 {
-    if (!pipe && !lc_params.shm_big_nt && !lc_pick_variant_decided(c)) return LC_PICK_PROBE;
+    if (!pipe && !lc_params.shm_big_nt && !lc_pick_variant_decided(c) && (c->win_bw > 0 || c->pwin_bw > 0))
+        return LC_PICK_PROBE;
     return pipe ? lc_pick_every(c->pipe_bw, c->pull_bw) : lc_pick_every(lc_pick_cma_win(c), c->pipe_bw);
 }
 

@@ -77,6 +77,29 @@ static bool lc_pick_split_next(lc_pick_class_t *c)
     return c->split;
 }
 
+/* Lone pulls (session 23): both variants have their first
+ * LC_PICK_SAMPLES lone timed pulls. */
+static bool lc_pick_split_lone_decided(const lc_pick_class_t *c)
+{
+    return c->ls_n[0] >= LC_PICK_SAMPLES && c->ls_n[1] >= LC_PICK_SAMPLES;
+}
+
+/* The variant of a lone pull of class c (`how`: lc_pick_decide's).  A
+ * timed one (LC_PICK_SAMPLE) alternates while the lone variant learns
+ * (one core's first), then tries the variant not chosen every
+ * LC_PICK_PROBE-th time or more rarely (lc_pick_every); an untimed one
+ * (an unexpected message's) takes the lone choice once there is one,
+ * else the windows' (what every lone pull took until session 23). */
+static bool lc_pick_split_lone(lc_pick_class_t *c, int how)
+{
+    if (!lc_pick_split_lone_decided(c)) return (how & LC_PICK_SAMPLE) ? c->ls_n[1] < c->ls_n[0] : c->split;
+    if ((how & LC_PICK_SAMPLE) && ++c->ls_since_probe >= lc_pick_every(c->ls_bw[c->lsplit], c->ls_bw[!c->lsplit])) {
+        c->ls_since_probe = 0;
+        return !c->lsplit;
+    }
+    return c->lsplit;
+}
+
 void lc_pick_split_note(lc_peer_t *from, size_t size)
 {
     lc_pick_class_t *c = lc_pick_class(from, size);
@@ -94,7 +117,7 @@ int lc_pick_split(lc_peer_t *from, size_t size, int how)
     if (!(how & LC_PICK_PULL) || !lc_pt2pt_split_eligible(from, size)) return how;
     if (lc_params.cma_split != LC_PARAM_SIZE_AUTO) return lc_pt2pt_split_forced(size) ? how | LC_PICK_SPLIT : how;
     lc_pick_class_t *c = lc_pick_class(from, size);
-    if (!(how & LC_PICK_WIN)) return c->split ? how | LC_PICK_SPLIT : how;
+    if (!(how & LC_PICK_WIN)) return lc_pick_split_lone(c, how) ? how | LC_PICK_SPLIT : how;
     /* A timed windowed pull: its period's variant, chosen as the period
      * starts (the period restarts with another class: pullwin.c). */
     lc_peer_pick_t *k = &from->pick;
@@ -138,4 +161,34 @@ double lc_pick_split_cma_win(const lc_pick_class_t *c, double pwin)
     if (lc_params.cma_split != LC_PARAM_SIZE_AUTO || !lc_pick_split_decided(c) || !(c->sv_bw[c->split] > 0))
         return pwin;
     return c->sv_bw[c->split];
+}
+
+static void lc_pick_show_split_lone(const lc_peer_t *from, const lc_pick_class_t *c, bool changed)
+{
+    if (!lc_params.show_channels) return;
+    fprintf(stderr,
+            "locus[%d]: from rank %d, %s: CMA alone one core %.1f GB/s, split with the sender %.1f GB/s "
+            "(best of the last %d-%d): %s%s\n",
+            lc_log_rank, from->world_rank, lc_pick_class_name[c - from->pick.cls], c->ls_bw[0] / 1e9, c->ls_bw[1] / 1e9,
+            LC_PICK_SAMPLES, 2 * LC_PICK_SAMPLES, c->lsplit ? "split" : "one core",
+            changed ? " (changed on newer samples)" : "");
+}
+
+void lc_pick_split_lone_sample(const lc_peer_t *from, lc_pick_class_t *c, bool split, double size, double bw)
+{
+    if (lc_params.cma_split != LC_PARAM_SIZE_AUTO || !c->sv_able) return; /* forced, off, or never eligible */
+    lc_pick_rounds_t r = { c->ls_round_best, c->ls_last_best, c->ls_round_size,
+                           c->ls_last_size,  c->ls_round_n,   &c->ls_round_msgs };
+    /* With the RTS transit, as CMA's lone figure against the pipeline's. */
+    lc_pick_round_add(r, split, size, bw, from->pick.transit, c->ls_bw);
+    bool first = !lc_pick_split_lone_decided(c);
+    if (c->ls_n[split] < LC_PICK_SAMPLES) c->ls_n[split]++;
+    if (!lc_pick_split_lone_decided(c)) return;
+    bool want = c->lsplit ? c->ls_bw[1] * LC_PICK_HYST >= c->ls_bw[0] : c->ls_bw[1] > LC_PICK_HYST * c->ls_bw[0];
+    if (want == (c->lsplit != 0)) {
+        if (first) lc_pick_show_split_lone(from, c, false);
+        return;
+    }
+    c->lsplit = want;
+    lc_pick_show_split_lone(from, c, !first);
 }

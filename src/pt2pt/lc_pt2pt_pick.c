@@ -354,7 +354,10 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
         k->sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
-    return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE | pwin) : (LC_PICK_PULL | pwin);
+    /* A lone pull is timed while the class still learns CMA's lone
+     * variants (the decision waits for them: lc_pick_redecide). */
+    bool more = c->n_pull < LC_PICK_SAMPLES || (!win && lc_pick_split_lone_learning(c));
+    return more ? (LC_PICK_PULL | LC_PICK_SAMPLE | pwin) : (LC_PICK_PULL | pwin);
 }
 
 int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed)
@@ -473,6 +476,13 @@ void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
     /* Not before then (a class whose windows were never pulled, as a
      * ping-pong's, decides on CMA's lone figure as before). */
     if (was == LC_PICK_UNDECIDED && c->win_bw > 0 && c->pwin_bw > 0 && !lc_pick_pwin_round(c)) return;
+    /* Nor, where no window was measured (a ping-pong), before CMA's lone
+     * figure has both its variants (session 23: 2 ranks, lat at 4 MiB,
+     * quiet: one core's pulls 9-10 GB/s, the pipeline's 10-11, the split
+     * 16-17; decided on the first 3 pulls, 2 of them one core's, the
+     * class pipelined lone messages and learnt the split only from
+     * probes 32+ apart). */
+    if (was == LC_PICK_UNDECIDED && c->win_bw == 0 && c->pwin_bw == 0 && lc_pick_split_lone_learning(c)) return;
     if (was != LC_PICK_UNDECIDED && c->demoted) return; /* CMA until LC_PICK_RETRY */
     c->choice = lc_pick_rule(c);
     if (c->choice == was) return;

@@ -195,6 +195,9 @@ int lc_pick_split(lc_peer_t *from, size_t size, int how);
 /* A period of CMA's window figure of class c, all of variant `split`,
  * moved `rate` (bytes/s): the variants' figures and the class's choice. */
 void lc_pick_split_period(const lc_peer_t *from, lc_pick_class_t *c, bool split, double rate);
+/* Class c could split and has not yet the lone timed pulls of both
+ * CMA variants (session 23): CMA's lone figure is not final. */
+bool lc_pick_split_lone_learning(const lc_pick_class_t *c);
 /* A lone timed pull of class c, of variant `split`, moved `size` bytes
  * at `bw` (bytes/s, from the receiver's taking the RTS to the receive's
  * completion): the lone variants' figures and the class's lone choice

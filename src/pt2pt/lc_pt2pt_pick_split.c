@@ -45,8 +45,16 @@
  * beat one core's 9 at the class's first decision, and the split, 17.2,
  * was first measured by a probe 11 windows later).
  *
- * Every pull of the class that is not part of a timed period (lone
- * pulls, the untimed windowed ones) takes the class's variant.  Pulls
+ * The untimed windowed pulls take the class's variant.  Lone pulls
+ * (session 23) have a choice of their own, made the same way on the lone
+ * timed pulls of each variant (ls_*, lsplit): a ping-pong's messages, or
+ * a collective's, never make a window, so until then they were never
+ * split (2 ranks, lat, the lead's quiet runs: 1 MiB one core's 75-88 us,
+ * split forced 44-100, auto 90-138; 4 MiB 424-441 against 265-350).  A
+ * lone split pull is timed to the receive's completion (match.c,
+ * lc_pt2pt_split.c: lc_split_sample), not to the end of the receiver's
+ * part: alone, nothing overlaps the sender's last chunk.  An untimed lone
+ * pull takes the lone choice once there is one, else the windows'.  Pulls
  * that cannot be split (smaller than two chunks, a derived datatype, a
  * peer without claim slots, all slots busy) go by one core and are timed
  * as such.  The receiver decides and its CTS (LC_PKT_FLAG_SPLIT) tells
@@ -82,6 +90,11 @@ static bool lc_pick_split_next(lc_pick_class_t *c)
 static bool lc_pick_split_lone_decided(const lc_pick_class_t *c)
 {
     return c->ls_n[0] >= LC_PICK_SAMPLES && c->ls_n[1] >= LC_PICK_SAMPLES;
+}
+
+bool lc_pick_split_lone_learning(const lc_pick_class_t *c)
+{
+    return c->sv_able && lc_params.cma_split == LC_PARAM_SIZE_AUTO && !lc_pick_split_lone_decided(c);
 }
 
 /* The variant of a lone pull of class c (`how`: lc_pick_decide's).  A

@@ -186,9 +186,15 @@ static void forced_and_eligible(void)
  * lc_pt2pt_split.c time it (to the receive's completion).  Returns the
  * pulls of messages [from, n) that were split, *pulled_p all pulls there;
  * *t_p (if not NULL) gets their modelled time. */
+/* The first cold_n split pulls of a lat_run move at cold_bw (a first
+ * touch: the sender not yet in its Send, pages faulted in). */
+static int cold_n;
+static double cold_bw;
+
 static int lat_run(lc_peer_t *p, size_t size, const rates_t *x, double split_bw, int n, int from, int *pulled_p,
                    double *t_p)
 {
+    int cold = cold_n;
     static double t_rts = 1e6; /* the sender's stamps, a second apart: never a window */
     int split = 0, pulled = 0;
     double t = 0;
@@ -199,6 +205,7 @@ static int lat_run(lc_peer_t *p, size_t size, const rates_t *x, double split_bw,
         if (how & LC_PICK_PULL) {
             CHECK(!(how & (LC_PICK_WIN | LC_PICK_NT)));
             dt = (double)size / ((how & LC_PICK_SPLIT) && split_bw > 0 ? split_bw : x->pull);
+            if ((how & LC_PICK_SPLIT) && cold > 0) cold--, dt = (double)size / cold_bw;
             if (how & LC_PICK_SAMPLE) lc_pick_pull_done(p, size, how, t_rts, t_rts + dt);
             if (i >= from) pulled++, split += !!(how & LC_PICK_SPLIT);
         } else {
@@ -263,6 +270,29 @@ static void lone_split_beats_pipeline(void)
     CHECK(t < 1.05 * 100 * 4.0 * (double)MiB / 25e9);
 }
 
+/* The class's first decision waits for CMA's lone variants (session 23,
+ * the lead's host at 4 MiB under chrt: one core's lone pulls 9-10 GB/s,
+ * the pipeline's 10-11, the split 16-17): with the first split pull cold
+ * (8 GB/s), the first 3 pulls (one core, split, one core) read CMA below
+ * the pipeline, and a class deciding on them pipelined its lone messages,
+ * learning the split only from probes 32+ apart. */
+static void lone_decision_waits(void)
+{
+    static lc_peer_t r;
+    split_peer(&r, LC_PARAM_SIZE_AUTO);
+    lc_pick_class_t *c = &r.pick.cls[3];
+    const rates_t x = { { 10.5e9, 10.5e9 }, { 10.5e9, 10.5e9 }, 9.5e9, 0 };
+    int pulled;
+    double t;
+    cold_n = 1, cold_bw = 8e9;
+    int split = lat_run(&r, 4 * MiB, &x, 17e9, 110, 10, &pulled, &t);
+    cold_n = 0;
+    printf("lone_decision_waits: timed 100: %d pulled (%d split), %.3fx the split forced; flips %u\n", pulled, split,
+           t / (100 * 4.0 * (double)MiB / 17e9), c->flips);
+    CHECK(c->choice == 1 && c->lsplit == 1 && c->flips == 0 && pulled >= 95 && split >= pulled - 4);
+    CHECK(t < 1.05 * 100 * 4.0 * (double)MiB / 17e9);
+}
+
 /* A sender that computes while its message waits (or one core for both):
  * the split only adds its claims; lone pulls stay one core's, the split
  * tried by probes only, and back to one core's when the split stops
@@ -320,6 +350,7 @@ int main(void)
     forced_and_eligible();
     lone_split_faster();
     lone_split_beats_pipeline();
+    lone_decision_waits();
     lone_split_slower();
     lone_forced_and_off();
     if (failures) return 1;

@@ -273,6 +273,7 @@ typedef struct lc_pick_class {
      * timed to the receive's completion. */
     uint8_t lsplit;  /* the variant this class's lone pulls take, once ls_n says decided */
     uint8_t ls_n[2]; /* lone timed pulls of each (up to LC_PICK_SAMPLES: both there, decided) */
+    uint8_t ls_probe; /* pulls left in a run of the lone variant not chosen (a probe) */
     uint8_t ls_round_n[2];
     uint32_t ls_round_msgs, ls_since_probe;
     double ls_bw[2], ls_round_best[2], ls_last_best[2];

@@ -97,17 +97,34 @@ bool lc_pick_split_lone_learning(const lc_pick_class_t *c)
     return c->sv_able && lc_params.cma_split == LC_PARAM_SIZE_AUTO && !lc_pick_split_lone_decided(c);
 }
 
-/* The variant of a lone pull of class c (`how`: lc_pick_decide's).  A
- * timed one (LC_PICK_SAMPLE) alternates while the lone variant learns
- * (one core's first), then tries the variant not chosen every
- * LC_PICK_PROBE-th time or more rarely (lc_pick_every); an untimed one
- * (an unexpected message's) takes the lone choice once there is one,
- * else the windows' (what every lone pull took until session 23). */
+/* The variant of a lone pull of class c (`how`: lc_pick_decide's).
+ * Timed ones (LC_PICK_SAMPLE) learn the variants in runs, not by turns:
+ * one core's first until it has LC_PICK_SAMPLES, then the split's; once
+ * decided, the variant not chosen comes every LC_PICK_PROBE-th time or
+ * more rarely (lc_pick_every), as a run of LC_PICK_LONE_PROBE pulls.
+ * Why runs: the variants leave the buffers' lines in different caches
+ * (the sender writes half of a split message, one core's pull leaves all
+ * of it in the receiver's), and a pull after one of the other variant
+ * pays for moving them.  2 ranks, lat at 256 KiB under chrt, variants by
+ * turns: split samples 16-24 us, one core's 18-20, where the split
+ * forced moves a message in 7-8 us and one core's in 12-13 (a trace of
+ * every sample); decided on them, 2 runs of 3 chose one core.  The best
+ * of a run is one that found the lines where its variant leaves them.
+ * An untimed one (an unexpected message's) takes the lone choice once
+ * there is one, else the windows' (what every lone pull took until
+ * session 23). */
+#define LC_PICK_LONE_PROBE 2
 static bool lc_pick_split_lone(lc_pick_class_t *c, int how)
 {
-    if (!lc_pick_split_lone_decided(c)) return (how & LC_PICK_SAMPLE) ? c->ls_n[1] < c->ls_n[0] : c->split;
-    if ((how & LC_PICK_SAMPLE) && ++c->ls_since_probe >= lc_pick_every(c->ls_bw[c->lsplit], c->ls_bw[!c->lsplit])) {
+    if (!lc_pick_split_lone_decided(c)) return (how & LC_PICK_SAMPLE) ? c->ls_n[0] >= LC_PICK_SAMPLES : c->split;
+    if (!(how & LC_PICK_SAMPLE)) return c->lsplit;
+    if (c->ls_probe) {
+        c->ls_probe--;
+        return !c->lsplit;
+    }
+    if (++c->ls_since_probe >= lc_pick_every(c->ls_bw[c->lsplit], c->ls_bw[!c->lsplit])) {
         c->ls_since_probe = 0;
+        c->ls_probe = LC_PICK_LONE_PROBE - 1;
         return !c->lsplit;
     }
     return c->lsplit;

@@ -65,8 +65,12 @@ static void split_faster_4m(void)
     CHECK(c->choice == 1 /* CMA */ && c->split == 1);
     CHECK(c->sv_bw[1] > 17e9 && c->sv_bw[0] < 9.1e9 && c->pwin_bw > 17e9);
     /* Windows 4-21: all pulled but for probes, all split but for the
-     * probes of one core's pull (none: every 32+ periods). */
-    CHECK(piped <= 2 * 64 + 4 && split >= pulled - 2);
+     * probes of one core's pull (none: every 32+ periods) and, since
+     * session 23, the lone first pulls of some windows while the lone
+     * variants learn (6 of each, one a window; the model times a lone
+     * split pull at the split's window rate, which the bw benchmark's
+     * Waitall would give it). */
+    CHECK(piped <= 2 * 64 + 4 && split >= pulled - 6);
 }
 
 /* 1 MiB, the same A/B: one core's windows 11-16 GB/s, the split's 27-37,
@@ -81,7 +85,7 @@ static void split_faster_1m(void)
     int split = bw_split_run(&r, MiB, &x, 31e9, 4, &pulled, &piped);
     printf("split_faster_1m: windows 4-21: %d pulled (%d split), %d pipelined\n", pulled, split, piped);
     CHECK(c->choice == 1 /* CMA */ && c->split == 1 && c->pwin_bw > 30e9);
-    CHECK(piped <= 2 * 64 + 4 && split >= pulled - 2);
+    CHECK(piped <= 2 * 64 + 4 && split >= pulled - 6); /* as split_faster_4m */
 }
 
 /* The split slower than one core's pull (a sender that computes, or both
@@ -289,8 +293,10 @@ static void lone_decision_waits(void)
     cold_n = 0;
     printf("lone_decision_waits: timed 100: %d pulled (%d split), %.3fx the split forced; flips %u\n", pulled, split,
            t / (100 * 4.0 * (double)MiB / 17e9), c->flips);
-    CHECK(c->choice == 1 && c->lsplit == 1 && c->flips == 0 && pulled >= 95 && split >= pulled - 4);
-    CHECK(t < 1.05 * 100 * 4.0 * (double)MiB / 17e9);
+    CHECK(c->choice == 1 && c->lsplit == 1 && c->flips == 0 && pulled >= 95 && split >= pulled - 5);
+    /* The probes: the pipeline (0.62x) every 32, one core's (0.56x) in
+     * runs of 2 every ~39: ~5 % here (main: 1.195x). */
+    CHECK(t < 1.06 * 100 * 4.0 * (double)MiB / 17e9);
 }
 
 /* A sender that computes while its message waits (or one core for both):
@@ -306,7 +312,7 @@ static void lone_split_slower(void)
     int pulled;
     int split = lat_run(&r, MiB, &x, 11.5e9, 110, 10, &pulled, NULL);
     printf("lone_split_slower: timed 100: %d pulled (%d split)\n", pulled, split);
-    CHECK(c->choice == 1 && c->lsplit == 0 && split <= 4);
+    CHECK(c->choice == 1 && c->lsplit == 0 && split <= 6); /* 2 of the learning's 12, probes */
     /* Within noise (1.05x): not taken (LC_PICK_HYST). */
     split_peer(&r, LC_PARAM_SIZE_AUTO);
     lat_run(&r, MiB, &x, 12.6e9, 110, 10, &pulled, NULL);

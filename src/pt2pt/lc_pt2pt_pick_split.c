@@ -107,8 +107,9 @@ bool lc_pick_split_lone_learning(const lc_pick_class_t *c)
 /* The variant of a lone pull of class c (`how`: lc_pick_decide's).
  * Timed ones (LC_PICK_SAMPLE) learn the variants in runs, not by turns:
  * one core's first until it has LC_PICK_SAMPLES, then the split's; once
- * decided, the variant not chosen comes every LC_PICK_PROBE-th time or
- * more rarely (lc_pick_every), as a run of LC_PICK_LONE_PROBE pulls.
+ * decided, the variant not chosen comes as a run of LC_PICK_LONE_PROBE
+ * pulls, LC_PICK_LONE_PROBE times as far apart as lc_pick_every says for
+ * one (2 % of the time).
  * Why runs: the variants leave the buffers' lines in different caches
  * (the sender writes half of a split message, one core's pull leaves all
  * of it in the receiver's), and a pull after one of the other variant
@@ -130,7 +131,9 @@ static bool lc_pick_split_lone(lc_pick_class_t *c, int how)
         c->ls_probe--;
         return !c->lsplit;
     }
-    if (++c->ls_since_probe >= lc_pick_every(c->ls_bw[c->lsplit], c->ls_bw[!c->lsplit])) {
+    /* Spaced by what the run costs: LC_PICK_LONE_PROBE pulls at the other
+     * variant's rate (its first also moves the lines back). */
+    if (++c->ls_since_probe >= LC_PICK_LONE_PROBE * lc_pick_every(c->ls_bw[c->lsplit], c->ls_bw[!c->lsplit])) {
         c->ls_since_probe = 0;
         c->ls_probe = LC_PICK_LONE_PROBE - 1;
         return !c->lsplit;

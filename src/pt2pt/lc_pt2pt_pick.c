@@ -105,7 +105,8 @@
  * The pipeline has two variants, normal and non-temporal stores
  * (session 15), learnt beside the protocols: lc_pt2pt_pick_variant.c;
  * so has CMA (session 22), one core's pull or the split copy with the
- * sender, learnt on CMA's window periods: lc_pt2pt_pick_split.c.
+ * sender, learnt on CMA's window periods and (session 23) on lone pulls:
+ * lc_pt2pt_pick_split.c.
  *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own

@@ -268,6 +268,16 @@ typedef struct lc_pick_class {
     uint32_t sv_round_msgs, sv_since_probe;
     double sv_bw[2], sv_round_best[2], sv_last_best[2];
     double sv_round_size[2], sv_last_size[2];
+    /* The same choice for lone pulls (session 23, lc_pt2pt_pick_split.c):
+     * picked on the lone timed pulls of each variant (ls_*), a split one
+     * timed to the receive's completion. */
+    uint8_t lsplit;  /* the variant this class's lone pulls take, once ls_n says decided */
+    uint8_t ls_n[2]; /* lone timed pulls of each (up to LC_PICK_SAMPLES: both there, decided) */
+    uint8_t ls_probe; /* pulls left in a run of the lone variant not chosen (a probe) */
+    uint8_t ls_round_n[2];
+    uint32_t ls_round_msgs, ls_since_probe;
+    double ls_bw[2], ls_round_best[2], ls_last_best[2];
+    double ls_round_size[2], ls_last_size[2];
 } lc_pick_class_t;
 typedef struct lc_peer_pick {
     bool calibrate;           /* can_pull, pull_min is where candidates start, classes decide */

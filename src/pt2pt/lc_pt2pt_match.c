@@ -233,11 +233,20 @@ static void lc_deliver_rndv(lc_request_t *req, lc_peer_t *from, int src, uint8_t
         if (lc_unlikely(split) && !req->rcur && !(flags & (LC_PKT_FLAG_LIST | LC_PKT_FLAG_NOPULL)) &&
             lc_pt2pt_split_eligible(from, n)) {
             bool ok = false;
+            /* A lone timed one is timed to the receive's completion
+             * (lc_pt2pt_split.c: here, or at the sender's FIN | SPLIT):
+             * alone, waiting for the sender's last chunk is its cost. */
+            bool lone = (how & (LC_PICK_SAMPLE | LC_PICK_WIN)) == LC_PICK_SAMPLE;
+            req->pick_how = lone ? (uint8_t)how : 0;
+            req->pick_t0 = lone ? t_go : 0;
             if (lc_pt2pt_split_recv(req, from, src, sreq, addr, n, &ok)) {
                 /* req may be complete (and freed by another thread): not read again */
-                if (ok && (how & (LC_PICK_SAMPLE | LC_PICK_WIN))) lc_pick_pull_done(from, n, how, t_go, lc_time_now());
+                if (ok && !lone && (how & (LC_PICK_SAMPLE | LC_PICK_WIN)))
+                    lc_pick_pull_done(from, n, how, t_go, lc_time_now());
                 return;
             }
+            req->pick_how = 0;
+            req->pick_t0 = 0;
         }
         how &= ~LC_PICK_SPLIT; /* a slot was not free, or the pull cannot be split: one core's */
         int rc = LC_OK;

@@ -105,7 +105,8 @@
  * The pipeline has two variants, normal and non-temporal stores
  * (session 15), learnt beside the protocols: lc_pt2pt_pick_variant.c;
  * so has CMA (session 22), one core's pull or the split copy with the
- * sender, learnt on CMA's window periods: lc_pt2pt_pick_split.c.
+ * sender, learnt on CMA's window periods and (session 23) on lone pulls:
+ * lc_pt2pt_pick_split.c.
  *
  * Both sides agree by construction: the sender does what the receiver's
  * CTS or FIN says, and each direction of a pair is decided by its own
@@ -118,8 +119,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Samples longer than this are not believed (a clock from another time namespace). */
-#define LC_PICK_SAMPLE_MAX 10.0
 /* What one remote segment of a block-list pull costs the kernel on top of
  * the copy (process_vm_readv pins the pages of each remote iovec with a
  * call of its own).  Measured on this VM (2026-11-26, quiet, one
@@ -170,9 +169,17 @@ static bool lc_pick_no_pipe(void)
  * 2.8): spaced against the lone figure a probe came every 177 messages
  * and cost 19.8 us where 177 windowed pulls take 644 us, 3 % rather than
  * 2 %; against the window figure, every 271. */
+/* Only for a class whose windows have a figure (session 23): where none
+ * was ever measured (a ping-pong's lone messages, lc_osu_pt2pt -t lat),
+ * there is no window for the variant to win, and the 3 missing samples at
+ * 32 apart cost what the lone figures say, like any probe: 1 MiB, lone
+ * pipeline 101-116 us against the split pull's 44, ~4 % of the bench's
+ * 100 timed round trips.  Those probes are then spaced by cost (the
+ * pipeline's figure is already the better of its variants' samples). */
 static uint32_t lc_pick_probe_every(const lc_pick_class_t *c, bool pipe)
 {
-    if (!pipe && !lc_params.shm_big_nt && !lc_pick_variant_decided(c)) return LC_PICK_PROBE;
+    if (!pipe && !lc_params.shm_big_nt && !lc_pick_variant_decided(c) && (c->win_bw > 0 || c->pwin_bw > 0))
+        return LC_PICK_PROBE;
     return pipe ? lc_pick_every(c->pipe_bw, c->pull_bw) : lc_pick_every(lc_pick_cma_win(c), c->pipe_bw);
 }
 
@@ -348,7 +355,10 @@ static int lc_pick_decide(lc_peer_t *from, size_t size, double gap, bool timed)
         k->sampling = true;
         return LC_PICK_PIPE | LC_PICK_SAMPLE;
     }
-    return c->n_pull < LC_PICK_SAMPLES ? (LC_PICK_PULL | LC_PICK_SAMPLE | pwin) : (LC_PICK_PULL | pwin);
+    /* A lone pull is timed while the class still learns CMA's lone
+     * variants (the decision waits for them: lc_pick_redecide). */
+    bool more = c->n_pull < LC_PICK_SAMPLES || (!win && lc_pick_split_lone_learning(c));
+    return more ? (LC_PICK_PULL | LC_PICK_SAMPLE | pwin) : (LC_PICK_PULL | pwin);
 }
 
 int lc_pick_choose(lc_peer_t *from, size_t size, double t_rts, bool timed)
@@ -467,6 +477,13 @@ void lc_pick_redecide(const lc_peer_t *from, lc_pick_class_t *c)
     /* Not before then (a class whose windows were never pulled, as a
      * ping-pong's, decides on CMA's lone figure as before). */
     if (was == LC_PICK_UNDECIDED && c->win_bw > 0 && c->pwin_bw > 0 && !lc_pick_pwin_round(c)) return;
+    /* Nor, where no window was measured (a ping-pong), before CMA's lone
+     * figure has both its variants (session 23: 2 ranks, lat at 4 MiB,
+     * quiet: one core's pulls 9-10 GB/s, the pipeline's 10-11, the split
+     * 16-17; decided on the first 3 pulls, 2 of them one core's, the
+     * class pipelined lone messages and learnt the split only from
+     * probes 32+ apart). */
+    if (was == LC_PICK_UNDECIDED && c->win_bw == 0 && c->pwin_bw == 0 && lc_pick_split_lone_learning(c)) return;
     if (was != LC_PICK_UNDECIDED && c->demoted) return; /* CMA until LC_PICK_RETRY */
     c->choice = lc_pick_rule(c);
     if (c->choice == was) return;

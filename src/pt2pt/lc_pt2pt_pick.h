@@ -26,6 +26,8 @@
 #include "pt2pt/lc_pt2pt_impl.h"
 
 #define LC_PICK_SAMPLES 3
+/* Samples longer than this are not believed (a clock from another time namespace). */
+#define LC_PICK_SAMPLE_MAX 10.0
 /* Lead the pipeline needs on lone messages to be used for windows too.
  * Where it does not share a cache (this VM, 2026-11-26, quiet) CMA moved
  * windows of 64 KiB-4 MiB 1.37-1.6x faster while the pipeline was ~1.4x
@@ -193,6 +195,14 @@ int lc_pick_split(lc_peer_t *from, size_t size, int how);
 /* A period of CMA's window figure of class c, all of variant `split`,
  * moved `rate` (bytes/s): the variants' figures and the class's choice. */
 void lc_pick_split_period(const lc_peer_t *from, lc_pick_class_t *c, bool split, double rate);
+/* Class c could split and has not yet the lone timed pulls of both
+ * CMA variants (session 23): CMA's lone figure is not final. */
+bool lc_pick_split_lone_learning(const lc_pick_class_t *c);
+/* A lone timed pull of class c, of variant `split`, moved `size` bytes
+ * at `bw` (bytes/s, from the receiver's taking the RTS to the receive's
+ * completion): the lone variants' figures and the class's lone choice
+ * (lc_pt2pt_pick_split.c). */
+void lc_pick_split_lone_sample(const lc_peer_t *from, lc_pick_class_t *c, bool split, double size, double bw);
 /* CMA's window figure of class c: its chosen variant's once decided,
  * else `pwin` (the best period of either). */
 double lc_pick_split_cma_win(const lc_pick_class_t *c, double pwin);

@@ -70,7 +70,17 @@ static void lc_pick_pullwin_period(const lc_peer_t *from, lc_pick_class_t *c, bo
 void lc_pick_pull_done(lc_peer_t *from, size_t size, int how, double t_go, double t_end)
 {
     lc_peer_pick_t *k = &from->pick;
-    if (how & LC_PICK_SAMPLE) lc_pick_sample(from, size, LC_PICK_PULL, t_end - t_go);
+    if (how & LC_PICK_SAMPLE) {
+        /* A lone pull is also a sample of its CMA variant (session 23,
+         * lc_pt2pt_pick_split.c; a windowed one is part of a period):
+         * first, so that the class's decision below sees the lone
+         * variants complete (lc_pick_redecide waits for them). */
+        double dt = t_end - t_go;
+        if (!(how & LC_PICK_WIN) && dt > 0 && dt < LC_PICK_SAMPLE_MAX)
+            lc_pick_split_lone_sample(from, lc_pick_class(from, size), (how & LC_PICK_SPLIT) != 0, (double)size,
+                                      (double)size / dt);
+        lc_pick_sample(from, size, LC_PICK_PULL, dt);
+    }
     double prev = k->pull_end, rts = k->pull_rts;
     k->pull_end = t_end;
     k->pull_rts = 0;

@@ -102,6 +102,22 @@ bool lc_pt2pt_split_eligible(const lc_peer_t *from, size_t n)
            n > lc_params.cma_split_chunk && n / lc_params.cma_split_chunk < UINT32_MAX;
 }
 
+/* A lone split pull timed as a calibration sample (req->pick_how, set by
+ * lc_deliver_rndv) completes: its sample, from the receiver's taking the
+ * RTS to now.  Session 23: a pull's own part ends up to a chunk before
+ * the sender's last push (at 256 KiB, two chunks, half the message);
+ * for a lone message the receive's completion is what counts.  Called
+ * under the receive side's lock as the ring's drain (the pick's state).
+ * Not when a side's copy failed. */
+static void lc_split_sample(lc_peer_t *from, lc_request_t *req, size_t n, bool failed)
+{
+    int how = req->pick_how;
+    double t0 = req->pick_t0;
+    req->pick_how = 0;
+    req->pick_t0 = 0;
+    if (how && !failed && from->pick.calibrate) lc_pick_pull_done(from, n, how, t0, lc_time_now());
+}
+
 bool lc_pt2pt_split_recv(lc_request_t *req, lc_peer_t *from, int src, uint32_t sreq, uint64_t addr, size_t n,
                          bool *ok_p)
 {
@@ -137,9 +153,13 @@ bool lc_pt2pt_split_recv(lc_request_t *req, lc_peer_t *from, int src, uint32_t s
     *ok_p = !mine_failed;
     if (mine_failed)
         req->st_error = lc_error(MPI_ERR_OTHER, "single-copy transfer from rank %d failed (split copy)", src);
-    if (!last) return true; /* the sender places the last chunk: its FIN completes us */
+    if (!last) {
+        if (mine_failed) req->pick_how = 0;
+        return true; /* the sender places the last chunk: its FIN completes us (and times a sample) */
+    }
     if (failed && !mine_failed)
         req->st_error = lc_error(MPI_ERR_OTHER, "rank %d failed to write its part of a split copy", src);
+    lc_split_sample(from, req, n, failed || mine_failed);
     lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
     lc_request_complete(req);
     return true;
@@ -187,5 +207,6 @@ void lc_pt2pt_split_fin(lc_peer_t *from, const lc_pkt_ctl_t *ctl)
         lc_pt2pt_wire_request(from, ctl->rreq, LC_REQ_RECV, LC_REQ_STATE_BIT(LC_ST_RECV_SPLIT), "FIN (split copy)");
     if (ctl->sreq && req->st_error == MPI_SUCCESS)
         req->st_error = lc_error(MPI_ERR_OTHER, "rank %d failed to write its part of a split copy", req->st_source);
+    if (req->pick_how) lc_split_sample(from, req, req->msg_size, ctl->sreq != 0);
     lc_request_complete(req);
 }

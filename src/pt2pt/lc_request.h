@@ -106,6 +106,9 @@ typedef struct lc_request {
                               * cleared before release: lc_mpi_fast.h reads it while they change) */
     uint8_t pick_nt;         /* pipeline with non-temporal fragments (lc_pt2pt_pick.c): recv, the variant its
                               * CTS asked for (lc_pick_pipe_start); send, the CTS said so (LC_PKT_FLAG_NT) */
+    uint8_t pick_how;        /* recv: a lone split pull timed as a calibration sample, lc_pick_choose's answer
+                              * (0: none); timed to its completion, here or at the sender's FIN | SPLIT
+                              * (lc_pt2pt_split.c), from pick_t0 */
     uint8_t hook_anywhere;   /* on_complete may run in any thread, under any fine lock: it takes only a
                               * lock inner to them and runs no user code (buffered sends); not deferred */
     uint32_t ctx_kind;       /* added to comm->ctx: LC_CTX_PT2PT / LC_CTX_COLL / a partitioned stream */
@@ -126,7 +129,8 @@ typedef struct lc_request {
     size_t offset;           /* pipeline: bytes pushed (send) or arrived (recv) */
     size_t msg_size;         /* recv: size of the matched message */
     uint32_t remote;         /* send: receiver's request index (pipeline) */
-    double pick_t0;          /* recv: when a pipeline calibration sample's RTS was taken (0: not one) */
+    double pick_t0;          /* recv: when a pipeline (or lone split: pick_how) calibration sample's RTS was
+                              * taken (0: not one) */
     struct lc_request *active;  /* persistent: the running instance */
     void *bsend_block;       /* buffered send: copy in the attached buffer */
     void *msg;               /* LC_REQ_MESSAGE: the dequeued lc_unexp_t */

@@ -5,8 +5,9 @@
  * LOCUS_CMA_THRESHOLD=auto: the receiver times windows of split pulls
  * against one core's, lc_pt2pt_pick_split.c) or forced.  Windows of
  * nonblocking messages of 256 KiB, 1 MiB and 4 MiB go one way, then the
- * other (the bw benchmark's pattern, where the pick learns); every page of
- * every message is checked.  Then, per direction, the receiver's count of
+ * other (the bw benchmark's pattern, where the pick learns), then a
+ * ping-pong of each (lone messages, which learn it too since session 23);
+ * every page of every message is checked.  Then, per direction, the receiver's count of
  * messages it split (MPI_T locus_rndv_split_msgs) must equal the sender's
  * count of sends whose receiver's CTS asked to split them
  * (locus_rndv_split_send_msgs): a sender that pushed into a message the
@@ -79,6 +80,40 @@ static void windows(unsigned char *buf, long n, int rank, int partner, int from,
     }
 }
 
+/* A ping-pong of `n`-byte messages (lc_osu_pt2pt -t lat's pattern):
+ * every message lone, its sender in a blocking MPI_Send.  Since session
+ * 23 the pick learns the split on such lone pulls too (timed to the
+ * receive's completion, at the sender's FIN | SPLIT when the sender
+ * placed the last chunk). */
+#define ROUNDS 24
+static void pingpong(unsigned char *buf, long n, int rank, int partner)
+{
+    int first = !(rank & 1);
+    for (int r = 0; r < ROUNDS; r++)
+        for (int leg = 0; leg < 2; leg++) {
+            int sending = (leg == 0) == first;
+            if (sending) {
+                for (long p = 0; p * PAGE < n; p++) {
+                    uint64_t v = stamp(2 + leg, r, 0, p);
+                    memcpy(buf + p * PAGE, &v, sizeof(v));
+                }
+                LC_MPI(MPI_Send(buf, (int)n, MPI_BYTE, partner, 5, MPI_COMM_WORLD));
+            } else {
+                memset(buf, 0, (size_t)n);
+                LC_MPI(MPI_Recv(buf, (int)n, MPI_BYTE, partner, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                for (long p = 0; p * PAGE < n; p++) {
+                    uint64_t v, want = stamp(2 + leg, r, 0, p);
+                    memcpy(&v, buf + p * PAGE, sizeof(v));
+                    if (v != want) {
+                        LC_CHECK(0, "ping-pong of %ld bytes, round %d: page %ld holds %#llx, not %#llx", n, r, p,
+                                 (unsigned long long)v, (unsigned long long)want);
+                        break;
+                    }
+                }
+            }
+        }
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank, size;
@@ -98,6 +133,7 @@ int main(int argc, char **argv)
     unsigned char *buf = lc_malloc((size_t)WINDOW * (size_t)sizes[NSIZES - 1]);
     for (int k = 0; k < NSIZES; k++)
         for (int dir = 0; dir < 2; dir++) windows(buf, sizes[k], rank, partner, (rank & ~1) | dir, dir);
+    for (int k = 0; k < NSIZES; k++) pingpong(buf, sizes[k], rank, partner);
     /* Every CTS | SPLIT was handled by its sender before the send completed
      * (the same ring carries it before the FIN), so the counts are final. */
     LC_MPI(MPI_Barrier(MPI_COMM_WORLD));

@@ -340,10 +340,12 @@ int main(void)
             pipe_msg(&r, how, 64 * KiB, 64 * KiB / 3e9);
         }
     }
-    /* 3 of them at 32 apart: the variant's missing lone samples (2 normal
-     * and 1 non-temporal of 3 each after the alternating learning),
-     * probed every 32 until it is decided (variant_order); then ~126. */
-    CHECK(c0->choice == 1 && probes == 10 && variant_decided(c0));
+    /* Lone messages only: the variant's missing lone samples (2 normal
+     * and 1 non-temporal of 3 each after the alternating learning) are
+     * spaced by cost too (session 23: every 32 only for a class whose
+     * windows have a figure, variant_order); ~126 apart. */
+    printf("probes of a pipeline 3.5x slower, lone messages: %d in 1000\n", probes);
+    CHECK(c0->choice == 1 && probes == 7 && variant_decided(c0));
 
     /* A new class on a host where ranks outnumber cores: CMA at once. */
     memset(&p.pick.cls[3], 0, sizeof(p.pick.cls[3]));

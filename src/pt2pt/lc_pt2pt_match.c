@@ -165,6 +165,42 @@ LC_INLINE void lc_deliver_eager(lc_request_t *req, lc_peer_t *from, int src, int
     lc_request_complete(req);
 }
 
+/* A rendezvous message matched by a blocking receive's local request
+ * (lc_request_init_local, lc_pt2pt_recv): the receive is named in the
+ * packets that follow (CTS, DATA, the split copy's FIN), which a local
+ * request cannot be, so the operation moves to a pool request, which its
+ * owner waits for and releases.  Returns that request (the local one is
+ * not touched again), or NULL when none could be had: then the sender is
+ * told the message is done (a FIN: it must not wait for ever) and the
+ * receive completes with MPI_ERR_NO_MEM, its data not placed. */
+static LC_NOINLINE __attribute__((cold)) lc_request_t *lc_deliver_hand_off(lc_request_t *local, lc_peer_t *from,
+                                                                           int src, int tag, uint32_t sreq)
+{
+    lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
+    if (!req) {
+        local->st_source = src;
+        local->st_tag = tag;
+        local->st_error = lc_error(MPI_ERR_NO_MEM,
+                                   "cannot allocate a request for a rendezvous message from rank %d (tag %d): "
+                                   "the message is lost",
+                                   src, tag);
+        lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
+        lc_request_complete(local);
+        return NULL;
+    }
+    /* What a receive carries into its delivery: a local request is a
+     * contiguous one (no cursor, no hook) that holds no communicator (its
+     * owner's call does, until it returns). */
+    req->buf = local->buf;
+    req->bytes = local->bytes;
+    req->rank = local->rank;
+    req->tag = local->tag;
+    req->comm = local->comm;
+    req->ctx_kind = local->ctx_kind;
+    lc_request_hand_off(local, req);
+    return req;
+}
+
 /* The one delivery routine: `data` is the eager payload (EAGER); `addr`
  * and `key` name the sender's buffer (RTS), or with LC_PKT_FLAG_LIST its
  * block list of `nblocks` entries; `t_rts` when the RTS left the sender
@@ -177,6 +213,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_deliver_eager(req, from, src, tag, flags, sreq, size, data);
         return;
     }
+    if (lc_unlikely(lc_request_is_local(req)) && !(req = lc_deliver_hand_off(req, from, src, tag, sreq))) return;
     size_t n = lc_deliver_status(req, from, src, tag, size);
     /* MPI_THREAD_MULTIPLE: the peer's protocol pick (`from->pick`, its
      * calibration samples) is the peer's receive side's state: a ring's
@@ -526,10 +563,23 @@ void lc_pt2pt_match_multiple(void)
 int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
                   MPI_Status *status)
 {
-    lc_request_t *req = NULL;
-    int rc = lc_pt2pt_irecv(buf, bytes, source, tag, comm, ctx_kind, &req);
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_pt2pt_wait_release(req, status);
+    /* On this stack (lc_request_init_local): this call waits for it and
+     * returns, nothing else can name it.  A delivery in another thread
+     * (MULTIPLE, the progress thread) stores its flag last with release
+     * and touches nothing of it after but its address (lc_request_complete,
+     * lc_request_hand_off), so once lc_pt2pt_wait's acquire load has seen
+     * the flag, the status is readable and the frame may go. */
+    lc_request_t req;
+    lc_request_init_local(&req, LC_REQ_RECV);
+    req.buf = buf;
+    req.bytes = bytes;
+    lc_pt2pt_irecv_post(&req, source, tag, comm, ctx_kind);
+    lc_pt2pt_wait(&req);
+    /* The flag is final once seen (relaxed: the wait's acquire load read it). */
+    if (lc_unlikely(atomic_load_explicit(&req.complete, memory_order_relaxed) == LC_REQ_HANDED_OFF))
+        return lc_pt2pt_wait_release(req.active, status); /* a rendezvous (lc_deliver_hand_off) */
+    if (status != MPI_STATUS_IGNORE) lc_request_status(&req, status);
+    return req.st_error;
 }
 
 int lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p)

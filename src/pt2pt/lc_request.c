@@ -140,24 +140,10 @@ static inline void lc_request_zero(lc_request_t *r)
     if (i < sizeof(*r)) *(uint64_t *)(void *)(p + i) = 0;
 }
 
-/* The pool's operations are written once with the level as a parameter
- * `mt` and instantiated twice, for the flag read once per call: below
- * MULTIPLE the constant 0 folds every lock and atomic away (callgrind:
- * one read of the flag per operation instead of one per counter). */
-LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
+/* The fields every request starts with, after its reset: kind, in use,
+ * counted or not (lc_request_alloc_mt's comment), unlinked. */
+LC_INLINE void lc_request_setup(lc_request_t *r, lc_req_kind_t kind, int mt)
 {
-    lc_req_pool_lock(mt);
-    if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) {
-        lc_req_pool_unlock(mt);
-        return NULL;
-    }
-    uint32_t idx = lc_req_free[--lc_req_nfree];
-    lc_req_pool_unlock(mt);
-    lc_request_t *r = &lc_req_blocks[idx >> LC_REQ_BLOCK_SHIFT][idx & (LC_REQ_BLOCK - 1)];
-    uint32_t gen = r->gen; /* the slot's life count survives the reset */
-    lc_request_zero(r);
-    r->index = idx;
-    r->gen = gen;
     r->kind = (uint8_t)kind;
     r->in_use = 1;
     unsigned counted = (LC_REQ_COUNTED >> kind) & 1u;
@@ -177,7 +163,49 @@ LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
         lc_count_add_mt(mt, &lc_request_started, counted);
     }
     lc_list_init(&r->pend.link);
+}
+
+/* The pool's operations are written once with the level as a parameter
+ * `mt` and instantiated twice, for the flag read once per call: below
+ * MULTIPLE the constant 0 folds every lock and atomic away (callgrind:
+ * one read of the flag per operation instead of one per counter). */
+LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
+{
+    lc_req_pool_lock(mt);
+    if (lc_unlikely(!lc_req_nfree) && lc_request_grow() != 0) {
+        lc_req_pool_unlock(mt);
+        return NULL;
+    }
+    uint32_t idx = lc_req_free[--lc_req_nfree];
+    lc_req_pool_unlock(mt);
+    lc_request_t *r = &lc_req_blocks[idx >> LC_REQ_BLOCK_SHIFT][idx & (LC_REQ_BLOCK - 1)];
+    uint32_t gen = r->gen; /* the slot's life count survives the reset */
+    lc_request_zero(r);
+    r->index = idx;
+    r->gen = gen;
+    lc_request_setup(r, kind, mt);
     return r;
+}
+
+void lc_request_init_local(lc_request_t *r, lc_req_kind_t kind)
+{
+    /* index 0 (never a pool slot's) marks it; gen 0; no name is issued. */
+    lc_request_zero(r);
+    lc_request_setup(r, kind, lc_thread_locking());
+}
+
+void lc_request_hand_off(lc_request_t *local, lc_request_t *to)
+{
+    int mt = lc_thread_locking();
+    /* Its owner waits on `to` from now on, which is counted itself. */
+    lc_request_uncount(local, mt);
+    local->active = to;
+    /* Release: the owner's acquire load of the flag (lc_pt2pt_wait) sees
+     * `active` and everything written into `to` before.  The last touch
+     * of `local`: its owner may return at once, and its stack frame with
+     * it (lc_park_note only compares the address). */
+    atomic_store_explicit(&local->complete, LC_REQ_HANDED_OFF, memory_order_release);
+    if (mt) lc_park_note(local);
 }
 
 static lc_request_t *lc_request_alloc_st(lc_req_kind_t kind)

@@ -204,6 +204,33 @@ static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind)
 {
     return lc_request_alloc_p(kind);
 }
+
+/* A request on its owner's stack: a blocking receive's (lc_pt2pt_recv),
+ * whose owner waits for it and returns — no handle, no pool slot (the
+ * pool's pop and push, its release's checks: ~80 of the 8 B round trip's
+ * 743 instructions).  Index 0, which no pool slot has, marks it; it has no
+ * name a packet could carry (lc_request_ref must never be asked for it:
+ * an answer naming index 0 finds no request), so a delivery that needs one
+ * — a rendezvous — hands the operation off to a pool request
+ * (lc_request_hand_off) first.  Everything else treats it as any request:
+ * queued, matched, completed by lc_request_complete (which at MULTIPLE
+ * touches nothing of a request after its flag but its address, so the
+ * owner may return — and its frame be reused — as soon as the flag is
+ * seen) and never released.  Counted as lc_request_alloc counts: the
+ * completion (or the hand-off) uncounts it. */
+void lc_request_init_local(lc_request_t *req, lc_req_kind_t kind);
+static inline bool lc_request_is_local(const lc_request_t *req)
+{
+    return req->index == 0;
+}
+/* `complete` of a local request whose operation goes on in `active`, a
+ * pool request its owner waits for and releases. */
+#define LC_REQ_HANDED_OFF 2
+/* The operation of local request `local`, with its fields copied into
+ * pool request `to` by the caller, goes on in `to`: `local` is marked
+ * LC_REQ_HANDED_OFF (release) and not touched again — the caller owns it
+ * no longer either (its owner may return at once). */
+void lc_request_hand_off(lc_request_t *local, lc_request_t *to);
 /* Operations in flight that progress can advance: sends, receives,
  * collective instances and partitioned rounds allocated and neither
  * complete nor released (persistent and partitioned handles, messages

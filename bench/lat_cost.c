@@ -15,8 +15,9 @@
  * depend on how the two processes are scheduled.  Rank 1 runs natively.
  *
  * Usage: lat_cost [iters [nb]]  (2 ranks; default 5000 iterations, 8
- * bytes).  With "nb" rank 0's calls are MPI_Isend + MPI_Wait and
- * MPI_Irecv + MPI_Wait (the nonblocking path's cost; rank 1 the same).
+ * bytes).  With "nb" the calls are MPI_Isend + MPI_Wait and MPI_Irecv +
+ * MPI_Wait (the nonblocking path's cost), in a loop of their own: the
+ * blocking loop's instructions stay what they were.
  * Standard MPI calls only: it builds with any mpicc; without valgrind's
  * header the collection toggles are no-ops.
  */
@@ -34,28 +35,6 @@
 #ifndef CALLGRIND_TOGGLE_COLLECT
 #define CALLGRIND_TOGGLE_COLLECT
 #endif
-
-static void send8(char *buf, int peer, int nb)
-{
-    if (!nb) {
-        MPI_Send(buf, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
-        return;
-    }
-    MPI_Request r;
-    MPI_Isend(buf, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
-
-static void recv8(char *buf, int peer, int nb)
-{
-    if (!nb) {
-        MPI_Recv(buf, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        return;
-    }
-    MPI_Request r;
-    MPI_Irecv(buf, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
 
 int main(int argc, char **argv)
 {
@@ -81,18 +60,36 @@ int main(int argc, char **argv)
     if (rank == 0) atomic_store(flag, 0);
     MPI_Barrier(MPI_COMM_WORLD);
     char buf[8] = { 0 };
-    for (long i = 1; i <= iters; i++) {
+    for (long i = 1; nb && i <= iters; i++) {
+        MPI_Request r;
         if (rank == 0) {
             CALLGRIND_TOGGLE_COLLECT;
-            send8(buf, 1, nb);
+            MPI_Isend(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
             CALLGRIND_TOGGLE_COLLECT;
             while (atomic_load_explicit(flag, memory_order_acquire) != i) {}
             CALLGRIND_TOGGLE_COLLECT;
-            recv8(buf, 1, nb);
+            MPI_Irecv(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
             CALLGRIND_TOGGLE_COLLECT;
         } else {
-            recv8(buf, 0, nb);
-            send8(buf, 0, nb);
+            MPI_Recv(buf, 8, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, 8, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+            atomic_store_explicit(flag, i, memory_order_release);
+        }
+    }
+    for (long i = 1; !nb && i <= iters; i++) {
+        if (rank == 0) {
+            CALLGRIND_TOGGLE_COLLECT;
+            MPI_Send(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+            CALLGRIND_TOGGLE_COLLECT;
+            while (atomic_load_explicit(flag, memory_order_acquire) != i) {}
+            CALLGRIND_TOGGLE_COLLECT;
+            MPI_Recv(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CALLGRIND_TOGGLE_COLLECT;
+        } else {
+            MPI_Recv(buf, 8, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, 8, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
             atomic_store_explicit(flag, i, memory_order_release);
         }
     }

@@ -14,7 +14,10 @@
  * load — the path of a ping-pong without its fruitless passes, which
  * depend on how the two processes are scheduled.  Rank 1 runs natively.
  *
- * Usage: lat_cost [iters]  (2 ranks; default 5000 iterations, 8 bytes).
+ * Usage: lat_cost [iters [nb]]  (2 ranks; default 5000 iterations, 8
+ * bytes).  With "nb" the calls are MPI_Isend + MPI_Wait and MPI_Irecv +
+ * MPI_Wait (the nonblocking path's cost), in a loop of their own: the
+ * blocking loop's instructions stay what they were.
  * Standard MPI calls only: it builds with any mpicc; without valgrind's
  * header the collection toggles are no-ops.
  */
@@ -22,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -39,6 +43,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long iters = argc > 1 ? atol(argv[1]) : 5000;
+    int nb = argc > 2 && strcmp(argv[2], "nb") == 0;
     if (size != 2 || iters < 1) {
         if (rank == 0) fprintf(stderr, "lat_cost: run 2 ranks; iterations must be positive\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -55,7 +60,25 @@ int main(int argc, char **argv)
     if (rank == 0) atomic_store(flag, 0);
     MPI_Barrier(MPI_COMM_WORLD);
     char buf[8] = { 0 };
-    for (long i = 1; i <= iters; i++) {
+    for (long i = 1; nb && i <= iters; i++) {
+        MPI_Request r;
+        if (rank == 0) {
+            CALLGRIND_TOGGLE_COLLECT;
+            MPI_Isend(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            CALLGRIND_TOGGLE_COLLECT;
+            while (atomic_load_explicit(flag, memory_order_acquire) != i) {}
+            CALLGRIND_TOGGLE_COLLECT;
+            MPI_Irecv(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            CALLGRIND_TOGGLE_COLLECT;
+        } else {
+            MPI_Recv(buf, 8, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, 8, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+            atomic_store_explicit(flag, i, memory_order_release);
+        }
+    }
+    for (long i = 1; !nb && i <= iters; i++) {
         if (rank == 0) {
             CALLGRIND_TOGGLE_COLLECT;
             MPI_Send(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD);

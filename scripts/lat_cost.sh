@@ -6,8 +6,10 @@
 # counted by callgrind: the figure for the message path's cost on a
 # machine whose timings are noisy.  It repeats exactly from run to run.
 #
-#   scripts/lat_cost.sh [-b BUILD]... [-i ITERS]
+#   scripts/lat_cost.sh [-b BUILD]... [-i ITERS] [-n]
 #
+# -n: the nonblocking calls instead (MPI_Isend + MPI_Wait, MPI_Irecv +
+# MPI_Wait).
 # BUILD: a build directory with bin/mpiexec, bin/mpicc and lib/ (default:
 # build); each is built with its own mpicc and run with its own mpiexec
 # (RUNPATH pins the library).  Waits spin (LOCUS_POLL=spin) so that a
@@ -17,10 +19,12 @@ set -eu
 
 builds=""
 iters=5000
-while getopts "b:i:" opt; do
+mode=
+while getopts "b:i:n" opt; do
     case $opt in
     b) builds="$builds $(cd "$OPTARG" && pwd)" ;;
     i) iters=$OPTARG ;;
+    n) mode=nb ;;
     *) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;/^set -eu/d' >&2; exit 2 ;;
     esac
 done
@@ -39,7 +43,7 @@ for b in $builds; do
         if [ "$PMI_RANK" = 0 ]; then
             exec valgrind -q --tool=callgrind --collect-atstart=no --callgrind-out-file="$0" "$@"
         fi
-        exec "$@"' "$out" "$work/lat_cost" "$iters" >"$work/log" 2>&1 || { cat "$work/log" >&2; exit 1; }
+        exec "$@"' "$out" "$work/lat_cost" "$iters" $mode >"$work/log" 2>&1 || { cat "$work/log" >&2; exit 1; }
     ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out")
     printf "%-40s %10.1f\n" "$b" "$(echo "$ir / $iters" | bc -l)"
 done

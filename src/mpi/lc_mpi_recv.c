@@ -10,8 +10,11 @@
 
 #include "mpi/lc_mpi_fast.h"
 
-static int lc_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status,
-                   const char *func)
+/* Inline in MPI_Recv and MPI_Recv_c: their whole body (one call fewer on
+ * the 8 B round trip, and `func` a constant, not a register kept across
+ * the receive). */
+LC_INLINE int lc_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                      MPI_Status *status, const char *func)
 {
     lc_comm_t *c;
     int rc;

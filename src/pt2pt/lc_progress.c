@@ -37,44 +37,6 @@
 #include <sched.h>
 #include <time.h>
 
-/* Every arrived packet: to the side that handles its kind.  Two
- * instances, for the matching side's two (lc_pt2pt_threads_multiple). */
-LC_INLINE void lc_pt2pt_on_packet_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload, int mt)
-{
-    switch ((lc_pkt_kind_t)hdr->kind) {
-    case LC_PKT_EAGER:
-    case LC_PKT_RTS:
-        if (mt)
-            lc_pt2pt_on_message_locked(from, hdr, payload);
-        else
-            lc_pt2pt_on_message_st(from, hdr, payload);
-        return;
-    case LC_PKT_DATA: lc_pt2pt_on_data(from, hdr, payload); return;
-    case LC_PKT_FIN:
-        if (lc_unlikely(hdr->flags & LC_PKT_FLAG_SPLIT)) { /* to a receiver: the split copy's last bytes */
-            lc_pkt_ctl_t ctl;
-            memcpy(&ctl, payload, sizeof(ctl));
-            lc_pt2pt_split_fin(from, &ctl);
-            return;
-        }
-        /* fall through */
-    case LC_PKT_CTS:
-    case LC_PKT_ACK: lc_pt2pt_on_sender_ctl(from, hdr, payload); return;
-    }
-    /* The channels' decoders let no other kind through (lc_pkt_decode.h). */
-    lc_peer_fault(from, "unknown packet kind %u", (unsigned)hdr->kind);
-}
-
-static void lc_pt2pt_on_packet_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
-{
-    lc_pt2pt_on_packet_mt(from, hdr, payload, 0);
-}
-
-static void lc_pt2pt_on_packet_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
-{
-    lc_pt2pt_on_packet_mt(from, hdr, payload, 1);
-}
-
 void lc_pt2pt_init(void)
 {
     lc_pt2pt_match_init();

@@ -99,9 +99,16 @@ void lc_pt2pt_recv_start(lc_request_t *req, int source, int tag, lc_comm_t *comm
 extern LC_HIDDEN int (*lc_pt2pt_irecv_user_p)(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm,
                                               lc_request_t **req_p);
 /* Blocking receive; status may be MPI_STATUS_IGNORE. Returns the status
- * error (MPI_ERR_TRUNCATE) if any. */
-int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
-                  MPI_Status *status);
+ * error (MPI_ERR_TRUNCATE) if any.  Its request lives on the call's
+ * stack (lc_request_is_local).  Through a pointer set once, as
+ * lc_pt2pt_send (lc_pt2pt_threads_multiple). */
+extern LC_HIDDEN int (*lc_pt2pt_recv_p)(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                                        MPI_Status *status);
+static inline int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                                MPI_Status *status)
+{
+    return lc_pt2pt_recv_p(buf, bytes, source, tag, comm, ctx_kind, status);
+}
 
 /* ---- typed forms (lc_pt2pt_typed.c) --------------------------------------------
  * count items of a committed datatype t (retained while pending).  A

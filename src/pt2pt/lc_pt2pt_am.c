@@ -37,7 +37,7 @@ int lc_pt2pt_am_register(lc_comm_t *comm, int ctx_kind, int tag, lc_pt2pt_am_fn_
     }
     lc_am_table[lc_pt2pt_am_count++] = (lc_am_entry_t){ comm->ctx + (uint32_t)ctx_kind, comm, tag, fn, arg };
     /* A ring drained outside the section (MULTIPLE) enters it for a packet
-     * on this context (lc_pt2pt_on_message_locked); the table itself is
+     * on this context (lc_on_message_locked in lc_pt2pt_match.c); the table itself is
      * read inside. */
     lc_pt2pt_match_am(comm->ctx + (uint32_t)ctx_kind, 1);
     return MPI_SUCCESS;

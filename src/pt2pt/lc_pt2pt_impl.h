@@ -62,15 +62,17 @@ lc_request_t *lc_pt2pt_wire_check(const lc_peer_t *from, uint32_t ref, lc_req_ki
 lc_request_t *lc_pt2pt_wire_request(const lc_peer_t *from, uint32_t ref, lc_req_kind_t kind, unsigned states,
                                     const char *pkt);
 
-/* Packet handlers, one per side (lc_progress.c dispatches on the kind).
+/* Packet handlers, one per side (lc_pt2pt_on_packet_* dispatch on the kind).
  * Send side (lc_pt2pt_send.c): CTS starts the pipeline, FIN and ACK
  * complete the send. */
 void lc_pt2pt_on_sender_ctl(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 /* Receive side (lc_pt2pt_match.c): an EAGER or RTS is matched against the
  * posted queue, else queued as unexpected; a DATA fragment is copied into
- * the receive it names. */
-void lc_pt2pt_on_message_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
-void lc_pt2pt_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+ * the receive it names.  The channels' receive handler
+ * (lc_channel_recv_handler) of each level, also there: every arrived
+ * packet, to the side that handles its kind. */
+void lc_pt2pt_on_packet_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
+void lc_pt2pt_on_packet_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload);
 /* Set up the per-context posted/unexpected queues (lc_pt2pt_match.c); once
  * per process, before the first packet can arrive (lc_pt2pt_init). */

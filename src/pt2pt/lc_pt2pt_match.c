@@ -165,6 +165,42 @@ LC_INLINE void lc_deliver_eager(lc_request_t *req, lc_peer_t *from, int src, int
     lc_request_complete(req);
 }
 
+/* A rendezvous message matched by a blocking receive's local request
+ * (lc_request_init_local, lc_pt2pt_recv): the receive is named in the
+ * packets that follow (CTS, DATA, the split copy's FIN), which a local
+ * request cannot be, so the operation moves to a pool request, which its
+ * owner waits for and releases.  Returns that request (the local one is
+ * not touched again), or NULL when none could be had: then the sender is
+ * told the message is done (a FIN: it must not wait for ever) and the
+ * receive completes with MPI_ERR_NO_MEM, its data not placed. */
+static LC_NOINLINE __attribute__((cold)) lc_request_t *lc_deliver_hand_off(lc_request_t *local, lc_peer_t *from,
+                                                                           int src, int tag, uint32_t sreq)
+{
+    lc_request_t *req = lc_request_alloc(LC_REQ_RECV);
+    if (!req) {
+        local->st_source = src;
+        local->st_tag = tag;
+        local->st_error = lc_error(MPI_ERR_NO_MEM,
+                                   "cannot allocate a request for a rendezvous message from rank %d (tag %d): "
+                                   "the message is lost",
+                                   src, tag);
+        lc_pt2pt_send_ctl(from, LC_PKT_FIN, sreq, 0);
+        lc_request_complete(local);
+        return NULL;
+    }
+    /* What a receive carries into its delivery: a local request is a
+     * contiguous one (no cursor, no hook) that holds no communicator (its
+     * owner's call does, until it returns). */
+    req->buf = local->buf;
+    req->bytes = local->bytes;
+    req->rank = local->rank;
+    req->tag = local->tag;
+    req->comm = local->comm;
+    req->ctx_kind = local->ctx_kind;
+    lc_request_hand_off(local, req);
+    return req;
+}
+
 /* The one delivery routine: `data` is the eager payload (EAGER); `addr`
  * and `key` name the sender's buffer (RTS), or with LC_PKT_FLAG_LIST its
  * block list of `nblocks` entries; `t_rts` when the RTS left the sender
@@ -177,6 +213,7 @@ static void lc_deliver(lc_request_t *req, lc_peer_t *from, int src, int tag, uin
         lc_deliver_eager(req, from, src, tag, flags, sreq, size, data);
         return;
     }
+    if (lc_unlikely(lc_request_is_local(req)) && !(req = lc_deliver_hand_off(req, from, src, tag, sreq))) return;
     size_t n = lc_deliver_status(req, from, src, tag, size);
     /* MPI_THREAD_MULTIPLE: the peer's protocol pick (`from->pick`, its
      * calibration samples) is the peer's receive side's state: a ring's
@@ -343,15 +380,15 @@ LC_INLINE void lc_on_message_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
     if (mt) lc_park_note(LC_PARK_QUEUED);
 }
 
-/* The two instances; the packet handler of each level calls its own
- * (lc_progress.c, chosen once by lc_pt2pt_threads_multiple). */
-void lc_pt2pt_on_message_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+/* The two instances, inline in the packet handler of each level (below,
+ * chosen once by lc_pt2pt_threads_multiple). */
+LC_INLINE void lc_on_message_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
     if (lc_unlikely(lc_pt2pt_am_count != 0) && lc_pt2pt_am_dispatch(from, hdr, payload)) return;
     lc_on_message_mt(from, hdr, payload, 0);
 }
 
-void lc_pt2pt_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+LC_INLINE void lc_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
 {
     /* RMA's active messages (lc_pt2pt_am.c) run their handlers inside the
      * section: a ring drained outside it (the shared-memory fast path)
@@ -367,6 +404,46 @@ void lc_pt2pt_on_message_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
         if (am) return;
     }
     lc_on_message_mt(from, hdr, payload, 1);
+}
+
+/* Every arrived packet: to the side that handles its kind — here, in
+ * the matching side's file, so that a message's matching is inline in the
+ * channel's one call per packet.  Two instances (lc_pt2pt_init,
+ * lc_pt2pt_threads_multiple). */
+LC_INLINE void lc_on_packet_mt(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload, int mt)
+{
+    switch ((lc_pkt_kind_t)hdr->kind) {
+    case LC_PKT_EAGER:
+    case LC_PKT_RTS:
+        if (mt)
+            lc_on_message_locked(from, hdr, payload);
+        else
+            lc_on_message_st(from, hdr, payload);
+        return;
+    case LC_PKT_DATA: lc_pt2pt_on_data(from, hdr, payload); return;
+    case LC_PKT_FIN:
+        if (lc_unlikely(hdr->flags & LC_PKT_FLAG_SPLIT)) { /* to a receiver: the split copy's last bytes */
+            lc_pkt_ctl_t ctl;
+            memcpy(&ctl, payload, sizeof(ctl));
+            lc_pt2pt_split_fin(from, &ctl);
+            return;
+        }
+        /* fall through */
+    case LC_PKT_CTS:
+    case LC_PKT_ACK: lc_pt2pt_on_sender_ctl(from, hdr, payload); return;
+    }
+    /* The channels' decoders let no other kind through (lc_pkt_decode.h). */
+    lc_peer_fault(from, "unknown packet kind %u", (unsigned)hdr->kind);
+}
+
+void lc_pt2pt_on_packet_st(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_on_packet_mt(from, hdr, payload, 0);
+}
+
+void lc_pt2pt_on_packet_locked(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
+{
+    lc_on_packet_mt(from, hdr, payload, 1);
 }
 
 void lc_pt2pt_on_data(lc_peer_t *from, const lc_pkt_hdr_t *hdr, const void *payload)
@@ -526,19 +603,56 @@ void lc_pt2pt_match_am(uint32_t ctx, int d)
     __atomic_store_n(&q->am, q->am + d, __ATOMIC_RELEASE);
 }
 
+/* The blocking receive, written once with the level `mt` and instantiated
+ * twice as the posting paths are (lc_pt2pt_recv_p, set once), the post
+ * and the wait inline: an 8 B round trip's receive is this one call. */
+LC_INLINE int lc_recv_mt(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                         MPI_Status *status, int mt)
+{
+    /* On this stack (lc_request_is_local): this call waits for it and
+     * returns, nothing else can name it.  A delivery in another thread
+     * (MULTIPLE, the progress thread) stores its flag last with release
+     * and touches nothing of it after but its address (lc_request_complete,
+     * lc_request_hand_off), so once the acquire load below has seen the
+     * flag, the status is readable and the frame may go. */
+    lc_request_t req;
+    lc_request_init_local(&req, LC_REQ_RECV, mt);
+    req.buf = buf;
+    req.bytes = bytes;
+    lc_irecv_post_req(&req, source, tag, comm, ctx_kind, mt);
+    /* lc_pt2pt_wait's loop (lc_progress.c), inline. */
+    if (!atomic_load_explicit(&req.complete, memory_order_acquire)) {
+        do {
+            if (!lc_progress()) lc_progress_idle_wait_for(&req);
+        } while (!atomic_load_explicit(&req.complete, memory_order_acquire));
+        lc_park_wait_end();
+    }
+    /* The flag is final once seen (relaxed: the acquire load read it). */
+    if (lc_unlikely(atomic_load_explicit(&req.complete, memory_order_relaxed) == LC_REQ_HANDED_OFF))
+        return lc_pt2pt_wait_release(req.active, status); /* a rendezvous (lc_deliver_hand_off) */
+    if (status != MPI_STATUS_IGNORE) lc_request_status(&req, status);
+    return req.st_error;
+}
+
+static int lc_recv_st(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind, MPI_Status *status)
+{
+    return lc_recv_mt(buf, bytes, source, tag, comm, ctx_kind, status, 0);
+}
+
+static int lc_recv_locked(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                          MPI_Status *status)
+{
+    return lc_recv_mt(buf, bytes, source, tag, comm, ctx_kind, status, 1);
+}
+
+int (*lc_pt2pt_recv_p)(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
+                       MPI_Status *status) = lc_recv_st;
+
 void lc_pt2pt_match_multiple(void)
 {
     lc_pt2pt_irecv_post_p = lc_irecv_post_locked;
     lc_pt2pt_irecv_user_p = lc_irecv_user_locked;
-}
-
-int lc_pt2pt_recv(void *buf, size_t bytes, int source, int tag, lc_comm_t *comm, int ctx_kind,
-                  MPI_Status *status)
-{
-    lc_request_t *req = NULL;
-    int rc = lc_pt2pt_irecv(buf, bytes, source, tag, comm, ctx_kind, &req);
-    if (rc != MPI_SUCCESS) return rc;
-    return lc_pt2pt_wait_release(req, status);
+    lc_pt2pt_recv_p = lc_recv_locked;
 }
 
 int lc_pt2pt_iprobe(int source, int tag, lc_comm_t *comm, int *flag, MPI_Status *status, lc_request_t **msg_p)

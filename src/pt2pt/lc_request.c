@@ -103,7 +103,6 @@ lc_request_t *lc_request_by_ref(uint32_t ref)
 int lc_request_incomplete;
 unsigned lc_request_started;
 unsigned lc_request_completions;
-#define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
 
 /* At MULTIPLE a request is counted only while the asynchronous progress
  * thread runs (lc_request_alloc_mt): an uncounted one costs no atomic
@@ -112,32 +111,6 @@ static inline void lc_request_uncount(lc_request_t *req, int mt)
 {
     if (!mt || req->counted) lc_count_add_mt(mt, &lc_request_incomplete, -(int)req->counted);
     req->counted = 0;
-}
-
-/* An unaligned 16-byte vector: SSE2 stores, which every x86-64 has. */
-typedef long long lc_req_zero16 __attribute__((vector_size(16), aligned(8), may_alias));
-_Static_assert(sizeof(lc_request_t) % 16 == 0 || sizeof(lc_request_t) % 16 == 8,
-               "a request is a whole number of words (the tail store below is one word)");
-
-/* memset(r, 0, sizeof(*r)), which GCC makes a `rep stosq` of 35 words
- * at this size: its start-up costs more than the stores themselves
- * (session 12 traced Ibarrier's extra cost over Barrier partly to the
- * pool's resets, one per request: three against two; with two threads
- * sending 8 B messages it was two thirds of lc_request_alloc's profile
- * samples, 38-44 ns against 13-27 ns for the stores below on this AMD
- * EPYC).  Plain 16-byte
- * stores instead, unrolled (the count is a constant); the empty asm
- * keeps GCC's loop-pattern pass from turning the loop back into memset. */
-static inline void lc_request_zero(lc_request_t *r)
-{
-    char *p = (char *)r;
-    size_t i = 0;
-#pragma GCC unroll 32
-    for (; i + 16 <= sizeof(*r); i += 16) {
-        *(lc_req_zero16 *)(void *)(p + i) = (lc_req_zero16){0, 0};
-        __asm__("" : "+r"(p));
-    }
-    if (i < sizeof(*r)) *(uint64_t *)(void *)(p + i) = 0;
 }
 
 /* The pool's operations are written once with the level as a parameter
@@ -158,26 +131,22 @@ LC_INLINE lc_request_t *lc_request_alloc_mt(lc_req_kind_t kind, int mt)
     lc_request_zero(r);
     r->index = idx;
     r->gen = gen;
-    r->kind = (uint8_t)kind;
-    r->in_use = 1;
-    unsigned counted = (LC_REQ_COUNTED >> kind) & 1u;
-    /* lc_request_incomplete and lc_request_started have one reader, the
-     * asynchronous progress thread (lc_async.c: lc_progress_pending, the
-     * doorbell's "started" look).  Below MULTIPLE they are plain adds; at
-     * MULTIPLE each is an atomic read-modify-write of a line every thread
-     * writes, so there they are counted only when that thread exists
-     * (lc_thread_async: set before it starts and before any request, in
-     * MPI_Init, never while requests are in flight).  `counted` records
-     * the choice, so the request's uncount matches its count whatever
-     * happens meanwhile. */
-    if (mt) counted &= (unsigned)(lc_thread_async != 0);
-    r->counted = (uint8_t)counted;
-    if (!mt || counted) {
-        lc_count_add_mt(mt, &lc_request_incomplete, (int)counted);
-        lc_count_add_mt(mt, &lc_request_started, counted);
-    }
-    lc_list_init(&r->pend.link);
+    lc_request_setup(r, kind, mt);
     return r;
+}
+
+void lc_request_hand_off(lc_request_t *local, lc_request_t *to)
+{
+    int mt = lc_thread_locking();
+    /* Its owner waits on `to` from now on, which is counted itself. */
+    lc_request_uncount(local, mt);
+    local->active = to;
+    /* Release: the owner's acquire load of the flag (lc_pt2pt_wait) sees
+     * `active` and everything written into `to` before.  The last touch
+     * of `local`: its owner may return at once, and its stack frame with
+     * it (lc_park_note only compares the address). */
+    atomic_store_explicit(&local->complete, LC_REQ_HANDED_OFF, memory_order_release);
+    if (mt) lc_park_note(local);
 }
 
 static lc_request_t *lc_request_alloc_st(lc_req_kind_t kind)

@@ -208,6 +208,32 @@ static inline lc_request_t *lc_request_alloc(lc_req_kind_t kind)
 {
     return lc_request_alloc_p(kind);
 }
+
+/* A request on its owner's stack: a blocking receive's (lc_pt2pt_recv),
+ * whose owner waits for it and returns — no handle, no pool slot (the
+ * pool's pop and push, its release's checks: ~80 of the 8 B round trip's
+ * 743 instructions).  Index 0, which no pool slot has, marks it; it has no
+ * name a packet could carry (lc_request_ref must never be asked for it:
+ * an answer naming index 0 finds no request), so a delivery that needs one
+ * — a rendezvous — hands the operation off to a pool request
+ * (lc_request_hand_off) first.  Everything else treats it as any request:
+ * queued, matched, completed by lc_request_complete (which at MULTIPLE
+ * touches nothing of a request after its flag but its address, so the
+ * owner may return — and its frame be reused — as soon as the flag is
+ * seen) and never released.  Counted as lc_request_alloc counts: the
+ * completion (or the hand-off) uncounts it. */
+static inline bool lc_request_is_local(const lc_request_t *req)
+{
+    return req->index == 0;
+}
+/* `complete` of a local request whose operation goes on in `active`, a
+ * pool request its owner waits for and releases. */
+#define LC_REQ_HANDED_OFF 2
+/* The operation of local request `local`, with its fields copied into
+ * pool request `to` by the caller, goes on in `to`: `local` is marked
+ * LC_REQ_HANDED_OFF (release) and not touched again — the caller owns it
+ * no longer either (its owner may return at once). */
+void lc_request_hand_off(lc_request_t *local, lc_request_t *to);
 /* Operations in flight that progress can advance: sends, receives,
  * collective instances and partitioned rounds allocated and neither
  * complete nor released (persistent and partitioned handles, messages
@@ -223,6 +249,70 @@ extern unsigned lc_request_started;
 /* Requests completed so far by lc_request_complete (wraps): the schedule
  * engine looks at its running schedules only when it changed. */
 extern unsigned lc_request_completions;
+
+/* Kinds counted in lc_request_incomplete (above). */
+#define LC_REQ_COUNTED ((1u << LC_REQ_SEND) | (1u << LC_REQ_RECV) | (1u << LC_REQ_COLL) | (1u << LC_REQ_PART_ROUND))
+
+/* An unaligned 16-byte vector: SSE2 stores, which every x86-64 has. */
+typedef long long lc_req_zero16 __attribute__((vector_size(16), aligned(8), may_alias));
+_Static_assert(sizeof(lc_request_t) % 16 == 0 || sizeof(lc_request_t) % 16 == 8,
+               "a request is a whole number of words (the tail store below is one word)");
+
+/* memset(r, 0, sizeof(*r)), which GCC makes a `rep stosq` of 35 words
+ * at this size: its start-up costs more than the stores themselves
+ * (session 12 traced Ibarrier's extra cost over Barrier partly to the
+ * pool's resets, one per request: three against two; with two threads
+ * sending 8 B messages it was two thirds of lc_request_alloc's profile
+ * samples, 38-44 ns against 13-27 ns for the stores below on this AMD
+ * EPYC).  Plain 16-byte
+ * stores instead, unrolled (the count is a constant); the empty asm
+ * keeps GCC's loop-pattern pass from turning the loop back into memset. */
+static inline void lc_request_zero(lc_request_t *r)
+{
+    char *p = (char *)r;
+    size_t i = 0;
+#pragma GCC unroll 32
+    for (; i + 16 <= sizeof(*r); i += 16) {
+        *(lc_req_zero16 *)(void *)(p + i) = (lc_req_zero16){0, 0};
+        __asm__("" : "+r"(p));
+    }
+    if (i < sizeof(*r)) *(uint64_t *)(void *)(p + i) = 0;
+}
+
+/* The fields every request starts with, after its reset: kind, in use,
+ * counted or not (lc_request_alloc_mt's comment), unlinked. */
+LC_INLINE void lc_request_setup(lc_request_t *r, lc_req_kind_t kind, int mt)
+{
+    r->kind = (uint8_t)kind;
+    r->in_use = 1;
+    unsigned counted = (LC_REQ_COUNTED >> kind) & 1u;
+    /* lc_request_incomplete and lc_request_started have one reader, the
+     * asynchronous progress thread (lc_async.c: lc_progress_pending, the
+     * doorbell's "started" look).  Below MULTIPLE they are plain adds; at
+     * MULTIPLE each is an atomic read-modify-write of a line every thread
+     * writes, so there they are counted only when that thread exists
+     * (lc_thread_async: set before it starts and before any request, in
+     * MPI_Init, never while requests are in flight).  `counted` records
+     * the choice, so the request's uncount matches its count whatever
+     * happens meanwhile. */
+    if (mt) counted &= (unsigned)(lc_thread_async != 0);
+    r->counted = (uint8_t)counted;
+    if (!mt || counted) {
+        lc_count_add_mt(mt, &lc_request_incomplete, (int)counted);
+        lc_count_add_mt(mt, &lc_request_started, counted);
+    }
+    lc_list_init(&r->pend.link);
+}
+
+/* A local request (lc_request_is_local) made ready, at the level `mt`
+ * (lc_thread_locking(), or a constant in an instance of the caller):
+ * inline, as the blocking receive's whole set-up. */
+LC_INLINE void lc_request_init_local(lc_request_t *r, lc_req_kind_t kind, int mt)
+{
+    /* index 0 (never a pool slot's) marks it; gen 0; no name is issued. */
+    lc_request_zero(r);
+    lc_request_setup(r, kind, mt);
+}
 /* Keep req->comm alive while the request exists (requests the user can
  * hold across MPI_Comm_free). */
 static inline void lc_request_hold_comm(lc_request_t *req)

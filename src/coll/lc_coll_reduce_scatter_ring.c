@@ -17,17 +17,17 @@ int lc_coll_reduce_scatter_ring(const void *sbuf, void *rbuf, const lc_vec_t *rv
     const void *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     if (p == 1) return lc_coll_copy(rbuf, total * esize, input, total * esize);
 
-    /* The ring reduces in place: work on a copy, the input is read-only
-     * (and in place the result must end at the start of rbuf). */
+    /* The partial results go to scratch, the input is read where it is
+     * (in place the result must end at the start of rbuf, after the ring
+     * has read all of the input). */
     char *acc = lc_coll_alloc(total * esize, &rc);
     if (!acc) return rc;
-    if (total) memcpy(acc, input, total * esize);
     lc_coll_layout_t lay;
     lc_vec_t packed = *rv;
     packed.displs = NULL; /* the blocks lie one after another in the vector */
     rc = lc_coll_layout_vector(&lay, p, &packed, esize);
     if (rc != MPI_SUCCESS) goto out;
-    rc = lc_coll_ring_reduce_scatter(acc, &lay, dt, op, LC_TAG_REDUCE_SCATTER, comm);
+    rc = lc_coll_ring_reduce_scatter(input, acc, &lay, dt, op, LC_TAG_REDUCE_SCATTER, comm);
     if (rc == MPI_SUCCESS && lay.len[r]) memcpy(rbuf, acc + lay.off[r], lay.len[r]);
     lc_coll_layout_free(&lay);
 out:

@@ -88,8 +88,7 @@ typedef struct lc_coll_rule {
  * messages, bandwidth-optimal rings and direct exchanges for long ones),
  * adjusted where a first measurement on one node disagreed: with
  * single-copy (CMA) transfers the binomial broadcast beat
- * scatter+allgather up to 2 MiB on 4 ranks, and at 2 ranks the ring
- * allreduce only adds a step.  Provisional: to be tuned with
+ * scatter+allgather up to 2 MiB on 4 ranks.  Provisional: to be tuned with
  * bench/lc_osu_coll on machines that are not oversubscribed. */
 /* Barrier: on small communicators fan-in/fan-out through rank 0, which
  * then leaves first, ahead of the rooted collective that usually follows
@@ -111,8 +110,10 @@ static const lc_coll_rule_t lc_rules_reduce[] = {
 };
 static const lc_coll_rule_t lc_rules_allreduce[] = {
     { "recursive_doubling", 32 * KiB, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
-    { "ring", ANY_SIZE, 3, INT_MAX, { .allreduce = lc_coll_allreduce_ring } },
-    { "recursive_doubling", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
+    /* Also at 2 ranks (session 23): half the vector each way twice, half
+     * of it reduced and no copy, against recursive doubling's copy, whole
+     * exchange and whole reduction. */
+    { "ring", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_ring } },
 };
 static const lc_coll_rule_t lc_rules_gather[] = {
     { "linear", 4 * KiB, SMALL_COMM, { .gather = lc_coll_gather_linear } },

@@ -24,7 +24,7 @@ int lc_coll_allreduce_ring(const void *sbuf, void *rbuf, size_t count, MPI_Datat
     lc_coll_layout_t lay;
     rc = lc_coll_layout_split(&lay, comm->size, count, esize);
     if (rc != MPI_SUCCESS) return rc;
-    rc = lc_coll_ring_reduce_scatter(in, rbuf, &lay, dt, op, LC_TAG_ALLREDUCE, comm);
+    rc = lc_coll_ring_reduce_scatter(in, rbuf, NULL, &lay, dt, op, LC_TAG_ALLREDUCE, comm);
     if (rc == MPI_SUCCESS) rc = lc_coll_ring_allgather(rbuf, &lay, LC_TAG_ALLREDUCE, comm);
     lc_coll_layout_free(&lay);
     return rc;

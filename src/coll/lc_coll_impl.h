@@ -141,12 +141,16 @@ size_t lc_coll_layout_max_len(const lc_coll_layout_t *lay);
  * dt) and is only read unless it is `work`; on return block comm->rank
  * of `work` holds the reduction of that block over all ranks, the other
  * blocks partial results, except block comm->rank - 1, which is left as
- * it was (out of place: never written).  in == work: in place. */
-int lc_coll_ring_reduce_scatter(const void *in, void *work, const lc_coll_layout_t *lay, MPI_Datatype dt, MPI_Op op,
-                                int tag, lc_comm_t *comm);
+ * it was (out of place: never written).  in == work: in place.  `last`
+ * not NULL (out of place only): block comm->rank's result goes there,
+ * not to work; then at 2 ranks work is never touched (may be NULL). */
+int lc_coll_ring_reduce_scatter(const void *in, void *work, void *last, const lc_coll_layout_t *lay, MPI_Datatype dt,
+                                MPI_Op op, int tag, lc_comm_t *comm);
 /* Allgather around the ring: block comm->rank of `buf` is this rank's;
  * on return every block is filled. */
 int lc_coll_ring_allgather(void *buf, const lc_coll_layout_t *lay, int tag, lc_comm_t *comm);
+/* The same from step `first` on (the caller did the steps before). */
+int lc_coll_ring_allgather_from(void *buf, const lc_coll_layout_t *lay, int first, int tag, lc_comm_t *comm);
 
 /* ---- the algorithms (one file each: lc_coll_<collective>_<name>.c) ---- */
 

@@ -30,7 +30,7 @@ int lc_coll_reduce_scatter_gather(const void *sbuf, void *rbuf, size_t count, MP
     lc_request_t **reqs = NULL;
     rc = lc_coll_layout_split(&lay, p, count, esize);
     if (rc != MPI_SUCCESS) goto out;
-    rc = lc_coll_ring_reduce_scatter(mine, acc, &lay, dt, op, LC_TAG_REDUCE, comm);
+    rc = lc_coll_ring_reduce_scatter(mine, acc, NULL, &lay, dt, op, LC_TAG_REDUCE, comm);
     if (rc != MPI_SUCCESS) goto out_lay;
 
     if (r != root) {

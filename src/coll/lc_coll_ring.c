@@ -28,9 +28,11 @@
  * bit for bit, lc_coll_allreduce_recursive_doubling.c); a user operation
  * computes mine op partial in the scratch and copies it back, so that
  * both forms take the operands in the same order.  The nonblocking
- * allreduce (lc_icoll_allreduce.c) makes the same choices. */
-int lc_coll_ring_reduce_scatter(const void *in, void *work, const lc_coll_layout_t *lay, MPI_Datatype dt, MPI_Op op,
-                                int tag, lc_comm_t *comm)
+ * allreduce (lc_icoll_allreduce.c) makes the same choices.  Out of
+ * place, `last` (when not NULL) receives block r's result instead of
+ * work: reduce_scatter's own output, with no copy afterwards. */
+int lc_coll_ring_reduce_scatter(const void *in, void *work, void *last, const lc_coll_layout_t *lay, MPI_Datatype dt,
+                                MPI_Op op, int tag, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     if (p == 1) return MPI_SUCCESS;
@@ -44,7 +46,7 @@ int lc_coll_ring_reduce_scatter(const void *in, void *work, const lc_coll_layout
     for (int s = 0; s < p - 1; s++) {
         int sb = lc_coll_mod((long)r - s - 1, p), rb = lc_coll_mod((long)r - s - 2, p);
         const char *from = (s == 0 ? mine : base) + lay->off[sb];
-        char *into = in_place ? tmp : base + lay->off[rb];
+        char *into = in_place ? tmp : s == p - 2 && last ? last : base + lay->off[rb];
         size_t count = lay->len[rb] / esize;
         rc = lc_coll_sendrecv(from, lay->len[sb], right, into, lay->len[rb], left, tag, comm);
         if (rc != MPI_SUCCESS) break;
@@ -63,15 +65,20 @@ int lc_coll_ring_reduce_scatter(const void *in, void *work, const lc_coll_layout
 
 /* At step s, rank r sends block r-s (its own at s = 0, then the one it
  * just received) and receives block r-s-1. */
-int lc_coll_ring_allgather(void *buf, const lc_coll_layout_t *lay, int tag, lc_comm_t *comm)
+int lc_coll_ring_allgather_from(void *buf, const lc_coll_layout_t *lay, int first, int tag, lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     char *base = buf;
     int right = lc_coll_mod(r + 1, p), left = lc_coll_mod(r - 1, p);
-    for (int s = 0; s < p - 1 && rc == MPI_SUCCESS; s++) {
+    for (int s = first; s < p - 1 && rc == MPI_SUCCESS; s++) {
         int sb = lc_coll_mod((long)r - s, p), rb = lc_coll_mod((long)r - s - 1, p);
         rc = lc_coll_sendrecv(base + lay->off[sb], lay->len[sb], right, base + lay->off[rb], lay->len[rb], left,
                               tag, comm);
     }
     return rc;
+}
+
+int lc_coll_ring_allgather(void *buf, const lc_coll_layout_t *lay, int tag, lc_comm_t *comm)
+{
+    return lc_coll_ring_allgather_from(buf, lay, 0, tag, comm);
 }

@@ -146,7 +146,8 @@ static const lc_coll_rule_t lc_rules_alltoallv[] = {
     { "pairwise", ANY_SIZE, ANY_RANKS, { .alltoallv = lc_coll_alltoallv_pairwise } },
 };
 static const lc_coll_rule_t lc_rules_reduce_scatter[] = {
-    { "reduce_scatterv", 16 * KiB, ANY_RANKS, { .reduce_scatter = lc_coll_reduce_scatter_reduce_scatterv } },
+    /* At 2 ranks the ring is one exchange (reduce + scatterv: two steps). */
+    { "reduce_scatterv", 16 * KiB, 3, INT_MAX, { .reduce_scatter = lc_coll_reduce_scatter_reduce_scatterv } },
     { "ring", ANY_SIZE, ANY_RANKS, { .reduce_scatter = lc_coll_reduce_scatter_ring } },
 };
 static const lc_coll_rule_t lc_rules_scan[] = {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* coll_allreduce_large: MPI_Allreduce of long vectors of doubles, whose
- * sums depend on the order of the additions, in every form.
+/* coll_allreduce_large: MPI_Allreduce (and MPI_Reduce_scatter_block) of
+ * long vectors of doubles, whose sums depend on the order of the
+ * additions, in every form.
  *
  * For counts from 1 to past 1 MiB (odd ones included), the blocking
  * call, MPI_Iallreduce and MPI_Allreduce_init, each out of place and with
@@ -68,6 +69,55 @@ static int near(double got, long i, int p)
 }
 
 typedef enum { F_BLOCKING, F_NONBLOCKING, F_PERSISTENT, F_COUNT } form_t;
+static const char *rs_names[F_COUNT] = { "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
+                                         "MPI_Reduce_scatter_block_init" };
+
+static void run_rs(form_t f, const void *in, void *out, int n, MPI_Op op)
+{
+    MPI_Request req;
+    switch (f) {
+    case F_BLOCKING: LC_MPI(MPI_Reduce_scatter_block(in, out, n, MPI_DOUBLE, op, MPI_COMM_WORLD)); break;
+    case F_NONBLOCKING:
+        LC_MPI(MPI_Ireduce_scatter_block(in, out, n, MPI_DOUBLE, op, MPI_COMM_WORLD, &req));
+        LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        break;
+    case F_PERSISTENT:
+        LC_MPI(MPI_Reduce_scatter_block_init(in, out, n, MPI_DOUBLE, op, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+        LC_MPI(MPI_Start(&req));
+        LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        LC_MPI(MPI_Request_free(&req));
+        break;
+    default: break;
+    }
+}
+
+/* Reduce_scatter_block of n per rank: block r of the sum, every form and
+ * in place or not with MPI_SUM and the user add, bit-equal to the
+ * blocking MPI_SUM result on Locus, near the exact sums elsewhere. */
+static void check_rs(int n, int r, int p, MPI_Op add, int locus, double *in, double *out, double *ref)
+{
+    long total = (long)n * p;
+    fill(in, total, r);
+    LC_MPI(MPI_Reduce_scatter_block(in, ref, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    for (long i = 0; i < n; i++)
+        if (!near(ref[i], (long)r * n + i, p)) {
+            LC_CHECK(0, "reduce_scatter_block count %d: [%ld] = %.17g", n, i, ref[i]);
+            break;
+        }
+    for (int f = 0; f < F_COUNT; f++)
+        for (int oi = 0; oi < 2; oi++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                memset(out, 0xa5, (size_t)total * sizeof(double));
+                if (inplace) fill(out, total, r);
+                run_rs((form_t)f, inplace ? MPI_IN_PLACE : in, out, n, oi ? add : MPI_SUM);
+                long bad = 0;
+                for (long i = 0; i < n; i++)
+                    bad += locus ? memcmp(&out[i], &ref[i], sizeof(double)) != 0 : !near(out[i], (long)r * n + i, p);
+                LC_CHECK(bad == 0, "%s%s %s count %d: %ld elements differ from %s", rs_names[f],
+                         inplace ? " in place" : "", oi ? "user add" : "MPI_SUM", n, bad,
+                         locus ? "the blocking bits" : "the sums");
+            }
+}
 static const char *form_names[F_COUNT] = { "MPI_Allreduce", "MPI_Iallreduce", "MPI_Allreduce_init" };
 
 static void run(form_t f, const void *in, void *out, int n, MPI_Datatype dt, MPI_Op op)
@@ -105,8 +155,10 @@ int main(int argc, char **argv)
 
     static const int counts[] = { 1, 7, 1001, 4097, 65535, 131072, 131075 };
     int maxn = 131075;
-    double *in = lc_malloc(2 * (size_t)maxn * sizeof(double)), *ref = lc_malloc(2 * (size_t)maxn * sizeof(double));
-    double *out = lc_malloc(2 * (size_t)maxn * sizeof(double)), *all = lc_malloc((size_t)maxn * sizeof(double));
+    /* room for pairs, and for reduce_scatter_block's p blocks */
+    size_t cap = (size_t)maxn * (size_t)(p > 2 ? p : 2);
+    double *in = lc_malloc(cap * sizeof(double)), *ref = lc_malloc(cap * sizeof(double));
+    double *out = lc_malloc(cap * sizeof(double)), *all = lc_malloc((size_t)maxn * sizeof(double));
     for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
         int n = counts[ci];
         fill(in, n, r);
@@ -149,6 +201,8 @@ int main(int argc, char **argv)
                                  "%s count %d on %d ranks: this rank reduced %ld elements, want at most %ld",
                                  what, n, p, reduced, (long)n * (p - 1) / p + p);
                 }
+
+        check_rs(n, r, p, add, locus, in, out, ref);
 
         /* A derived type: pairs of doubles, user operation. */
         int m = n / 2 ? n / 2 : 1;

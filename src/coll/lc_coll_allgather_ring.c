@@ -20,8 +20,10 @@ static int lc_allgather_ring_first(const void *sbuf, size_t sbytes, char *rbuf, 
     int rc = lc_coll_irecv(rbuf + (size_t)left * rbytes, rbytes, left, LC_TAG_ALLGATHER, comm, &reqs[0]);
     if (rc != MPI_SUCCESS) return rc;
     rc = lc_coll_isend(sbuf, sbytes, lc_coll_mod((long)r + 1, p), LC_TAG_ALLGATHER, comm, &reqs[1]);
-    if (rc != MPI_SUCCESS) lc_pt2pt_cancel(reqs[0]); /* the peer may never send now */
-    else lc_coll_copy(rbuf + (size_t)r * rbytes, rbytes, sbuf, sbytes); /* fits: checked by the caller */
+    if (rc != MPI_SUCCESS)
+        lc_pt2pt_cancel(reqs[0]); /* the peer may never send now */
+    else
+        lc_coll_copy(rbuf + (size_t)r * rbytes, rbytes, sbuf, sbytes); /* fits: checked by the caller */
     return lc_coll_waitall(2, reqs, rc);
 }
 

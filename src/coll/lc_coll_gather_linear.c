@@ -19,7 +19,8 @@ int lc_coll_gather_linear(const void *sbuf, size_t sbytes, void *rbuf, size_t rb
         rc = lc_coll_copy(NULL, rbytes, NULL, sbytes); /* does it fit? (copies nothing) */
         if (rc != MPI_SUCCESS) return rc;
     }
-    if (p == 1) return sbuf == MPI_IN_PLACE ? MPI_SUCCESS : lc_coll_copy(rb + (size_t)root * rbytes, rbytes, sbuf, sbytes);
+    if (p == 1)
+        return sbuf == MPI_IN_PLACE ? MPI_SUCCESS : lc_coll_copy(rb + (size_t)root * rbytes, rbytes, sbuf, sbytes);
     lc_request_t **reqs = lc_coll_alloc((size_t)p * sizeof(*reqs), &rc);
     if (!reqs) return rc;
     int n = 0;

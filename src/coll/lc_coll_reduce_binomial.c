@@ -36,8 +36,8 @@ static int lc_reduce_tree(void **acc, void **tmp, const void *mine, size_t count
             return lc_coll_send(*acc, bytes, lc_coll_abs((int)(v - mask), root, comm->size), LC_TAG_REDUCE, comm);
         unsigned child = v | mask;
         if (child >= p) continue;
-        int rc = lc_coll_recv(mine ? *acc : *tmp, bytes, lc_coll_abs((int)child, root, comm->size), LC_TAG_REDUCE,
-                              comm);
+        int rc =
+            lc_coll_recv(mine ? *acc : *tmp, bytes, lc_coll_abs((int)child, root, comm->size), LC_TAG_REDUCE, comm);
         if (rc != MPI_SUCCESS) return rc;
         if (mine) {
             lc_op_apply(op, dt, mine, *acc, count); /* acc = mine op child's subtree */
@@ -80,8 +80,10 @@ int lc_coll_reduce_binomial(const void *sbuf, void *rbuf, size_t count, MPI_Data
         if (!acc) goto out;
         /* The root of a predefined operation folds its input into the
          * first child's result in rbuf: no copy (lc_reduce_tree). */
-        if (acc_in_rbuf && acc != mine && lc_op_is_predefined(op)) fresh = mine;
-        else if (acc != mine && bytes) memcpy(acc, mine, bytes);
+        if (acc_in_rbuf && acc != mine && lc_op_is_predefined(op))
+            fresh = mine;
+        else if (acc != mine && bytes)
+            memcpy(acc, mine, bytes);
     }
     void *scratch[2] = { tmp, own }; /* freed below whichever role they end in */
     rc = lc_reduce_tree(&acc, &tmp, fresh, count, dt, op, v, p, tree_root, ordered, comm);

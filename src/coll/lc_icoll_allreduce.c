@@ -19,8 +19,8 @@
  * received into its block of rbuf and folded as mine op partial; in
  * place it is received into scratch and folded as partial op mine for a
  * predefined operation (the same bits), mine op partial for a user one. */
-static int lc_icoll_allreduce_ring(lc_sched_t *s, const void *in, void *rbuf, size_t count, MPI_Datatype dt,
-                                   MPI_Op op, lc_comm_t *comm)
+static int lc_icoll_allreduce_ring(lc_sched_t *s, const void *in, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
+                                   lc_comm_t *comm)
 {
     int p = comm->size, r = comm->rank, rc;
     size_t esize = lc_dtype_size(dt);

@@ -54,7 +54,10 @@ static void fill(double *b, long n, int r)
     for (long i = 0; i < n; i++) b[i] = val(r, i);
 }
 
-static double absd(double x) { return x < 0 ? -x : x; }
+static double absd(double x)
+{
+    return x < 0 ? -x : x;
+}
 
 /* The sum over ranks within rounding: |x| terms of up to 1.5e10 over p
  * ranks. */
@@ -76,7 +79,9 @@ static void run_rs(form_t f, const void *in, void *out, int n, MPI_Op op)
 {
     MPI_Request req;
     switch (f) {
-    case F_BLOCKING: LC_MPI(MPI_Reduce_scatter_block(in, out, n, MPI_DOUBLE, op, MPI_COMM_WORLD)); break;
+    case F_BLOCKING:
+        LC_MPI(MPI_Reduce_scatter_block(in, out, n, MPI_DOUBLE, op, MPI_COMM_WORLD));
+        break;
     case F_NONBLOCKING:
         LC_MPI(MPI_Ireduce_scatter_block(in, out, n, MPI_DOUBLE, op, MPI_COMM_WORLD, &req));
         LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -87,7 +92,8 @@ static void run_rs(form_t f, const void *in, void *out, int n, MPI_Op op)
         LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         LC_MPI(MPI_Request_free(&req));
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -124,7 +130,9 @@ static void run(form_t f, const void *in, void *out, int n, MPI_Datatype dt, MPI
 {
     MPI_Request req;
     switch (f) {
-    case F_BLOCKING: LC_MPI(MPI_Allreduce(in, out, n, dt, op, MPI_COMM_WORLD)); break;
+    case F_BLOCKING:
+        LC_MPI(MPI_Allreduce(in, out, n, dt, op, MPI_COMM_WORLD));
+        break;
     case F_NONBLOCKING:
         LC_MPI(MPI_Iallreduce(in, out, n, dt, op, MPI_COMM_WORLD, &req));
         LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -135,7 +143,8 @@ static void run(form_t f, const void *in, void *out, int n, MPI_Datatype dt, MPI
         LC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         LC_MPI(MPI_Request_free(&req));
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -166,7 +175,8 @@ int main(int argc, char **argv)
         long bad = 0, first = -1;
         for (long i = 0; i < n; i++)
             if (!near(ref[i], i, p) && bad++ == 0) first = i;
-        LC_CHECK(bad == 0, "count %d: %ld sums wrong, first [%ld] = %.17g", n, bad, first, first >= 0 ? ref[first] : 0.0);
+        LC_CHECK(bad == 0, "count %d: %ld sums wrong, first [%ld] = %.17g", n, bad, first,
+                 first >= 0 ? ref[first] : 0.0);
         /* every rank the same bits */
         LC_MPI(MPI_Allreduce(ref, all, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
         LC_CHECK(memcmp(all, ref, (size_t)n * sizeof(double)) == 0, "count %d: ranks got different bits", n);
@@ -198,8 +208,8 @@ int main(int argc, char **argv)
                      * runs user operations by recursive doubling). */
                     if (locus && oi && f == F_BLOCKING && n >= 65535 && (p == 2 || p == 4))
                         LC_CHECK(reduced <= (long)n * (p - 1) / p + p,
-                                 "%s count %d on %d ranks: this rank reduced %ld elements, want at most %ld",
-                                 what, n, p, reduced, (long)n * (p - 1) / p + p);
+                                 "%s count %d on %d ranks: this rank reduced %ld elements, want at most %ld", what, n,
+                                 p, reduced, (long)n * (p - 1) / p + p);
                 }
 
         check_rs(n, r, p, add, locus, in, out, ref);

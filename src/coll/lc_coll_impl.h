@@ -136,15 +136,21 @@ size_t lc_coll_layout_max_len(const lc_coll_layout_t *lay);
 
 /* ---- ring building blocks (lc_coll_ring.c) --------------------------- */
 
-/* Reduce-scatter around the ring 0 -> 1 -> ... -> p-1 -> 0.  `buf` holds
+/* Reduce-scatter around the ring 0 -> 1 -> ... -> p-1 -> 0.  `in` holds
  * this rank's whole input vector laid out by `lay` (element blocks of
- * dt); on return block comm->rank holds the reduction of that block over
- * all ranks; the other blocks hold partial results. */
-int lc_coll_ring_reduce_scatter(void *buf, const lc_coll_layout_t *lay, MPI_Datatype dt, MPI_Op op, int tag,
-                                lc_comm_t *comm);
+ * dt) and is only read unless it is `work`; on return block comm->rank
+ * of `work` holds the reduction of that block over all ranks, the other
+ * blocks partial results, except block comm->rank - 1, which is left as
+ * it was (out of place: never written).  in == work: in place.  `last`
+ * not NULL (out of place only): block comm->rank's result goes there,
+ * not to work; then at 2 ranks work is never touched (may be NULL). */
+int lc_coll_ring_reduce_scatter(const void *in, void *work, void *last, const lc_coll_layout_t *lay, MPI_Datatype dt,
+                                MPI_Op op, int tag, lc_comm_t *comm);
 /* Allgather around the ring: block comm->rank of `buf` is this rank's;
  * on return every block is filled. */
 int lc_coll_ring_allgather(void *buf, const lc_coll_layout_t *lay, int tag, lc_comm_t *comm);
+/* The same from step `first` on (the caller did the steps before). */
+int lc_coll_ring_allgather_from(void *buf, const lc_coll_layout_t *lay, int first, int tag, lc_comm_t *comm);
 
 /* ---- the algorithms (one file each: lc_coll_<collective>_<name>.c) ---- */
 

@@ -21,9 +21,14 @@
 
 /* Fold the children's partial results into acc (tree rank v of p), then
  * send acc to the parent unless v is the tree's root.  `ordered`: acc =
- * acc op child (via tmp, then swapped), else acc = child op acc. */
-static int lc_reduce_tree(void **acc, void **tmp, size_t count, MPI_Datatype dt, MPI_Op op, unsigned v,
-                          unsigned p, int root, bool ordered, lc_comm_t *comm)
+ * acc op child (via tmp, then swapped), else acc = child op acc.
+ * `mine` non-NULL: acc does not hold this rank's input yet (only with a
+ * predefined operation); the first child's result is received straight
+ * into acc and mine folded into it, acc = mine op child, the same bits
+ * as child op mine (predefined operations are commutative bit for bit),
+ * so the nonblocking form (lc_icoll_reduce.c), which copies, agrees. */
+static int lc_reduce_tree(void **acc, void **tmp, const void *mine, size_t count, MPI_Datatype dt, MPI_Op op,
+                          unsigned v, unsigned p, int root, bool ordered, lc_comm_t *comm)
 {
     size_t bytes = count * lc_dtype_size(dt);
     for (unsigned mask = 1; mask < p; mask <<= 1) {
@@ -31,8 +36,14 @@ static int lc_reduce_tree(void **acc, void **tmp, size_t count, MPI_Datatype dt,
             return lc_coll_send(*acc, bytes, lc_coll_abs((int)(v - mask), root, comm->size), LC_TAG_REDUCE, comm);
         unsigned child = v | mask;
         if (child >= p) continue;
-        int rc = lc_coll_recv(*tmp, bytes, lc_coll_abs((int)child, root, comm->size), LC_TAG_REDUCE, comm);
+        int rc =
+            lc_coll_recv(mine ? *acc : *tmp, bytes, lc_coll_abs((int)child, root, comm->size), LC_TAG_REDUCE, comm);
         if (rc != MPI_SUCCESS) return rc;
+        if (mine) {
+            lc_op_apply(op, dt, mine, *acc, count); /* acc = mine op child's subtree */
+            mine = NULL;
+            continue;
+        }
         if (!ordered) {
             lc_op_apply(op, dt, *tmp, *acc, count); /* acc = child's subtree op acc */
             continue;
@@ -61,15 +72,21 @@ int lc_coll_reduce_binomial(const void *sbuf, void *rbuf, size_t count, MPI_Data
      * it is.  The commutative tree accumulates in rbuf at the root. */
     bool has_children = (v & 1) == 0 && v + 1 < p, acc_in_rbuf = !ordered && is_root;
     void *acc = (void *)mine, *tmp = NULL, *own = NULL;
+    const void *fresh = NULL;
     if (has_children) {
         tmp = lc_coll_alloc(bytes, &rc);
         if (!tmp) goto out;
         acc = acc_in_rbuf ? rbuf : (own = lc_coll_alloc(bytes, &rc));
         if (!acc) goto out;
-        if (acc != mine && bytes) memcpy(acc, mine, bytes);
+        /* The root of a predefined operation folds its input into the
+         * first child's result in rbuf: no copy (lc_reduce_tree). */
+        if (acc_in_rbuf && acc != mine && lc_op_is_predefined(op))
+            fresh = mine;
+        else if (acc != mine && bytes)
+            memcpy(acc, mine, bytes);
     }
     void *scratch[2] = { tmp, own }; /* freed below whichever role they end in */
-    rc = lc_reduce_tree(&acc, &tmp, count, dt, op, v, p, tree_root, ordered, comm);
+    rc = lc_reduce_tree(&acc, &tmp, fresh, count, dt, op, v, p, tree_root, ordered, comm);
     if (rc == MPI_SUCCESS && ordered && v == 0 && root != 0) {
         rc = lc_coll_send(acc, bytes, root, LC_TAG_REDUCE, comm); /* rank 0 holds the result */
     } else if (rc == MPI_SUCCESS && ordered && is_root) {

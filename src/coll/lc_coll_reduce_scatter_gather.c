@@ -20,17 +20,17 @@ int lc_coll_reduce_scatter_gather(const void *sbuf, void *rbuf, size_t count, MP
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     if (p == 1) return lc_coll_copy(rbuf, bytes, mine, bytes);
 
-    /* The reduction runs in place in a full-length copy of the input:
-     * rbuf itself at the root, so the gathered blocks land in place. */
+    /* The partial results land in a full-length vector, read from the
+     * input where it is (no copy): rbuf itself at the root, so the
+     * gathered blocks land in place. */
     char *acc = r == root ? rbuf : lc_coll_alloc(bytes, &rc);
     if (!acc) return rc;
-    if (acc != mine && bytes) memcpy(acc, mine, bytes);
 
     lc_coll_layout_t lay;
     lc_request_t **reqs = NULL;
     rc = lc_coll_layout_split(&lay, p, count, esize);
     if (rc != MPI_SUCCESS) goto out;
-    rc = lc_coll_ring_reduce_scatter(acc, &lay, dt, op, LC_TAG_REDUCE, comm);
+    rc = lc_coll_ring_reduce_scatter(mine, acc, NULL, &lay, dt, op, LC_TAG_REDUCE, comm);
     if (rc != MPI_SUCCESS) goto out_lay;
 
     if (r != root) {

@@ -88,8 +88,7 @@ typedef struct lc_coll_rule {
  * messages, bandwidth-optimal rings and direct exchanges for long ones),
  * adjusted where a first measurement on one node disagreed: with
  * single-copy (CMA) transfers the binomial broadcast beat
- * scatter+allgather up to 2 MiB on 4 ranks, and at 2 ranks the ring
- * allreduce only adds a step.  Provisional: to be tuned with
+ * scatter+allgather up to 2 MiB on 4 ranks.  Provisional: to be tuned with
  * bench/lc_osu_coll on machines that are not oversubscribed. */
 /* Barrier: on small communicators fan-in/fan-out through rank 0, which
  * then leaves first, ahead of the rooted collective that usually follows
@@ -111,8 +110,14 @@ static const lc_coll_rule_t lc_rules_reduce[] = {
 };
 static const lc_coll_rule_t lc_rules_allreduce[] = {
     { "recursive_doubling", 32 * KiB, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
-    { "ring", ANY_SIZE, 3, INT_MAX, { .allreduce = lc_coll_allreduce_ring } },
-    { "recursive_doubling", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_recursive_doubling } },
+    /* At 2 ranks the ring (session 23) sends half the vector each way
+     * twice, reduces half of it and copies nothing, against recursive
+     * doubling's copy, whole exchange and whole reduction; but its two
+     * rendezvous steps in a row cost more than that saves up to 256 KiB
+     * (64-128 KiB: 1.4-2.3x slower in 7 alternated runs at load 12; 512
+     * KiB and 1 MiB 1.5x faster). */
+    { "recursive_doubling", 256 * KiB, 2, 2, { .allreduce = lc_coll_allreduce_recursive_doubling } },
+    { "ring", ANY_SIZE, ANY_RANKS, { .allreduce = lc_coll_allreduce_ring } },
 };
 static const lc_coll_rule_t lc_rules_gather[] = {
     { "linear", 4 * KiB, SMALL_COMM, { .gather = lc_coll_gather_linear } },
@@ -145,7 +150,8 @@ static const lc_coll_rule_t lc_rules_alltoallv[] = {
     { "pairwise", ANY_SIZE, ANY_RANKS, { .alltoallv = lc_coll_alltoallv_pairwise } },
 };
 static const lc_coll_rule_t lc_rules_reduce_scatter[] = {
-    { "reduce_scatterv", 16 * KiB, ANY_RANKS, { .reduce_scatter = lc_coll_reduce_scatter_reduce_scatterv } },
+    /* At 2 ranks the ring is one exchange (reduce + scatterv: two steps). */
+    { "reduce_scatterv", 16 * KiB, 3, INT_MAX, { .reduce_scatter = lc_coll_reduce_scatter_reduce_scatterv } },
     { "ring", ANY_SIZE, ANY_RANKS, { .reduce_scatter = lc_coll_reduce_scatter_ring } },
 };
 static const lc_coll_rule_t lc_rules_scan[] = {

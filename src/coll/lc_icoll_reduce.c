@@ -15,8 +15,8 @@
  * vectors) has no schedule form yet: binomial runs.
  *
  * Reduce_scatter(_block): the table's "reduce_scatterv" (binomial reduce
- * of the whole vector to rank 0, which sends each rank its block); the
- * ring has no schedule form yet.
+ * of the whole vector to rank 0, which sends each rank its block) and
+ * "ring" (lc_coll_reduce_scatter_ring.c's rounds, session 23).
  */
 #include "coll/lc_icoll.h"
 
@@ -97,14 +97,50 @@ int lc_icoll_reduce(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf
     return lc_sched_recv(s, rbuf, count * lc_dtype_size(dt), 0);
 }
 
+/* lc_coll_reduce_scatter_ring.c as rounds: the same blocks, buffers and
+ * operand order (mine op partial, the partial received where the
+ * blocking ring receives it), so the result has the blocking bits. */
+static int lc_icoll_reduce_scatter_ring(lc_sched_t *s, const void *sbuf, void *rbuf, const lc_vec_t *rv,
+                                        MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
+{
+    int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
+    size_t esize = lc_dtype_size(dt), total = lc_vec_total(rv, p);
+    bool in_place = sbuf == MPI_IN_PLACE;
+    const char *in = in_place ? rbuf : sbuf;
+    char *mem = lc_sched_alloc(s, (size_t)p * (sizeof(ptrdiff_t) + sizeof(size_t)), &rc);
+    if (!mem) return rc;
+    ptrdiff_t *off = (ptrdiff_t *)mem;
+    size_t *len = (size_t *)(mem + (size_t)p * sizeof(ptrdiff_t)), at = 0;
+    for (int i = 0; i < p; i++) { /* packed blocks, as lc_coll_layout_vector without displs */
+        len[i] = lc_vec_count(rv, i) * esize;
+        off[i] = (ptrdiff_t)at;
+        at += len[i];
+    }
+    char *acc = NULL; /* partial results; at 2 ranks out of place none */
+    if ((p > 2 || in_place) && !(acc = lc_sched_alloc(s, total * esize, &rc))) return rc;
+    int right = lc_coll_mod((long)r + 1, p), left = lc_coll_mod((long)r - 1, p);
+    for (int k = 0; k < p - 1; k++) {
+        int sb = lc_coll_mod((long)r - k - 1, p), rb = lc_coll_mod((long)r - k - 2, p);
+        char *into = k == p - 2 && !in_place ? (char *)rbuf : acc + off[rb];
+        LC_SCHED_TRY(lc_sched_recv(s, into, len[rb], left));
+        LC_SCHED_TRY(lc_sched_send(s, (k == 0 ? in : acc) + off[sb], len[sb], right));
+        LC_SCHED_TRY(lc_sched_fence(s));
+        /* into = mine op into; `lower` never writes src */
+        LC_SCHED_TRY(lc_sched_reduce(s, (void *)(in + off[rb]), into, len[rb] / esize, dt, op, true, false));
+    }
+    /* In place the result goes to the start of rbuf, which was input:
+     * after the last reduction has read it (steps run in order). */
+    return in_place ? lc_sched_copy(s, rbuf, acc + off[r], len[r]) : MPI_SUCCESS;
+}
+
 int lc_icoll_reduce_scatter(lc_sched_t *s, const char *alg, const void *sbuf, void *rbuf, const lc_vec_t *rv,
                             MPI_Datatype dt, MPI_Op op, lc_comm_t *comm)
 {
-    (void)alg;
     int p = comm->size, r = comm->rank, rc = MPI_SUCCESS;
     size_t esize = lc_dtype_size(dt), total = lc_vec_total(rv, p);
     const void *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     if (p == 1) return lc_sched_copy(s, rbuf, input, total * esize);
+    if (strcmp(alg, "ring") == 0) return lc_icoll_reduce_scatter_ring(s, sbuf, rbuf, rv, dt, op, comm);
     char *sum = NULL;
     if (r == 0 && !(sum = lc_sched_alloc(s, total * esize, &rc))) return rc;
     LC_SCHED_TRY(lc_icoll_reduce(s, "binomial", input, sum, total, dt, op, 0, comm));

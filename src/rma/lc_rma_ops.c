@@ -45,8 +45,11 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
         return MPI_SUCCESS;
     }
     int sample = 0;
+    /* A dynamic window's address must be in the target's attached
+     * regions as its table says (lc_rma_dyn.c); else the target decides,
+     * as it always did. */
     if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target] &&
-        !lc_rma_pick_am(win, target, bytes, &sample)) {
+        (!win->dyn || lc_rma_dyn_reach(win, target, off, bytes)) && !lc_rma_pick_am(win, target, bytes, &sample)) {
         /* One system call, complete at the target when it returns; puts
          * are not ordered with other operations (MPI 4.1 §12.7.2), so
          * bypassing the target's request queue is allowed.  Smaller ones

@@ -21,6 +21,9 @@
  * padding before the ranks' memory.  Rank 0 creates it; everyone maps it;
  * after a barrier rank 0 removes it and its directory, so a running job
  * has nothing in /dev/shm and the memory goes with the last mapping.
+ *
+ * Dynamic windows whose ranks all share memory map one too, with a
+ * page per rank holding its table of attached regions (lc_rma_dyn.c).
  */
 #include "channel/lc_shm.h"
 #include "coll/lc_coll.h"
@@ -63,7 +66,7 @@ static int lc_rma_seg_make(char *name, size_t namelen, int owner, unsigned seq, 
     return err;
 }
 
-int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
+int lc_rma_seg_map(lc_rma_win_t *win, const size_t *sizes, bool noncontig, char **bases)
 {
     lc_comm_t *comm = win->comm;
     int n = comm->size;
@@ -77,7 +80,7 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     for (int r = 0; r < n; r++) {
         if (noncontig) len = (len + page - 1) / page * page;
         offs[r] = len;
-        len += win->sizes[r];
+        len += sizes[r];
     }
     if (len == hdr) len += page; /* every rank asked for 0 bytes: still a valid base */
 
@@ -131,10 +134,16 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     win->seg = p;
     win->seg_len = len;
     win->lines = p;
-    for (int r = 0; r < n; r++) win->bases[r] = (char *)p + offs[r];
-    win->base = win->bases[comm->rank];
+    for (int r = 0; r < n; r++) bases[r] = (char *)p + offs[r];
 out:
     free(offs);
+    return rc;
+}
+
+int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
+{
+    int rc = lc_rma_seg_map(win, win->sizes, noncontig, win->bases);
+    if (rc == MPI_SUCCESS) win->base = win->bases[win->comm->rank];
     return rc;
 }
 

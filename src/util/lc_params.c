@@ -187,6 +187,12 @@ const lc_param_desc_t lc_param_table[] = {
         "1.5 us plus the copy), complete without the target. auto = measured per pair and size class up "
         "to 64 KiB: the origin times its first operations both ways and keeps the cheaper (larger ones "
         "CMA); 0 = always CMA (docs/performance.md, \"One-sided\")."),
+    LC_PARAM_ROW_BOOL("RMA_DYN_DIRECT", rma_dyn_direct, "1", LC_PARAM_RANKS,
+        "MPI_Win_create_dynamic windows whose ranks all share memory: every rank publishes its attached "
+        "regions in a shared table, and MPI_Put / MPI_Get to a rank CMA reaches are one CMA system call "
+        "checked against that table, without the target's progress (an address outside its regions still "
+        "goes to the target, which refuses it). 0 = every operation is an active message the target serves "
+        "(the same on every rank: the window takes the table only when every rank allows it)."),
     LC_PARAM_ROW_INT_IN("OFI_CONNECT_TIMEOUT", ofi_connect_timeout, "10", 1, 86400, 0, LC_PARAM_RANKS,
         "Seconds (1..86400) the first packet to a network peer may wait for its connection before Locus checks that "
         "something answers at the peer's address: if nothing does, the job ends with a message naming "

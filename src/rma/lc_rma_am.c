@@ -320,13 +320,19 @@ static int lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t *
     if (fetch && bytes) memset(result, 0, bytes);
     if (!why) {
         const char *payload = data + desc;
-        if (pkt->nblocks) {
-            /* (no memory to gather pairs: nothing applied, answered FAIL) */
-            if (lc_rma_apply_blocks(win, NULL, pkt->disp, pkt->kind, pkt->dt, pkt->op, blk, pkt->nblocks, payload,
-                                    result) != MPI_SUCCESS)
-                return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM);
-        } else
+        /* A window whose origins apply accumulates by CMA: ours hold our
+         * line too, so the two never interleave (lc_rma_cmaacc.c). */
+        bool lock = win->cma_acc && pkt->kind != LC_RMA_PUT && pkt->kind != LC_RMA_GET;
+        int rc2 = MPI_SUCCESS;
+        if (lock) lc_rma_cmaacc_lock(win, win->comm->rank);
+        if (pkt->nblocks)
+            rc2 = lc_rma_apply_blocks(win, NULL, pkt->disp, pkt->kind, pkt->dt, pkt->op, blk, pkt->nblocks, payload,
+                                      result);
+        else
             lc_rma_apply(pkt->kind, pkt->dt, pkt->op, pkt->count, at, payload, payload + bytes, result);
+        if (lock) lc_rma_cmaacc_unlock(win, win->comm->rank);
+        /* (no memory to gather pairs: nothing applied, answered FAIL) */
+        if (rc2 != MPI_SUCCESS) return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM);
     }
     lc_rma_answer_send(win, source, result, fetch ? bytes : 0);
     return MPI_SUCCESS;

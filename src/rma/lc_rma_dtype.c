@@ -220,7 +220,11 @@ static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, M
             return lc_error(MPI_ERR_RMA_RANGE, "the target datatype's %zu bytes at %#llx are not all in memory "
                                                "attached to the window",
                             bytes, (unsigned long long)off);
-        return lc_rma_apply_blocks(win, NULL, off, kind, basic, op, blk, n, src, dst);
+        bool lock = win->cma_acc && kind != LC_RMA_PUT && kind != LC_RMA_GET; /* lc_rma_cmaacc.c */
+        if (lock) lc_rma_cmaacc_lock(win, target);
+        int rc = lc_rma_apply_blocks(win, NULL, off, kind, basic, op, blk, n, src, dst);
+        if (lock) lc_rma_cmaacc_unlock(win, target);
+        return rc;
     }
     if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target] &&
         (!win->dyn || lc_rma_typed_reach(win, target, off, blk, n))) {

@@ -123,6 +123,11 @@ void lc_rma_dyn_publish(lc_rma_win_t *win)
 
 bool lc_rma_dyn_reach(lc_rma_win_t *win, int target, uint64_t addr, size_t bytes)
 {
+    return lc_rma_dyn_check(win, target, addr, bytes) > 0;
+}
+
+int lc_rma_dyn_check(lc_rma_win_t *win, int target, uint64_t addr, size_t bytes)
+{
     const lc_rma_dyn_tab_t *t = win->dyn[target];
     lc_rma_region_t copy[LC_RMA_DYN_SLOTS];
     for (int tries = 0; tries < 4; tries++) {
@@ -143,5 +148,5 @@ bool lc_rma_dyn_reach(lc_rma_win_t *win, int target, uint64_t addr, size_t bytes
         if (__atomic_load_n(&t->gen, __ATOMIC_RELAXED) != g) continue;
         return !full && lc_rma_regions_cover(copy, (int)n, addr, bytes);
     }
-    return false;
+    return -1;
 }

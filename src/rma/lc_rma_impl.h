@@ -220,6 +220,10 @@ struct lc_rma_win {
      * regions in the segment (win->seg), [comm->size]; NULL: none, every
      * operation to another rank is an active message. */
     lc_rma_dyn_tab_t **dyn;
+    /* Every rank reaches every other by CMA and the window has the lock
+     * lines (win->lines): accumulates are applied by their origins under
+     * the target's line, and every accumulate takes it (lc_rma_cmaacc.c). */
+    bool cma_acc;
 
     /* origin epochs (for MPI_ERR_RMA_SYNC) */
     bool fence_open;
@@ -363,6 +367,21 @@ bool lc_rma_regions_cover(const lc_rma_region_t *regions, int n, uint64_t disp, 
 int lc_rma_dyn_setup(lc_rma_win_t *win);
 void lc_rma_dyn_publish(lc_rma_win_t *win);
 bool lc_rma_dyn_reach(lc_rma_win_t *win, int target, uint64_t addr, size_t bytes);
+/* The same, 1 / 0, or -1 when the table could not be read consistently. */
+int lc_rma_dyn_check(lc_rma_win_t *win, int target, uint64_t addr, size_t bytes);
+
+/* Accumulates by the origin over CMA (lc_rma_cmaacc.c).  setup
+ * (collective, after the CMA table): win->cma_acc when every rank
+ * reaches every other, the same on every rank.  lock / unlock: a rank's
+ * accumulate line, held around every accumulate into its memory in such
+ * a window.  try: false when the operation must go to the target (a
+ * dynamic address its table does not show), else done, *rc_p its
+ * error code. */
+int lc_rma_cmaacc_setup(lc_rma_win_t *win);
+void lc_rma_cmaacc_lock(lc_rma_win_t *win, int rank);
+void lc_rma_cmaacc_unlock(lc_rma_win_t *win, int rank);
+bool lc_rma_cmaacc_try(lc_rma_win_t *win, lc_rma_kind_t kind, int target, uint64_t off, MPI_Datatype dt, size_t count,
+                       MPI_Op op, const void *origin, const void *compare, void *result, int *rc_p);
 
 /* Direct-window segments (lc_rma_seg.c).  lc_rma_seg_map (collective):
  * a segment of the lock lines and then sizes[r] bytes per rank, where

@@ -124,6 +124,7 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
          * displacement is the address). */
         if (flavor == LC_RMA_DYNAMIC) rc = lc_rma_dyn_setup(win);
         if (rc == MPI_SUCCESS && (flavor != LC_RMA_DYNAMIC || win->dyn)) rc = lc_rma_cma_setup(win);
+        if (rc == MPI_SUCCESS && flavor != LC_RMA_ALLOCATE) rc = lc_rma_cmaacc_setup(win);
         if (rc == MPI_SUCCESS && flavor != LC_RMA_DYNAMIC) rc = lc_rma_ofi_setup(win);
         if (rc == MPI_SUCCESS) rc = lc_rma_outq_init(win);
         if (rc == MPI_SUCCESS) rc = lc_rma_am_enable(win);

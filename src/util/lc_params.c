@@ -187,6 +187,12 @@ const lc_param_desc_t lc_param_table[] = {
         "1.5 us plus the copy), complete without the target. auto = measured per pair and size class up "
         "to 64 KiB: the origin times its first operations both ways and keeps the cheaper (larger ones "
         "CMA); 0 = always CMA (docs/performance.md, \"One-sided\")."),
+    LC_PARAM_ROW_BOOL("RMA_CMA_ACC", rma_cma_acc, "1", LC_PARAM_RANKS,
+        "MPI_Win_create and MPI_Win_create_dynamic windows where every rank reaches every other by CMA: "
+        "accumulates, Get_accumulate, Fetch_and_op and Compare_and_swap of predefined types are applied by "
+        "the origin (a per-target lock in a shared segment, process_vm_readv, the operation, "
+        "process_vm_writev), without the target's progress. 0 = they are active messages the target serves "
+        "(the same on every rank: the window takes the direct way only when every rank allows it)."),
     LC_PARAM_ROW_BOOL("RMA_DYN_DIRECT", rma_dyn_direct, "1", LC_PARAM_RANKS,
         "MPI_Win_create_dynamic windows whose ranks all share memory: every rank publishes its attached "
         "regions in a shared table, and MPI_Put / MPI_Get to a rank CMA reaches are one CMA system call "

@@ -26,7 +26,7 @@
 #define LIMIT 20 /* s */
 #define M 64     /* part 2: elements */
 
-static long mem[16 + M + 64]; /* [0] sum, [1] tickets, [2] cas counter, [3] flags; [16..16+M) part 2; then slots */
+static long mem[16 + M + 3 * 64]; /* [0] sum, [1] tickets, [2] cas counter, [3] flags; [16..16+M) part 2; then slots */
 
 static double now(void)
 {
@@ -107,15 +107,16 @@ int main(int argc, char **argv)
         MPI_Accumulate(ones, M, MPI_LONG, 0, D(0, 16), M, MPI_LONG, MPI_SUM, win);
         MPI_Accumulate(ones, M / 2, MPI_LONG, 0, D(0, 16), 1, every2, MPI_SUM, win);
         /* order: derived REPLACE, then contiguous REPLACE, on our slot */
-        long a = 1000 + x, b = 2000 + x;
-        MPI_Datatype one_strided;
-        MPI_Type_vector(1, 1, 2, MPI_LONG, &one_strided);
-        MPI_Type_commit(&one_strided);
-        MPI_Accumulate(&a, 1, MPI_LONG, 0, D(0, 16 + M + rank), 1, one_strided, MPI_REPLACE, win);
-        MPI_Accumulate(&b, 1, MPI_LONG, 0, D(0, 16 + M + rank), 1, MPI_LONG, MPI_REPLACE, win);
-        MPI_Type_free(&one_strided);
+        long a[2] = { 1000 + x, 1000 + x }, b = 2000 + x;
+        MPI_Datatype two_strided; /* elements 0 and 2 of our slot: two blocks, a request to the target */
+        MPI_Type_vector(2, 1, 2, MPI_LONG, &two_strided);
+        MPI_Type_commit(&two_strided);
+        MPI_Accumulate(a, 2, MPI_LONG, 0, D(0, 16 + M + 3 * rank), 1, two_strided, MPI_REPLACE, win);
+        MPI_Accumulate(&b, 1, MPI_LONG, 0, D(0, 16 + M + 3 * rank), 1, MPI_LONG, MPI_REPLACE, win);
+        MPI_Type_free(&two_strided);
+        MPI_Win_flush(0, win); /* both applied: in order, the contiguous one last */
         long r = -1;
-        MPI_Fetch_and_op(NULL, &r, MPI_LONG, 0, D(0, 16 + M + rank), MPI_NO_OP, win);
+        MPI_Fetch_and_op(NULL, &r, MPI_LONG, 0, D(0, 16 + M + 3 * rank), MPI_NO_OP, win);
         MPI_Win_flush(0, win);
         LC_CHECK(r == b, "round %d: derived then contiguous REPLACE left %ld, expected %ld", x, r, b);
     }

@@ -15,7 +15,8 @@
  * libfabric RMA for puts and gets, active messages for the rest);
  * "dynamic": MPI_Win_create_dynamic with that memory attached (every
  * displacement is then the target's address plus the offset);
- * "busy": only 8 B put and get latency with lock + flush while rank 1
+ * "busy": only 8 B put, get, accumulate and fetch_and_op latency with
+ * lock + flush while rank 1
  * computes without any MPI call (not in a barrier) for as long as rank 0
  * runs (5 s at most): an implementation that needs the target's
  * progress shows it as latency (rank 0 puts a flag into rank 1's memory
@@ -49,20 +50,26 @@ static void busy_target(int rank, int iters, char *buf, char *mem, MPI_Aint tbas
             for (int i = 0; i < 1000; i++) x += 1e-9 * i;
         printf("busy_target_s,0,%.3f\n", MPI_Wtime() - t + (x < 0 ? 1 : 0));
     } else {
-        for (int op = 0; op < 2; op++) {
+        static const char *name[] = { "put", "get", "acc", "fetch_and_op" };
+        long one = 1, old;
+        for (int op = 0; op < 4; op++) {
             double t = MPI_Wtime(); /* no warm-up: a first operation that waits for rank 1 counts */
             for (int i = 0; i < iters; i++) {
                 if (op == 0)
                     MPI_Put(buf, 8, MPI_CHAR, 1, tbase, 8, MPI_CHAR, win);
-                else
+                else if (op == 1)
                     MPI_Get(buf, 8, MPI_CHAR, 1, tbase, 8, MPI_CHAR, win);
+                else if (op == 2)
+                    MPI_Accumulate(&one, 1, MPI_LONG, 1, tbase + 8, 1, MPI_LONG, MPI_SUM, win);
+                else
+                    MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, tbase + 8, MPI_SUM, win);
                 MPI_Win_flush(1, win);
             }
             t = MPI_Wtime() - t;
-            printf("%s_busy_latency,8,%.3f\n", op == 0 ? "put" : "get", t / iters * 1e6);
+            printf("%s_busy_latency,8,%.3f\n", name[op], t / iters * 1e6);
         }
-        char one = 1;
-        MPI_Put(&one, 1, MPI_CHAR, 1, tbase + MAXB - 1, 1, MPI_CHAR, win);
+        char flagv = 1;
+        MPI_Put(&flagv, 1, MPI_CHAR, 1, tbase + MAXB - 1, 1, MPI_CHAR, win);
         MPI_Win_unlock(1, win);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -98,7 +105,7 @@ int main(int argc, char **argv)
     size_t lat[] = { 8, 1024, 65536 }, bw[] = { 65536, 1 << 20 };
     if (rank == 0) printf("test,size,value\n");
     if (busy) {
-        busy_target(rank, iters, buf, mem, base[1], win);
+        busy_target(rank, iters, buf, mem, base[1], win); /* 8 B put, get, accumulate, fetch_and_op */
         cas_only = 1, with_cas = 0; /* nothing else */
     }
     for (int op = 0; op < 2 && !cas_only; op++) {

@@ -45,22 +45,21 @@ int lc_rma_cmaacc_setup(lc_rma_win_t *win)
 {
     lc_comm_t *comm = win->comm;
     int n = comm->size;
-    int want = n > 1 && lc_params.rma_cma_acc && win->cma && (win->flavor != LC_RMA_DYNAMIC || win->dyn), all = 0;
+    /* Win_create has no segment yet: one of the lock lines only, mapped
+     * when every rank votes for it (memory for the call included, so no
+     * rank leaves the collective alone). */
+    size_t *sizes = win->seg ? NULL : calloc((size_t)n, sizeof *sizes);
+    char **bases = win->seg ? NULL : calloc((size_t)n, sizeof *bases);
+    int want = n > 1 && lc_params.rma_cma_acc && win->cma && (win->flavor != LC_RMA_DYNAMIC || win->dyn) &&
+               (win->seg || (sizes && bases)),
+        all = 0;
     for (int r = 0; want && r < n; r++) want = r == comm->rank || win->cma[r];
     int rc = lc_coll_allreduce(&want, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (rc != MPI_SUCCESS || !all) return rc;
-    if (!win->seg) { /* Win_create: a segment of the lock lines only */
-        size_t *sizes = calloc((size_t)n, sizeof *sizes);
-        char **bases = calloc((size_t)n, sizeof *bases);
-        rc = sizes && bases ? MPI_SUCCESS : lc_error(MPI_ERR_NO_MEM, "out of memory creating a window of %d ranks", n);
-        /* (every rank maps, or fails the same collective) */
-        if (rc == MPI_SUCCESS) rc = lc_rma_seg_map(win, sizes, false, bases);
-        free(sizes);
-        free(bases);
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    win->cma_acc = true;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && all && !win->seg) rc = lc_rma_seg_map(win, sizes, false, bases);
+    free(sizes);
+    free(bases);
+    if (rc == MPI_SUCCESS && all) win->cma_acc = true;
+    return rc;
 }
 
 void lc_rma_cmaacc_lock(lc_rma_win_t *win, int rank)

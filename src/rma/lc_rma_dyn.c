@@ -72,26 +72,22 @@ int lc_rma_dyn_setup(lc_rma_win_t *win)
     lc_comm_t *comm = win->comm;
     int n = comm->size;
     /* The same answer on every rank (the segment is collective): each
-     * rank's view of the channels and its LOCUS_RMA_DYN_DIRECT, ANDed. */
-    int want = n > 1 && lc_params.rma_dyn_direct, all = 0;
+     * rank's view of the channels, its LOCUS_RMA_DYN_DIRECT and whether
+     * it has the memory for the table pointers, ANDed. */
+    size_t *sizes = malloc((size_t)n * sizeof *sizes);
+    win->dyn = calloc((size_t)n, sizeof *win->dyn);
+    int want = n > 1 && lc_params.rma_dyn_direct && sizes && win->dyn, all = 0;
     for (int r = 0; want && r < n; r++) {
         lc_channel_kind_t k = comm->peers[r]->kind;
         want = k == LC_CHANNEL_SELF || k == LC_CHANNEL_SHM;
     }
     int rc = lc_coll_allreduce(&want, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (rc != MPI_SUCCESS || !all) return rc;
-    size_t *sizes = malloc((size_t)n * sizeof *sizes);
-    win->dyn = calloc((size_t)n, sizeof *win->dyn);
-    if (!sizes || !win->dyn) {
-        free(sizes);
-        /* Every rank must still map: a collective error is the only way
-         * out that leaves nobody waiting (the window creation fails). */
-        return lc_error(MPI_ERR_NO_MEM, "out of memory creating a dynamic window of %d ranks", n);
+    if (rc == MPI_SUCCESS && all) {
+        for (int r = 0; r < n; r++) sizes[r] = sizeof(lc_rma_dyn_tab_t);
+        rc = lc_rma_seg_map(win, sizes, true, (char **)win->dyn);
     }
-    for (int r = 0; r < n; r++) sizes[r] = sizeof(lc_rma_dyn_tab_t);
-    rc = lc_rma_seg_map(win, sizes, true, (char **)win->dyn);
     free(sizes);
-    if (rc != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS || !all) {
         free(win->dyn);
         win->dyn = NULL;
     }

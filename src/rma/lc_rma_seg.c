@@ -89,17 +89,29 @@ int lc_rma_seg_map(lc_rma_win_t *win, const size_t *sizes, bool noncontig, char 
     unsigned seq = lc_rma_seg_count;
     int err = 0;
     uint64_t token = 0;
+    void *p = NULL;
     lc_shm_win_geom_t g = { .len = len, .nranks = (uint32_t)n, .hdr_off = (uint32_t)hdr_off };
     if (comm->rank == 0) {
         err = lc_rma_seg_make(name, sizeof name, comm->world_ranks[0], seq, &g, &token, why, sizeof why);
         lc_rma_seg_count++;
+        /* Mapped at once, not after the broadcast: an object in /dev/shm
+         * that no process holds looks abandoned (test/run_mpi_test.sh's
+         * leak check, run by a concurrent job, removed it). */
+        if (!err && !(p = lc_shm_win_map(name, &g, &err, why, sizeof why))) lc_shm_obj_remove(name);
+        if (!err && !p) err = EIO;
     }
     /* err, seq, the token's and the key's halves: name and key are known
      * only to the window's ranks. */
     unsigned msg[6] = { (unsigned)err,          seq, (unsigned)token, (unsigned)(token >> 32), (unsigned)g.key,
                         (unsigned)(g.key >> 32) };
     int rc = lc_coll_bcast(msg, 6, MPI_UNSIGNED, 0, comm);
-    if (rc != MPI_SUCCESS) goto out;
+    if (rc != MPI_SUCCESS) {
+        if (p) { /* rank 0's mapping and object */
+            munmap(p, len);
+            lc_shm_obj_remove(name);
+        }
+        goto out;
+    }
     token = (uint64_t)msg[2] | (uint64_t)msg[3] << 32;
     g.key = (uint64_t)msg[4] | (uint64_t)msg[5] << 32;
     lc_rma_seg_name(name, sizeof name, comm->world_ranks[0], msg[1], token);
@@ -117,7 +129,7 @@ int lc_rma_seg_map(lc_rma_win_t *win, const size_t *sizes, bool noncontig, char 
                           : "");
         goto out;
     }
-    void *p = lc_shm_win_map(name, &g, &err, why, sizeof why);
+    if (comm->rank != 0) p = lc_shm_win_map(name, &g, &err, why, sizeof why);
     /* Everyone must have mapped it before the name goes, and everyone must
      * know whether someone failed. */
     int fails = p == NULL, all = 0;

@@ -45,7 +45,7 @@ static void busy_target(int rank, int iters, char *buf, char *mem, MPI_Aint tbas
     if (rank == 0) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
-        double t = MPI_Wtime(), x = 0; /* (MPI_Wtime makes no progress) */
+        double t = MPI_Wtime(), x = 0;        /* (MPI_Wtime makes no progress) */
         while (!*flag && MPI_Wtime() - t < 5) /* 5 s at most: a path that needs us waits until then */
             for (int i = 0; i < 1000; i++) x += 1e-9 * i;
         printf("busy_target_s,0,%.3f\n", MPI_Wtime() - t + (x < 0 ? 1 : 0));
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     if (rank == 0) printf("test,size,value\n");
     if (busy) {
         busy_target(rank, iters, buf, mem, base[1], win); /* 8 B put, get, accumulate, fetch_and_op */
-        cas_only = 1, with_cas = 0; /* nothing else */
+        cas_only = 1, with_cas = 0;                       /* nothing else */
     }
     for (int op = 0; op < 2 && !cas_only; op++) {
         for (int k = 0; k < 3; k++) {

@@ -19,16 +19,16 @@
 #include <sched.h>
 #include <time.h>
 
-#define K 512    /* longs in the block of part 1 */
-#define R 256    /* longs per rank in part 3 */
+#define K 512 /* longs in the block of part 1 */
+#define R 256 /* longs per rank in part 3 */
 #define ROUNDS 200
 #define LIMIT 20 /* s */
 
-static long mem[K + 8];      /* rank 1: block, then [K] the flag */
-static long near[2][16];     /* [0] attached, [1] not: the bytes after [0] */
-static long holed[3][16];    /* [0] and [2] attached, [1] not */
-static long stay[64 * R];    /* part 3, rank r's slice at r * R */
-static long scratch[4096];   /* part 3: attached and detached by rank 1 */
+static long mem[K + 8];    /* rank 1: block, then [K] the flag */
+static long near[2][16];   /* [0] attached, [1] not: the bytes after [0] */
+static long holed[3][16];  /* [0] and [2] attached, [1] not */
+static long stay[64 * R];  /* part 3, rank r's slice at r * R */
+static long scratch[4096]; /* part 3: attached and detached by rank 1 */
 
 static double now(void)
 {
@@ -79,7 +79,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < K; i++) got[i] = -1;
         MPI_Get(got, K, MPI_LONG, 1, all[5 * 1 + 0], K, MPI_LONG, win);
         MPI_Win_flush(1, win);
-        for (int i = 0; i < K; i++) LC_CHECK(got[i] == 7000000L + i, "got[%d] = %ld, expected %ld", i, got[i], 7000000L + i);
+        for (int i = 0; i < K; i++)
+            LC_CHECK(got[i] == 7000000L + i, "got[%d] = %ld, expected %ld", i, got[i], 7000000L + i);
         for (int i = 0; i < K; i++) v[i] = 100L * i + 1;
         MPI_Put(v, K, MPI_LONG, 1, all[5 * 1 + 0], K, MPI_LONG, win);
         MPI_Win_flush(1, win);
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_sync(win);
     for (int i = 0; i < 16; i++) {
-        LC_CHECK(near[0][i] == 0 && near[1][i] == 0, "a put outside the region wrote near[%d][%d] / near[1][%d]", 0, i, i);
+        LC_CHECK(near[0][i] == 0 && near[1][i] == 0, "a put outside the region wrote near[%d][%d] / near[1][%d]", 0, i,
+                 i);
         LC_CHECK(holed[0][i] == 0 && holed[1][i] == 0 && holed[2][i] == 0, "a put over a hole wrote holed[.][%d]", i);
     }
 
@@ -133,8 +135,8 @@ int main(int argc, char **argv)
     if (rank == 1)
         for (int r = 0; r < size; r++)
             if (r != 1)
-                LC_CHECK(stay[r * R + R - 1] == (long)r * 1000000L + (ROUNDS - 1) * 1000L + R - 1, "rank %d's last put: %ld",
-                         r, stay[r * R + R - 1]);
+                LC_CHECK(stay[r * R + R - 1] == (long)r * 1000000L + (ROUNDS - 1) * 1000L + R - 1,
+                         "rank %d's last put: %ld", r, stay[r * R + R - 1]);
     MPI_Win_detach(win, mem);
     MPI_Win_detach(win, near[0]);
     MPI_Win_detach(win, holed[0]);

@@ -180,7 +180,8 @@ const lc_param_desc_t lc_param_table[] = {
         "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
         "smaller ones are streamed in packets."),
     LC_PARAM_ROW_SIZE("RMA_AM_MAX", rma_am_max, "auto", LC_PARAM_RANKS,
-        "MPI_Put and MPI_Get on a window over user memory (MPI_Win_create) to a rank CMA reaches: up to "
+        "MPI_Put and MPI_Get on a window over user memory (MPI_Win_create; MPI_Win_create_dynamic with "
+        "RMA_DYN_DIRECT) to a rank CMA reaches: up to "
         "this many bytes they are active messages through the shared-memory rings, which the target's "
         "progress engine serves (a few hundred ns while it is inside MPI; a target computing outside MPI "
         "serves them at its next call, or with ASYNC_PROGRESS), larger ones one CMA system call (about "

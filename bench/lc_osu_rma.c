@@ -10,9 +10,17 @@
  * 8 B puts and accumulates with 20,000 per flush (time per operation).
  * Prints CSV for bench/compare.py: a header "test,size,value", then
  * "op,size,us_or_MBps".  Any MPI builds it.
- * usage: lc_osu_rma [iterations] [create|allocate] [cas|nocas]
+ * usage: lc_osu_rma [iterations] [create|allocate|dynamic] [cas|nocas|busy]
  * "create": MPI_Win_create on malloc'd memory instead (Locus: CMA or
  * libfabric RMA for puts and gets, active messages for the rest);
+ * "dynamic": MPI_Win_create_dynamic with that memory attached (every
+ * displacement is then the target's address plus the offset);
+ * "busy": only 8 B put, get, accumulate and fetch_and_op latency with
+ * lock + flush while rank 1
+ * computes without any MPI call (not in a barrier) for as long as rank 0
+ * runs (5 s at most): an implementation that needs the target's
+ * progress shows it as latency (rank 0 puts a flag into rank 1's memory
+ * when done);
  * "cas": only Compare_and_swap, "nocas": all but it (Open MPI 4.1.4
  * crashes in Compare_and_swap on Win_allocate windows on one host, so
  * compare.py runs it apart and keeps the other figures).  Every line is
@@ -25,6 +33,48 @@
 
 #define MAXB (1 << 22)
 
+/* "busy": rank 0 times 8 B puts and gets with lock + flush while rank 1
+ * computes, watching the last byte of its memory for rank 0's flag
+ * without calling MPI (the lock is taken while rank 1 is still inside
+ * MPI: a lock needs the target on some paths, and this times the
+ * operations).  Prints rank 1's compute time too. */
+static void busy_target(int rank, int iters, char *buf, char *mem, MPI_Aint tbase, MPI_Win win)
+{
+    volatile char *flag = mem + MAXB - 1;
+    *flag = 0;
+    if (rank == 0) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        double t = MPI_Wtime(), x = 0;        /* (MPI_Wtime makes no progress) */
+        while (!*flag && MPI_Wtime() - t < 5) /* 5 s at most: a path that needs us waits until then */
+            for (int i = 0; i < 1000; i++) x += 1e-9 * i;
+        printf("busy_target_s,0,%.3f\n", MPI_Wtime() - t + (x < 0 ? 1 : 0));
+    } else {
+        static const char *name[] = { "put", "get", "acc", "fetch_and_op" };
+        long one = 1, old;
+        for (int op = 0; op < 4; op++) {
+            double t = MPI_Wtime(); /* no warm-up: a first operation that waits for rank 1 counts */
+            for (int i = 0; i < iters; i++) {
+                if (op == 0)
+                    MPI_Put(buf, 8, MPI_CHAR, 1, tbase, 8, MPI_CHAR, win);
+                else if (op == 1)
+                    MPI_Get(buf, 8, MPI_CHAR, 1, tbase, 8, MPI_CHAR, win);
+                else if (op == 2)
+                    MPI_Accumulate(&one, 1, MPI_LONG, 1, tbase + 8, 1, MPI_LONG, MPI_SUM, win);
+                else
+                    MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, tbase + 8, MPI_SUM, win);
+                MPI_Win_flush(1, win);
+            }
+            t = MPI_Wtime() - t;
+            printf("%s_busy_latency,8,%.3f\n", name[op], t / iters * 1e6);
+        }
+        char flagv = 1;
+        MPI_Put(&flagv, 1, MPI_CHAR, 1, tbase + MAXB - 1, 1, MPI_CHAR, win);
+        MPI_Win_unlock(1, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -32,12 +82,21 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int iters = argc > 1 ? atoi(argv[1]) : 2000;
     const char *part = argc > 3 ? argv[3] : "all";
-    int cas_only = strcmp(part, "cas") == 0, with_cas = strcmp(part, "nocas") != 0;
+    int cas_only = strcmp(part, "cas") == 0, with_cas = strcmp(part, "nocas") != 0, busy = strcmp(part, "busy") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     char *buf = malloc(MAXB), *mem;
     memset(buf, 1, MAXB);
     MPI_Win win;
-    if (argc > 2 && strcmp(argv[2], "create") == 0) {
+    MPI_Aint base[2] = { 0, 0 }; /* dynamic: each rank's memory's address, added to displacements */
+    if (argc > 2 && strcmp(argv[2], "dynamic") == 0) {
+        mem = malloc(MAXB);
+        memset(mem, 0, MAXB);
+        MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_attach(win, mem, MAXB);
+        MPI_Aint mine;
+        MPI_Get_address(mem, &mine);
+        MPI_Allgather(&mine, 1, MPI_AINT, base, 1, MPI_AINT, MPI_COMM_WORLD);
+    } else if (argc > 2 && strcmp(argv[2], "create") == 0) {
         mem = malloc(MAXB);
         MPI_Win_create(mem, MAXB, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     } else {
@@ -45,6 +104,10 @@ int main(int argc, char **argv)
     }
     size_t lat[] = { 8, 1024, 65536 }, bw[] = { 65536, 1 << 20 };
     if (rank == 0) printf("test,size,value\n");
+    if (busy) {
+        busy_target(rank, iters, buf, mem, base[1], win); /* 8 B put, get, accumulate, fetch_and_op */
+        cas_only = 1, with_cas = 0;                       /* nothing else */
+    }
     for (int op = 0; op < 2 && !cas_only; op++) {
         for (int k = 0; k < 3; k++) {
             size_t n = lat[k];
@@ -56,9 +119,9 @@ int main(int argc, char **argv)
                 for (int i = -it / 10; i < it; i++) {
                     if (i == 0) t = MPI_Wtime();
                     if (op == 0)
-                        MPI_Put(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                        MPI_Put(buf, (int)n, MPI_CHAR, 1, base[1], (int)n, MPI_CHAR, win);
                     else
-                        MPI_Get(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                        MPI_Get(buf, (int)n, MPI_CHAR, 1, base[1], (int)n, MPI_CHAR, win);
                     MPI_Win_flush(1, win);
                 }
                 t = MPI_Wtime() - t;
@@ -77,9 +140,9 @@ int main(int argc, char **argv)
                 for (int i = 0; i < it; i++) {
                     for (int w = 0; w < window; w++) {
                         if (op == 0)
-                            MPI_Put(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                            MPI_Put(buf, (int)n, MPI_CHAR, 1, base[1], (int)n, MPI_CHAR, win);
                         else
-                            MPI_Get(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
+                            MPI_Get(buf, (int)n, MPI_CHAR, 1, base[1], (int)n, MPI_CHAR, win);
                     }
                     MPI_Win_flush(1, win);
                 }
@@ -102,11 +165,11 @@ int main(int argc, char **argv)
             for (int i = -iters / 10; i < iters; i++) {
                 if (i == 0) t = MPI_Wtime();
                 if (op == 0)
-                    MPI_Accumulate(&one, 1, MPI_LONG, 1, 0, 1, MPI_LONG, MPI_SUM, win);
+                    MPI_Accumulate(&one, 1, MPI_LONG, 1, base[1], 1, MPI_LONG, MPI_SUM, win);
                 else if (op == 1)
-                    MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, 0, MPI_SUM, win);
+                    MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, base[1], MPI_SUM, win);
                 else
-                    MPI_Compare_and_swap(&one, &cmp, &old, MPI_LONG, 1, 0, win);
+                    MPI_Compare_and_swap(&one, &cmp, &old, MPI_LONG, 1, base[1], win);
                 MPI_Win_flush(1, win);
             }
             t = MPI_Wtime() - t;
@@ -129,7 +192,7 @@ int main(int argc, char **argv)
             MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
             double t = MPI_Wtime();
             for (int i = 0; i < EPOCH_OPS; i++) {
-                MPI_Aint disp = (MPI_Aint)i * 8;
+                MPI_Aint disp = base[1] + (MPI_Aint)i * 8;
                 if (op == 0)
                     MPI_Put(&one, 1, MPI_LONG, 1, disp, 1, MPI_LONG, win);
                 else
@@ -153,9 +216,9 @@ int main(int argc, char **argv)
             for (int r = 0; r < 2; r++) { /* rank 0 accesses rank 1, then the other way */
                 if (rank == r) {
                     if (op == 0)
-                        MPI_Put(buf, 8, MPI_CHAR, 1 - r, 0, 8, MPI_CHAR, win);
+                        MPI_Put(buf, 8, MPI_CHAR, 1 - r, base[1 - r], 8, MPI_CHAR, win);
                     else
-                        MPI_Get(buf, 8, MPI_CHAR, 1 - r, 0, 8, MPI_CHAR, win);
+                        MPI_Get(buf, 8, MPI_CHAR, 1 - r, base[1 - r], 8, MPI_CHAR, win);
                 }
                 MPI_Win_fence(0, win);
             }

@@ -258,33 +258,10 @@ void lc_rma_am_unlock_local(lc_rma_win_t *win, int source)
     lc_rma_grant_waiters(win);
 }
 
-/* Dynamic windows: whether [disp, disp + bytes) is all attached memory.
- * The span may run over several attached regions that touch or overlap
- * (two halves of one array attached separately, as MPICH's
- * win_dynamic_rma_flush_get does): from `disp`, step to the end of any
- * region holding the current byte until the span is covered.  Each step
- * moves strictly forward, and a region that helped once cannot again
- * (the position is then past its end), so at most nregions steps. */
+/* Dynamic windows: whether [disp, disp + bytes) is all attached memory. */
 static bool lc_rma_dyn_covered(const lc_rma_win_t *win, uint64_t disp, size_t bytes)
 {
-    if (bytes > UINT64_MAX - disp) return false;
-    uint64_t pos = disp, end = disp + bytes;
-    for (int step = 0; step <= win->nregions; step++) {
-        bool in = false;
-        uint64_t reach = pos;
-        for (int i = 0; i < win->nregions; i++) {
-            const lc_rma_region_t *r = &win->regions[i];
-            uint64_t rend = r->size > UINT64_MAX - r->base ? UINT64_MAX : (uint64_t)r->base + r->size;
-            /* (pos == rend counts only for an empty access, as before) */
-            if (pos < r->base || pos > rend || (pos == rend && bytes)) continue;
-            in = true;
-            if (rend > reach) reach = rend;
-        }
-        if (!in) return false; /* byte `pos` is in no region */
-        if (reach >= end) return true;
-        pos = reach;
-    }
-    return false;
+    return lc_rma_regions_cover(win->regions, win->nregions, disp, bytes);
 }
 
 char *lc_rma_am_addr(lc_rma_win_t *win, uint64_t disp, size_t bytes)
@@ -343,13 +320,19 @@ static int lc_rma_serve_data(lc_rma_win_t *win, int source, const lc_rma_pkt_t *
     if (fetch && bytes) memset(result, 0, bytes);
     if (!why) {
         const char *payload = data + desc;
-        if (pkt->nblocks) {
-            /* (no memory to gather pairs: nothing applied, answered FAIL) */
-            if (lc_rma_apply_blocks(win, NULL, pkt->disp, pkt->kind, pkt->dt, pkt->op, blk, pkt->nblocks, payload,
-                                    result) != MPI_SUCCESS)
-                return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM);
-        } else
+        /* A window whose origins apply accumulates by CMA: ours hold our
+         * line too, so the two never interleave (lc_rma_cmaacc.c). */
+        bool lock = win->cma_acc && pkt->kind != LC_RMA_PUT && pkt->kind != LC_RMA_GET;
+        int rc2 = MPI_SUCCESS;
+        if (lock) lc_rma_cmaacc_lock(win, win->comm->rank);
+        if (pkt->nblocks)
+            rc2 = lc_rma_apply_blocks(win, NULL, pkt->disp, pkt->kind, pkt->dt, pkt->op, blk, pkt->nblocks, payload,
+                                      result);
+        else
             lc_rma_apply(pkt->kind, pkt->dt, pkt->op, pkt->count, at, payload, payload + bytes, result);
+        if (lock) lc_rma_cmaacc_unlock(win, win->comm->rank);
+        /* (no memory to gather pairs: nothing applied, answered FAIL) */
+        if (rc2 != MPI_SUCCESS) return lc_rma_answer_fail(win, source, MPI_ERR_NO_MEM);
     }
     lc_rma_answer_send(win, source, result, fetch ? bytes : 0);
     return MPI_SUCCESS;

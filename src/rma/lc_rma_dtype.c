@@ -192,6 +192,23 @@ static char *lc_rma_run(const lc_dt_t *t, MPI_Count count, const void *buf)
 /* MPI_SUCCESS when done, LC_AGAIN when the target's answer completes it,
  * else an error code.  *sent_p: lc_rma_am_send took `unpack`'s buffer
  * (`dst`), whatever it returned. */
+/* Dynamic windows: whether the target's table (lc_rma_dyn.c) has all of
+ * the blocks' span attached, [off + lowest block, off + end of the
+ * highest): the span, as a get may read it whole.  Otherwise the target
+ * checks the blocks one by one, as before. */
+static bool lc_rma_typed_reach(lc_rma_win_t *win, int target, uint64_t off, const lc_rma_blk_t *blk, size_t n)
+{
+    if (n == 0) return false;
+    int64_t lo = blk[0].off, hi = blk[0].off + blk[0].len;
+    for (size_t i = 1; i < n; i++) {
+        if (blk[i].off < lo) lo = blk[i].off;
+        if (blk[i].off + blk[i].len > hi) hi = blk[i].off + blk[i].len;
+    }
+    uint64_t first = off + (uint64_t)lo; /* two's complement: lo may be negative */
+    if ((lo < 0 && first > off) || (lo >= 0 && first < off)) return false;
+    return lc_rma_dyn_reach(win, target, first, (size_t)(hi - lo));
+}
+
 static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_Aint disp, MPI_Datatype basic,
                             MPI_Op op, const lc_rma_blk_t *blk, size_t n, size_t bytes, const char *src, char *dst,
                             const lc_rma_unpack_t *unpack, lc_request_t *user, bool *sent_p)
@@ -203,9 +220,14 @@ static int lc_rma_typed_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, M
             return lc_error(MPI_ERR_RMA_RANGE, "the target datatype's %zu bytes at %#llx are not all in memory "
                                                "attached to the window",
                             bytes, (unsigned long long)off);
-        return lc_rma_apply_blocks(win, NULL, off, kind, basic, op, blk, n, src, dst);
+        bool lock = win->cma_acc && kind != LC_RMA_PUT && kind != LC_RMA_GET; /* lc_rma_cmaacc.c */
+        if (lock) lc_rma_cmaacc_lock(win, target);
+        int rc = lc_rma_apply_blocks(win, NULL, off, kind, basic, op, blk, n, src, dst);
+        if (lock) lc_rma_cmaacc_unlock(win, target);
+        return rc;
     }
-    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target]) {
+    if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target] &&
+        (!win->dyn || lc_rma_typed_reach(win, target, off, blk, n))) {
         lc_peer_t *peer = win->comm->peers[target];
         bool put = kind == LC_RMA_PUT;
         uint64_t remote = win->remote_bases[target] + off;

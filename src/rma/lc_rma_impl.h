@@ -127,6 +127,20 @@ typedef struct lc_rma_region {
     size_t size;
 } lc_rma_region_t;
 
+/* A rank's attached regions as origins read them (lc_rma_dyn.c), one
+ * page of the dynamic window's shared segment, written only by that
+ * rank.  gen is a sequence count: odd while the owner rewrites the
+ * table; a reader's copy is good when it read the same even count
+ * before and after.  full: more regions than slots (then origins send
+ * every operation to the owner). */
+#define LC_RMA_DYN_SLOTS 255
+typedef struct lc_rma_dyn_tab {
+    uint64_t gen;
+    uint32_t n;
+    uint32_t full;
+    uint64_t r[LC_RMA_DYN_SLOTS][2]; /* address in the owner's space, bytes */
+} lc_rma_dyn_tab_t;
+
 struct lc_rma_win {
     lc_comm_t *comm;
     int flavor;
@@ -202,6 +216,14 @@ struct lc_rma_win {
     bool self_granted;        /* a queued lock of our own was granted */
     lc_rma_region_t *regions; /* dynamic: attached memory */
     int nregions, capregions;
+    /* dynamic windows whose ranks all share memory: each rank's table of
+     * regions in the segment (win->seg), [comm->size]; NULL: none, every
+     * operation to another rank is an active message. */
+    lc_rma_dyn_tab_t **dyn;
+    /* Every rank reaches every other by CMA and the window has the lock
+     * lines (win->lines): accumulates are applied by their origins under
+     * the target's line, and every accumulate takes it (lc_rma_cmaacc.c). */
+    bool cma_acc;
 
     /* origin epochs (for MPI_ERR_RMA_SYNC) */
     bool fence_open;
@@ -334,7 +356,38 @@ void lc_rma_apply_packed(lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op, size_t 
 void lc_rma_apply(lc_rma_kind_t kind, MPI_Datatype dt, MPI_Op op, size_t count, void *at, const void *origin,
                   const void *compare, void *result);
 
-/* Direct-window segments (lc_rma_seg.c). */
+/* Dynamic windows' region tables (lc_rma_dyn.c).  Whether regions[0..n)
+ * cover every byte of [disp, disp + bytes); setup (collective, at
+ * creation: a table for every rank, or none when some rank is not a
+ * shared-memory peer or LOCUS_RMA_DYN_DIRECT is 0 somewhere); publish
+ * our regions after Win_attach / Win_detach; whether the bytes are in
+ * `target`'s regions as its table says now (false also when the table
+ * could not be read consistently: then ask the target). */
+bool lc_rma_regions_cover(const lc_rma_region_t *regions, int n, uint64_t disp, size_t bytes);
+int lc_rma_dyn_setup(lc_rma_win_t *win);
+void lc_rma_dyn_publish(lc_rma_win_t *win);
+bool lc_rma_dyn_reach(lc_rma_win_t *win, int target, uint64_t addr, size_t bytes);
+/* The same, 1 / 0, or -1 when the table could not be read consistently. */
+int lc_rma_dyn_check(lc_rma_win_t *win, int target, uint64_t addr, size_t bytes);
+
+/* Accumulates by the origin over CMA (lc_rma_cmaacc.c).  setup
+ * (collective, after the CMA table): win->cma_acc when every rank
+ * reaches every other, the same on every rank.  lock / unlock: a rank's
+ * accumulate line, held around every accumulate into its memory in such
+ * a window.  try: false when the operation must go to the target (a
+ * dynamic address its table does not show), else done, *rc_p its
+ * error code. */
+int lc_rma_cmaacc_setup(lc_rma_win_t *win);
+void lc_rma_cmaacc_lock(lc_rma_win_t *win, int rank);
+void lc_rma_cmaacc_unlock(lc_rma_win_t *win, int rank);
+bool lc_rma_cmaacc_try(lc_rma_win_t *win, lc_rma_kind_t kind, int target, uint64_t off, MPI_Datatype dt, size_t count,
+                       MPI_Op op, const void *origin, const void *compare, void *result, int *rc_p);
+
+/* Direct-window segments (lc_rma_seg.c).  lc_rma_seg_map (collective):
+ * a segment of the lock lines and then sizes[r] bytes per rank, where
+ * each is in our mapping in bases[r]; lc_rma_seg_create: the direct
+ * window's, with win->sizes into win->bases. */
+int lc_rma_seg_map(lc_rma_win_t *win, const size_t *sizes, bool noncontig, char **bases);
 int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig);
 void lc_rma_seg_destroy(lc_rma_win_t *win);
 

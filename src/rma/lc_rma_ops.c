@@ -3,7 +3,8 @@
  * lc_rma_ops.c — one one-sided operation: on the direct path a load,
  * store or locked update of the target's memory in our own mapping; on
  * the active-message path applied in place when the target is this
- * process, else one request to the target (lc_rma_am.c).
+ * process, a put or get by CMA, an accumulate by CMA under the target's
+ * lock (lc_rma_cmaacc.c), else one request to the target (lc_rma_am.c).
  */
 #include "channel/lc_cma.h"
 #include "rma/lc_rma_impl.h"
@@ -41,12 +42,22 @@ static int lc_rma_op_now(lc_rma_win_t *win, lc_rma_kind_t kind, int target, MPI_
         if (!at)
             return lc_error(MPI_ERR_RMA_RANGE, "%zu bytes at address %#llx are not in memory attached to the window",
                             bytes, (unsigned long long)off);
+        bool lock = win->cma_acc && kind != LC_RMA_PUT && kind != LC_RMA_GET; /* origins apply theirs too */
+        if (lock) lc_rma_cmaacc_lock(win, target);
         lc_rma_apply(kind, dt, op, count, at, origin, compare, result);
+        if (lock) lc_rma_cmaacc_unlock(win, target);
         return MPI_SUCCESS;
     }
+    if (win->cma_acc && kind != LC_RMA_PUT && kind != LC_RMA_GET) {
+        int rc;
+        if (lc_rma_cmaacc_try(win, kind, target, off, dt, count, op, origin, compare, result, &rc)) return rc;
+    }
     int sample = 0;
+    /* A dynamic window's address must be in the target's attached
+     * regions as its table says (lc_rma_dyn.c); else the target decides,
+     * as it always did. */
     if ((kind == LC_RMA_PUT || kind == LC_RMA_GET) && win->cma && win->cma[target] &&
-        !lc_rma_pick_am(win, target, bytes, &sample)) {
+        (!win->dyn || lc_rma_dyn_reach(win, target, off, bytes)) && !lc_rma_pick_am(win, target, bytes, &sample)) {
         /* One system call, complete at the target when it returns; puts
          * are not ordered with other operations (MPI 4.1 §12.7.2), so
          * bypassing the target's request queue is allowed.  Smaller ones

@@ -21,6 +21,9 @@
  * padding before the ranks' memory.  Rank 0 creates it; everyone maps it;
  * after a barrier rank 0 removes it and its directory, so a running job
  * has nothing in /dev/shm and the memory goes with the last mapping.
+ *
+ * Dynamic windows whose ranks all share memory map one too, with a
+ * page per rank holding its table of attached regions (lc_rma_dyn.c).
  */
 #include "channel/lc_shm.h"
 #include "coll/lc_coll.h"
@@ -63,7 +66,7 @@ static int lc_rma_seg_make(char *name, size_t namelen, int owner, unsigned seq, 
     return err;
 }
 
-int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
+int lc_rma_seg_map(lc_rma_win_t *win, const size_t *sizes, bool noncontig, char **bases)
 {
     lc_comm_t *comm = win->comm;
     int n = comm->size;
@@ -77,7 +80,7 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     for (int r = 0; r < n; r++) {
         if (noncontig) len = (len + page - 1) / page * page;
         offs[r] = len;
-        len += win->sizes[r];
+        len += sizes[r];
     }
     if (len == hdr) len += page; /* every rank asked for 0 bytes: still a valid base */
 
@@ -86,17 +89,29 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     unsigned seq = lc_rma_seg_count;
     int err = 0;
     uint64_t token = 0;
+    void *p = NULL;
     lc_shm_win_geom_t g = { .len = len, .nranks = (uint32_t)n, .hdr_off = (uint32_t)hdr_off };
     if (comm->rank == 0) {
         err = lc_rma_seg_make(name, sizeof name, comm->world_ranks[0], seq, &g, &token, why, sizeof why);
         lc_rma_seg_count++;
+        /* Mapped at once, not after the broadcast: an object in /dev/shm
+         * that no process holds looks abandoned (test/run_mpi_test.sh's
+         * leak check, run by a concurrent job, removed it). */
+        if (!err && !(p = lc_shm_win_map(name, &g, &err, why, sizeof why))) lc_shm_obj_remove(name);
+        if (!err && !p) err = EIO;
     }
     /* err, seq, the token's and the key's halves: name and key are known
      * only to the window's ranks. */
     unsigned msg[6] = { (unsigned)err,          seq, (unsigned)token, (unsigned)(token >> 32), (unsigned)g.key,
                         (unsigned)(g.key >> 32) };
     int rc = lc_coll_bcast(msg, 6, MPI_UNSIGNED, 0, comm);
-    if (rc != MPI_SUCCESS) goto out;
+    if (rc != MPI_SUCCESS) {
+        if (p) { /* rank 0's mapping and object */
+            munmap(p, len);
+            lc_shm_obj_remove(name);
+        }
+        goto out;
+    }
     token = (uint64_t)msg[2] | (uint64_t)msg[3] << 32;
     g.key = (uint64_t)msg[4] | (uint64_t)msg[5] << 32;
     lc_rma_seg_name(name, sizeof name, comm->world_ranks[0], msg[1], token);
@@ -114,7 +129,7 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
                           : "");
         goto out;
     }
-    void *p = lc_shm_win_map(name, &g, &err, why, sizeof why);
+    if (comm->rank != 0) p = lc_shm_win_map(name, &g, &err, why, sizeof why);
     /* Everyone must have mapped it before the name goes, and everyone must
      * know whether someone failed. */
     int fails = p == NULL, all = 0;
@@ -131,10 +146,16 @@ int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
     win->seg = p;
     win->seg_len = len;
     win->lines = p;
-    for (int r = 0; r < n; r++) win->bases[r] = (char *)p + offs[r];
-    win->base = win->bases[comm->rank];
+    for (int r = 0; r < n; r++) bases[r] = (char *)p + offs[r];
 out:
     free(offs);
+    return rc;
+}
+
+int lc_rma_seg_create(lc_rma_win_t *win, bool noncontig)
+{
+    int rc = lc_rma_seg_map(win, win->sizes, noncontig, win->bases);
+    if (rc == MPI_SUCCESS) win->base = win->bases[win->comm->rank];
     return rc;
 }
 

@@ -56,6 +56,7 @@ static void lc_rma_win_release(lc_rma_win_t *win)
     free(win->ans_buf);
     if (win->ans_req) lc_request_release(win->ans_req); /* never started */
     free(win->regions);
+    free(win->dyn); /* the tables went with the segment */
     free(win->remote_bases);
     free(win->cma);
     lc_rma_ofi_teardown(win);
@@ -118,7 +119,12 @@ int lc_rma_win_create(lc_comm_t *comm, int flavor, size_t size, int disp_unit, b
             win->base = *base_p;
         }
         win->bases[comm->rank] = win->base;
-        if (flavor != LC_RMA_DYNAMIC) rc = lc_rma_cma_setup(win);
+        /* Dynamic windows: CMA only with the region tables, which let the
+         * origin check an address (remote_bases are then 0: the
+         * displacement is the address). */
+        if (flavor == LC_RMA_DYNAMIC) rc = lc_rma_dyn_setup(win);
+        if (rc == MPI_SUCCESS && (flavor != LC_RMA_DYNAMIC || win->dyn)) rc = lc_rma_cma_setup(win);
+        if (rc == MPI_SUCCESS && flavor != LC_RMA_ALLOCATE) rc = lc_rma_cmaacc_setup(win);
         if (rc == MPI_SUCCESS && flavor != LC_RMA_DYNAMIC) rc = lc_rma_ofi_setup(win);
         if (rc == MPI_SUCCESS) rc = lc_rma_outq_init(win);
         if (rc == MPI_SUCCESS) rc = lc_rma_am_enable(win);
@@ -212,6 +218,7 @@ int lc_rma_win_attach(lc_rma_win_t *win, void *base, size_t size)
         win->capregions = cap;
     }
     win->regions[win->nregions++] = (lc_rma_region_t){ (uintptr_t)base, size };
+    lc_rma_dyn_publish(win);
     return MPI_SUCCESS;
 }
 
@@ -220,6 +227,7 @@ int lc_rma_win_detach(lc_rma_win_t *win, const void *base)
     for (int i = 0; i < win->nregions; i++) {
         if (win->regions[i].base == (uintptr_t)base) {
             win->regions[i] = win->regions[--win->nregions];
+            lc_rma_dyn_publish(win);
             return MPI_SUCCESS;
         }
     }

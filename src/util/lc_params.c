@@ -180,13 +180,26 @@ const lc_param_desc_t lc_param_table[] = {
         "Rendezvous messages to network peers at least this large are read with fi_read (with OFI_RMA); "
         "smaller ones are streamed in packets."),
     LC_PARAM_ROW_SIZE("RMA_AM_MAX", rma_am_max, "auto", LC_PARAM_RANKS,
-        "MPI_Put and MPI_Get on a window over user memory (MPI_Win_create) to a rank CMA reaches: up to "
+        "MPI_Put and MPI_Get on a window over user memory (MPI_Win_create; MPI_Win_create_dynamic with "
+        "RMA_DYN_DIRECT) to a rank CMA reaches: up to "
         "this many bytes they are active messages through the shared-memory rings, which the target's "
         "progress engine serves (a few hundred ns while it is inside MPI; a target computing outside MPI "
         "serves them at its next call, or with ASYNC_PROGRESS), larger ones one CMA system call (about "
         "1.5 us plus the copy), complete without the target. auto = measured per pair and size class up "
         "to 64 KiB: the origin times its first operations both ways and keeps the cheaper (larger ones "
         "CMA); 0 = always CMA (docs/performance.md, \"One-sided\")."),
+    LC_PARAM_ROW_BOOL("RMA_CMA_ACC", rma_cma_acc, "1", LC_PARAM_RANKS,
+        "MPI_Win_create and MPI_Win_create_dynamic windows where every rank reaches every other by CMA: "
+        "accumulates, Get_accumulate, Fetch_and_op and Compare_and_swap of predefined types are applied by "
+        "the origin (a per-target lock in a shared segment, process_vm_readv, the operation, "
+        "process_vm_writev), without the target's progress. 0 = they are active messages the target serves "
+        "(the same on every rank: the window takes the direct way only when every rank allows it)."),
+    LC_PARAM_ROW_BOOL("RMA_DYN_DIRECT", rma_dyn_direct, "1", LC_PARAM_RANKS,
+        "MPI_Win_create_dynamic windows whose ranks all share memory: every rank publishes its attached "
+        "regions in a shared table, and MPI_Put / MPI_Get to a rank CMA reaches are one CMA system call "
+        "checked against that table, without the target's progress (an address outside its regions still "
+        "goes to the target, which refuses it). 0 = every operation is an active message the target serves "
+        "(the same on every rank: the window takes the table only when every rank allows it)."),
     LC_PARAM_ROW_INT_IN("OFI_CONNECT_TIMEOUT", ofi_connect_timeout, "10", 1, 86400, 0, LC_PARAM_RANKS,
         "Seconds (1..86400) the first packet to a network peer may wait for its connection before Locus checks that "
         "something answers at the peer's address: if nothing does, the job ends with a message naming "

@@ -92,6 +92,8 @@ typedef struct lc_params {
     int    ofi_rma;           /* pull rendezvous data with fi_read where the provider offers FI_RMA */
     size_t ofi_rma_threshold; /* rendezvous messages at least this big are pulled with fi_read */
     size_t rma_am_max;        /* Win_create puts/gets to CMA peers: active messages up to it; AUTO: lc_rma_pick.c */
+    int    rma_dyn_direct;    /* dynamic windows: CMA puts/gets checked against a shared region table */
+    int    rma_cma_acc;       /* create/dynamic windows all CMA peers: accumulates by the origin under a shared lock */
     long   ofi_connect_timeout; /* s before a peer that accepts no packet is probed */
     long   net_timeout;       /* s of silence on a network connection before the job ends (0: never) */
     long   launch_timeout;    /* mpiexec: s for a remote proxy to connect back */

@@ -343,13 +343,7 @@ int lc_progress_test(void)
 
 void lc_pt2pt_wait(lc_request_t *req)
 {
-    /* Complete at once (a self message, a receive already matched): no
-     * loop, and no look at the wait count either. */
-    if (lc_likely(atomic_load_explicit(&req->complete, memory_order_acquire))) return;
-    do {
-        if (!lc_progress()) lc_progress_idle_wait_for(req);
-    } while (!atomic_load_explicit(&req->complete, memory_order_acquire));
-    lc_park_wait_end();
+    lc_pt2pt_wait_inline(req);
 }
 
 int lc_pt2pt_wait_release(lc_request_t *req, MPI_Status *status)

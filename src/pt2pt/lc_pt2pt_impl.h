@@ -6,6 +6,7 @@
 #define LC_PT2PT_IMPL_H
 
 #include "pt2pt/lc_pt2pt.h"
+#include "pt2pt/lc_park.h"
 #include "datatype/lc_dt.h"
 
 /* A control packet (CTS/FIN/ACK) that found the ring full. */
@@ -157,5 +158,20 @@ bool lc_pt2pt_am_dispatch(const lc_peer_t *from, const lc_pkt_hdr_t *hdr, const 
 
 /* Deliver a matched message described by `u` (unexpected entry) into req. */
 void lc_pt2pt_deliver_unexp(lc_request_t *req, lc_unexp_t *u);
+
+/* Progress until `req` is complete (lc_pt2pt_wait's loop): complete at
+ * once (a self message, a receive already matched) costs one load and no
+ * look at the wait count; else passes, idle waits keyed by the request,
+ * and the parking's end.  The acquire load that sees the flag is what
+ * makes the request's status readable.  Inline for the blocking receive
+ * (lc_pt2pt_match.c), whose request is on its stack. */
+static inline void lc_pt2pt_wait_inline(lc_request_t *req)
+{
+    if (lc_likely(atomic_load_explicit(&req->complete, memory_order_acquire))) return;
+    do {
+        if (!lc_progress()) lc_progress_idle_wait_for(req);
+    } while (!atomic_load_explicit(&req->complete, memory_order_acquire));
+    lc_park_wait_end();
+}
 
 #endif

@@ -620,13 +620,7 @@ LC_INLINE int lc_recv_mt(void *buf, size_t bytes, int source, int tag, lc_comm_t
     req.buf = buf;
     req.bytes = bytes;
     lc_irecv_post_req(&req, source, tag, comm, ctx_kind, mt);
-    /* lc_pt2pt_wait's loop (lc_progress.c), inline. */
-    if (!atomic_load_explicit(&req.complete, memory_order_acquire)) {
-        do {
-            if (!lc_progress()) lc_progress_idle_wait_for(&req);
-        } while (!atomic_load_explicit(&req.complete, memory_order_acquire));
-        lc_park_wait_end();
-    }
+    lc_pt2pt_wait_inline(&req);
     /* The flag is final once seen (relaxed: the acquire load read it). */
     if (lc_unlikely(atomic_load_explicit(&req.complete, memory_order_relaxed) == LC_REQ_HANDED_OFF))
         return lc_pt2pt_wait_release(req.active, status); /* a rendezvous (lc_deliver_hand_off) */
